@@ -1,0 +1,163 @@
+// The call pipeline (DESIGN.md §2–3): validate input → idempotency → attempts with retry policy → validate
+// output → envelope, all inside one span. Nothing thrown by the tool or by telemetry escapes.
+import { type Attributes, diag, SpanKind } from '@opentelemetry/api';
+import { attempts } from './attempts.js';
+import { parseCallOptions } from './call-options.js';
+import type { ToolResult } from './contract.js';
+import { failure } from './envelope.js';
+import { fingerprint } from './fingerprint.js';
+import { runIdempotent } from './idempotent-call.js';
+import type { Executed, Opts, SpanOverride, ToolInternals } from './internal-types.js';
+import { toValidationIssues } from './issues.js';
+import { type ParseOutcome, parseValue } from './parse.js';
+import type { Redactor } from './redact.js';
+import * as sc from './semconv.js';
+import { recordResult } from './span-result.js';
+import { type SafeSpan, type SpanSpec, startSafeSpan, withContext } from './telemetry.js';
+
+export type { Executed, SpanOverride, ToolInternals } from './internal-types.js';
+
+/** Runs one logical call of a tool and returns its envelope. */
+export async function runCall(
+  t: ToolInternals,
+  rawInput: unknown,
+  rawOptions: unknown,
+  override?: SpanOverride,
+): Promise<ToolResult<unknown>> {
+  const parsedOptions = parseCallOptions(rawOptions);
+  const opts = parsedOptions.ok ? parsedOptions.options : {};
+  const firstAttempt = opts.attempt ?? 1;
+  const print = fingerprint(rawInput);
+  // Built by assignment, not spreads: this object is made on every call.
+  const attributes: Attributes = Object.assign({}, t.baseAttributes);
+  if (override?.attributes) Object.assign(attributes, override.attributes);
+  attributes[sc.ATTR_TOOLSCOPE_ATTEMPT] = firstAttempt;
+  attributes[sc.ATTR_TOOLSCOPE_PARTIAL_EFFECT] = false;
+  attributes[sc.ATTR_TOOLSCOPE_INPUT_HASH] = t.hasher(print.canonical);
+  attributes[sc.ATTR_TOOLSCOPE_INPUT_SHAPE] = print.shape;
+  if (opts.callId !== undefined) attributes[sc.ATTR_GEN_AI_TOOL_CALL_ID] = opts.callId;
+  if (opts.conversationId !== undefined) {
+    attributes[sc.ATTR_GEN_AI_CONVERSATION_ID] = opts.conversationId;
+  }
+  if (opts.idempotencyKey !== undefined) {
+    attributes[sc.ATTR_TOOLSCOPE_IDEMPOTENCY_KEY_HASH] = t.hasher(opts.idempotencyKey);
+  }
+  const capture = opts.capture ?? t.captureDefault;
+  if (capture) {
+    attributes[sc.ATTR_GEN_AI_TOOL_CALL_ARGUMENTS] = safeRedact(t.redactInput, rawInput);
+  }
+  const spec: SpanSpec = {
+    name: override?.name ?? t.spanName,
+    kind: override?.kind ?? SpanKind.INTERNAL,
+    attributes,
+  };
+  if (override?.parent) spec.parent = override.parent;
+  if (override?.links) spec.links = override.links;
+  const span = startSafeSpan(t.tracerProvider, spec);
+
+  let executed: Executed;
+  if (!parsedOptions.ok) {
+    diag.warn(
+      `@toolscope/instrument: ${t.name}.call got invalid options: ${parsedOptions.problems}`,
+    );
+    executed = {
+      result: failure({
+        code: 'FAILED',
+        tool: t.name,
+        attempt: firstAttempt,
+        retryable: false,
+        partialEffect: false,
+      }),
+      replay: false,
+      failedAttempts: 0,
+    };
+  } else {
+    try {
+      executed = await withContext(span.context, () =>
+        execute(t, rawInput, print.canonical, opts, firstAttempt, span),
+      );
+    } catch (error) {
+      // Only a defect of this package lands here; the caller still gets an envelope.
+      diag.error(`@toolscope/instrument: internal error in ${t.name}.call`, error);
+      executed = {
+        result: failure({
+          code: 'FAILED',
+          tool: t.name,
+          attempt: firstAttempt,
+          retryable: false,
+          partialEffect: false,
+        }),
+        replay: false,
+        failedAttempts: 0,
+      };
+    }
+  }
+  recordResult(
+    span,
+    executed,
+    firstAttempt,
+    capture ? (value) => safeRedact(t.redactResult, value) : undefined,
+  );
+  if (override?.onResult) {
+    try {
+      override.onResult(executed.result, span);
+    } catch (error) {
+      diag.error('@toolscope/instrument: span hook failed', error);
+    }
+  }
+  span.end(executed.result.ok ? undefined : executed.result.code);
+  return executed.result;
+}
+
+function safeRedact(redactor: Redactor, value: unknown): string {
+  try {
+    return redactor(value);
+  } catch {
+    return '"[unserializable]"';
+  }
+}
+
+function execute(
+  t: ToolInternals,
+  rawInput: unknown,
+  inputText: string,
+  opts: Opts,
+  firstAttempt: number,
+  span: SafeSpan,
+): Executed | Promise<Executed> {
+  const parsed = parseValue(t.input, rawInput);
+  return parsed instanceof Promise
+    ? parsed.then((p) => afterInput(t, p, inputText, opts, firstAttempt, span))
+    : afterInput(t, parsed, inputText, opts, firstAttempt, span);
+}
+
+function afterInput(
+  t: ToolInternals,
+  parsed: ParseOutcome,
+  inputText: string,
+  opts: Opts,
+  firstAttempt: number,
+  span: SafeSpan,
+): Executed | Promise<Executed> {
+  if (parsed.kind !== 'ok') {
+    const invalid = parsed.kind === 'invalid';
+    return {
+      result: failure({
+        code: invalid ? 'INVALID_INPUT' : 'FAILED',
+        tool: t.name,
+        attempt: firstAttempt,
+        retryable: false,
+        partialEffect: false,
+        ...(invalid
+          ? { issues: toValidationIssues(parsed.issues) }
+          : { reason: 'input_validation_crashed' }),
+      }),
+      replay: false,
+      failedAttempts: 0,
+    };
+  }
+  const key = opts.idempotencyKey;
+  if (key === undefined) return attempts(t, parsed.data, opts, firstAttempt, span);
+
+  return runIdempotent(t, parsed.data, key, inputText, opts, firstAttempt, span);
+}

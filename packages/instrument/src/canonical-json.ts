@@ -1,0 +1,82 @@
+// Canonical JSON of an arbitrary `unknown` value: sorted keys, so equal inputs give equal text and equal hashes.
+// Model-made input can be anything; this never throws (cycles, BigInt, throwing getters, huge nesting).
+
+const MAX_DEPTH = 64;
+
+/** Canonical JSON text of `value`; `undefined` for a value JSON cannot represent at the top level. */
+export function canonicalJson(value: unknown): string {
+  return write(value, 0, new Set()) ?? 'null';
+}
+
+function write(value: unknown, depth: number, seen: Set<object>): string | undefined {
+  switch (typeof value) {
+    case 'string':
+      return JSON.stringify(value);
+    case 'number':
+      return Number.isFinite(value) ? String(value) : 'null';
+    case 'boolean':
+      return value ? 'true' : 'false';
+    case 'bigint':
+      return JSON.stringify(`${value.toString()}n`);
+    case 'undefined':
+    case 'function':
+    case 'symbol':
+      return undefined;
+    default:
+      break;
+  }
+  if (value === null) return 'null';
+  const obj = value as object;
+  if (depth >= MAX_DEPTH) return '"[depth]"';
+  if (seen.has(obj)) return '"[circular]"';
+  const json = callToJson(obj);
+  if (json !== obj) return write(json, depth + 1, seen);
+  seen.add(obj);
+  try {
+    if (Array.isArray(obj)) {
+      let out = '[';
+      for (let i = 0; i < obj.length; i++) {
+        if (i > 0) out += ',';
+        out += write(safeGet(obj, i), depth + 1, seen) ?? 'null';
+      }
+      return `${out}]`;
+    }
+    const keys = safeKeys(obj).sort();
+    let out = '{';
+    let first = true;
+    for (const key of keys) {
+      const text = write(safeGet(obj, key), depth + 1, seen);
+      if (text === undefined) continue;
+      out += `${first ? '' : ','}${JSON.stringify(key)}:${text}`;
+      first = false;
+    }
+    return `${out}}`;
+  } finally {
+    seen.delete(obj);
+  }
+}
+
+function callToJson(obj: object): unknown {
+  try {
+    const toJSON: unknown = Reflect.get(obj, 'toJSON');
+    return typeof toJSON === 'function' ? toJSON.call(obj) : obj;
+  } catch {
+    return '[unserializable]';
+  }
+}
+
+function safeKeys(obj: object): string[] {
+  try {
+    return Object.keys(obj);
+  } catch {
+    return [];
+  }
+}
+
+function safeGet(obj: object, key: string | number): unknown {
+  try {
+    return Reflect.get(obj, key);
+  } catch {
+    return '[unreadable]';
+  }
+}

@@ -1,0 +1,30 @@
+import { createHmac } from 'node:crypto';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { createHmacSha256 } from './hmac-sha256.js';
+
+const native = (key: Uint8Array, text: string, hex: number) =>
+  createHmac('sha256', key).update(text, 'utf8').digest('hex').slice(0, hex);
+
+describe('createHmacSha256', () => {
+  it('equals node:crypto HMAC-SHA-256 for any key and text, across block boundaries', () => {
+    fc.assert(
+      fc.property(
+        fc.uint8Array({ maxLength: 200 }),
+        fc.string({ unit: 'binary', maxLength: 300 }),
+        (key, text) => {
+          expect(createHmacSha256(key, 64)(text)).toBe(native(key, text, 64));
+        },
+      ),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('handles every padding edge (message lengths 0 to 200 bytes) and reuse of its buffers', () => {
+    const key = new TextEncoder().encode('k');
+    const hmac = createHmacSha256(key, 16);
+    for (let n = 0; n <= 200; n++) expect(hmac('a'.repeat(n))).toBe(native(key, 'a'.repeat(n), 16));
+    expect(hmac('é漢字🙂'.repeat(500))).toBe(native(key, 'é漢字🙂'.repeat(500), 16));
+    expect(hmac('x')).toBe(native(key, 'x', 16));
+  });
+});

@@ -1,0 +1,28 @@
+// Public API of @toolscope/instrument. Every export here is public contract: add, never rename.
+
+export type { Classification, ClassifyReturn } from './classify.js';
+export { defaultClassify } from './classify.js';
+export { ENV_CAPTURE_CONTENT, ENV_HASH_KEY } from './config.js';
+export type { ToolFailure, ToolResult, ToolSuccess, ValidationIssue } from './contract.js';
+export {
+  errorCodeSchema,
+  toolFailureSchema,
+  toolResultSchema,
+  validationIssueSchema,
+  validationIssuesAttributeSchema,
+} from './contract.js';
+export { defineTool } from './define-tool.js';
+export type { ToolscopeErrorCode } from './errors.js';
+export { ToolscopeError } from './errors.js';
+export type {
+  IdempotencyRecord,
+  IdempotencyStore,
+  MemoryIdempotencyStoreOptions,
+} from './idempotency.js';
+export { DEFAULT_IDEMPOTENCY_TTL_MS, MemoryIdempotencyStore } from './idempotency.js';
+export type { CaptureOptions } from './redact.js';
+export type { RetryPolicy } from './retry.js';
+export type { JsonSchema } from './schema-hash.js';
+export * from './semconv.js';
+export { sensitive } from './sensitive.js';
+export type { CallOptions, Rejection, Tool, ToolContext, ToolDefinition } from './types.js';

@@ -1,0 +1,73 @@
+// Every span attribute, span name and code value Toolscope emits or reads: the public span contract (DESIGN.md §1).
+// Unstable OTel GenAI/MCP semconv names are copied here as `as const` strings, as OTel contrib instrumentations do,
+// so that no other file spells an attribute name. This module imports nothing: the collector reads it without the SDK.
+
+/** OTel GenAI semantic conventions used on tool spans. */
+export const ATTR_GEN_AI_OPERATION_NAME = 'gen_ai.operation.name' as const;
+export const ATTR_GEN_AI_TOOL_NAME = 'gen_ai.tool.name' as const;
+export const ATTR_GEN_AI_TOOL_DESCRIPTION = 'gen_ai.tool.description' as const;
+export const ATTR_GEN_AI_TOOL_CALL_ID = 'gen_ai.tool.call.id' as const;
+export const ATTR_GEN_AI_CONVERSATION_ID = 'gen_ai.conversation.id' as const;
+export const ATTR_GEN_AI_TOOL_CALL_ARGUMENTS = 'gen_ai.tool.call.arguments' as const;
+export const ATTR_GEN_AI_TOOL_CALL_RESULT = 'gen_ai.tool.call.result' as const;
+export const GEN_AI_OPERATION_EXECUTE_TOOL = 'execute_tool' as const;
+
+/** General OTel semantic conventions. */
+export const ATTR_ERROR_TYPE = 'error.type' as const;
+export const ATTR_EXCEPTION_TYPE = 'exception.type' as const;
+export const ATTR_EXCEPTION_MESSAGE = 'exception.message' as const;
+
+/** OTel MCP semantic conventions (set by the MCP adapter). */
+export const ATTR_MCP_METHOD_NAME = 'mcp.method.name' as const;
+export const ATTR_MCP_PROTOCOL_VERSION = 'mcp.protocol.version' as const;
+export const ATTR_MCP_SESSION_ID = 'mcp.session.id' as const;
+export const ATTR_JSONRPC_REQUEST_ID = 'jsonrpc.request.id' as const;
+export const ATTR_NETWORK_TRANSPORT = 'network.transport' as const;
+export const ATTR_RPC_RESPONSE_STATUS_CODE = 'rpc.response.status_code' as const;
+
+/** Toolscope attributes. */
+export const ATTR_TOOLSCOPE_SCHEMA_VERSION = 'toolscope.schema.version' as const;
+export const ATTR_TOOLSCOPE_SCHEMA_HASH = 'toolscope.schema.hash' as const;
+export const ATTR_TOOLSCOPE_ATTEMPT = 'toolscope.attempt' as const;
+export const ATTR_TOOLSCOPE_EFFECT = 'toolscope.effect' as const;
+export const ATTR_TOOLSCOPE_ERROR_CODE = 'toolscope.error.code' as const;
+export const ATTR_TOOLSCOPE_ERROR_REASON = 'toolscope.error.reason' as const;
+export const ATTR_TOOLSCOPE_RETRYABLE = 'toolscope.retryable' as const;
+export const ATTR_TOOLSCOPE_PARTIAL_EFFECT = 'toolscope.partial_effect' as const;
+export const ATTR_TOOLSCOPE_IDEMPOTENCY_KEY_HASH = 'toolscope.idempotency_key.hash' as const;
+export const ATTR_TOOLSCOPE_INPUT_HASH = 'toolscope.input.hash' as const;
+export const ATTR_TOOLSCOPE_INPUT_SHAPE = 'toolscope.input.shape' as const;
+export const ATTR_TOOLSCOPE_VALIDATION_ISSUES = 'toolscope.validation.issues' as const;
+/** Added to the contract: true when an idempotency key replayed a stored result without executing. */
+export const ATTR_TOOLSCOPE_IDEMPOTENT_REPLAY = 'toolscope.idempotent_replay' as const;
+
+/** Span event recorded for each attempt that failed before the executor retried it. */
+export const EVENT_TOOLSCOPE_ATTEMPT_FAILED = 'toolscope.attempt.failed' as const;
+
+/** Span names. */
+export const SPAN_NAME_EXECUTE_TOOL_PREFIX = 'execute_tool' as const;
+export const SPAN_NAME_MCP_TOOLS_CALL_PREFIX = 'tools/call' as const;
+
+/** The envelope's failure codes (DESIGN.md §2). */
+export const ERROR_CODES = {
+  INVALID_INPUT: 'INVALID_INPUT',
+  INVALID_OUTPUT: 'INVALID_OUTPUT',
+  RETRYABLE: 'RETRYABLE',
+  REJECTED: 'REJECTED',
+  FAILED: 'FAILED',
+} as const;
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+/** `error.type` used by the MCP adapter for an `isError` tool result. */
+export const ERROR_TYPE_TOOL_ERROR = 'tool_error' as const;
+
+/** Declared effect of a tool. */
+export const EFFECTS = { read: 'read', write: 'write' } as const;
+export type Effect = keyof typeof EFFECTS;
+
+/** Caps on the validation-issues attribute. */
+export const MAX_VALIDATION_ISSUES = 20;
+export const MAX_VALIDATION_ISSUE_CHARS = 200;
+
+/** Instrumentation scope name reported on every span. */
+export const INSTRUMENTATION_SCOPE = '@toolscope/instrument' as const;

@@ -1,0 +1,69 @@
+// What a finished call adds to its span, and how a stored idempotent outcome becomes an envelope again.
+import type { Attributes } from '@opentelemetry/api';
+import type { z } from 'zod';
+import type { ToolResult } from './contract.js';
+import { failure } from './envelope.js';
+import type { IdempotencyRecord } from './idempotency.js';
+import { toValidationIssues } from './issues.js';
+import { parseValue } from './parse.js';
+import * as sc from './semconv.js';
+import type { SafeSpan } from './telemetry.js';
+
+type ExecutedLike = { result: ToolResult<unknown>; replay: boolean };
+
+/** Sets the end-of-call attributes (DESIGN.md §1) on the span. */
+export function recordResult(
+  span: SafeSpan,
+  executed: ExecutedLike,
+  firstAttempt: number,
+  captureResult: ((value: unknown) => string) | undefined,
+): void {
+  const r = executed.result;
+  // The start attributes already say attempt = firstAttempt and partial_effect = false: a plain success
+  // adds nothing, and skipping the call saves an attribute copy on the hot path.
+  if (r.ok && r.attempt === firstAttempt && !executed.replay && !captureResult) return;
+  const attributes: Attributes = {};
+  if (r.attempt !== firstAttempt) attributes[sc.ATTR_TOOLSCOPE_ATTEMPT] = r.attempt;
+  if (executed.replay) attributes[sc.ATTR_TOOLSCOPE_IDEMPOTENT_REPLAY] = true;
+  if (!r.ok) {
+    attributes[sc.ATTR_TOOLSCOPE_PARTIAL_EFFECT] = r.partialEffect;
+    attributes[sc.ATTR_ERROR_TYPE] = r.code;
+    attributes[sc.ATTR_TOOLSCOPE_ERROR_CODE] = r.code;
+    attributes[sc.ATTR_TOOLSCOPE_RETRYABLE] = r.retryable;
+    if (r.reason !== undefined) attributes[sc.ATTR_TOOLSCOPE_ERROR_REASON] = r.reason;
+    if (r.issues !== undefined) {
+      attributes[sc.ATTR_TOOLSCOPE_VALIDATION_ISSUES] = JSON.stringify(r.issues);
+    }
+  }
+  if (captureResult) attributes[sc.ATTR_GEN_AI_TOOL_CALL_RESULT] = captureResult(r.ok ? r.data : r);
+  span.setAttributes(attributes);
+}
+
+/** Rebuilds the envelope of a completed idempotent call; its output is parsed again with today's schema. */
+export async function replayRecord(
+  tool: { name: string; output: z.ZodType },
+  outcome: IdempotencyRecord['outcome'],
+  attempt: number,
+): Promise<ToolResult<unknown>> {
+  if (outcome.kind === 'rejected') {
+    return failure({
+      code: 'REJECTED',
+      tool: tool.name,
+      attempt,
+      retryable: false,
+      partialEffect: false,
+      reason: outcome.reason,
+      message: outcome.message,
+    });
+  }
+  const parsed = await parseValue(tool.output, outcome.output);
+  if (parsed.kind === 'ok') return { ok: true, data: parsed.data, attempt };
+  return failure({
+    code: parsed.kind === 'invalid' ? 'INVALID_OUTPUT' : 'FAILED',
+    tool: tool.name,
+    attempt,
+    retryable: false,
+    partialEffect: false,
+    ...(parsed.kind === 'invalid' ? { issues: toValidationIssues(parsed.issues) } : {}),
+  });
+}

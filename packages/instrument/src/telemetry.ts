@@ -1,0 +1,116 @@
+// A span that can never break the tool: every OTel call is guarded, and a failure is logged once.
+import {
+  type Attributes,
+  type Context,
+  context,
+  diag,
+  type Link,
+  type Span,
+  type SpanKind,
+  type SpanOptions,
+  SpanStatusCode,
+  type Tracer,
+  type TracerProvider,
+  trace,
+} from '@opentelemetry/api';
+import { INSTRUMENTATION_SCOPE } from './semconv.js';
+import { PACKAGE_VERSION } from './version.js';
+
+let warned = false;
+
+function reportOnce(error: unknown): void {
+  if (warned) return;
+  warned = true;
+  const detail = error instanceof Error ? `${error.name}: ${error.message}` : 'unknown error';
+  diag.error(`@toolscope/instrument: tracing failed; tools keep running without spans (${detail})`);
+}
+
+export type SpanSpec = {
+  name: string;
+  kind: SpanKind;
+  attributes: Attributes;
+  parent?: Context;
+  links?: Link[];
+};
+
+/** A guarded span: its methods never throw. */
+export class SafeSpan {
+  readonly context: Context;
+  readonly #span: Span | undefined;
+
+  constructor(span: Span | undefined, ctx: Context) {
+    this.#span = span;
+    this.context = ctx;
+  }
+
+  setAttributes(attributes: Attributes): void {
+    if (!this.#span) return;
+    try {
+      this.#span.setAttributes(attributes);
+    } catch (error) {
+      reportOnce(error);
+    }
+  }
+
+  addEvent(name: string, attributes: Attributes): void {
+    if (!this.#span) return;
+    try {
+      this.#span.addEvent(name, attributes);
+    } catch (error) {
+      reportOnce(error);
+    }
+  }
+
+  end(error: string | undefined): void {
+    if (!this.#span) return;
+    try {
+      if (error !== undefined) this.#span.setStatus({ code: SpanStatusCode.ERROR, message: error });
+      this.#span.end();
+    } catch (caught) {
+      reportOnce(caught);
+    }
+  }
+}
+
+// Tracers are cached per provider object: the global provider object changes only on `trace.disable()`,
+// and a proxy tracer follows a provider registered later by itself.
+const tracers = new WeakMap<TracerProvider, Tracer>();
+
+function tracerOf(provider: TracerProvider): Tracer {
+  let tracer = tracers.get(provider);
+  if (!tracer) {
+    tracer = provider.getTracer(INSTRUMENTATION_SCOPE, PACKAGE_VERSION);
+    tracers.set(provider, tracer);
+  }
+  return tracer;
+}
+
+/** Starts a span through `provider` (or the global provider); if that fails, a no-op span stands in. */
+export function startSafeSpan(provider: TracerProvider | undefined, spec: SpanSpec): SafeSpan {
+  const parent = spec.parent ?? context.active();
+  try {
+    const tracer = tracerOf(provider ?? trace.getTracerProvider());
+    const options: SpanOptions = { kind: spec.kind, attributes: spec.attributes };
+    if (spec.links) options.links = spec.links;
+    const span = tracer.startSpan(spec.name, options, parent);
+    return new SafeSpan(span, trace.setSpan(parent, span));
+  } catch (error) {
+    reportOnce(error);
+    return new SafeSpan(undefined, parent);
+  }
+}
+
+/** Runs `fn` with `ctx` active; if the context manager fails, runs it without. */
+export function withContext<T>(ctx: Context, fn: () => T): T {
+  let entered = false;
+  try {
+    return context.with(ctx, () => {
+      entered = true;
+      return fn();
+    });
+  } catch (error) {
+    if (entered) throw error;
+    reportOnce(error);
+    return fn();
+  }
+}

@@ -1,0 +1,84 @@
+// `setupToolscope` exports over real OTLP/HTTP to a loopback receiver, honours OTEL_* variables and
+// flushes a short program's last spans when it exits.
+import { spawn } from 'node:child_process';
+import { createServer, type IncomingHttpHeaders } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+type Received = { path: string; headers: IncomingHttpHeaders; body: Buffer };
+const received: Received[] = [];
+const server = createServer((req, res) => {
+  const chunks: Buffer[] = [];
+  req.on('data', (c: Buffer) => chunks.push(c));
+  req.on('end', () => {
+    received.push({ path: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks) });
+    const json = req.headers['content-type'] === 'application/json';
+    res.writeHead(200, { 'content-type': json ? 'application/json' : 'application/x-protobuf' });
+    res.end(json ? '{}' : Buffer.alloc(0));
+  });
+});
+let endpoint = '';
+
+beforeAll(async () => {
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+const tsx = fileURLToPath(new URL('../node_modules/.bin/tsx', import.meta.url));
+const child = fileURLToPath(new URL('./setup-child.ts', import.meta.url));
+
+function runChild(env: Record<string, string>): Promise<number | null> {
+  return new Promise((resolve, reject) => {
+    const p = spawn(tsx, ['--conditions=@toolscope/source', child], {
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
+    p.on('error', reject);
+    p.on('exit', resolve);
+  });
+}
+
+describe('setupToolscope', () => {
+  it('exports protobuf by default to OTEL_EXPORTER_OTLP_ENDPOINT and flushes on exit', async () => {
+    received.length = 0;
+    expect(await runChild({ OTEL_EXPORTER_OTLP_ENDPOINT: endpoint })).toBe(0);
+    const traces = received.filter((r) => r.path === '/v1/traces');
+    expect(traces.length).toBeGreaterThan(0);
+    expect(traces[0]?.headers['content-type']).toBe('application/x-protobuf');
+    const bytes = Buffer.concat(traces.map((t) => t.body)).toString('latin1');
+    expect(bytes).toContain('execute_tool get_order');
+    expect(bytes).toContain('setup-child');
+    expect(received.every((r) => r.path === '/v1/traces')).toBe(true);
+  });
+
+  it('switches to JSON with OTEL_EXPORTER_OTLP_PROTOCOL=http/json', async () => {
+    received.length = 0;
+    expect(
+      await runChild({
+        OTEL_EXPORTER_OTLP_ENDPOINT: endpoint,
+        OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+      }),
+    ).toBe(0);
+    const traces = received.filter((r) => r.path === '/v1/traces');
+    expect(traces[0]?.headers['content-type']).toBe('application/json');
+    type OtlpJson = {
+      resourceSpans: {
+        scopeSpans: {
+          spans: { name: string; attributes: { key: string; value: { stringValue?: string } }[] }[];
+        }[];
+      }[];
+    };
+    const spans = traces.flatMap((t) =>
+      (JSON.parse(t.body.toString()) as OtlpJson).resourceSpans.flatMap((r) =>
+        r.scopeSpans.flatMap((s) => s.spans),
+      ),
+    );
+    expect(spans.map((s) => s.name)).toEqual(['execute_tool get_order', 'execute_tool get_order']);
+    const codes = spans.map(
+      (s) => s.attributes.find((a) => a.key === 'toolscope.error.code')?.value.stringValue,
+    );
+    expect(codes).toEqual([undefined, 'INVALID_INPUT']);
+  });
+});

@@ -1,0 +1,47 @@
+// Shared fixture: a real OTel SDK tracer provider with an in-memory exporter, one per test.
+import type { Attributes } from '@opentelemetry/api';
+import {
+  BasicTracerProvider,
+  InMemorySpanExporter,
+  type ReadableSpan,
+  SimpleSpanProcessor,
+} from '@opentelemetry/sdk-trace-base';
+
+export type Tracing = {
+  provider: BasicTracerProvider;
+  exporter: InMemorySpanExporter;
+  spans(): ReadableSpan[];
+  only(): ReadableSpan;
+};
+
+export function createTracing(): Tracing {
+  const exporter = new InMemorySpanExporter();
+  const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+  return {
+    provider,
+    exporter,
+    spans: () => exporter.getFinishedSpans(),
+    only: () => {
+      const spans = exporter.getFinishedSpans();
+      if (spans.length !== 1) throw new Error(`expected exactly one span, got ${spans.length}`);
+      return spans[0] as ReadableSpan;
+    },
+  };
+}
+
+/** Every attribute value of every span, as text, for "no payload value anywhere" assertions. */
+export function allAttributeText(spans: ReadableSpan[]): string {
+  const parts: string[] = [];
+  const add = (attrs: Attributes) => {
+    for (const [k, v] of Object.entries(attrs)) parts.push(`${k}=${JSON.stringify(v)}`);
+  };
+  for (const span of spans) {
+    parts.push(span.name, span.status.message ?? '');
+    add(span.attributes);
+    for (const event of span.events) {
+      parts.push(event.name);
+      add(event.attributes ?? {});
+    }
+  }
+  return parts.join('\n');
+}
