@@ -6,6 +6,7 @@ export default defineConfig({
   ssr: { resolve: { conditions: ['@toolscope/source'] } },
   test: {
     include: ['packages/*/src/**/*.test.ts', 'packages/*/test/**/*.test.ts', 'test/**/*.test.ts'],
+    reporters: ['default', './scripts/summary-reporter.ts'],
     testTimeout: 20_000,
     hookTimeout: 30_000,
   },
