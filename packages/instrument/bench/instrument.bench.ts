@@ -1,5 +1,9 @@
 // `pnpm bench:instrument`: the cost of a defineTool call against a bare validated call and the same call
 // with one hand-made OTel span, measured in one run on this machine. Prints numbers; asserts nothing.
+
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import {
   BasicTracerProvider,
@@ -7,7 +11,7 @@ import {
   type SpanExporter,
 } from '@opentelemetry/sdk-trace-base';
 import { z } from 'zod';
-import { defineTool } from '../src/index.js';
+import { defineTool, instrumentMcpServer, registerMcpTool } from '../src/index.js';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 15);
 const CALLS = Number(process.env.BENCH_CALLS ?? 20_000);
@@ -108,7 +112,6 @@ for (let r = 0; r < ROUNDS; r++) {
     samples[name].push(await measure(fn));
   }
 }
-await provider.shutdown();
 
 const b = median(samples.bare);
 const s = median(samples.bareWithSpan);
@@ -121,3 +124,109 @@ console.log(`  bare validated call (parse, execute, parse)        ${fmt(b)} µs`
 console.log(`  + one OTel span, 10 attributes (BatchSpanProcessor) ${fmt(s)} µs`);
 console.log(`  defineTool().call                                  ${fmt(t)} µs`);
 console.log(`  ratio defineTool / bare+span                       ${fmt(t / s)}   (target ≤ 2)`);
+
+// ── MCP: µs per tools/call over InMemoryTransport (client not instrumented in any variant) ──
+const MCP_CALLS = Number(process.env.BENCH_MCP_CALLS ?? 1_000);
+const MCP_ROUNDS = Number(process.env.BENCH_MCP_ROUNDS ?? 40);
+
+async function mcpPair(setup: (server: McpServer) => void): Promise<() => Promise<unknown>> {
+  const server = new McpServer({ name: 'bench', version: '1' });
+  setup(server);
+  const client = new Client({ name: 'bench-client', version: '1' });
+  const [a, b] = InMemoryTransport.createLinkedPair();
+  await Promise.all([server.connect(b), client.connect(a)]);
+  return () => client.callTool({ name: 'get_order', arguments: raw });
+}
+
+const shape = { customerId: z.string().min(1), includeHistory: z.boolean().default(false) };
+const plainHandler = async ({ customerId }: { customerId: string }) => ({
+  content: [{ type: 'text' as const, text: JSON.stringify(await service(customerId)) }],
+});
+
+const mcpVariants = {
+  bare: await mcpPair((server) => {
+    server.registerTool('get_order', { inputSchema: shape }, plainHandler);
+  }),
+  handWrittenSpan: await mcpPair((server) => {
+    server.registerTool('get_order', { inputSchema: shape }, async (args, extra) => {
+      const span = tracer.startSpan('tools/call get_order', {
+        kind: SpanKind.SERVER,
+        attributes: {
+          'mcp.method.name': 'tools/call',
+          'gen_ai.operation.name': 'execute_tool',
+          'gen_ai.tool.name': 'get_order',
+          'jsonrpc.request.id': String(extra.requestId),
+          'mcp.protocol.version': '2025-11-25',
+          'network.transport': 'pipe',
+          'toolscope.schema.version': '1',
+          'toolscope.schema.hash': '0123456789abcdef',
+          'toolscope.attempt': 1,
+          'toolscope.effect': 'read',
+          'toolscope.partial_effect': false,
+          'toolscope.input.shape': 'customerId:string',
+        },
+      });
+      try {
+        return await plainHandler(args);
+      } finally {
+        span.end();
+      }
+    });
+  }),
+  instrumented: await mcpPair((server) => {
+    server.registerTool(
+      'get_order',
+      { inputSchema: shape, annotations: { readOnlyHint: true } },
+      plainHandler,
+    );
+    instrumentMcpServer(server, { tracerProvider: provider, hashKey: 'bench-key' });
+  }),
+  defineToolOverMcp: await mcpPair((server) => {
+    instrumentMcpServer(server, { tracerProvider: provider, hashKey: 'bench-key' });
+    registerMcpTool(server, tool);
+  }),
+} as const;
+
+async function measureMcp(fn: () => Promise<unknown>): Promise<number> {
+  const start = process.hrtime.bigint();
+  for (let i = 0; i < MCP_CALLS; i++) await fn();
+  return Number(process.hrtime.bigint() - start) / 1000 / MCP_CALLS;
+}
+
+const mcpSamples: Record<keyof typeof mcpVariants, number[]> = {
+  bare: [],
+  handWrittenSpan: [],
+  instrumented: [],
+  defineToolOverMcp: [],
+};
+for (const fn of Object.values(mcpVariants)) await measureMcp(fn);
+for (let r = 0; r < MCP_ROUNDS; r++) {
+  for (const [name, fn] of Object.entries(mcpVariants) as [
+    keyof typeof mcpVariants,
+    () => Promise<unknown>,
+  ][]) {
+    mcpSamples[name].push(await measureMcp(fn));
+  }
+}
+await provider.shutdown();
+
+const mb = median(mcpSamples.bare);
+const mh = median(mcpSamples.handWrittenSpan);
+const mi = median(mcpSamples.instrumented);
+const md = median(mcpSamples.defineToolOverMcp);
+console.log(
+  `\nbench:instrument MCP  ${MCP_ROUNDS} rounds × ${MCP_CALLS} tools/call over InMemoryTransport, median µs per call`,
+);
+console.log(`  bare McpServer tool                                ${fmt(mb)} µs`);
+console.log(
+  `  + hand-written span, 12 attributes                 ${fmt(mh)} µs   (adds ${fmt(mh - mb)} µs)`,
+);
+console.log(
+  `  instrumentMcpServer                                ${fmt(mi)} µs   (adds ${fmt(mi - mb)} µs)`,
+);
+console.log(
+  `  defineTool via registerMcpTool                    ${fmt(md)} µs   (adds ${fmt(md - mb)} µs)`,
+);
+console.log(
+  `  ratio of added cost, Toolscope / hand-written      ${fmt((mi - mb) / (mh - mb))}   (target ≤ 1.5)`,
+);

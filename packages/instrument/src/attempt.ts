@@ -69,12 +69,44 @@ export function runAttempt(
   state: AttemptState,
   timeoutMs: number | undefined,
   callerSignal: AbortSignal | undefined,
+  executorSignal?: AbortSignal,
 ): AttemptOutcome | Promise<AttemptOutcome> {
-  // Nothing can abort this attempt: skip the controller, timer and race (the common, fast path).
+  // Nothing can cut this attempt short: skip the controller, timer and race (the common, fast path).
   if (timeoutMs === undefined && callerSignal === undefined) {
-    return settle(execute, input, new AttemptContext(init, NEVER_ABORTED, state), state);
+    const signal = executorSignal ?? NEVER_ABORTED;
+    return settle(execute, input, new AttemptContext(init, signal, state), state);
   }
-  return runGuarded(execute, input, init, state, timeoutMs, callerSignal);
+  // Only the caller can abort: hand its signal through instead of chaining a new controller to it.
+  if (timeoutMs === undefined && callerSignal !== undefined) {
+    return raceSignal(
+      execute,
+      input,
+      new AttemptContext(init, callerSignal, state),
+      state,
+      callerSignal,
+    );
+  }
+  return runGuarded(execute, input, init, state, timeoutMs, callerSignal ?? executorSignal);
+}
+
+async function raceSignal(
+  execute: Execute,
+  input: unknown,
+  ctx: ToolContext,
+  state: AttemptState,
+  signal: AbortSignal,
+): Promise<AttemptOutcome> {
+  if (signal.aborted) return { kind: 'error', error: signal.reason };
+  let onAbort: (() => void) | undefined;
+  const aborted = new Promise<AttemptOutcome>((resolve) => {
+    onAbort = () => resolve({ kind: 'error', error: signal.reason });
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+  try {
+    return await Promise.race([settle(execute, input, ctx, state), aborted]);
+  } finally {
+    if (onAbort) signal.removeEventListener('abort', onAbort);
+  }
 }
 
 async function runGuarded(

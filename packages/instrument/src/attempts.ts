@@ -39,7 +39,15 @@ export async function attempts(
       conversationId: opts.conversationId,
     };
     // Await only real promises: a sync executor or schema costs no extra microtask turn.
-    let outcome = runAttempt(t.execute, input, ctx, state, t.timeoutMs, opts.signal);
+    let outcome = runAttempt(
+      t.execute,
+      input,
+      ctx,
+      state,
+      t.timeoutMs,
+      opts.signal,
+      opts.executorSignal,
+    );
     if (outcome instanceof Promise) outcome = await outcome;
     const isWrite = t.effect === 'write';
     if (outcome.kind === 'ok') {

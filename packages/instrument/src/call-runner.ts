@@ -25,7 +25,8 @@ export async function runCall(
   override?: SpanOverride,
 ): Promise<ToolResult<unknown>> {
   const parsedOptions = parseCallOptions(rawOptions);
-  const opts = parsedOptions.ok ? parsedOptions.options : {};
+  let opts: Opts = parsedOptions.ok ? parsedOptions.options : {};
+  if (override?.executorSignal) opts = { ...opts, executorSignal: override.executorSignal };
   const firstAttempt = opts.attempt ?? 1;
   const print = fingerprint(rawInput);
   // Built by assignment, not spreads: this object is made on every call.
@@ -53,7 +54,7 @@ export async function runCall(
   };
   if (override?.parent) spec.parent = override.parent;
   if (override?.links) spec.links = override.links;
-  const span = startSafeSpan(t.tracerProvider, spec);
+  const span = startSafeSpan(override?.tracerProvider ?? t.tracerProvider, spec);
 
   let executed: Executed;
   if (!parsedOptions.ok) {

@@ -123,7 +123,16 @@ export function createHmacSha256(key: Uint8Array, hexChars: number): (text: stri
   return (text) => {
     // UTF-8 needs at most 3 bytes per UTF-16 unit.
     if (buffer.length < text.length * 3) buffer = new Uint8Array(text.length * 3);
-    const { written } = encoder.encodeInto(text, buffer);
+    // ASCII (most tool inputs) is copied in JS; anything else goes through TextEncoder (a C++ call).
+    let written = text.length;
+    for (let i = 0; i < text.length; i++) {
+      const c = text.charCodeAt(i);
+      if (c > 0x7f) {
+        written = encoder.encodeInto(text, buffer).written;
+        break;
+      }
+      buffer[i] = c;
+    }
     inner.set(innerStart);
     finish(inner, buffer, written, 64);
     for (let i = 0; i < 8; i++) {

@@ -20,6 +20,15 @@ export type {
   MemoryIdempotencyStoreOptions,
 } from './idempotency.js';
 export { DEFAULT_IDEMPOTENCY_TTL_MS, MemoryIdempotencyStore } from './idempotency.js';
+export { instrumentMcpClient } from './mcp/instrument-client.js';
+export { instrumentMcpServer } from './mcp/instrument-server.js';
+export type {
+  McpCallInfo,
+  McpClientInstrumentationOptions,
+  McpServerInstrumentationOptions,
+} from './mcp/options.js';
+export type { RegisterMcpToolOptions } from './mcp/register-tool.js';
+export { registerMcpTool } from './mcp/register-tool.js';
 export type { CaptureOptions } from './redact.js';
 export type { RetryPolicy } from './retry.js';
 export type { JsonSchema } from './schema-hash.js';

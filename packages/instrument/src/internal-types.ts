@@ -11,7 +11,11 @@ import type * as sc from './semconv.js';
 import type { SafeSpan } from './telemetry.js';
 import type { ToolContext } from './types.js';
 
-export type Opts = ParsedCallOptions;
+/** Call options after parsing, plus what only adapters set. */
+export type Opts = ParsedCallOptions & {
+  /** The executor's `ctx.signal` without making the call return early on abort (MCP request cancellation). */
+  executorSignal?: AbortSignal;
+};
 
 /** Everything a call needs about its tool, resolved once by `defineTool`. */
 export type ToolInternals = {
@@ -44,6 +48,10 @@ export type SpanOverride = {
   attributes?: Attributes;
   parent?: Context;
   links?: Link[];
+  /** Passed to the executor as `ctx.signal`; the call still waits for the executor when it aborts. */
+  executorSignal?: AbortSignal;
+  /** Spans of this call go here instead of the tool's own provider. */
+  tracerProvider?: TracerProvider;
   /** Called with the result before the span ends, to add adapter attributes. */
   onResult?: (result: ToolResult<unknown>, span: SafeSpan) => void;
 };

@@ -71,3 +71,13 @@ export const MAX_VALIDATION_ISSUE_CHARS = 200;
 
 /** Instrumentation scope name reported on every span. */
 export const INSTRUMENTATION_SCOPE = '@toolscope/instrument' as const;
+
+/** MCP `tools/call` method name and the `_meta` keys Toolscope reads and writes besides W3C trace context. */
+export const MCP_METHOD_TOOLS_CALL = 'tools/call' as const;
+export const MCP_META_CONVERSATION_ID = 'toolscope.dev/conversation-id' as const;
+export const MCP_META_CALL_ID = 'toolscope.dev/call-id' as const;
+/** Values of `network.transport` for MCP transports (OTel MCP semconv: stdio is `pipe`, HTTP is `tcp`). */
+export const NETWORK_TRANSPORT_PIPE = 'pipe' as const;
+export const NETWORK_TRANSPORT_TCP = 'tcp' as const;
+export const ATTR_SERVER_ADDRESS = 'server.address' as const;
+export const ATTR_SERVER_PORT = 'server.port' as const;

@@ -1,30 +1,20 @@
 // `setupToolscope` exports over real OTLP/HTTP to a loopback receiver, honours OTEL_* variables and
 // flushes a short program's last spans when it exits.
 import { spawn } from 'node:child_process';
-import { createServer, type IncomingHttpHeaders } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startReceiver } from './otlp-receiver.js';
 
-type Received = { path: string; headers: IncomingHttpHeaders; body: Buffer };
-const received: Received[] = [];
-const server = createServer((req, res) => {
-  const chunks: Buffer[] = [];
-  req.on('data', (c: Buffer) => chunks.push(c));
-  req.on('end', () => {
-    received.push({ path: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks) });
-    const json = req.headers['content-type'] === 'application/json';
-    res.writeHead(200, { 'content-type': json ? 'application/json' : 'application/x-protobuf' });
-    res.end(json ? '{}' : Buffer.alloc(0));
-  });
-});
+let receiver: Awaited<ReturnType<typeof startReceiver>>;
 let endpoint = '';
+let received: Awaited<ReturnType<typeof startReceiver>>['received'] = [];
 
 beforeAll(async () => {
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  receiver = await startReceiver();
+  endpoint = receiver.endpoint;
+  received = receiver.received;
 });
-afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+afterAll(() => receiver.close());
 
 const tsx = fileURLToPath(new URL('../node_modules/.bin/tsx', import.meta.url));
 const child = fileURLToPath(new URL('./setup-child.ts', import.meta.url));

@@ -1,0 +1,171 @@
+// `instrumentMcpClient`: a CLIENT span per `tools/call`, and W3C trace context injected into `params._meta` of
+// every request (also when the caller passed no `_meta`), so client and server spans share one trace.
+import { type Attributes, context, SpanKind } from '@opentelemetry/api';
+import { readEnvConfig } from '../config.js';
+import { ToolscopeError } from '../errors.js';
+import { createRedactor } from '../redact.js';
+import * as sc from '../semconv.js';
+import { type SafeSpan, startSafeSpan, withContext } from '../telemetry.js';
+import { outcomeOfPlainResult } from './call-result.js';
+import {
+  type McpClientInstrumentationOptions,
+  mcpClientOptionsSchema,
+  parseOptions,
+  skipper,
+} from './options.js';
+import { injectInto } from './propagation.js';
+import {
+  isRecord,
+  networkTransportOf,
+  nextRequestId,
+  transportOf,
+  transportString,
+} from './sdk-access.js';
+
+type RequestFn = (request: unknown, ...rest: unknown[]) => Promise<unknown>;
+const instrumented = new WeakSet<object>();
+
+/** Instruments an MCP `Client`; returns the same client. */
+export function instrumentMcpClient<C extends object>(
+  client: C,
+  options?: McpClientInstrumentationOptions,
+): C {
+  const o = parseOptions(mcpClientOptionsSchema, options, 'instrumentMcpClient');
+  const original: unknown = Reflect.get(client, 'request');
+  if (typeof original !== 'function') {
+    throw new ToolscopeError(
+      'INVALID_OPTIONS',
+      'instrumentMcpClient: expected a Client of @modelcontextprotocol/sdk',
+    );
+  }
+  if (instrumented.has(client)) return client;
+  instrumented.add(client);
+  const request = original as RequestFn;
+  const skip = skipper(o.skipTools);
+  const env = readEnvConfig();
+  const capture = o.captureContent ?? env.captureContent;
+  const redact =
+    capture === false
+      ? undefined
+      : createRedactor(typeof capture === 'object' ? capture : {}, undefined);
+  let negotiatedVersion: string | undefined;
+  const conversationId = (): string | undefined => {
+    if (typeof o.conversationId === 'string') return o.conversationId;
+    try {
+      const id = o.conversationId?.();
+      return typeof id === 'string' && id.length > 0 ? id : undefined;
+    } catch {
+      return undefined;
+    }
+  };
+
+  const patched = async function (
+    this: unknown,
+    message: unknown,
+    ...rest: unknown[]
+  ): Promise<unknown> {
+    if (!isRecord(message) || typeof message.method !== 'string')
+      return request.call(client, message, ...rest);
+    const params: Record<string, unknown> = isRecord(message.params) ? { ...message.params } : {};
+    const meta: Record<string, unknown> = isRecord(params._meta) ? { ...params._meta } : {};
+    const toolName =
+      message.method === sc.MCP_METHOD_TOOLS_CALL && typeof params.name === 'string'
+        ? params.name
+        : undefined;
+    const conversation = conversationId();
+    if (conversation && meta[sc.MCP_META_CONVERSATION_ID] === undefined)
+      meta[sc.MCP_META_CONVERSATION_ID] = conversation;
+
+    if (toolName === undefined || skip(toolName)) {
+      injectInto(meta, context.active());
+      const out = await request.call(client, withMeta(message, params, meta), ...rest);
+      if (
+        message.method === 'initialize' &&
+        isRecord(out) &&
+        typeof out.protocolVersion === 'string'
+      ) {
+        negotiatedVersion = out.protocolVersion;
+      }
+      return out;
+    }
+
+    const transport = transportOf(client);
+    const attributes: Attributes = {
+      [sc.ATTR_MCP_METHOD_NAME]: sc.MCP_METHOD_TOOLS_CALL,
+      [sc.ATTR_GEN_AI_OPERATION_NAME]: sc.GEN_AI_OPERATION_EXECUTE_TOOL,
+      [sc.ATTR_GEN_AI_TOOL_NAME]: toolName,
+    };
+    const id = nextRequestId(client);
+    if (id !== undefined) attributes[sc.ATTR_JSONRPC_REQUEST_ID] = String(id);
+    const session = transportString(transport, 'sessionId');
+    if (session) attributes[sc.ATTR_MCP_SESSION_ID] = session;
+    const version = transportString(transport, 'protocolVersion') ?? negotiatedVersion;
+    if (version) attributes[sc.ATTR_MCP_PROTOCOL_VERSION] = version;
+    const network = networkTransportOf(transport);
+    if (network) attributes[sc.ATTR_NETWORK_TRANSPORT] = network;
+    const conv = meta[sc.MCP_META_CONVERSATION_ID];
+    if (typeof conv === 'string') attributes[sc.ATTR_GEN_AI_CONVERSATION_ID] = conv;
+    if (redact) attributes[sc.ATTR_GEN_AI_TOOL_CALL_ARGUMENTS] = redact(params.arguments ?? {});
+
+    const span = startSafeSpan(o.tracerProvider, {
+      name: `${sc.SPAN_NAME_MCP_TOOLS_CALL_PREFIX} ${toolName}`,
+      kind: SpanKind.CLIENT,
+      attributes,
+    });
+    injectInto(meta, span.context);
+    try {
+      const result = await withContext(span.context, () =>
+        request.call(client, withMeta(message, params, meta), ...rest),
+      );
+      endWithResult(span, result, redact);
+      return result;
+    } catch (error) {
+      const code =
+        isRecord(error) && typeof error.code === 'number'
+          ? String(error.code)
+          : error instanceof Error
+            ? error.name
+            : '_OTHER';
+      span.setAttributes({
+        [sc.ATTR_ERROR_TYPE]: code,
+        ...(isRecord(error) && typeof error.code === 'number'
+          ? { [sc.ATTR_RPC_RESPONSE_STATUS_CODE]: code }
+          : {}),
+      });
+      span.end(error instanceof Error ? error.message : code);
+      throw error;
+    }
+  };
+  Object.defineProperty(client, 'request', { configurable: true, writable: true, value: patched });
+  return client;
+}
+
+function withMeta(
+  message: Record<string, unknown>,
+  params: Record<string, unknown>,
+  meta: Record<string, unknown>,
+) {
+  if (Object.keys(meta).length > 0) params._meta = meta;
+  return { ...message, params };
+}
+
+function endWithResult(
+  span: SafeSpan,
+  result: unknown,
+  redact: ((v: unknown) => string) | undefined,
+): void {
+  const outcome = outcomeOfPlainResult(result, undefined, undefined);
+  const attributes: Attributes = {};
+  if (!outcome.ok) {
+    attributes[sc.ATTR_ERROR_TYPE] = sc.ERROR_TYPE_TOOL_ERROR;
+    attributes[sc.ATTR_TOOLSCOPE_ERROR_CODE] = outcome.code;
+    attributes[sc.ATTR_TOOLSCOPE_RETRYABLE] = outcome.retryable;
+    if (outcome.reason) attributes[sc.ATTR_TOOLSCOPE_ERROR_REASON] = outcome.reason;
+  }
+  if (redact && isRecord(result))
+    attributes[sc.ATTR_GEN_AI_TOOL_CALL_RESULT] = redact(
+      result.structuredContent ?? result.content,
+    );
+  span.setAttributes(attributes);
+  span.end(outcome.ok ? undefined : outcome.code);
+}

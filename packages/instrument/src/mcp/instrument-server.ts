@@ -1,0 +1,53 @@
+// `instrumentMcpServer`: one SERVER span per `tools/call` on an `McpServer` (or a low-level `Server`) of
+// @modelcontextprotocol/sdk, for tools registered before or after, with trace context from `params._meta`.
+import { diag } from '@opentelemetry/api';
+import { ToolscopeError } from '../errors.js';
+import * as sc from '../semconv.js';
+import { wrapRequestHandler } from './handlers.js';
+import {
+  type McpServerInstrumentationOptions,
+  mcpServerOptionsSchema,
+  parseOptions,
+} from './options.js';
+import { plainToolsCall } from './plain-tool.js';
+import { isRecord, lowLevelServerOf, type RawHandler } from './sdk-access.js';
+import { createServerState, definedToolsOf, serverStateOf } from './server-state.js';
+
+/**
+ * Instruments an MCP server. Returns the same server. Calling it twice is harmless (the first options stay).
+ * `defineTool` tools registered with `registerMcpTool` keep their own single span and use these options.
+ */
+export function instrumentMcpServer<S extends object>(
+  server: S,
+  options?: McpServerInstrumentationOptions,
+): S {
+  const resolved = parseOptions(mcpServerOptionsSchema, options, 'instrumentMcpServer');
+  const found = lowLevelServerOf(server);
+  if (!found) {
+    throw new ToolscopeError(
+      'INVALID_OPTIONS',
+      'instrumentMcpServer: expected an McpServer or Server of @modelcontextprotocol/sdk',
+    );
+  }
+  const { low, high } = found;
+  if (serverStateOf(low)) return server;
+  const state = createServerState(low, high, resolved);
+  const defined = definedToolsOf(low);
+  const ok =
+    wrapRequestHandler(low, 'initialize', (original: RawHandler) => async (request, extra) => {
+      const result = await original(request, extra);
+      if (isRecord(result) && typeof result.protocolVersion === 'string')
+        state.negotiatedVersion = result.protocolVersion;
+      return result;
+    }) &&
+    wrapRequestHandler(
+      low,
+      sc.MCP_METHOD_TOOLS_CALL,
+      plainToolsCall(state, (name) => defined.has(name)),
+    );
+  if (!ok)
+    diag.warn(
+      '@toolscope/instrument: this MCP SDK version keeps its handlers elsewhere; tools/call is not traced',
+    );
+  return server;
+}

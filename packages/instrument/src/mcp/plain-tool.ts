@@ -1,0 +1,145 @@
+// The span of a `tools/call` to a plain MCP tool (a handler registered with the SDK, not `defineTool`):
+// MCP semconv plus the Toolscope attributes that can be known from outside the handler.
+import { type Attributes, SpanKind } from '@opentelemetry/api';
+import { fingerprint } from '../fingerprint.js';
+import { inputJsonSchemaOf, outputJsonSchemaOf, schemaHashOf } from '../schema-hash.js';
+import * as sc from '../semconv.js';
+import { startSafeSpan, withContext } from '../telemetry.js';
+import { outcomeOfPlainResult } from './call-result.js';
+import { serverParent } from './propagation.js';
+import { decodeExtra, isRecord, type RawHandler, registeredTool } from './sdk-access.js';
+import { callIds, mcpServerAttributes, type ServerState } from './server-state.js';
+
+const INVALID_PARAMS = '-32602';
+const UNVERSIONED = 'unversioned';
+const hashes = new WeakMap<object, { output: unknown; hash: string }>();
+
+/** Schema hash of a registered tool's Zod schemas, cached per schema object. */
+function schemaHashOfRegistered(input: unknown, output: unknown): string | undefined {
+  const key = typeof input === 'object' && input !== null ? input : hashes;
+  const cached = hashes.get(key);
+  if (cached && cached.output === output) return cached.hash;
+  try {
+    const inputJson =
+      typeof input === 'object' && input !== null ? inputJsonSchemaOf(input as never) : {};
+    const outputJson =
+      typeof output === 'object' && output !== null ? outputJsonSchemaOf(output as never) : {};
+    const hash = schemaHashOf(inputJson, outputJson);
+    hashes.set(key, { output, hash });
+    return hash;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Wraps the `tools/call` handler so plain tools get one SERVER span per call. */
+export function plainToolsCall(state: ServerState, isDefined: (name: string) => boolean) {
+  return (original: RawHandler): RawHandler =>
+    async function toolsCall(request: unknown, extra: unknown): Promise<unknown> {
+      const params = isRecord(request) && isRecord(request.params) ? request.params : undefined;
+      const name = typeof params?.name === 'string' ? params.name : undefined;
+      if (name === undefined || state.skip(name) || isDefined(name))
+        return original(request, extra);
+
+      const e = decodeExtra(extra);
+      const { parent, links } = serverParent(e.meta, e.headers);
+      const attributes = mcpServerAttributes(state, state.low, name, e);
+      const ids = callIds(state, name, e);
+      if (ids.conversationId) attributes[sc.ATTR_GEN_AI_CONVERSATION_ID] = ids.conversationId;
+      if (ids.callId) attributes[sc.ATTR_GEN_AI_TOOL_CALL_ID] = ids.callId;
+      const registered = registeredTool(state.high, name);
+      const protocolFailure =
+        registered === undefined
+          ? `Tool ${name} not found`
+          : registered?.enabled === false
+            ? `Tool ${name} disabled`
+            : undefined;
+      const args = params?.arguments;
+      if (!protocolFailure)
+        addToolAttributes(attributes, state, name, registered ?? undefined, args);
+
+      const span = startSafeSpan(state.options.tracerProvider, {
+        name: `${sc.SPAN_NAME_MCP_TOOLS_CALL_PREFIX} ${name}`,
+        kind: SpanKind.SERVER,
+        attributes,
+        parent,
+        ...(links ? { links } : {}),
+      });
+      try {
+        const result = await withContext(span.context, () => original(request, extra));
+        if (protocolFailure) {
+          // The SDK answers an unknown tool with an isError result; per the MCP spec it is invalid params.
+          span.setAttributes({
+            [sc.ATTR_ERROR_TYPE]: INVALID_PARAMS,
+            [sc.ATTR_RPC_RESPONSE_STATUS_CODE]: INVALID_PARAMS,
+          });
+          span.end(protocolFailure);
+          return result;
+        }
+        const outcome = outcomeOfPlainResult(
+          result,
+          args,
+          registered
+            ? { input: registered.inputSchema, output: registered.outputSchema }
+            : undefined,
+        );
+        const end: Attributes = {};
+        if (!outcome.ok) {
+          end[sc.ATTR_ERROR_TYPE] = sc.ERROR_TYPE_TOOL_ERROR;
+          end[sc.ATTR_TOOLSCOPE_ERROR_CODE] = outcome.code;
+          end[sc.ATTR_TOOLSCOPE_RETRYABLE] = outcome.retryable;
+          end[sc.ATTR_TOOLSCOPE_PARTIAL_EFFECT] = outcome.partialEffect;
+          if (outcome.reason) end[sc.ATTR_TOOLSCOPE_ERROR_REASON] = outcome.reason;
+          if (outcome.issues)
+            end[sc.ATTR_TOOLSCOPE_VALIDATION_ISSUES] = JSON.stringify(outcome.issues);
+        }
+        if (state.capture && isRecord(result)) {
+          end[sc.ATTR_GEN_AI_TOOL_CALL_RESULT] = state.redactor(
+            result.structuredContent ?? result.content,
+          );
+        }
+        span.setAttributes(end);
+        span.end(outcome.ok ? undefined : outcome.code);
+        return result;
+      } catch (error) {
+        const code =
+          isRecord(error) && typeof error.code === 'number' ? String(error.code) : '_OTHER';
+        span.setAttributes({
+          [sc.ATTR_ERROR_TYPE]: code,
+          [sc.ATTR_RPC_RESPONSE_STATUS_CODE]: code,
+        });
+        span.end(error instanceof Error ? error.message : code);
+        throw error;
+      }
+    };
+}
+
+function addToolAttributes(
+  attributes: Attributes,
+  state: ServerState,
+  name: string,
+  registered:
+    | { inputSchema: unknown; outputSchema: unknown; annotations: unknown; meta: unknown }
+    | undefined,
+  args: unknown,
+): void {
+  const metaVersion = isRecord(registered?.meta)
+    ? registered.meta['toolscope.dev/version']
+    : undefined;
+  attributes[sc.ATTR_TOOLSCOPE_SCHEMA_VERSION] =
+    state.options.toolVersions?.[name] ??
+    (typeof metaVersion === 'string' ? metaVersion : UNVERSIONED);
+  const hash = registered
+    ? schemaHashOfRegistered(registered.inputSchema, registered.outputSchema)
+    : undefined;
+  if (hash) attributes[sc.ATTR_TOOLSCOPE_SCHEMA_HASH] = hash;
+  const readOnly =
+    isRecord(registered?.annotations) && registered.annotations.readOnlyHint === true;
+  attributes[sc.ATTR_TOOLSCOPE_EFFECT] = readOnly ? 'read' : 'write';
+  attributes[sc.ATTR_TOOLSCOPE_ATTEMPT] = 1;
+  attributes[sc.ATTR_TOOLSCOPE_PARTIAL_EFFECT] = false;
+  const print = fingerprint(args ?? {});
+  attributes[sc.ATTR_TOOLSCOPE_INPUT_HASH] = state.hasher(print.canonical);
+  attributes[sc.ATTR_TOOLSCOPE_INPUT_SHAPE] = print.shape;
+  if (state.capture) attributes[sc.ATTR_GEN_AI_TOOL_CALL_ARGUMENTS] = state.redactor(args ?? {});
+}

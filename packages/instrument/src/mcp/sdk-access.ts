@@ -1,0 +1,125 @@
+// Every reach into @modelcontextprotocol/sdk objects, duck-typed in one place: the SDK is an optional peer, and
+// a few of the fields used here are private in its types (the request handler map, the tool registry).
+// Each access checks what it finds and degrades to "unknown" instead of throwing.
+
+export type RawHandler = (request: unknown, extra: unknown) => unknown;
+
+export type LowLevelServer = {
+  setRequestHandler: (...args: unknown[]) => unknown;
+  handlers: Map<string, RawHandler> | undefined;
+  transport: () => unknown;
+};
+
+export type RegisteredTool = {
+  enabled: boolean;
+  inputSchema: unknown;
+  outputSchema: unknown;
+  annotations: unknown;
+  meta: unknown;
+};
+
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function get(obj: unknown, key: string): unknown {
+  if (typeof obj !== 'object' || obj === null) return undefined;
+  try {
+    return Reflect.get(obj, key);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The JSON-RPC level `Server` behind an `McpServer`, or the argument itself when it is one. */
+export function lowLevelServerOf(
+  server: unknown,
+): { low: object; high: object | undefined } | undefined {
+  const inner = get(server, 'server');
+  if (typeof get(inner, 'setRequestHandler') === 'function')
+    return { low: inner as object, high: server as object };
+  if (typeof get(server, 'setRequestHandler') === 'function')
+    return { low: server as object, high: undefined };
+  return undefined;
+}
+
+/** The handler map of a protocol object (private `_requestHandlers` in the SDK). */
+export function handlerMap(low: object): Map<string, RawHandler> | undefined {
+  const map = get(low, '_requestHandlers');
+  return map instanceof Map ? (map as Map<string, RawHandler>) : undefined;
+}
+
+/** The current transport of a protocol object (public `transport` getter). */
+export function transportOf(protocol: object): unknown {
+  return get(protocol, 'transport');
+}
+
+/** A tool of an `McpServer` registry (private `_registeredTools`); `null` when the registry is not readable. */
+export function registeredTool(
+  high: object | undefined,
+  name: string,
+): RegisteredTool | undefined | null {
+  const registry = get(high, '_registeredTools');
+  if (!isRecord(registry)) return null;
+  if (!Object.hasOwn(registry, name)) return undefined;
+  const tool = registry[name];
+  if (!isRecord(tool)) return undefined;
+  return {
+    enabled: tool.enabled !== false,
+    inputSchema: tool.inputSchema,
+    outputSchema: tool.outputSchema,
+    annotations: tool.annotations,
+    meta: tool._meta,
+  };
+}
+
+/** `network.transport` of an SDK transport: stdio is a pipe, HTTP and SSE run over TCP, others unknown. */
+export function networkTransportOf(transport: unknown): 'pipe' | 'tcp' | undefined {
+  if (typeof transport !== 'object' || transport === null) return undefined;
+  const name = transport.constructor?.name ?? '';
+  if (name.startsWith('Stdio')) return 'pipe';
+  if (name.startsWith('StreamableHTTP') || name.startsWith('SSE')) return 'tcp';
+  return undefined;
+}
+
+/** A string property of a transport (`sessionId`, `protocolVersion`). */
+export function transportString(
+  transport: unknown,
+  key: 'sessionId' | 'protocolVersion',
+): string | undefined {
+  const value = get(transport, key);
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}
+
+/** The id the client's next request will carry (private `_requestMessageId`, assigned synchronously). */
+export function nextRequestId(client: object): number | undefined {
+  const id = get(client, '_requestMessageId');
+  return typeof id === 'number' ? id : undefined;
+}
+
+export type DecodedExtra = {
+  requestId: string | undefined;
+  sessionId: string | undefined;
+  meta: Record<string, unknown> | undefined;
+  headers: Record<string, unknown> | undefined;
+  signal: AbortSignal | undefined;
+};
+
+/** The handler `extra` of a request, decoded field by field. */
+export function decodeExtra(extra: unknown): DecodedExtra {
+  const requestId = get(extra, 'requestId');
+  const sessionId = get(extra, 'sessionId');
+  const meta = get(extra, '_meta');
+  const headers = get(get(extra, 'requestInfo'), 'headers');
+  const signal = get(extra, 'signal');
+  return {
+    requestId:
+      typeof requestId === 'string' || typeof requestId === 'number'
+        ? String(requestId)
+        : undefined,
+    sessionId: typeof sessionId === 'string' ? sessionId : undefined,
+    meta: isRecord(meta) ? meta : undefined,
+    headers: isRecord(headers) ? headers : undefined,
+    signal: signal instanceof AbortSignal ? signal : undefined,
+  };
+}

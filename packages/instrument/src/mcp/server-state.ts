@@ -1,0 +1,113 @@
+// What an instrumented MCP server remembers: its options, hasher, redactor, the negotiated protocol version,
+// and which of its tools are `defineTool` tools (those make their own span).
+import type { Attributes } from '@opentelemetry/api';
+import { readEnvConfig } from '../config.js';
+import { createHasher, type Hasher } from '../hashing.js';
+import { createRedactor, type Redactor } from '../redact.js';
+import * as sc from '../semconv.js';
+import type { ResolvedMcpServerOptions } from './options.js';
+import { skipper } from './options.js';
+import { type DecodedExtra, networkTransportOf, transportOf } from './sdk-access.js';
+
+export type ServerState = {
+  low: object;
+  high: object | undefined;
+  options: ResolvedMcpServerOptions;
+  skip: (name: string) => boolean;
+  hasher: Hasher;
+  capture: boolean;
+  redactor: Redactor;
+  negotiatedVersion: string | undefined;
+};
+
+const states = new WeakMap<object, ServerState>();
+const definedTools = new WeakMap<object, Map<string, unknown>>();
+
+export function createServerState(
+  low: object,
+  high: object | undefined,
+  options: ResolvedMcpServerOptions,
+): ServerState {
+  const env = readEnvConfig();
+  const capture = options.captureContent ?? env.captureContent;
+  const state: ServerState = {
+    low,
+    high,
+    options,
+    skip: skipper(options.skipTools),
+    hasher: createHasher(options.hashKey ?? env.hashKey),
+    capture: capture !== false,
+    redactor: createRedactor(typeof capture === 'object' ? capture : {}, undefined),
+    negotiatedVersion: undefined,
+  };
+  states.set(low, state);
+  return state;
+}
+
+export function serverStateOf(low: object): ServerState | undefined {
+  return states.get(low);
+}
+
+/** Names of the `defineTool` tools registered on a server. */
+export function definedToolsOf(low: object): Map<string, unknown> {
+  let map = definedTools.get(low);
+  if (!map) {
+    map = new Map();
+    definedTools.set(low, map);
+  }
+  return map;
+}
+
+const MAX_ID = 256;
+
+function metaString(meta: Record<string, unknown> | undefined, key: string): string | undefined {
+  const value = meta?.[key];
+  return typeof value === 'string' && value.length > 0 && value.length <= MAX_ID
+    ? value
+    : undefined;
+}
+
+/** Conversation and call ids of a request: the option callback first, then the client adapter's `_meta` keys. */
+export function callIds(
+  state: ServerState | undefined,
+  toolName: string,
+  extra: DecodedExtra,
+): { conversationId: string | undefined; callId: string | undefined } {
+  let conversationId: string | undefined;
+  const fromOption = state?.options.conversationId;
+  if (fromOption) {
+    try {
+      const value = fromOption({ toolName, meta: extra.meta, sessionId: extra.sessionId });
+      if (typeof value === 'string' && value.length > 0 && value.length <= MAX_ID)
+        conversationId = value;
+    } catch {
+      conversationId = undefined;
+    }
+  }
+  return {
+    conversationId: conversationId ?? metaString(extra.meta, sc.MCP_META_CONVERSATION_ID),
+    callId: metaString(extra.meta, sc.MCP_META_CALL_ID),
+  };
+}
+
+/** The MCP semconv attributes of a server-side `tools/call` span. */
+export function mcpServerAttributes(
+  state: ServerState | undefined,
+  low: object,
+  toolName: string,
+  extra: DecodedExtra,
+): Attributes {
+  const attributes: Attributes = {
+    [sc.ATTR_MCP_METHOD_NAME]: sc.MCP_METHOD_TOOLS_CALL,
+    [sc.ATTR_GEN_AI_OPERATION_NAME]: sc.GEN_AI_OPERATION_EXECUTE_TOOL,
+    [sc.ATTR_GEN_AI_TOOL_NAME]: toolName,
+  };
+  if (extra.requestId !== undefined) attributes[sc.ATTR_JSONRPC_REQUEST_ID] = extra.requestId;
+  if (extra.sessionId !== undefined) attributes[sc.ATTR_MCP_SESSION_ID] = extra.sessionId;
+  const header = extra.headers?.['mcp-protocol-version'];
+  const version = typeof header === 'string' ? header : state?.negotiatedVersion;
+  if (version !== undefined) attributes[sc.ATTR_MCP_PROTOCOL_VERSION] = version;
+  const transport = networkTransportOf(transportOf(low));
+  if (transport !== undefined) attributes[sc.ATTR_NETWORK_TRANSPORT] = transport;
+  return attributes;
+}
