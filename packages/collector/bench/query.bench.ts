@@ -1,0 +1,112 @@
+// `pnpm bench:query`: 1M tool calls spread over the last 24 h (traces of 6 calls, 8 tools), then the API's
+// answer times measured over HTTP on loopback: /api/tools for 24 h, one trace, one page of calls.
+// Prints numbers; asserts nothing.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { NormalizedSpan } from '../src/index.js';
+import { openSqliteStorage, startCollector } from '../src/index.js';
+import { CODES, TOOLS } from './spans.js';
+
+const CALLS = Number(process.env.BENCH_CALLS ?? 1_000_000);
+const PER_TRACE = 6;
+const DAY_NS = 86_400_000_000_000n;
+
+const dir = mkdtempSync(join(tmpdir(), 'toolscope-query-'));
+const db = join(dir, 'query.db');
+const nowNs = BigInt(Date.now()) * 1_000_000n;
+const resource = { 'service.name': 'bench-agent' };
+const hex = (n: number, len: number) => n.toString(16).padStart(len, '0');
+
+function span(i: number): NormalizedSpan {
+  const trace = Math.floor(i / PER_TRACE);
+  const tool = TOOLS[i % TOOLS.length] as string;
+  const startNs = nowNs - DAY_NS + (DAY_NS * BigInt(i)) / BigInt(CALLS) + 1_000_000n;
+  const failing = i % 10 === 0;
+  const code = CODES[i % CODES.length] as string;
+  const attributes: Record<string, string | number | boolean> = {
+    'gen_ai.operation.name': 'execute_tool',
+    'gen_ai.tool.name': tool,
+    'gen_ai.conversation.id': `conv-${trace % 5000}`,
+    'toolscope.schema.version': String(1 + (i % 2)),
+    'toolscope.schema.hash': i % 2 ? 'a1b2c3d4e5f60718' : '98dc0f2db7409f36',
+    'toolscope.attempt': 1,
+    'toolscope.effect': 'read',
+    'toolscope.partial_effect': false,
+    'toolscope.input.hash': hex((i * 2654435761) >>> 0, 16),
+    'toolscope.input.shape': 'customerId:string',
+  };
+  if (failing)
+    Object.assign(attributes, {
+      'error.type': code,
+      'toolscope.error.code': code,
+      'toolscope.retryable': false,
+    });
+  return {
+    traceId: hex(trace + 1, 32),
+    spanId: hex(i + 1, 16),
+    parentSpanId: null,
+    name: `execute_tool ${tool}`,
+    kind: 1,
+    startNs,
+    endNs: startNs + BigInt(1 + (i % 200)) * 100_000n,
+    statusCode: failing ? 2 : 0,
+    statusMessage: '',
+    attributes,
+    events: [],
+    links: [],
+    resource,
+    scopeName: '@toolscope/instrument',
+    scopeVersion: '0.1.0',
+    truncatedKeys: [],
+    droppedAttributes: 0,
+  };
+}
+
+const t0 = Date.now();
+const storage = openSqliteStorage(db);
+const BATCH = 6 * 1024;
+for (let i = 0; i < CALLS; i += BATCH) {
+  const batch: NormalizedSpan[] = [];
+  for (let j = i; j < Math.min(CALLS, i + BATCH); j++) batch.push(span(j));
+  await storage.write(batch);
+}
+await storage.close();
+console.log(
+  `bench:query  node ${process.version}  ${CALLS.toLocaleString('en-US')} tool calls over 24 h loaded in ${((Date.now() - t0) / 1000).toFixed(1)} s`,
+);
+
+const collector = await startCollector({ db, port: 0 });
+async function timeIt(label: string, path: string, runs: number, target?: number): Promise<void> {
+  await (await fetch(`${collector.url}${path}`)).arrayBuffer(); // warm caches and JIT once
+  const times: number[] = [];
+  let bytes = 0;
+  for (let r = 0; r < runs; r++) {
+    const s = process.hrtime.bigint();
+    const res = await fetch(`${collector.url}${path}`);
+    bytes = (await res.arrayBuffer()).byteLength;
+    times.push(Number(process.hrtime.bigint() - s) / 1e6);
+  }
+  times.sort((a, b) => a - b);
+  const median = times[Math.floor(times.length / 2)] ?? Number.NaN;
+  const suffix = target === undefined ? '' : `   (target ≤ ${target} ms)`;
+  console.log(
+    `  ${label.padEnd(44)} median ${median.toFixed(1).padStart(7)} ms  max ${(times.at(-1) ?? 0).toFixed(1).padStart(7)} ms  ${bytes} B${suffix}`,
+  );
+}
+await timeIt('GET /api/tools (24 h, 8 tools)', '/api/tools?since=24h', 21, 100);
+await timeIt(
+  'GET /api/traces/:id (one trace, 6 spans)',
+  `/api/traces/${hex(Math.floor(CALLS / PER_TRACE / 2), 32)}`,
+  51,
+  5,
+);
+await timeIt('GET /api/calls?tool=get_order&limit=100', '/api/calls?tool=get_order&limit=100', 21);
+await timeIt(
+  'GET /api/calls?code=INVALID_INPUT&limit=100',
+  '/api/calls?code=INVALID_INPUT&limit=100',
+  21,
+);
+await timeIt('GET /api/conversations/:id', '/api/conversations/conv-42', 11);
+await collector.close();
+rmSync(dir, { recursive: true, force: true });

@@ -1,0 +1,72 @@
+// Builds the collector's HTTP app (fastify), separate from listening, so tests can use it on any port.
+import Fastify, { type FastifyInstance } from 'fastify';
+import { COLLECTOR_ERRORS } from '../errors.js';
+import type { WriteQueue } from '../ingest/write-queue.js';
+import type { Storage } from '../storage/storage.js';
+import { tokenCheck } from './auth.js';
+import { registerOtlpRoute } from './otlp-route.js';
+import { registerQueryRoutes } from './query-routes.js';
+
+export type AppOptions = {
+  storage: Storage;
+  queue: WriteQueue;
+  /** Largest accepted body, compressed or not, in bytes. */
+  maxBodyBytes: number;
+  token?: string | undefined;
+  retryAfterSeconds?: number;
+  logger?: boolean;
+  version: string;
+};
+
+export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: opts.logger ?? false,
+    bodyLimit: opts.maxBodyBytes,
+  });
+  app.removeAllContentTypeParsers();
+  // Bodies arrive as raw buffers; each route decides what they mean (protobuf, JSON, gzip).
+  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
+
+  const check = tokenCheck(opts.token);
+  if (check) {
+    app.addHook('onRequest', async (request, reply) => {
+      if (check(request.headers.authorization)) return;
+      await reply
+        .code(401)
+        .header('www-authenticate', 'Bearer')
+        .send({ error: { code: 'UNAUTHORIZED', message: COLLECTOR_ERRORS.UNAUTHORIZED.message } });
+    });
+  }
+
+  app.setErrorHandler(
+    (error: { code?: string; statusCode?: number; message: string }, request, reply) => {
+      const status = error.code === 'FST_ERR_CTP_BODY_TOO_LARGE' ? 413 : (error.statusCode ?? 500);
+      if (status >= 500) request.log.error({ err: error }, 'request failed');
+      const message = status >= 500 ? COLLECTOR_ERRORS.INTERNAL.message : error.message;
+      return reply
+        .code(status)
+        .type('application/json')
+        .send(
+          request.url.startsWith('/v1/')
+            ? { code: status === 413 ? 8 : 3, message }
+            : { error: { code: error.code ?? 'ERROR', message } },
+        );
+    },
+  );
+  app.setNotFoundHandler((request, reply) =>
+    reply.code(404).send({
+      error: {
+        code: 'NOT_FOUND',
+        message: `no route for ${request.method} ${request.url.split('?')[0]}`,
+      },
+    }),
+  );
+
+  registerOtlpRoute(app, {
+    queue: opts.queue,
+    maxBodyBytes: opts.maxBodyBytes,
+    retryAfterSeconds: opts.retryAfterSeconds ?? 1,
+  });
+  registerQueryRoutes(app, { storage: opts.storage, queue: opts.queue, version: opts.version });
+  return app;
+}

@@ -1,0 +1,118 @@
+// Query-parameter parsing: every parameter is checked, and a bad one gets a 400 naming it.
+import { z } from 'zod';
+
+const DURATION = /^(\d{1,9})(ms|s|m|h|d|w)$/;
+const UNIT_MS: Record<string, number> = {
+  ms: 1,
+  s: 1000,
+  m: 60_000,
+  h: 3_600_000,
+  d: 86_400_000,
+  w: 604_800_000,
+};
+
+/** Milliseconds of a duration like `15m`, `24h`, `7d`; undefined when it is not one. */
+export function parseDurationMs(text: string): number | undefined {
+  const m = DURATION.exec(text.trim());
+  if (!m) return undefined;
+  return Number(m[1]) * (UNIT_MS[m[2] as string] ?? 0);
+}
+
+/**
+ * A point in time: an ISO 8601 date, epoch milliseconds, or a duration meaning that long ago (`24h`).
+ * Returns nanoseconds since the epoch.
+ */
+export const timeParam = z.string().transform((text, ctx) => {
+  const trimmed = text.trim();
+  const ago = parseDurationMs(trimmed);
+  let ms: number;
+  if (ago !== undefined) ms = Date.now() - ago;
+  else if (/^\d{1,15}$/.test(trimmed)) ms = Number(trimmed);
+  else ms = Date.parse(trimmed);
+  if (!Number.isFinite(ms) || ms < 0) {
+    ctx.addIssue({
+      code: 'custom',
+      message: 'expected an ISO 8601 time, epoch milliseconds or a duration such as 24h',
+    });
+    return z.NEVER;
+  }
+  return BigInt(Math.trunc(ms)) * 1_000_000n;
+});
+
+const HEX32 = /^[0-9a-f]{32}$/i;
+const text = z.string().min(1).max(256);
+
+export const rangeQuerySchema = z.object({
+  since: timeParam.optional(),
+  until: timeParam.optional(),
+});
+
+export const toolsQuerySchema = rangeQuerySchema.extend({ tool: text.optional() }).strict();
+
+export const cursorParam = z
+  .string()
+  .max(200)
+  .transform((raw, ctx) => {
+    const decoded = Buffer.from(raw, 'base64url').toString('utf8');
+    const m = /^(\d{1,20}):(\d{1,15})$/.exec(decoded);
+    if (!m) {
+      ctx.addIssue({ code: 'custom', message: 'not a cursor returned by this API' });
+      return z.NEVER;
+    }
+    return { startNs: BigInt(m[1] as string), id: Number(m[2]) };
+  });
+
+export const callsQuerySchema = rangeQuerySchema
+  .extend({
+    tool: text.optional(),
+    code: z
+      .string()
+      .regex(/^[A-Za-z0-9_.:-]{1,64}$/, 'expected an error code such as INVALID_INPUT, or OK')
+      .optional(),
+    version: text.optional(),
+    traceId: z
+      .string()
+      .regex(HEX32, 'expected 32 hex characters')
+      .transform((s) => s.toLowerCase())
+      .optional(),
+    conversationId: text.optional(),
+    limit: z.coerce.number().int().min(1).max(1000).default(100),
+    cursor: cursorParam.optional(),
+  })
+  .strict();
+
+export const traceIdParams = z.object({
+  traceId: z
+    .string()
+    .regex(HEX32, 'expected 32 hex characters')
+    .transform((s) => s.toLowerCase()),
+});
+export const conversationParams = z.object({ id: text });
+
+export type ParseFailure = { message: string };
+
+/** Parses query parameters, turning the first problem into a message that names the parameter. */
+export function parseQuery<S extends z.ZodType>(
+  schema: S,
+  query: unknown,
+): { ok: true; data: z.output<S> } | { ok: false; message: string } {
+  const parsed = schema.safeParse(query ?? {});
+  if (parsed.success) return { ok: true, data: parsed.data };
+  const issue = parsed.error.issues[0];
+  if (!issue) return { ok: false, message: 'invalid query' };
+  if (issue.code === 'unrecognized_keys')
+    return { ok: false, message: `unknown parameter: ${issue.keys.join(', ')}` };
+  const name = issue.path.join('.') || 'query';
+  return { ok: false, message: `${name}: ${issue.message}` };
+}
+
+/** Resolves a range with defaults: the last 24 hours. */
+export function rangeOf(q: {
+  since?: bigint | undefined;
+  until?: bigint | undefined;
+}): { sinceNs: bigint; untilNs: bigint } | { error: string } {
+  const untilNs = q.until ?? BigInt(Date.now()) * 1_000_000n;
+  const sinceNs = q.since ?? untilNs - 86_400_000n * 1_000_000n;
+  if (sinceNs >= untilNs) return { error: 'since: must be before until' };
+  return { sinceNs, untilNs };
+}

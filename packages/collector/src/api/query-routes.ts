@@ -1,0 +1,72 @@
+// GET /api/tools, /api/calls, /api/traces/:traceId, /api/conversations/:id and /api/health.
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { WriteQueue } from '../ingest/write-queue.js';
+import type { Storage } from '../storage/storage.js';
+import {
+  callsQuerySchema,
+  conversationParams,
+  parseQuery,
+  rangeOf,
+  toolsQuerySchema,
+  traceIdParams,
+} from './params.js';
+import type {
+  CallsResponse,
+  ConversationResponse,
+  ToolsResponse,
+  TraceResponse,
+} from './schemas.js';
+
+export type QueryRouteOptions = { storage: Storage; queue: WriteQueue; version: string };
+
+function badRequest(reply: FastifyReply, message: string) {
+  return reply.code(400).send({ error: { code: 'INVALID_PARAMETER', message } });
+}
+
+function notFound(reply: FastifyReply, message: string) {
+  return reply.code(404).send({ error: { code: 'NOT_FOUND', message } });
+}
+
+export function registerQueryRoutes(
+  app: FastifyInstance,
+  { storage, queue, version }: QueryRouteOptions,
+): void {
+  app.get('/api/tools', async (request, reply) => {
+    const q = parseQuery(toolsQuerySchema, request.query);
+    if (!q.ok) return badRequest(reply, q.message);
+    const range = rangeOf(q.data);
+    if ('error' in range) return badRequest(reply, range.error);
+    const body: ToolsResponse = { tools: storage.tools(range.sinceNs, range.untilNs, q.data.tool) };
+    return body;
+  });
+
+  app.get('/api/calls', async (request, reply) => {
+    const q = parseQuery(callsQuerySchema, request.query);
+    if (!q.ok) return badRequest(reply, q.message);
+    const range = rangeOf(q.data);
+    if ('error' in range) return badRequest(reply, range.error);
+    const { since: _s, until: _u, ...filters } = q.data;
+    const body: CallsResponse = storage.calls({ ...filters, ...range });
+    return body;
+  });
+
+  app.get('/api/traces/:traceId', async (request, reply) => {
+    const p = parseQuery(traceIdParams, request.params);
+    if (!p.ok) return badRequest(reply, p.message);
+    const spans = storage.trace(p.data.traceId);
+    if (!spans) return notFound(reply, `trace ${p.data.traceId} is not stored`);
+    const body: TraceResponse = { traceId: p.data.traceId, spans };
+    return body;
+  });
+
+  app.get('/api/conversations/:id', async (request, reply) => {
+    const p = parseQuery(conversationParams, request.params);
+    if (!p.ok) return badRequest(reply, p.message);
+    const found = storage.conversation(p.data.id);
+    if (!found) return notFound(reply, `conversation ${p.data.id} is not stored`);
+    const body: ConversationResponse = { conversationId: p.data.id, ...found };
+    return body;
+  });
+
+  app.get('/api/health', async () => ({ status: 'ok', version, pendingSpans: queue.pendingSpans }));
+}

@@ -1,0 +1,47 @@
+// The `toolscope` command line: dispatches to the subcommands and turns their result into the exit code.
+import { COLLECTOR_VERSION } from '../version.js';
+import { type CliIo, processIo } from './io.js';
+import { serve } from './serve.js';
+
+export const USAGE = `Usage: toolscope <command> [options]
+
+Commands:
+  serve      run the collector: OTLP/HTTP ingest, SQLite storage, JSON API
+
+Run "toolscope <command> --help" for the options of a command.
+`;
+
+export async function main(argv: string[], io: CliIo = processIo): Promise<number> {
+  const [command, ...rest] = argv;
+  switch (command) {
+    case 'serve':
+      return serve(rest, io);
+    case '--version':
+    case '-v':
+      io.out(`${COLLECTOR_VERSION}\n`);
+      return 0;
+    case undefined:
+    case '--help':
+    case '-h':
+    case 'help':
+      io.out(USAGE);
+      return command === undefined ? 2 : 0;
+    default:
+      io.err(`toolscope: unknown command "${command}"\n\n${USAGE}`);
+      return 2;
+  }
+}
+
+// Run when executed directly (bin/toolscope.js or `pnpm toolscope`), not when imported by tests.
+const entry = process.argv[1] ?? '';
+if (entry.endsWith('/cli/main.ts') || entry.endsWith('/cli/main.js')) {
+  main(process.argv.slice(2)).then(
+    (code) => process.exit(code),
+    (error: unknown) => {
+      process.stderr.write(
+        `toolscope: ${error instanceof Error ? error.message : String(error)}\n`,
+      );
+      process.exit(1);
+    },
+  );
+}

@@ -1,0 +1,131 @@
+// `toolscope serve`: flags parsed and validated, the collector started, SIGINT/SIGTERM answered with an
+// orderly shutdown that commits everything already acknowledged.
+import { parseArgs } from 'node:util';
+import { z } from 'zod';
+import { parseDurationMs } from '../api/params.js';
+import { startCollector } from '../collector.js';
+import type { CliIo } from './io.js';
+
+export const SERVE_USAGE = `Usage: toolscope serve [options]
+
+Receives OTLP/HTTP traces (POST /v1/traces), stores them in SQLite and answers the JSON API.
+
+Options:
+  --db PATH          SQLite database file (default ./toolscope.db)
+  --host HOST        address to bind (default 127.0.0.1)
+  --port PORT        port to listen on (default 4318, the OTLP/HTTP port)
+  --retention AGE    delete data older than AGE, e.g. 7d, 24h (default: keep everything)
+  --token TOKEN      require "Authorization: Bearer TOKEN" on every route (or set TOOLSCOPE_TOKEN)
+  --max-body-mb N    largest accepted body after decompression, in MiB (default 16)
+  --sync MODE        SQLite synchronous mode: normal (survives a process kill) or full (also power loss)
+  -h, --help         show this help
+`;
+
+const serveFlagsSchema = z.object({
+  db: z.string().min(1).default('./toolscope.db'),
+  host: z.string().min(1).default('127.0.0.1'),
+  port: z.coerce.number().int().min(0).max(65_535).default(4318),
+  retention: z
+    .string()
+    .transform((v, ctx) => {
+      const ms = parseDurationMs(v);
+      if (ms === undefined || ms <= 0) {
+        ctx.addIssue({ code: 'custom', message: 'expected a duration such as 7d, 24h or 90m' });
+        return z.NEVER;
+      }
+      return ms;
+    })
+    .optional(),
+  token: z.string().min(8, 'use at least 8 characters').optional(),
+  'max-body-mb': z.coerce.number().min(0.001).max(1024).default(16),
+  sync: z.enum(['normal', 'full']).default('normal'),
+});
+
+export async function serve(argv: string[], io: CliIo): Promise<number> {
+  let values: Record<string, string | boolean | undefined>;
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      strict: true,
+      options: {
+        db: { type: 'string' },
+        host: { type: 'string' },
+        port: { type: 'string' },
+        retention: { type: 'string' },
+        token: { type: 'string' },
+        'max-body-mb': { type: 'string' },
+        sync: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    }));
+  } catch (error) {
+    io.err(
+      `toolscope serve: ${error instanceof Error ? error.message : 'invalid arguments'}\n\n${SERVE_USAGE}`,
+    );
+    return 2;
+  }
+  if (values.help) {
+    io.out(SERVE_USAGE);
+    return 0;
+  }
+  const { help: _help, ...flags } = values;
+  const parsed = serveFlagsSchema.safeParse({
+    ...flags,
+    token: flags.token ?? io.env.TOOLSCOPE_TOKEN,
+  });
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    io.err(`toolscope serve: --${issue?.path.join('.') ?? '?'}: ${issue?.message ?? 'invalid'}\n`);
+    return 2;
+  }
+  const f = parsed.data;
+  const loopback = f.host === '127.0.0.1' || f.host === 'localhost' || f.host === '::1';
+  if (!loopback && !f.token) {
+    io.err(
+      `warning: listening on ${f.host} without --token: anyone who can reach this port can send and read traces\n`,
+    );
+  }
+  let collector: Awaited<ReturnType<typeof startCollector>>;
+  try {
+    collector = await startCollector({
+      db: f.db,
+      host: f.host,
+      port: f.port,
+      token: f.token,
+      retentionMs: f.retention,
+      maxBodyBytes: Math.round(f['max-body-mb'] * 1024 * 1024),
+      synchronous: f.sync === 'full' ? 'FULL' : 'NORMAL',
+      logger: false,
+    });
+  } catch (error) {
+    io.err(
+      `toolscope serve: cannot start: ${error instanceof Error ? error.message : String(error)}\n`,
+    );
+    return 1;
+  }
+  io.out(`toolscope collector listening on ${collector.url}\n`);
+  io.out(`  OTLP/HTTP endpoint: ${collector.url}/v1/traces (protobuf or JSON, gzip)\n`);
+  io.out(`  JSON API:           ${collector.url}/api/tools\n`);
+  io.out(`  database:           ${f.db}${f.retention ? `, retention ${flags.retention}` : ''}\n`);
+  return await new Promise<number>((resolve) => {
+    let stopping = false;
+    const stop = (signal: string) => {
+      if (stopping) {
+        io.err('second signal: exiting without waiting\n');
+        resolve(1);
+        return;
+      }
+      stopping = true;
+      io.out(`${signal}: flushing acknowledged spans and closing\n`);
+      collector.close().then(
+        () => resolve(0),
+        (error: unknown) => {
+          io.err(`shutdown failed: ${error instanceof Error ? error.message : String(error)}\n`);
+          resolve(1);
+        },
+      );
+    };
+    io.onSignal('SIGINT', () => stop('SIGINT'));
+    io.onSignal('SIGTERM', () => stop('SIGTERM'));
+  });
+}

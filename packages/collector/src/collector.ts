@@ -1,0 +1,81 @@
+// A running collector: storage, the single writer, retention and the HTTP app, with an orderly shutdown that
+// commits everything already acknowledged.
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from './api/app.js';
+import { startRetention } from './ingest/retention.js';
+import { WriteQueue } from './ingest/write-queue.js';
+import { openSqliteStorage } from './storage/sqlite-storage.js';
+import type { Storage } from './storage/storage.js';
+import { COLLECTOR_VERSION } from './version.js';
+
+export type CollectorOptions = {
+  /** SQLite file; `:memory:` for a throwaway store. */
+  db: string;
+  host?: string;
+  port?: number;
+  token?: string | undefined;
+  /** Delete data older than this many milliseconds. */
+  retentionMs?: number | undefined;
+  maxBodyBytes?: number;
+  /** Spans accepted but not yet committed, beyond which ingest answers 429. */
+  maxPendingSpans?: number;
+  /** Most spans committed in one transaction. */
+  maxBatchSpans?: number;
+  synchronous?: 'NORMAL' | 'FULL';
+  logger?: boolean;
+  /** A ready storage instead of opening `db` (other backends, tests). */
+  storage?: Storage;
+};
+
+export type Collector = {
+  app: FastifyInstance;
+  storage: Storage;
+  queue: WriteQueue;
+  /** Base URL once listening, e.g. http://127.0.0.1:4318 */
+  url: string;
+  close(): Promise<void>;
+};
+
+export async function startCollector(options: CollectorOptions): Promise<Collector> {
+  const storage =
+    options.storage ??
+    openSqliteStorage(options.db, options.synchronous ? { synchronous: options.synchronous } : {});
+  const queue = new WriteQueue(storage, {
+    maxPendingSpans: options.maxPendingSpans ?? 200_000,
+    maxBatchSpans: 8192,
+  });
+  const app = await buildApp({
+    storage,
+    queue,
+    maxBodyBytes: options.maxBodyBytes ?? 16 * 1024 * 1024,
+    token: options.token,
+    logger: options.logger ?? false,
+    version: COLLECTOR_VERSION,
+  });
+  const retention = options.retentionMs
+    ? startRetention(storage, queue, options.retentionMs, 60_000, (error) =>
+        app.log.error({ err: error }, 'retention step failed'),
+      )
+    : undefined;
+  const address = await app.listen({
+    host: options.host ?? '127.0.0.1',
+    port: options.port ?? 4318,
+  });
+  let closing: Promise<void> | undefined;
+  return {
+    app,
+    storage,
+    queue,
+    url: address.replace('[::1]', 'localhost'),
+    close: () => {
+      closing ??= (async () => {
+        retention?.stop();
+        // Stop accepting connections first; requests in flight still get their answer.
+        await app.close();
+        await queue.close();
+        if (!options.storage) await storage.close();
+      })();
+      return closing;
+    },
+  };
+}

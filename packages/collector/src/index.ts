@@ -1,0 +1,43 @@
+// Public API of @toolscope/collector. Every export here is public contract: add, never rename.
+
+export type { AppOptions } from './api/app.js';
+export { buildApp } from './api/app.js';
+export type {
+  Call,
+  CallsResponse,
+  ConversationResponse,
+  ErrorResponse,
+  SpanOut,
+  ToolStats,
+  ToolsResponse,
+  TraceResponse,
+} from './api/schemas.js';
+export {
+  callSchema,
+  callsResponseSchema,
+  conversationResponseSchema,
+  errorResponseSchema,
+  spanSchema,
+  toolStatsSchema,
+  toolsResponseSchema,
+  traceResponseSchema,
+} from './api/schemas.js';
+export { main as runCli } from './cli/main.js';
+export type { Collector, CollectorOptions } from './collector.js';
+export { startCollector } from './collector.js';
+export type { CollectorErrorCode } from './errors.js';
+export { COLLECTOR_ERRORS, CollectorError } from './errors.js';
+export { WriteQueue } from './ingest/write-queue.js';
+export { decodeJson } from './otlp/decode-json.js';
+export { decodeProtobuf } from './otlp/decode-proto.js';
+export type {
+  AttrMap,
+  AttrValue,
+  DecodedBatch,
+  DecodeResult,
+  NormalizedSpan,
+} from './otlp/model.js';
+export type { SqliteOptions } from './storage/sqlite-storage.js';
+export { openSqliteStorage } from './storage/sqlite-storage.js';
+export type { CallFilter, Storage, WriteOutcome } from './storage/storage.js';
+export { COLLECTOR_VERSION } from './version.js';

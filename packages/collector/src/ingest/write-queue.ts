@@ -1,0 +1,114 @@
+// The single writer: requests queue their spans; one write is in flight at a time and takes everything queued
+// meanwhile (up to a batch cap) as one transaction, so batches grow by themselves under load. Each request
+// learns when its spans are committed. The queue is bounded: overload becomes a 429 with Retry-After instead
+// of unbounded memory.
+import type { NormalizedSpan } from '../otlp/model.js';
+import type { Storage } from '../storage/storage.js';
+
+export type Enqueued =
+  | { ok: true; committed: Promise<void> }
+  | { ok: false; reason: 'full' | 'closed' };
+
+type Pending = { spans: NormalizedSpan[]; resolve: () => void; reject: (error: unknown) => void };
+type Job = {
+  run: () => Promise<void> | void;
+  resolve: () => void;
+  reject: (error: unknown) => void;
+};
+
+export type WriteQueueOptions = { maxPendingSpans: number; maxBatchSpans: number };
+
+export class WriteQueue {
+  readonly #storage: Storage;
+  readonly #opts: WriteQueueOptions;
+  #pending: Pending[] = [];
+  #jobs: Job[] = [];
+  #pendingSpans = 0;
+  #running = false;
+  #closed = false;
+  #idle: (() => void)[] = [];
+
+  constructor(storage: Storage, opts: WriteQueueOptions) {
+    this.#storage = storage;
+    this.#opts = opts;
+  }
+
+  get pendingSpans(): number {
+    return this.#pendingSpans;
+  }
+
+  /** Queues spans for the next commit, or refuses when the queue is full or closing. */
+  enqueue(spans: NormalizedSpan[]): Enqueued {
+    if (this.#closed) return { ok: false, reason: 'closed' };
+    if (this.#pendingSpans > 0 && this.#pendingSpans + spans.length > this.#opts.maxPendingSpans) {
+      return { ok: false, reason: 'full' };
+    }
+    this.#pendingSpans += spans.length;
+    const committed = new Promise<void>((resolve, reject) => {
+      this.#pending.push({ spans, resolve, reject });
+    });
+    this.#schedule();
+    return { ok: true, committed };
+  }
+
+  /** Runs `run` on the writer between batches (retention steps), so writes never interleave. */
+  exclusive(run: () => Promise<void> | void): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.#jobs.push({ run, resolve, reject });
+      this.#schedule();
+    });
+  }
+
+  /** Stops taking new spans and resolves once everything already accepted is committed. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    if (this.#pending.length === 0 && this.#jobs.length === 0 && !this.#running) return;
+    await new Promise<void>((resolve) => this.#idle.push(resolve));
+  }
+
+  #schedule(): void {
+    if (this.#running) return;
+    this.#running = true;
+    // setImmediate lets requests that arrive in the same turn join the first transaction.
+    setImmediate(() => {
+      void this.#drain();
+    });
+  }
+
+  async #drain(): Promise<void> {
+    while (this.#pending.length > 0 || this.#jobs.length > 0) {
+      const job = this.#jobs.shift();
+      if (job) {
+        try {
+          await job.run();
+          job.resolve();
+        } catch (error) {
+          job.reject(error);
+        }
+      }
+      const batch: Pending[] = [];
+      let count = 0;
+      while (
+        this.#pending.length > 0 &&
+        (count === 0 || count + (this.#pending[0]?.spans.length ?? 0) <= this.#opts.maxBatchSpans)
+      ) {
+        const next = this.#pending.shift() as Pending;
+        batch.push(next);
+        count += next.spans.length;
+      }
+      if (batch.length === 0) continue;
+      const spans =
+        batch.length === 1 ? (batch[0] as Pending).spans : batch.flatMap((p) => p.spans);
+      try {
+        await this.#storage.write(spans);
+        for (const p of batch) p.resolve();
+      } catch (error) {
+        for (const p of batch) p.reject(error);
+      } finally {
+        this.#pendingSpans -= count;
+      }
+    }
+    this.#running = false;
+    for (const resolve of this.#idle.splice(0)) resolve();
+  }
+}

@@ -1,0 +1,43 @@
+// OTLP/HTTP response bodies in the request's encoding: ExportTraceServiceResponse (with partial_success when
+// spans were refused) and google.rpc.Status for failures.
+import { ExportTraceServiceResponse, Long, RpcStatus } from './proto.js';
+
+export type Encoding = 'protobuf' | 'json';
+
+export const CONTENT_TYPES: Record<Encoding, string> = {
+  protobuf: 'application/x-protobuf',
+  json: 'application/json',
+};
+
+/** gRPC status codes used in google.rpc.Status bodies. */
+export const RPC_CODE = {
+  INVALID_ARGUMENT: 3,
+  RESOURCE_EXHAUSTED: 8,
+  UNAVAILABLE: 14,
+  UNAUTHENTICATED: 16,
+  INTERNAL: 13,
+} as const;
+
+export function exportResponse(
+  encoding: Encoding,
+  rejected: number,
+  errorMessage: string,
+): Buffer | string {
+  if (encoding === 'json') {
+    return rejected > 0
+      ? JSON.stringify({ partialSuccess: { rejectedSpans: String(rejected), errorMessage } })
+      : '{}';
+  }
+  const payload =
+    rejected > 0
+      ? { partialSuccess: { rejectedSpans: Long.fromNumber(rejected), errorMessage } }
+      : {};
+  return Buffer.from(
+    ExportTraceServiceResponse.encode(ExportTraceServiceResponse.create(payload)).finish(),
+  );
+}
+
+export function statusBody(encoding: Encoding, code: number, message: string): Buffer | string {
+  if (encoding === 'json') return JSON.stringify({ code, message });
+  return Buffer.from(RpcStatus.encode(RpcStatus.create({ code, message })).finish());
+}

@@ -1,0 +1,112 @@
+// The SQLite schema, versioned with PRAGMA user_version; each migration runs once, in a transaction.
+// Layout (docs/decisions/0003): the spans of one trace from one batch are one row (a block) in append order
+// with a mostly-increasing index on trace_seq; the only random-key index is one entry per trace, not per span.
+import type Database from 'better-sqlite3';
+
+export const MIGRATIONS: readonly string[] = [
+  `
+  CREATE TABLE traces (
+    seq INTEGER PRIMARY KEY,
+    trace_id TEXT NOT NULL,
+    first_ns INTEGER NOT NULL
+  );
+  CREATE UNIQUE INDEX traces_by_id ON traces(trace_id);
+  CREATE INDEX traces_by_first ON traces(first_ns);
+
+  CREATE TABLE resources (
+    id INTEGER PRIMARY KEY,
+    digest TEXT NOT NULL UNIQUE,
+    attributes TEXT NOT NULL
+  );
+
+  CREATE TABLE span_blocks (
+    id INTEGER PRIMARY KEY,
+    trace_seq INTEGER NOT NULL,
+    resource_id INTEGER NOT NULL,
+    span_ids TEXT NOT NULL,
+    spans TEXT NOT NULL
+  );
+  CREATE INDEX span_blocks_by_trace ON span_blocks(trace_seq);
+
+  CREATE TABLE tool_calls (
+    id INTEGER PRIMARY KEY,
+    trace_seq INTEGER NOT NULL,
+    trace_id TEXT NOT NULL,
+    span_id TEXT NOT NULL,
+    parent_span_id TEXT,
+    tool TEXT NOT NULL,
+    version TEXT,
+    schema_hash TEXT,
+    attempt INTEGER NOT NULL,
+    code TEXT,
+    error_type TEXT,
+    reason TEXT,
+    is_error INTEGER NOT NULL,
+    retryable INTEGER,
+    partial_effect INTEGER NOT NULL,
+    effect TEXT,
+    duration_ms REAL NOT NULL,
+    start_ns INTEGER NOT NULL,
+    issues TEXT,
+    input_hash TEXT,
+    input_shape TEXT,
+    idempotency_key_hash TEXT,
+    conversation_id TEXT,
+    call_id TEXT,
+    kind INTEGER NOT NULL,
+    service TEXT
+  );
+  CREATE INDEX tool_calls_by_time ON tool_calls(start_ns);
+  CREATE INDEX tool_calls_by_tool ON tool_calls(tool, start_ns);
+  CREATE INDEX tool_calls_by_trace ON tool_calls(trace_seq);
+
+  CREATE TABLE conversation_traces (
+    conversation_id TEXT NOT NULL,
+    trace_seq INTEGER NOT NULL,
+    PRIMARY KEY (conversation_id, trace_seq)
+  ) WITHOUT ROWID;
+  CREATE INDEX conversation_traces_by_trace ON conversation_traces(trace_seq);
+
+  CREATE TABLE tool_minutes (
+    minute INTEGER NOT NULL,
+    tool TEXT NOT NULL,
+    version TEXT NOT NULL,
+    code TEXT NOT NULL,
+    calls INTEGER NOT NULL,
+    errors INTEGER NOT NULL,
+    hist TEXT NOT NULL,
+    PRIMARY KEY (minute, tool, version, code)
+  ) WITHOUT ROWID;
+
+  CREATE TABLE tool_hours (
+    hour INTEGER NOT NULL,
+    tool TEXT NOT NULL,
+    version TEXT NOT NULL,
+    code TEXT NOT NULL,
+    calls INTEGER NOT NULL,
+    errors INTEGER NOT NULL,
+    hist TEXT NOT NULL,
+    PRIMARY KEY (hour, tool, version, code)
+  ) WITHOUT ROWID;
+  `,
+];
+
+export type MigrationResult = { from: number; to: number };
+
+/** Brings the database to the newest schema; refuses a database from a newer collector. */
+export function migrate(db: Database.Database): MigrationResult {
+  const from = Number(db.pragma('user_version', { simple: true }));
+  if (from > MIGRATIONS.length) {
+    throw new Error(
+      `database schema version ${from} is newer than this collector (${MIGRATIONS.length}); upgrade toolscope`,
+    );
+  }
+  for (let v = from; v < MIGRATIONS.length; v++) {
+    const sql = MIGRATIONS[v] as string;
+    db.transaction(() => {
+      db.exec(sql);
+      db.pragma(`user_version = ${v + 1}`);
+    })();
+  }
+  return { from, to: MIGRATIONS.length };
+}

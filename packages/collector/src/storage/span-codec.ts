@@ -1,0 +1,110 @@
+// How spans are kept inside a block row: compact JSON keys, nanoseconds as decimal strings. Reading back
+// checks every field, so a damaged row degrades to a partial trace instead of a failed request.
+import type { SpanOut } from '../api/schemas.js';
+import type { AttrMap, NormalizedSpan } from '../otlp/model.js';
+
+type Stored = {
+  s: string;
+  p: string | null;
+  n: string;
+  k: number;
+  st: string;
+  en: string;
+  sc: number;
+  sm: string;
+  sn: string;
+  sv: string;
+  a: AttrMap;
+  e?: { timeUnixNano: string; name: string; attributes: AttrMap }[];
+  l?: { traceId: string; spanId: string; attributes: AttrMap }[];
+  t?: string[];
+  d?: number;
+};
+
+/** One span as stored inside a block (a block is a JSON array of these). */
+export function encodeSpan(span: NormalizedSpan): string {
+  {
+    const stored: Stored = {
+      s: span.spanId,
+      p: span.parentSpanId,
+      n: span.name,
+      k: span.kind,
+      st: span.startNs.toString(),
+      en: span.endNs.toString(),
+      sc: span.statusCode,
+      sm: span.statusMessage,
+      sn: span.scopeName,
+      sv: span.scopeVersion,
+      a: span.attributes,
+    };
+    if (span.events.length) {
+      stored.e = span.events.map((e) => ({
+        timeUnixNano: e.timeNs.toString(),
+        name: e.name,
+        attributes: e.attributes,
+      }));
+    }
+    if (span.links.length) stored.l = span.links;
+    if (span.truncatedKeys.length) stored.t = span.truncatedKeys;
+    if (span.droppedAttributes) stored.d = span.droppedAttributes;
+    return JSON.stringify(stored);
+  }
+}
+
+const str = (v: unknown): string => (typeof v === 'string' ? v : '');
+const num = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
+const obj = (v: unknown): Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
+const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
+
+function nanos(v: unknown): bigint {
+  return typeof v === 'string' && /^\d{1,20}$/.test(v) ? BigInt(v) : 0n;
+}
+
+/** The spans of a block, as the API returns them. */
+export function decodeSpans(
+  traceId: string,
+  json: string,
+  resource: Record<string, unknown>,
+): SpanOut[] {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(json);
+  } catch {
+    return [];
+  }
+  return list(parsed).map((item) => {
+    const o = obj(item);
+    const startNs = nanos(o.st);
+    const endNs = nanos(o.en);
+    return {
+      traceId,
+      spanId: str(o.s),
+      parentSpanId: typeof o.p === 'string' ? o.p : null,
+      name: str(o.n),
+      kind: num(o.k),
+      startTime: new Date(Number(startNs / 1_000_000n)).toISOString(),
+      startTimeUnixNano: startNs.toString(),
+      endTimeUnixNano: endNs.toString(),
+      durationMs: Number(endNs > startNs ? endNs - startNs : 0n) / 1e6,
+      status: { code: num(o.sc), message: str(o.sm) },
+      attributes: obj(o.a),
+      events: list(o.e).map((e) => {
+        const ev = obj(e);
+        return {
+          timeUnixNano: str(ev.timeUnixNano),
+          name: str(ev.name),
+          attributes: obj(ev.attributes),
+        };
+      }),
+      links: list(o.l).map((l) => {
+        const lk = obj(l);
+        return { traceId: str(lk.traceId), spanId: str(lk.spanId), attributes: obj(lk.attributes) };
+      }),
+      resource,
+      scope: { name: str(o.sn), version: str(o.sv) },
+      truncatedAttributes: list(o.t).filter((x): x is string => typeof x === 'string'),
+      droppedAttributes: num(o.d),
+    };
+  });
+}

@@ -1,0 +1,54 @@
+// The SQLite backend: a writer thread owns the writing connection (WAL, synchronous=NORMAL), the main thread
+// reads through its own connection, so API queries and commits never wait for each other. See
+// docs/decisions/0003 for the layout and durability choices.
+import Database from 'better-sqlite3';
+import { BlockWriter } from './block-writer.js';
+import { migrate } from './schema.js';
+import { SqliteReader } from './sqlite-reader.js';
+import type { Storage } from './storage.js';
+import { planWrite } from './write-plan.js';
+import { WriterThread } from './writer-thread.js';
+
+export type SqliteOptions = {
+  /** `synchronous` pragma: NORMAL survives a process kill (WAL); FULL also survives power loss, slower. */
+  synchronous?: 'NORMAL' | 'FULL';
+  /** Commit on a separate thread (default for files; `:memory:` always writes in-process). */
+  writerThread?: boolean;
+};
+
+export function openSqliteStorage(path: string, options: SqliteOptions = {}): Storage {
+  const memory = path === ':memory:' || path === '';
+  const db = new Database(path);
+  // Larger pages suit the block rows; it only takes effect on a new database.
+  db.pragma('page_size = 8192');
+  db.pragma('journal_mode = WAL');
+  db.pragma(`synchronous = ${options.synchronous ?? 'NORMAL'}`);
+  db.pragma('busy_timeout = 5000');
+  db.pragma('cache_size = -65536');
+  db.pragma('temp_store = MEMORY');
+  migrate(db);
+  const reader = new SqliteReader(db);
+  const threaded = !memory && options.writerThread !== false;
+  const inProcess = threaded ? undefined : new BlockWriter(db);
+  const thread = threaded ? new WriterThread(path, options.synchronous ?? 'NORMAL') : undefined;
+  return {
+    write: async (spans) => {
+      const plan = planWrite(spans);
+      if (thread) return thread.write(plan);
+      return (inProcess as BlockWriter).apply(plan);
+    },
+    tools: (since, until, tool) => reader.tools(since, until, tool),
+    calls: (filter) => reader.calls(filter),
+    trace: (id) => reader.trace(id),
+    conversation: (id) => reader.conversation(id),
+    deleteBefore: async (cutoffNs, maxTraces) => {
+      if (thread) return thread.deleteBefore(cutoffNs, maxTraces);
+      return (inProcess as BlockWriter).deleteBefore(cutoffNs, maxTraces);
+    },
+    close: async () => {
+      await thread?.close();
+      if (!memory) db.pragma('wal_checkpoint(TRUNCATE)');
+      db.close();
+    },
+  };
+}

@@ -1,0 +1,20 @@
+// The narrow storage interface the collector talks to (DESIGN.md §5). SQLite is the embedded default; a
+// PostgreSQL implementation for several stateless collectors would implement the same methods.
+import type { Call, SpanOut, ToolStats } from '../api/schemas.js';
+import type { NormalizedSpan } from '../otlp/model.js';
+import type { WriteOutcome } from './block-writer.js';
+import type { CallFilter } from './sqlite-reader.js';
+
+export type { CallFilter, WriteOutcome };
+
+export interface Storage {
+  /** Commits a batch durably (as the backend defines it) before resolving; duplicates are ignored. */
+  write(spans: NormalizedSpan[]): Promise<WriteOutcome>;
+  tools(sinceNs: bigint, untilNs: bigint, tool?: string): ToolStats[];
+  calls(filter: CallFilter): { calls: Call[]; nextCursor: string | null };
+  trace(traceId: string): SpanOut[] | null;
+  conversation(id: string): { traceIds: string[]; spans: SpanOut[] } | null;
+  /** Deletes at most `maxTraces` traces (and their calls) that started before the cutoff; returns how many. */
+  deleteBefore(cutoffNs: bigint, maxTraces: number): Promise<number>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,78 @@
+// The main-thread side of the writer thread: requests become promises, and a thread that dies fails what was
+// in flight (the ingest route answers 503) and is started again for the next write.
+import { Worker } from 'node:worker_threads';
+import type { WriteOutcome } from './block-writer.js';
+import type { WritePlan } from './write-plan.js';
+import type { WorkerReply, WorkerRequest } from './writer-worker.js';
+
+type Waiter = { resolve: (value: unknown) => void; reject: (error: Error) => void };
+type Body =
+  | { type: 'write'; plan: WritePlan }
+  | { type: 'delete'; cutoffNs: bigint; maxTraces: number }
+  | { type: 'close' };
+
+export class WriterThread {
+  readonly #path: string;
+  readonly #synchronous: 'NORMAL' | 'FULL';
+  #worker: Worker | undefined;
+  #nextId = 1;
+  readonly #waiting = new Map<number, Waiter>();
+
+  constructor(path: string, synchronous: 'NORMAL' | 'FULL') {
+    this.#path = path;
+    this.#synchronous = synchronous;
+  }
+
+  write(plan: WritePlan): Promise<WriteOutcome> {
+    return this.#send({ type: 'write', plan }) as Promise<WriteOutcome>;
+  }
+
+  deleteBefore(cutoffNs: bigint, maxTraces: number): Promise<number> {
+    return this.#send({ type: 'delete', cutoffNs, maxTraces }) as Promise<number>;
+  }
+
+  async close(): Promise<void> {
+    if (!this.#worker) return;
+    await this.#send({ type: 'close' });
+    await this.#worker.terminate();
+    this.#worker = undefined;
+  }
+
+  #send(body: Body): Promise<unknown> {
+    const worker = this.#worker ?? this.#start();
+    const id = this.#nextId++;
+    return new Promise((resolve, reject) => {
+      this.#waiting.set(id, { resolve, reject });
+      worker.postMessage({ id, ...body } satisfies WorkerRequest);
+    });
+  }
+
+  #start(): Worker {
+    const here = import.meta.url;
+    const source = here.endsWith('.ts');
+    const worker = new Worker(new URL('../../worker/entry.mjs', here), {
+      workerData: {
+        module: new URL(source ? './writer-worker.ts' : './writer-worker.js', here).href,
+        source,
+        path: this.#path,
+        synchronous: this.#synchronous,
+      },
+    });
+    worker.on('message', (reply: WorkerReply) => {
+      const waiter = this.#waiting.get(reply.id);
+      if (!waiter) return;
+      this.#waiting.delete(reply.id);
+      if (reply.ok) waiter.resolve(reply.value);
+      else waiter.reject(new Error(reply.message));
+    });
+    const fail = (error: Error) => {
+      if (this.#worker === worker) this.#worker = undefined;
+      for (const waiter of this.#waiting.values()) waiter.reject(error);
+      this.#waiting.clear();
+    };
+    worker.on('error', fail);
+    worker.on('exit', (code) => fail(new Error(`writer thread exited with code ${code}`)));
+    this.#worker = worker;
+    return worker;
+  }
+}

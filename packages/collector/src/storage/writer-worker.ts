@@ -1,0 +1,59 @@
+// The writer thread: owns the only writing connection and applies write plans one at a time, so commits never
+// hold the HTTP thread and API reads never wait for them (WAL).
+import { parentPort, workerData } from 'node:worker_threads';
+import Database from 'better-sqlite3';
+import { BlockWriter } from './block-writer.js';
+import type { WritePlan } from './write-plan.js';
+
+export type WorkerRequest =
+  | { id: number; type: 'write'; plan: WritePlan }
+  | { id: number; type: 'delete'; cutoffNs: bigint; maxTraces: number }
+  | { id: number; type: 'close' };
+
+export type WorkerReply =
+  | { id: number; ok: true; value: unknown }
+  | { id: number; ok: false; message: string };
+
+type Init = { path: string; synchronous: 'NORMAL' | 'FULL' };
+
+const init = workerData as Init;
+const port = parentPort;
+if (!port) throw new Error('writer-worker must run in a worker thread');
+
+const db = new Database(init.path);
+db.pragma('journal_mode = WAL');
+db.pragma(`synchronous = ${init.synchronous === 'FULL' ? 'FULL' : 'NORMAL'}`);
+db.pragma('busy_timeout = 5000');
+db.pragma('cache_size = -65536');
+db.pragma('temp_store = MEMORY');
+const writer = new BlockWriter(db);
+
+port.on('message', (request: WorkerRequest) => {
+  let reply: WorkerReply;
+  try {
+    switch (request.type) {
+      case 'write':
+        reply = { id: request.id, ok: true, value: writer.apply(request.plan) };
+        break;
+      case 'delete':
+        reply = {
+          id: request.id,
+          ok: true,
+          value: writer.deleteBefore(request.cutoffNs, request.maxTraces),
+        };
+        break;
+      case 'close':
+        db.pragma('wal_checkpoint(TRUNCATE)');
+        db.close();
+        reply = { id: request.id, ok: true, value: null };
+        break;
+    }
+  } catch (error) {
+    reply = {
+      id: request.id,
+      ok: false,
+      message: error instanceof Error ? error.message : String(error),
+    };
+  }
+  port.postMessage(reply);
+});

@@ -1,0 +1,86 @@
+// The `toolscope` CLI: help, clear errors for bad flags (exit 2), and `serve` as a real process that shuts
+// down cleanly on SIGTERM after committing what it acknowledged.
+import { spawn } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import type { CliIo } from '../src/cli/io.js';
+import { runCli } from '../src/index.js';
+import { jsonBody } from './harness.js';
+
+function captureIo(env: NodeJS.ProcessEnv = {}): CliIo & { stdout: string; stderr: string } {
+  const io = {
+    stdout: '',
+    stderr: '',
+    env,
+    out: (t: string) => {
+      io.stdout += t;
+    },
+    err: (t: string) => {
+      io.stderr += t;
+    },
+    onSignal: () => {},
+  };
+  return io;
+}
+
+describe('toolscope CLI', () => {
+  it('prints usage and exits 2 without a command, 0 for --help', async () => {
+    const io = captureIo();
+    expect(await runCli([], io)).toBe(2);
+    expect(io.stdout).toContain('Usage: toolscope <command>');
+    expect(await runCli(['serve', '--help'], captureIo())).toBe(0);
+  });
+
+  it.each([
+    [['nope'], 'unknown command "nope"'],
+    [['serve', '--port', 'abc'], '--port:'],
+    [['serve', '--port', '70000'], '--port:'],
+    [['serve', '--retention', 'forever'], '--retention: expected a duration'],
+    [['serve', '--frobnicate'], "Unknown option '--frobnicate'"],
+    [['serve', '--token', 'short'], '--token: use at least 8 characters'],
+  ])('exits 2 with a clear message for %j', async (argv, message) => {
+    const io = captureIo();
+    expect(await runCli(argv, io)).toBe(2);
+    expect(io.stderr).toContain(message);
+  });
+
+  it('serve runs as a process, stores what it acknowledged, and exits 0 on SIGTERM', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'toolscope-cli-'));
+    const tsx = fileURLToPath(new URL('../node_modules/.bin/tsx', import.meta.url));
+    const main = fileURLToPath(new URL('../src/cli/main.ts', import.meta.url));
+    const child = spawn(
+      tsx,
+      ['--conditions=@toolscope/source', main, 'serve', '--db', join(dir, 'x.db'), '--port', '0'],
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    let out = '';
+    const url = await new Promise<string>((resolve, reject) => {
+      child.stdout.on('data', (d: Buffer) => {
+        out += d.toString();
+        const m = /listening on (http:\/\/\S+)/.exec(out);
+        if (m?.[1]) resolve(m[1]);
+      });
+      child.on('exit', () => reject(new Error(`serve exited early: ${out}`)));
+    });
+    const res = await fetch(`${url}/v1/traces`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(jsonBody(77, 3)),
+    });
+    expect(res.status).toBe(200);
+    const exit = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    child.kill('SIGTERM');
+    expect(await exit).toBe(0);
+    expect(out).toContain('SIGTERM: flushing acknowledged spans and closing');
+    // The data is there for the next process.
+    const { openSqliteStorage } = await import('../src/index.js');
+    const storage = openSqliteStorage(join(dir, 'x.db'));
+    expect(storage.trace((77).toString(16).padStart(32, '0'))).toHaveLength(3);
+    await storage.close();
+  });
+});

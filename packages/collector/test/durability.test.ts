@@ -1,0 +1,39 @@
+// A re-sent batch adds nothing, and a restart keeps what was acknowledged.
+import { describe, expect, it } from 'vitest';
+import type { CallsResponse, TraceResponse } from '../src/index.js';
+import { getJson, jsonBody, postJson, startTestCollector } from './harness.js';
+
+const toolAttrs = (i: number) => ({
+  attributes: [
+    { key: 'gen_ai.tool.name', value: { stringValue: 'get_order' } },
+    { key: 'toolscope.input.hash', value: { stringValue: `h${i}` } },
+  ],
+});
+
+describe('durability', () => {
+  it('ignores a re-sent batch (exporter retry): no duplicate span, call or count', async () => {
+    const c = await startTestCollector();
+    const body = jsonBody(10, 4, toolAttrs);
+    expect((await postJson(c.url, body)).status).toBe(200);
+    expect((await postJson(c.url, body)).status).toBe(200);
+    const trace = await getJson<TraceResponse>(`${c.url}/api/traces/${'a'.padStart(32, '0')}`);
+    expect(trace.body.spans).toHaveLength(4);
+    const calls = await getJson<CallsResponse>(`${c.url}/api/calls?tool=get_order`);
+    expect(calls.body.calls).toHaveLength(4);
+    const tools = await getJson<{ tools: { calls: number }[] }>(`${c.url}/api/tools`);
+    expect(tools.body.tools[0]?.calls).toBe(4);
+    await c.stop();
+  });
+
+  it('keeps acknowledged data across a restart on the same file', async () => {
+    const first = await startTestCollector({}, undefined);
+    const dir = first.dir;
+    expect((await postJson(first.url, jsonBody(11, 3, toolAttrs))).status).toBe(200);
+    await first.close();
+    const second = await startTestCollector({}, dir);
+    const trace = await getJson<TraceResponse>(`${second.url}/api/traces/${'b'.padStart(32, '0')}`);
+    expect(trace.status).toBe(200);
+    expect(trace.body.spans.map((s) => s.name)).toEqual(['span-0', 'span-1', 'span-2']);
+    await second.stop();
+  });
+});

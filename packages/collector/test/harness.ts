@@ -1,0 +1,109 @@
+// Shared fixtures of the collector tests: a collector on a loopback port with a temporary SQLite file, real
+// OTel exporters pointed at it, and small request helpers.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { OTLPTraceExporter as JsonExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { OTLPTraceExporter as ProtoExporter } from '@opentelemetry/exporter-trace-otlp-proto';
+import { resourceFromAttributes } from '@opentelemetry/resources';
+import {
+  BasicTracerProvider,
+  BatchSpanProcessor,
+  type SpanExporter,
+} from '@opentelemetry/sdk-trace-base';
+import { type Collector, type CollectorOptions, startCollector } from '../src/index.js';
+
+export type TestCollector = Collector & { dir: string; dbPath: string; stop(): Promise<void> };
+
+export async function startTestCollector(
+  options: Partial<CollectorOptions> = {},
+  dir?: string,
+): Promise<TestCollector> {
+  const folder = dir ?? mkdtempSync(join(tmpdir(), 'toolscope-test-'));
+  const dbPath = join(folder, 'toolscope.db');
+  const collector = await startCollector({ db: dbPath, port: 0, ...options });
+  return {
+    ...collector,
+    dir: folder,
+    dbPath,
+    stop: async () => {
+      await collector.close();
+      if (!dir) rmSync(folder, { recursive: true, force: true });
+    },
+  };
+}
+
+export type ExporterKind = 'proto' | 'json';
+
+/** A tracer provider exporting to the collector with the real OTLP/HTTP exporter of the given kind. */
+export function exportingProvider(
+  url: string,
+  kind: ExporterKind,
+  opts: { gzip?: boolean; headers?: Record<string, string> } = {},
+) {
+  const config = {
+    url: `${url}/v1/traces`,
+    ...(opts.gzip ? { compression: 'gzip' as never } : {}),
+    ...(opts.headers ? { headers: opts.headers } : {}),
+  };
+  const exporter: SpanExporter =
+    kind === 'proto' ? new ProtoExporter(config) : new JsonExporter(config);
+  const provider = new BasicTracerProvider({
+    resource: resourceFromAttributes({ 'service.name': `svc-${kind}` }),
+    spanProcessors: [
+      new BatchSpanProcessor(exporter, { maxExportBatchSize: 512, scheduledDelayMillis: 50 }),
+    ],
+  });
+  return { provider, exporter };
+}
+
+export async function getJson<T = unknown>(
+  url: string,
+  init?: RequestInit,
+): Promise<{ status: number; body: T; headers: Headers }> {
+  const res = await fetch(url, init);
+  const text = await res.text();
+  return { status: res.status, body: (text ? JSON.parse(text) : null) as T, headers: res.headers };
+}
+
+const hex = (n: number, len: number) => n.toString(16).padStart(len, '0');
+
+/** An OTLP/JSON body with `count` spans of one trace; ids derive from `seed` so bodies can be re-sent. */
+export function jsonBody(
+  seed: number,
+  count: number,
+  extra: (i: number) => Record<string, unknown> = () => ({}),
+  startMs = Date.now(),
+) {
+  const traceId = hex(seed, 32);
+  return {
+    resourceSpans: [
+      {
+        resource: { attributes: [{ key: 'service.name', value: { stringValue: 'json-svc' } }] },
+        scopeSpans: [
+          {
+            scope: { name: 'test' },
+            spans: Array.from({ length: count }, (_, i) => ({
+              traceId,
+              spanId: hex(seed * 1000 + i + 1, 16),
+              name: `span-${i}`,
+              kind: 1,
+              startTimeUnixNano: String(BigInt(startMs + i) * 1_000_000n),
+              endTimeUnixNano: String(BigInt(startMs + i + 5) * 1_000_000n),
+              attributes: [],
+              ...extra(i),
+            })),
+          },
+        ],
+      },
+    ],
+  };
+}
+
+export function postJson(url: string, body: unknown, headers: Record<string, string> = {}) {
+  return fetch(`${url}/v1/traces`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
+}

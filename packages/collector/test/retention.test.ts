@@ -1,0 +1,34 @@
+// Retention deletes old traces with their calls and rollups, in steps, and keeps recent data.
+import { describe, expect, it } from 'vitest';
+import type { ToolsResponse } from '../src/index.js';
+import { startRetention } from '../src/ingest/retention.js';
+import { getJson, jsonBody, postJson, startTestCollector } from './harness.js';
+
+describe('retention', () => {
+  it('removes data older than the window and nothing newer', async () => {
+    const c = await startTestCollector();
+    const toolAttrs = () => ({
+      attributes: [{ key: 'gen_ai.tool.name', value: { stringValue: 'get_order' } }],
+    });
+    for (let i = 0; i < 450; i++) {
+      expect(
+        (await postJson(c.url, jsonBody(1000 + i, 2, toolAttrs, Date.now() - 10 * 86_400_000)))
+          .status,
+      ).toBe(200);
+    }
+    expect((await postJson(c.url, jsonBody(5000, 2, toolAttrs))).status).toBe(200);
+    const retention = startRetention(c.storage, c.queue, 7 * 86_400_000, 3_600_000);
+    // More old traces than one step deletes: runOnce loops until none are left.
+    await retention.runOnce();
+    retention.stop();
+    const all = await getJson<ToolsResponse>(`${c.url}/api/tools?since=30d`);
+    expect(all.body.tools).toEqual([expect.objectContaining({ name: 'get_order', calls: 2 })]);
+    expect(
+      (await fetch(`${c.url}/api/traces/${(1000).toString(16).padStart(32, '0')}`)).status,
+    ).toBe(404);
+    expect(
+      (await fetch(`${c.url}/api/traces/${(5000).toString(16).padStart(32, '0')}`)).status,
+    ).toBe(200);
+    await c.stop();
+  });
+});
