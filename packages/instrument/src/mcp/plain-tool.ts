@@ -98,7 +98,8 @@ export function plainToolsCall(state: ServerState, isDefined: (name: string) => 
             result.structuredContent ?? result.content,
           );
         }
-        span.setAttributes(end);
+        // A plain success adds nothing: skip the attribute copy the SDK would make for an empty object.
+        if (!outcome.ok || state.capture) span.setAttributes(end);
         span.end(outcome.ok ? undefined : outcome.code);
         return result;
       } catch (error) {

@@ -51,6 +51,17 @@ function extract(carrier: Carrier): Context | undefined {
   return trace.getSpanContext(ctx) ? ctx : undefined;
 }
 
+function hasTraceKeys(carrier: unknown): boolean {
+  return (
+    isRecord(carrier) &&
+    (carrier.traceparent !== undefined ||
+      carrier.baggage !== undefined ||
+      propagation
+        .fields()
+        .some((f) => f !== 'traceparent' && f !== 'tracestate' && carrier[f] !== undefined))
+  );
+}
+
 function isRecord(value: unknown): value is Carrier {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
@@ -62,8 +73,10 @@ export type ServerParent = { parent: Context; links: Link[] | undefined };
  * the HTTP request are linked, not used as parents.
  */
 export function serverParent(meta: unknown, headers: unknown): ServerParent {
-  const fromMeta = isRecord(meta) ? extract(meta) : undefined;
   const ambient = context.active();
+  // Nothing to extract (a client without trace context): skip the propagator entirely.
+  if (!hasTraceKeys(meta) && !hasTraceKeys(headers)) return { parent: ambient, links: undefined };
+  const fromMeta = isRecord(meta) ? extract(meta) : undefined;
   const fromHeaders = isRecord(headers) ? extract(headers) : undefined;
   if (!fromMeta) {
     if (trace.getSpanContext(ambient)) return { parent: ambient, links: undefined };

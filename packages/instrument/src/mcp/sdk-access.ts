@@ -73,13 +73,22 @@ export function registeredTool(
   };
 }
 
+const transportKinds = new WeakMap<object, 'pipe' | 'tcp' | 'other'>();
+
 /** `network.transport` of an SDK transport: stdio is a pipe, HTTP and SSE run over TCP, others unknown. */
 export function networkTransportOf(transport: unknown): 'pipe' | 'tcp' | undefined {
   if (typeof transport !== 'object' || transport === null) return undefined;
-  const name = transport.constructor?.name ?? '';
-  if (name.startsWith('Stdio')) return 'pipe';
-  if (name.startsWith('StreamableHTTP') || name.startsWith('SSE')) return 'tcp';
-  return undefined;
+  let kind = transportKinds.get(transport);
+  if (!kind) {
+    const name = transport.constructor?.name ?? '';
+    kind = name.startsWith('Stdio')
+      ? 'pipe'
+      : name.startsWith('StreamableHTTP') || name.startsWith('SSE')
+        ? 'tcp'
+        : 'other';
+    transportKinds.set(transport, kind);
+  }
+  return kind === 'other' ? undefined : kind;
 }
 
 /** A string property of a transport (`sessionId`, `protocolVersion`). */
@@ -107,11 +116,14 @@ export type DecodedExtra = {
 
 /** The handler `extra` of a request, decoded field by field. */
 export function decodeExtra(extra: unknown): DecodedExtra {
-  const requestId = get(extra, 'requestId');
-  const sessionId = get(extra, 'sessionId');
-  const meta = get(extra, '_meta');
-  const headers = get(get(extra, 'requestInfo'), 'headers');
-  const signal = get(extra, 'signal');
+  // The SDK passes a plain object: read it directly (this runs on every call), checking each field's type.
+  const e = isRecord(extra) ? extra : {};
+  const requestId = e.requestId;
+  const sessionId = e.sessionId;
+  const meta = e._meta;
+  const info = e.requestInfo;
+  const headers = isRecord(info) ? info.headers : undefined;
+  const signal = e.signal;
   return {
     requestId:
       typeof requestId === 'string' || typeof requestId === 'number'
