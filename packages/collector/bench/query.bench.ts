@@ -20,10 +20,14 @@ const hex = (n: number, len: number) => n.toString(16).padStart(len, '0');
 
 function span(i: number): NormalizedSpan {
   const trace = Math.floor(i / PER_TRACE);
-  const tool = TOOLS[i % TOOLS.length] as string;
+  const tool = (
+    trace % 50 === 0 && i % PER_TRACE < 3 ? TOOLS[0] : TOOLS[i % TOOLS.length]
+  ) as string;
   const startNs = nowNs - DAY_NS + (DAY_NS * BigInt(i)) / BigInt(CALLS) + 1_000_000n;
-  const failing = i % 10 === 0;
-  const code = CODES[i % CODES.length] as string;
+  // Every 50th trace: the seed's story, one input sent three times and refused each time.
+  const looping = trace % 50 === 0 && i % PER_TRACE < 3;
+  const failing = looping || i % 10 === 0;
+  const code = looping ? 'INVALID_INPUT' : (CODES[i % CODES.length] as string);
   const attributes: Record<string, string | number | boolean> = {
     'gen_ai.operation.name': 'execute_tool',
     'gen_ai.tool.name': tool,
@@ -33,7 +37,7 @@ function span(i: number): NormalizedSpan {
     'toolscope.attempt': 1,
     'toolscope.effect': 'read',
     'toolscope.partial_effect': false,
-    'toolscope.input.hash': hex((i * 2654435761) >>> 0, 16),
+    'toolscope.input.hash': looping ? hex(trace, 16) : hex((i * 2654435761) >>> 0, 16),
     'toolscope.input.shape': 'customerId:string',
   };
   if (failing)
@@ -108,5 +112,6 @@ await timeIt(
   21,
 );
 await timeIt('GET /api/conversations/:id', '/api/conversations/conv-42', 11);
+await timeIt('GET /api/flags (24 h)', '/api/flags?since=24h', 11, 500);
 await collector.close();
 rmSync(dir, { recursive: true, force: true });

@@ -1,7 +1,9 @@
 // A running collector: storage, the single writer, retention and the HTTP app, with an orderly shutdown that
 // commits everything already acknowledged.
 import type { FastifyInstance } from 'fastify';
+import { startWebhook } from './alerts/webhook.js';
 import { buildApp } from './api/app.js';
+import type { LoopThresholds } from './detectors/retry-loops.js';
 import { startRetention } from './ingest/retention.js';
 import { WriteQueue } from './ingest/write-queue.js';
 import { openSqliteStorage } from './storage/sqlite-storage.js';
@@ -23,6 +25,10 @@ export type CollectorOptions = {
   maxBatchSpans?: number;
   synchronous?: 'NORMAL' | 'FULL';
   logger?: boolean;
+  /** POST each new flag once to this URL. */
+  alertWebhook?: string | undefined;
+  /** Retry-loop detector thresholds. */
+  thresholds?: Partial<LoopThresholds>;
   /** A ready storage instead of opening `db` (other backends, tests). */
   storage?: Storage;
 };
@@ -57,6 +63,9 @@ export async function startCollector(options: CollectorOptions): Promise<Collect
         app.log.error({ err: error }, 'retention step failed'),
       )
     : undefined;
+  const webhook = options.alertWebhook
+    ? startWebhook(storage, options.alertWebhook, { onError: (message) => app.log.warn(message) })
+    : undefined;
   const address = await app.listen({
     host: options.host ?? '127.0.0.1',
     port: options.port ?? 4318,
@@ -70,6 +79,7 @@ export async function startCollector(options: CollectorOptions): Promise<Collect
     close: () => {
       closing ??= (async () => {
         retention?.stop();
+        await webhook?.stop();
         // Stop accepting connections first; requests in flight still get their answer.
         await app.close();
         await queue.close();

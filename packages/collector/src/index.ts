@@ -1,5 +1,7 @@
 // Public API of @toolscope/collector. Every export here is public contract: add, never rename.
 
+export type { Webhook, WebhookOptions } from './alerts/webhook.js';
+export { flagKey, startWebhook } from './alerts/webhook.js';
 export type { AppOptions } from './api/app.js';
 export { buildApp } from './api/app.js';
 export type {
@@ -25,6 +27,11 @@ export {
 export { main as runCli } from './cli/main.js';
 export type { Collector, CollectorOptions } from './collector.js';
 export { startCollector } from './collector.js';
+export { DEFAULT_DRIFT_THRESHOLDS, detectDrift } from './detectors/drift.js';
+export type { Flag, FlagsResponse } from './detectors/flag.js';
+export { FLAG_KINDS, flagSchema, flagsResponseSchema } from './detectors/flag.js';
+export type { LoopCall, LoopFlag, LoopThresholds } from './detectors/retry-loops.js';
+export { DEFAULT_LOOP_THRESHOLDS, detectLoops } from './detectors/retry-loops.js';
 export type { CollectorErrorCode } from './errors.js';
 export { COLLECTOR_ERRORS, CollectorError } from './errors.js';
 export { WriteQueue } from './ingest/write-queue.js';

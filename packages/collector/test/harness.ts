@@ -107,3 +107,78 @@ export function postJson(url: string, body: unknown, headers: Record<string, str
     body: typeof body === 'string' ? body : JSON.stringify(body),
   });
 }
+
+/** A tool call to send as OTLP/JSON: every Toolscope attribute the detectors read. */
+export type ToolCallSpec = {
+  trace: number;
+  tool?: string;
+  version?: string;
+  hash?: string;
+  input: string;
+  code?: string;
+  retryable?: boolean;
+  partialEffect?: boolean;
+  effect?: 'read' | 'write';
+  idempotencyKey?: string;
+  conversation?: string;
+  shape?: string;
+  issues?: { path: string; code: string; message: string }[];
+  atMs: number;
+};
+
+let spanSeq = 1;
+const str = (key: string, value: string) => ({ key, value: { stringValue: value } });
+
+/** An OTLP/JSON body of tool-call spans (ids derive from `trace` and a counter). */
+export function otlpToolCalls(calls: ToolCallSpec[]) {
+  return {
+    resourceSpans: [
+      {
+        resource: { attributes: [str('service.name', 'agent')] },
+        scopeSpans: [
+          {
+            scope: { name: '@toolscope/instrument' },
+            spans: calls.map((call) => {
+              const tool = call.tool ?? 'get_order';
+              const attrs = [
+                str('gen_ai.tool.name', tool),
+                str('toolscope.schema.version', call.version ?? '1'),
+                str('toolscope.schema.hash', call.hash ?? 'aaaaaaaaaaaaaaaa'),
+                str('toolscope.input.hash', call.input),
+                str('toolscope.input.shape', call.shape ?? 'customerId:string'),
+                str('toolscope.effect', call.effect ?? 'read'),
+                {
+                  key: 'toolscope.partial_effect',
+                  value: { boolValue: call.partialEffect ?? false },
+                },
+              ];
+              if (call.code) {
+                attrs.push(str('toolscope.error.code', call.code), str('error.type', call.code));
+                attrs.push({
+                  key: 'toolscope.retryable',
+                  value: { boolValue: call.retryable ?? false },
+                });
+              }
+              if (call.idempotencyKey)
+                attrs.push(str('toolscope.idempotency_key.hash', call.idempotencyKey));
+              if (call.conversation) attrs.push(str('gen_ai.conversation.id', call.conversation));
+              if (call.issues)
+                attrs.push(str('toolscope.validation.issues', JSON.stringify(call.issues)));
+              const start = BigInt(call.atMs) * 1_000_000n;
+              return {
+                traceId: hex(call.trace, 32),
+                spanId: hex(spanSeq++, 16),
+                name: `execute_tool ${tool}`,
+                kind: 1,
+                startTimeUnixNano: String(start),
+                endTimeUnixNano: String(start + 2_000_000n),
+                attributes: attrs,
+                status: { code: call.code ? 2 : 0 },
+              };
+            }),
+          },
+        ],
+      },
+    ],
+  };
+}

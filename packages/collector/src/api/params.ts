@@ -1,5 +1,6 @@
 // Query-parameter parsing: every parameter is checked, and a bad one gets a 400 naming it.
 import { z } from 'zod';
+import { FLAG_KINDS } from '../detectors/flag.js';
 
 const DURATION = /^(\d{1,9})(ms|s|m|h|d|w)$/;
 const UNIT_MS: Record<string, number> = {
@@ -116,3 +117,10 @@ export function rangeOf(q: {
   if (sinceNs >= untilNs) return { error: 'since: must be before until' };
   return { sinceNs, untilNs };
 }
+
+export const flagsQuerySchema = rangeQuerySchema
+  .extend({
+    kind: z.enum(FLAG_KINDS).optional(),
+    tool: text.optional(),
+  })
+  .strict();

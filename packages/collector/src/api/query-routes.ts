@@ -1,10 +1,12 @@
 // GET /api/tools, /api/calls, /api/traces/:traceId, /api/conversations/:id and /api/health.
 import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FlagsResponse } from '../detectors/flag.js';
 import type { WriteQueue } from '../ingest/write-queue.js';
 import type { Storage } from '../storage/storage.js';
 import {
   callsQuerySchema,
   conversationParams,
+  flagsQuerySchema,
   parseQuery,
   rangeOf,
   toolsQuerySchema,
@@ -65,6 +67,17 @@ export function registerQueryRoutes(
     const found = storage.conversation(p.data.id);
     if (!found) return notFound(reply, `conversation ${p.data.id} is not stored`);
     const body: ConversationResponse = { conversationId: p.data.id, ...found };
+    return body;
+  });
+
+  app.get('/api/flags', async (request, reply) => {
+    const q = parseQuery(flagsQuerySchema, request.query);
+    if (!q.ok) return badRequest(reply, q.message);
+    const range = rangeOf(q.data);
+    if ('error' in range) return badRequest(reply, range.error);
+    const body: FlagsResponse = {
+      flags: storage.flags(range.sinceNs, range.untilNs, { kind: q.data.kind, tool: q.data.tool }),
+    };
     return body;
   });
 

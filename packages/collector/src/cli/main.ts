@@ -1,12 +1,16 @@
 // The `toolscope` command line: dispatches to the subcommands and turns their result into the exit code.
 import { COLLECTOR_VERSION } from '../version.js';
+import { ci } from './ci.js';
 import { type CliIo, processIo } from './io.js';
+import { report } from './report.js';
 import { serve } from './serve.js';
 
 export const USAGE = `Usage: toolscope <command> [options]
 
 Commands:
   serve      run the collector: OTLP/HTTP ingest, SQLite storage, JSON API
+  report     print per-tool error rates and flags for CI (markdown, json, junit) with thresholds
+  ci         run a command against a temporary collector, then report
 
 Run "toolscope <command> --help" for the options of a command.
 `;
@@ -16,6 +20,10 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
   switch (command) {
     case 'serve':
       return serve(rest, io);
+    case 'report':
+      return report(rest, io);
+    case 'ci':
+      return ci(rest, io);
     case '--version':
     case '-v':
       io.out(`${COLLECTOR_VERSION}\n`);

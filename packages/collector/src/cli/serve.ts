@@ -18,6 +18,9 @@ Options:
   --token TOKEN      require "Authorization: Bearer TOKEN" on every route (or set TOOLSCOPE_TOKEN)
   --max-body-mb N    largest accepted body after decompression, in MiB (default 16)
   --sync MODE        SQLite synchronous mode: normal (survives a process kill) or full (also power loss)
+  --alert-webhook URL   POST each new flag once (JSON), retried with backoff
+  --identical-retry-min N   calls with one input that make an identical_retry flag (default 3)
+  --retry-cap N      attempts a read may make after RETRYABLE before a repeat is a loop (default 3)
   -h, --help         show this help
 `;
 
@@ -39,6 +42,9 @@ const serveFlagsSchema = z.object({
   token: z.string().min(8, 'use at least 8 characters').optional(),
   'max-body-mb': z.coerce.number().min(0.001).max(1024).default(16),
   sync: z.enum(['normal', 'full']).default('normal'),
+  'alert-webhook': z.url({ protocol: /^https?$/ }).optional(),
+  'identical-retry-min': z.coerce.number().int().min(2).max(100).optional(),
+  'retry-cap': z.coerce.number().int().min(1).max(100).optional(),
 });
 
 export async function serve(argv: string[], io: CliIo): Promise<number> {
@@ -55,6 +61,9 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
         token: { type: 'string' },
         'max-body-mb': { type: 'string' },
         sync: { type: 'string' },
+        'alert-webhook': { type: 'string' },
+        'identical-retry-min': { type: 'string' },
+        'retry-cap': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     }));
@@ -95,6 +104,11 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
       retentionMs: f.retention,
       maxBodyBytes: Math.round(f['max-body-mb'] * 1024 * 1024),
       synchronous: f.sync === 'full' ? 'FULL' : 'NORMAL',
+      alertWebhook: f['alert-webhook'],
+      thresholds: {
+        ...(f['identical-retry-min'] ? { identicalRetryMin: f['identical-retry-min'] } : {}),
+        ...(f['retry-cap'] ? { retryCap: f['retry-cap'] } : {}),
+      },
       logger: false,
     });
   } catch (error) {

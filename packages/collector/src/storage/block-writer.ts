@@ -3,6 +3,8 @@
 // hour rollups, all in one transaction.
 import { createHash } from 'node:crypto';
 import type Database from 'better-sqlite3';
+import type { LoopThresholds } from '../detectors/retry-loops.js';
+import { DetectorState, newTouch, touchCall } from './detector-state.js';
 import { addTo, deserialize, type Histogram, mergeInto, serialize } from './histogram.js';
 import type { RollupInput, WritePlan } from './write-plan.js';
 
@@ -31,9 +33,11 @@ export class BlockWriter {
   readonly #rollupRows = new Map<string, { calls: number; errors: number; hist: Histogram }>();
   readonly #stmt;
   readonly #applyTx: (plan: WritePlan) => WriteOutcome;
+  readonly #detectors: DetectorState;
   readonly #deleteTx: (cutoffNs: bigint, maxTraces: number) => number;
 
-  constructor(db: Database.Database) {
+  constructor(db: Database.Database, thresholds: Partial<LoopThresholds> = {}) {
+    this.#detectors = new DetectorState(db, thresholds);
     this.#stmt = {
       findTrace: db.prepare<[string], { seq: number }>('SELECT seq FROM traces WHERE trace_id = ?'),
       insertTrace: db.prepare('INSERT INTO traces (trace_id, first_ns) VALUES (?, ?)'),
@@ -98,6 +102,10 @@ export class BlockWriter {
       }
       db.prepare('DELETE FROM tool_minutes WHERE minute < ?').run(cutoffNs / NS_PER_MINUTE);
       db.prepare('DELETE FROM tool_hours WHERE hour < ?').run(cutoffNs / NS_PER_HOUR);
+      db.prepare('DELETE FROM flags WHERE last_ns < ?').run(cutoffNs);
+      db.prepare('DELETE FROM tool_schemas WHERE last_ns < ?').run(cutoffNs);
+      db.prepare('DELETE FROM tool_shapes WHERE last_ns < ?').run(cutoffNs);
+      db.prepare('DELETE FROM tool_paths WHERE minute < ?').run(cutoffNs / NS_PER_MINUTE);
       return seqs.length;
     });
   }
@@ -125,6 +133,7 @@ export class BlockWriter {
     this.#recentIds.clear();
     this.#resourceIds.clear();
     this.#rollupRows.clear();
+    this.#detectors.forget();
   }
 
   #seqOf(traceId: string, startNs: bigint): { seq: number; created: boolean } {
@@ -174,6 +183,7 @@ export class BlockWriter {
     >();
     const minutes = new Map<string, Rollup>();
     const conversations = new Set<string>();
+    const touch = newTouch();
     let inserted = 0;
     let toolCalls = 0;
     for (const span of plan.spans) {
@@ -204,7 +214,11 @@ export class BlockWriter {
           }
         }
       }
-      if (span.rollup) accumulate(minutes, span.rollup);
+      if (span.rollup) {
+        accumulate(minutes, span.rollup);
+        // Client-side spans have no rollup and feed no detector: the server's span of the same call does.
+        if (span.call) touchCall(touch, seq, span.call);
+      }
     }
     for (const b of blocks.values()) {
       this.#stmt.insertBlock.run(b.seq, b.resourceId, b.ids.join(' '), `[${b.json.join(',')}]`);
@@ -223,6 +237,7 @@ export class BlockWriter {
         serialize(hist),
       );
     }
+    this.#detectors.apply(touch);
     return { inserted, duplicates: plan.spans.length - inserted, toolCalls };
   }
 }

@@ -89,6 +89,58 @@ export const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (hour, tool, version, code)
   ) WITHOUT ROWID;
   `,
+  // v2: detector state. Retry-loop flags are computed on the writer thread for the traces and conversations
+  // a batch touched; drift is computed at query time from these small per-tool tables.
+  `
+  CREATE TABLE flags (
+    id INTEGER PRIMARY KEY,
+    kind TEXT NOT NULL,
+    severity TEXT NOT NULL,
+    tool TEXT NOT NULL,
+    scope TEXT NOT NULL,
+    scope_key TEXT NOT NULL,
+    trace_id TEXT,
+    conversation_id TEXT,
+    count INTEGER NOT NULL,
+    first_ns INTEGER NOT NULL,
+    last_ns INTEGER NOT NULL,
+    summary TEXT NOT NULL,
+    evidence TEXT NOT NULL
+  );
+  CREATE INDEX flags_by_time ON flags(last_ns);
+  CREATE INDEX flags_by_scope ON flags(scope, scope_key);
+
+  CREATE TABLE tool_schemas (
+    tool TEXT NOT NULL,
+    version TEXT NOT NULL,
+    schema_hash TEXT NOT NULL,
+    first_ns INTEGER NOT NULL,
+    last_ns INTEGER NOT NULL,
+    calls INTEGER NOT NULL,
+    last_trace_id TEXT NOT NULL,
+    PRIMARY KEY (tool, version, schema_hash)
+  ) WITHOUT ROWID;
+
+  CREATE TABLE tool_shapes (
+    tool TEXT NOT NULL,
+    shape TEXT NOT NULL,
+    first_ns INTEGER NOT NULL,
+    last_ns INTEGER NOT NULL,
+    calls INTEGER NOT NULL,
+    invalid INTEGER NOT NULL,
+    PRIMARY KEY (tool, shape)
+  ) WITHOUT ROWID;
+
+  CREATE TABLE tool_paths (
+    tool TEXT NOT NULL,
+    code TEXT NOT NULL,
+    path TEXT NOT NULL,
+    minute INTEGER NOT NULL,
+    count INTEGER NOT NULL,
+    last_trace_id TEXT NOT NULL,
+    PRIMARY KEY (tool, code, path, minute)
+  ) WITHOUT ROWID;
+  `,
 ];
 
 export type MigrationResult = { from: number; to: number };

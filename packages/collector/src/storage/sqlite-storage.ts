@@ -2,7 +2,9 @@
 // reads through its own connection, so API queries and commits never wait for each other. See
 // docs/decisions/0003 for the layout and durability choices.
 import Database from 'better-sqlite3';
+import type { LoopThresholds } from '../detectors/retry-loops.js';
 import { BlockWriter } from './block-writer.js';
+import { readFlags } from './flag-reader.js';
 import { migrate } from './schema.js';
 import { SqliteReader } from './sqlite-reader.js';
 import type { Storage } from './storage.js';
@@ -14,6 +16,8 @@ export type SqliteOptions = {
   synchronous?: 'NORMAL' | 'FULL';
   /** Commit on a separate thread (default for files; `:memory:` always writes in-process). */
   writerThread?: boolean;
+  /** Retry-loop detector thresholds. */
+  thresholds?: Partial<LoopThresholds>;
 };
 
 export function openSqliteStorage(path: string, options: SqliteOptions = {}): Storage {
@@ -29,8 +33,11 @@ export function openSqliteStorage(path: string, options: SqliteOptions = {}): St
   migrate(db);
   const reader = new SqliteReader(db);
   const threaded = !memory && options.writerThread !== false;
-  const inProcess = threaded ? undefined : new BlockWriter(db);
-  const thread = threaded ? new WriterThread(path, options.synchronous ?? 'NORMAL') : undefined;
+  const thresholds = options.thresholds ?? {};
+  const inProcess = threaded ? undefined : new BlockWriter(db, thresholds);
+  const thread = threaded
+    ? new WriterThread(path, options.synchronous ?? 'NORMAL', thresholds)
+    : undefined;
   return {
     write: async (spans) => {
       const plan = planWrite(spans);
@@ -41,6 +48,7 @@ export function openSqliteStorage(path: string, options: SqliteOptions = {}): St
     calls: (filter) => reader.calls(filter),
     trace: (id) => reader.trace(id),
     conversation: (id) => reader.conversation(id),
+    flags: (since, until, filter) => readFlags(db, reader, since, until, filter),
     deleteBefore: async (cutoffNs, maxTraces) => {
       if (thread) return thread.deleteBefore(cutoffNs, maxTraces);
       return (inProcess as BlockWriter).deleteBefore(cutoffNs, maxTraces);

@@ -1,6 +1,7 @@
 // The narrow storage interface the collector talks to (DESIGN.md §5). SQLite is the embedded default; a
 // PostgreSQL implementation for several stateless collectors would implement the same methods.
 import type { Call, SpanOut, ToolStats } from '../api/schemas.js';
+import type { Flag } from '../detectors/flag.js';
 import type { NormalizedSpan } from '../otlp/model.js';
 import type { WriteOutcome } from './block-writer.js';
 import type { CallFilter } from './sqlite-reader.js';
@@ -14,6 +15,12 @@ export interface Storage {
   calls(filter: CallFilter): { calls: Call[]; nextCursor: string | null };
   trace(traceId: string): SpanOut[] | null;
   conversation(id: string): { traceIds: string[]; spans: SpanOut[] } | null;
+  /** Retry-loop and drift flags of the window (DESIGN.md §4). */
+  flags(
+    sinceNs: bigint,
+    untilNs: bigint,
+    filter: { kind?: string | undefined; tool?: string | undefined },
+  ): Flag[];
   /** Deletes at most `maxTraces` traces (and their calls) that started before the cutoff; returns how many. */
   deleteBefore(cutoffNs: bigint, maxTraces: number): Promise<number>;
   close(): Promise<void>;

@@ -1,6 +1,7 @@
 // The main-thread side of the writer thread: requests become promises, and a thread that dies fails what was
 // in flight (the ingest route answers 503) and is started again for the next write.
 import { Worker } from 'node:worker_threads';
+import type { LoopThresholds } from '../detectors/retry-loops.js';
 import type { WriteOutcome } from './block-writer.js';
 import type { WritePlan } from './write-plan.js';
 import type { WorkerReply, WorkerRequest } from './writer-worker.js';
@@ -14,13 +15,15 @@ type Body =
 export class WriterThread {
   readonly #path: string;
   readonly #synchronous: 'NORMAL' | 'FULL';
+  readonly #thresholds: Partial<LoopThresholds>;
   #worker: Worker | undefined;
   #nextId = 1;
   readonly #waiting = new Map<number, Waiter>();
 
-  constructor(path: string, synchronous: 'NORMAL' | 'FULL') {
+  constructor(path: string, synchronous: 'NORMAL' | 'FULL', thresholds: Partial<LoopThresholds>) {
     this.#path = path;
     this.#synchronous = synchronous;
+    this.#thresholds = thresholds;
   }
 
   write(plan: WritePlan): Promise<WriteOutcome> {
@@ -56,6 +59,7 @@ export class WriterThread {
         source,
         path: this.#path,
         synchronous: this.#synchronous,
+        thresholds: this.#thresholds,
       },
     });
     worker.on('message', (reply: WorkerReply) => {

@@ -2,6 +2,7 @@
 // hold the HTTP thread and API reads never wait for them (WAL).
 import { parentPort, workerData } from 'node:worker_threads';
 import Database from 'better-sqlite3';
+import type { LoopThresholds } from '../detectors/retry-loops.js';
 import { BlockWriter } from './block-writer.js';
 import type { WritePlan } from './write-plan.js';
 
@@ -14,7 +15,7 @@ export type WorkerReply =
   | { id: number; ok: true; value: unknown }
   | { id: number; ok: false; message: string };
 
-type Init = { path: string; synchronous: 'NORMAL' | 'FULL' };
+type Init = { path: string; synchronous: 'NORMAL' | 'FULL'; thresholds: Partial<LoopThresholds> };
 
 const init = workerData as Init;
 const port = parentPort;
@@ -26,7 +27,7 @@ db.pragma(`synchronous = ${init.synchronous === 'FULL' ? 'FULL' : 'NORMAL'}`);
 db.pragma('busy_timeout = 5000');
 db.pragma('cache_size = -65536');
 db.pragma('temp_store = MEMORY');
-const writer = new BlockWriter(db);
+const writer = new BlockWriter(db, init.thresholds);
 
 port.on('message', (request: WorkerRequest) => {
   let reply: WorkerReply;

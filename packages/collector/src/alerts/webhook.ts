@@ -1,0 +1,117 @@
+// `--alert-webhook URL`: posts each new flag once, as JSON, from a background poll of the flags API. Delivery
+// is retried with backoff and never blocks ingest. Flags present when the collector starts count as already
+// sent, so a restart does not repeat them.
+import type { Flag } from '../detectors/flag.js';
+import type { Storage } from '../storage/storage.js';
+
+export type WebhookOptions = {
+  intervalMs?: number;
+  maxAttempts?: number;
+  backoffMs?: number;
+  /** How far back each poll looks. */
+  windowMs?: number;
+  onError?: (message: string) => void;
+};
+
+export type Webhook = {
+  stop(): Promise<void>;
+  pollNow(): Promise<void>;
+  /** Resolves when the deliveries under way (with their retries) are done. */
+  flush(): Promise<void>;
+};
+
+export function flagKey(f: Flag): string {
+  return [
+    f.kind,
+    f.tool,
+    f.version ?? '',
+    f.traceId ?? '',
+    f.conversationId ?? '',
+    (f.evidence.schemaHashes ?? []).join(','),
+    f.evidence.inputHash ?? '',
+  ].join('\u0000');
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms).unref());
+
+export function startWebhook(storage: Storage, url: string, options: WebhookOptions = {}): Webhook {
+  const interval = options.intervalMs ?? 5000;
+  const attempts = options.maxAttempts ?? 5;
+  const backoff = options.backoffMs ?? 1000;
+  const windowMs = options.windowMs ?? 86_400_000;
+  const sent = new Set<string>();
+  let seeded = false;
+  let stopped = false;
+  let running: Promise<void> | undefined;
+  const deliveries = new Set<Promise<void>>();
+
+  const deliver = async (flag: Flag): Promise<void> => {
+    for (let attempt = 1; attempt <= attempts && !stopped; attempt++) {
+      try {
+        const res = await fetch(url, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'user-agent': 'toolscope-collector' },
+          body: JSON.stringify({ type: 'toolscope.flag', flag }),
+          signal: AbortSignal.timeout(10_000),
+        });
+        await res.arrayBuffer();
+        if (res.ok) return;
+        if (res.status < 500 && res.status !== 429) {
+          options.onError?.(`alert webhook answered ${res.status}; not retrying`);
+          return;
+        }
+      } catch {
+        // Network errors are retried like 5xx.
+      }
+      await sleep(backoff * 2 ** (attempt - 1));
+    }
+    options.onError?.(`alert webhook: gave up on a ${flag.kind} flag after ${attempts} attempts`);
+  };
+
+  const poll = async (): Promise<void> => {
+    const untilNs = BigInt(Date.now()) * 1_000_000n;
+    let flags: Flag[];
+    try {
+      flags = storage.flags(untilNs - BigInt(windowMs) * 1_000_000n, untilNs + 60_000_000_000n, {});
+    } catch (error) {
+      options.onError?.(
+        `alert webhook: cannot read flags: ${error instanceof Error ? error.message : String(error)}`,
+      );
+      return;
+    }
+    for (const flag of flags) {
+      const key = flagKey(flag);
+      if (sent.has(key)) continue;
+      sent.add(key);
+      if (!seeded) continue;
+      const d = deliver(flag).finally(() => deliveries.delete(d));
+      deliveries.add(d);
+    }
+    seeded = true;
+  };
+
+  const tick = () => {
+    if (stopped || running) return;
+    running = poll().finally(() => {
+      running = undefined;
+    });
+  };
+  const timer = setInterval(tick, interval);
+  timer.unref();
+  tick();
+  return {
+    flush: async () => {
+      while (deliveries.size > 0) await Promise.allSettled([...deliveries]);
+    },
+    pollNow: async () => {
+      await running;
+      await poll();
+    },
+    stop: async () => {
+      stopped = true;
+      clearInterval(timer);
+      await running;
+      await Promise.allSettled([...deliveries]);
+    },
+  };
+}

@@ -1,0 +1,88 @@
+// `toolscope ci [report options] -- <command …>`: an embedded collector on a free loopback port with a
+// temporary database, the command run with OTEL_EXPORTER_OTLP_* pointing at it, then the report.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { startCollector } from '../collector.js';
+import type { CliIo } from './io.js';
+import { parseReportFlags, REPORT_OPTIONS, runReport } from './report.js';
+
+export const CI_USAGE = `Usage: toolscope ci [report options] -- <command> [args…]
+
+Starts a collector on a free loopback port with a temporary database, runs the command with
+OTEL_EXPORTER_OTLP_ENDPOINT and OTEL_EXPORTER_OTLP_PROTOCOL set for it, waits for it to finish and for its
+last export to be stored, then prints the report (see "toolscope report --help" for the options).
+
+Exit code: the command's own non-zero exit code if it failed, else the report's (0, 1, or 2).
+`;
+
+export async function ci(argv: string[], io: CliIo): Promise<number> {
+  const split = argv.indexOf('--');
+  const own = split === -1 ? argv : argv.slice(0, split);
+  const command = split === -1 ? [] : argv.slice(split + 1);
+  let values: Record<string, unknown>;
+  try {
+    const { db: _db, url: _url, ...options } = REPORT_OPTIONS;
+    ({ values } = parseArgs({
+      args: own,
+      strict: true,
+      options: { ...options, help: { type: 'boolean', short: 'h' } },
+    }));
+  } catch (error) {
+    io.err(
+      `toolscope ci: ${error instanceof Error ? error.message : 'invalid arguments'}\n\n${CI_USAGE}`,
+    );
+    return 2;
+  }
+  if (values.help) {
+    io.out(CI_USAGE);
+    return 0;
+  }
+  const [program, ...args] = command;
+  if (!program) {
+    io.err(`toolscope ci: give the command to run after --\n\n${CI_USAGE}`);
+    return 2;
+  }
+  const { help: _help, ...rest } = values;
+  const parsed = parseReportFlags(rest, io.env);
+  if (!parsed.ok) {
+    io.err(`toolscope ci: ${parsed.message}\n`);
+    return 2;
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'toolscope-ci-'));
+  const collector = await startCollector({ db: join(dir, 'ci.db'), host: '127.0.0.1', port: 0 });
+  try {
+    io.err(`toolscope ci: collector on ${collector.url}; running ${program}\n`);
+    const exit = await new Promise<{ code: number | null; error?: string }>((resolve) => {
+      const child = spawn(program, args, {
+        stdio: 'inherit',
+        env: {
+          ...io.env,
+          OTEL_EXPORTER_OTLP_ENDPOINT: collector.url,
+          OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf',
+          OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${collector.url}/v1/traces`,
+          OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/protobuf',
+        },
+      });
+      child.on('error', (error) => resolve({ code: null, error: error.message }));
+      child.on('exit', (code, signal) => resolve({ code: code ?? (signal ? 128 : 1) }));
+    });
+    if (exit.error) {
+      io.err(`toolscope ci: cannot run ${program}: ${exit.error}\n`);
+      return 2;
+    }
+    // The command flushed its exporter before exiting; wait until what it sent is committed.
+    await collector.queue.close();
+    const code = await runReport(parsed.flags, { storage: collector.storage }, io);
+    if (exit.code !== 0) {
+      io.err(`toolscope ci: ${program} exited with code ${exit.code}\n`);
+      return exit.code ?? 1;
+    }
+    return code;
+  } finally {
+    await collector.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}

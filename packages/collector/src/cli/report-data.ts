@@ -1,0 +1,78 @@
+// Where `toolscope report` gets its numbers: a SQLite file directly, or a running collector's JSON API.
+import { existsSync } from 'node:fs';
+import { type ToolStats, toolsResponseSchema } from '../api/schemas.js';
+import { type Flag, flagsResponseSchema } from '../detectors/flag.js';
+import { openSqliteStorage } from '../storage/sqlite-storage.js';
+import type { Storage } from '../storage/storage.js';
+
+export type ReportData = { tools: ToolStats[]; flags: Flag[] };
+export type Source =
+  | { db: string }
+  | { url: string; token: string | undefined }
+  | { storage: Storage };
+
+export type Loaded = { ok: true; data: ReportData } | { ok: false; message: string };
+
+export async function loadReport(source: Source, sinceMs: number): Promise<Loaded> {
+  const untilNs = BigInt(Date.now()) * 1_000_000n;
+  const sinceNs = untilNs - BigInt(sinceMs) * 1_000_000n;
+  if ('storage' in source) {
+    return {
+      ok: true,
+      data: {
+        tools: source.storage.tools(sinceNs, untilNs),
+        flags: source.storage.flags(sinceNs, untilNs, {}),
+      },
+    };
+  }
+  if ('db' in source) {
+    if (!existsSync(source.db)) return { ok: false, message: `no database at ${source.db}` };
+    let storage: Storage;
+    try {
+      storage = openSqliteStorage(source.db);
+    } catch (error) {
+      return {
+        ok: false,
+        message: `cannot open ${source.db}: ${error instanceof Error ? error.message : String(error)}`,
+      };
+    }
+    try {
+      return {
+        ok: true,
+        data: {
+          tools: storage.tools(sinceNs, untilNs),
+          flags: storage.flags(sinceNs, untilNs, {}),
+        },
+      };
+    } finally {
+      await storage.close();
+    }
+  }
+  const base = source.url.replace(/\/+$/, '');
+  const headers: Record<string, string> = source.token
+    ? { authorization: `Bearer ${source.token}` }
+    : {};
+  const since = `${Math.max(1, Math.round(sinceMs / 1000))}s`;
+  try {
+    const [tools, flags] = await Promise.all(
+      ['tools', 'flags'].map(async (route) => {
+        const res = await fetch(`${base}/api/${route}?since=${since}`, {
+          headers,
+          signal: AbortSignal.timeout(30_000),
+        });
+        if (!res.ok) throw new Error(`GET /api/${route} answered ${res.status}`);
+        return res.json() as Promise<unknown>;
+      }),
+    );
+    const t = toolsResponseSchema.safeParse(tools);
+    const f = flagsResponseSchema.safeParse(flags);
+    if (!t.success || !f.success)
+      return { ok: false, message: `${base} did not answer with the toolscope API shapes` };
+    return { ok: true, data: { tools: t.data.tools, flags: f.data.flags } };
+  } catch (error) {
+    return {
+      ok: false,
+      message: `cannot reach ${base}: ${error instanceof Error ? error.message : String(error)}`,
+    };
+  }
+}

@@ -1,0 +1,136 @@
+// The three renderings of a report: Markdown for a CI job summary, JSON with the API shapes, and JUnit XML
+// with one test case per tool and one per failing flag kind.
+import type { ToolStats } from '../api/schemas.js';
+import type { Flag } from '../detectors/flag.js';
+
+export type Verdict = {
+  tools: ToolStats[];
+  flags: Flag[];
+  maxErrorRate: number | undefined;
+  failOn: string[];
+  /** Tools over the error-rate threshold. */
+  overThreshold: ToolStats[];
+  /** Flags whose kind is in --fail-on. */
+  failingFlags: Flag[];
+  passed: boolean;
+};
+
+const pct = (x: number) => `${(Math.round(x * 1000) / 10).toFixed(1)} %`;
+const ms = (x: number | null) => (x === null ? '–' : `${x} ms`);
+/** Markdown table cells: data comes from agents, so pipes, backticks and newlines are neutralised. */
+const cell = (text: string) =>
+  text.replace(
+    /[|`\r\n<>]/g,
+    (c) => ({ '|': '\\|', '`': "'", '\r': ' ', '\n': ' ', '<': '&lt;', '>': '&gt;' })[c] ?? c,
+  );
+
+export function markdown(v: Verdict, sinceLabel: string): string {
+  const lines: string[] = [];
+  lines.push(
+    `## Toolscope report (last ${sinceLabel}): ${v.passed ? '✅ within thresholds' : '❌ thresholds crossed'}`,
+  );
+  lines.push('');
+  if (v.tools.length === 0) lines.push('No tool calls were recorded.');
+  else {
+    lines.push('| tool | calls | errors | error rate | p95 | codes |');
+    lines.push('| --- | ---: | ---: | ---: | ---: | --- |');
+    for (const t of v.tools) {
+      const over = v.overThreshold.includes(t) ? ' ❌' : '';
+      const codes =
+        Object.entries(t.codes)
+          .map(([k, n]) => `${cell(k)} ${n}`)
+          .join(', ') || '–';
+      lines.push(
+        `| ${cell(t.name)} | ${t.calls} | ${t.errors} | ${pct(t.errorRate)}${over} | ${ms(t.p95Ms)} | ${codes} |`,
+      );
+    }
+  }
+  lines.push('');
+  if (v.flags.length === 0) lines.push('No flags.');
+  else {
+    lines.push(`### Flags (${v.flags.length})`);
+    lines.push('');
+    for (const f of v.flags.slice(0, 50)) {
+      const mark = v.failingFlags.includes(f) ? '❌' : f.severity === 'error' ? '🔴' : '🟡';
+      const where = f.traceId
+        ? ` trace \`${cell(f.traceId)}\``
+        : f.conversationId
+          ? ` conversation \`${cell(f.conversationId)}\``
+          : '';
+      lines.push(`- ${mark} **${f.kind}** · ${cell(f.tool)}${where}: ${cell(f.summary)}`);
+    }
+    if (v.flags.length > 50) lines.push(`- … and ${v.flags.length - 50} more`);
+  }
+  if (v.maxErrorRate !== undefined || v.failOn.length > 0) {
+    lines.push('');
+    lines.push(
+      `Thresholds: ${[v.maxErrorRate !== undefined ? `max error rate ${pct(v.maxErrorRate)}` : '', v.failOn.length ? `fail on ${v.failOn.join(', ')}` : ''].filter(Boolean).join('; ')}`,
+    );
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+export function json(v: Verdict): string {
+  return `${JSON.stringify({ tools: v.tools, flags: v.flags, passed: v.passed, thresholds: { maxErrorRate: v.maxErrorRate ?? null, failOn: v.failOn } }, null, 2)}\n`;
+}
+
+/** XML text: escaped, and without the control characters XML 1.0 cannot carry at all. */
+function xml(text: string): string {
+  let out = '';
+  for (const ch of text) {
+    const code = ch.charCodeAt(0);
+    if (code < 0x20 && code !== 0x09 && code !== 0x0a && code !== 0x0d) continue;
+    out +=
+      ch === '<'
+        ? '&lt;'
+        : ch === '>'
+          ? '&gt;'
+          : ch === '&'
+            ? '&amp;'
+            : ch === '"'
+              ? '&quot;'
+              : ch === "'"
+                ? '&apos;'
+                : ch;
+  }
+  return out;
+}
+
+export function junit(v: Verdict): string {
+  const cases: string[] = [];
+  let failures = 0;
+  for (const t of v.tools) {
+    const over = v.overThreshold.includes(t);
+    if (over) failures++;
+    const body = over
+      ? `<failure message="${xml(`error rate ${pct(t.errorRate)} is over ${pct(v.maxErrorRate ?? 0)}`)}">${xml(`${t.errors} of ${t.calls} calls failed: ${JSON.stringify(t.codes)}`)}</failure>`
+      : '';
+    cases.push(
+      `    <testcase classname="toolscope.tools" name="${xml(t.name)}" time="0">${body}</testcase>`,
+    );
+  }
+  for (const kind of v.failOn) {
+    const present = v.failingFlags.filter((f) => f.kind === kind);
+    if (present.length > 0) failures++;
+    const body = present.length
+      ? `<failure message="${xml(`${present.length} ${kind} flag(s)`)}">${xml(
+          present
+            .slice(0, 20)
+            .map((f) => f.summary)
+            .join('\n'),
+        )}</failure>`
+      : '';
+    cases.push(
+      `    <testcase classname="toolscope.flags" name="${xml(kind)}" time="0">${body}</testcase>`,
+    );
+  }
+  return [
+    '<?xml version="1.0" encoding="UTF-8"?>',
+    `<testsuites name="toolscope" tests="${cases.length}" failures="${failures}">`,
+    `  <testsuite name="toolscope" tests="${cases.length}" failures="${failures}" errors="0">`,
+    ...cases,
+    '  </testsuite>',
+    '</testsuites>',
+    '',
+  ].join('\n');
+}

@@ -1,0 +1,182 @@
+// Schema-drift detectors (DESIGN.md §4), per tool over a window: computed at query time from small per-tool
+// tables (schema hashes, input shapes, failing paths) and the rollups, never from raw calls.
+import type { ToolStats } from '../api/schemas.js';
+import type { Flag } from './flag.js';
+
+export type SchemaRow = {
+  tool: string;
+  version: string;
+  hash: string;
+  firstNs: bigint;
+  lastNs: bigint;
+  calls: number;
+  traceId: string;
+};
+export type ShapeRow = {
+  tool: string;
+  shape: string;
+  firstNs: bigint;
+  lastNs: bigint;
+  calls: number;
+  invalid: number;
+};
+export type PathRow = { tool: string; code: string; path: string; count: number; traceId: string };
+
+export type DriftThresholds = {
+  /** Versions overlapping in time by less than this are a rollout, not skew. */
+  rolloutGraceNs: bigint;
+  /** Fewest INVALID_INPUT / INVALID_OUTPUT calls in the recent part before drift is considered. */
+  minFailures: number;
+  /** Fewest distinct traces those failures come from: one agent repeating itself is a loop, not drift. */
+  minTraces: number;
+};
+export const DEFAULT_DRIFT_THRESHOLDS: DriftThresholds = {
+  rolloutGraceNs: 5n * 60_000_000_000n,
+  minFailures: 3,
+  minTraces: 3,
+};
+
+export type DriftInput = {
+  /** Start of the recent part of the window: before it is the baseline. */
+  splitNs: bigint;
+  schemas: SchemaRow[];
+  baseline: ToolStats[];
+  current: ToolStats[];
+  shapes: ShapeRow[];
+  paths: PathRow[];
+  /** Distinct traces with a call of `tool` failing with `code` in the recent part. */
+  failingTraces: (tool: string, code: string) => number;
+};
+
+const iso = (ns: bigint) => new Date(Number(ns / 1_000_000n)).toISOString();
+function minNs(xs: bigint[]): bigint {
+  let m = xs[0] ?? 0n;
+  for (const x of xs) if (x < m) m = x;
+  return m;
+}
+function maxNs(xs: bigint[]): bigint {
+  let m = xs[0] ?? 0n;
+  for (const x of xs) if (x > m) m = x;
+  return m;
+}
+const top = <T>(xs: T[], n: number) => xs.slice(0, n);
+
+export function detectDrift(
+  input: DriftInput,
+  t: DriftThresholds = DEFAULT_DRIFT_THRESHOLDS,
+): Flag[] {
+  const flags: Flag[] = [];
+  const byTool = new Map<string, SchemaRow[]>();
+  for (const s of input.schemas) byTool.set(s.tool, [...(byTool.get(s.tool) ?? []), s]);
+
+  for (const [tool, rows] of byTool) {
+    // One version served with several contracts: the contract changed without a version bump.
+    const byVersion = new Map<string, SchemaRow[]>();
+    for (const r of rows) byVersion.set(r.version, [...(byVersion.get(r.version) ?? []), r]);
+    for (const [version, hashes] of byVersion) {
+      if (hashes.length < 2) continue;
+      hashes.sort((a, b) => (a.firstNs < b.firstNs ? -1 : 1));
+      flags.push({
+        kind: 'silent_schema_change',
+        severity: 'error',
+        tool,
+        version,
+        count: hashes.reduce((n, h) => n + h.calls, 0),
+        firstSeen: iso(minNs(hashes.map((h) => h.firstNs))),
+        lastSeen: iso(maxNs(hashes.map((h) => h.lastNs))),
+        summary: `${tool} version ${version} was served with ${hashes.length} different contracts (${hashes.map((h) => h.hash).join(', ')}) without a version bump.`,
+        evidence: {
+          schemaHashes: hashes.map((h) => h.hash),
+          traceIds: [...new Set(hashes.map((h) => h.traceId))],
+        },
+      });
+    }
+    // Versions live at the same time beyond a rollout's grace period.
+    const versions = [...byVersion.entries()]
+      .map(([version, hs]) => ({
+        version,
+        first: minNs(hs.map((h) => h.firstNs)),
+        last: maxNs(hs.map((h) => h.lastNs)),
+        calls: hs.reduce((n, h) => n + h.calls, 0),
+        hashes: hs.map((h) => h.hash),
+        traceIds: hs.map((h) => h.traceId),
+      }))
+      .sort((a, b) => (a.first < b.first ? -1 : 1));
+    const overlapping = versions.filter((v, i) =>
+      versions.some(
+        (w, j) =>
+          j !== i && w.first < v.last - t.rolloutGraceNs && v.first < w.last - t.rolloutGraceNs,
+      ),
+    );
+    if (overlapping.length > 1) {
+      flags.push({
+        kind: 'version_skew',
+        severity: 'warning',
+        tool,
+        count: overlapping.reduce((n, v) => n + v.calls, 0),
+        firstSeen: iso(minNs(overlapping.map((v) => v.first))),
+        lastSeen: iso(maxNs(overlapping.map((v) => v.last))),
+        summary: `${overlapping.length} versions of ${tool} are live at the same time (${overlapping.map((v) => `${v.version}: ${v.calls} calls`).join(', ')}).`,
+        evidence: {
+          versions: overlapping.map((v) => v.version),
+          schemaHashes: overlapping.flatMap((v) => v.hashes),
+          traceIds: [...new Set(overlapping.flatMap((v) => v.traceIds))],
+        },
+      });
+    }
+  }
+
+  const baseline = new Map(input.baseline.map((s) => [s.name, s]));
+  for (const cur of input.current) {
+    const base = baseline.get(cur.name);
+    for (const [code, kind] of [
+      ['INVALID_INPUT', 'input_drift'],
+      ['INVALID_OUTPUT', 'output_drift'],
+    ] as const) {
+      const failing = cur.codes[code] ?? 0;
+      const share = cur.calls === 0 ? 0 : failing / cur.calls;
+      const baseShare = base && base.calls > 0 ? (base.codes[code] ?? 0) / base.calls : 0;
+      const rising = share >= 2 * baseShare + (kind === 'input_drift' ? 0.05 : 0.02);
+      if (failing < t.minFailures || !rising || (kind === 'input_drift' && share < 0.2)) continue;
+      if (input.failingTraces(cur.name, code) < t.minTraces) continue;
+      const paths = input.paths
+        .filter((p) => p.tool === cur.name && p.code === code)
+        .sort((a, b) => b.count - a.count);
+      const shapes =
+        kind === 'input_drift'
+          ? input.shapes
+              .filter((s) => s.tool === cur.name && s.invalid > 0 && s.lastNs >= input.splitNs)
+              .sort((a, b) => b.invalid - a.invalid)
+          : [];
+      const pct = (x: number) => `${Math.round(x * 1000) / 10} %`;
+      flags.push({
+        kind,
+        severity: 'error',
+        tool: cur.name,
+        count: failing,
+        firstSeen: iso(input.splitNs),
+        lastSeen: iso(maxNs([input.splitNs, ...shapes.map((s) => s.lastNs)])),
+        summary:
+          kind === 'input_drift'
+            ? `${cur.name}: ${pct(share)} of recent calls fail INVALID_INPUT (baseline ${pct(baseShare)})${paths[0] ? `, most at ${paths[0].path}` : ''}; clients may be sending an old input shape.`
+            : `${cur.name}: ${failing} recent results broke the output contract (INVALID_OUTPUT ${pct(share)}, baseline ${pct(baseShare)})${paths[0] ? `, most at ${paths[0].path}` : ''}; the upstream changed.`,
+        evidence: {
+          paths: top(
+            paths.map((p) => p.path),
+            5,
+          ),
+          traceIds: [...new Set(top(paths, 5).map((p) => p.traceId))],
+          ...(shapes.length
+            ? {
+                shapes: top(
+                  shapes.map((s) => s.shape),
+                  5,
+                ),
+              }
+            : {}),
+        },
+      });
+    }
+  }
+  return flags;
+}

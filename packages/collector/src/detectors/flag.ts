@@ -1,0 +1,39 @@
+// The public shape of a flag (GET /api/flags): fields that do not apply are absent.
+import { z } from 'zod';
+
+export const FLAG_KINDS = [
+  'identical_retry',
+  'unrepaired_invalid_input',
+  'retry_after_non_retryable',
+  'unsafe_write_retry',
+  'silent_schema_change',
+  'version_skew',
+  'input_drift',
+  'output_drift',
+] as const;
+
+export const flagSchema = z.object({
+  kind: z.enum(FLAG_KINDS),
+  severity: z.enum(['warning', 'error']),
+  tool: z.string(),
+  version: z.string().optional(),
+  traceId: z.string().optional(),
+  conversationId: z.string().optional(),
+  count: z.number().int(),
+  firstSeen: z.string(),
+  lastSeen: z.string(),
+  summary: z.string(),
+  evidence: z.object({
+    traceIds: z.array(z.string()).optional(),
+    paths: z.array(z.string()).optional(),
+    schemaHashes: z.array(z.string()).optional(),
+    // Additions beyond the list.
+    spanIds: z.array(z.string()).optional(),
+    shapes: z.array(z.string()).optional(),
+    versions: z.array(z.string()).optional(),
+    inputHash: z.string().optional(),
+  }),
+});
+export type Flag = z.infer<typeof flagSchema>;
+export const flagsResponseSchema = z.object({ flags: z.array(flagSchema) });
+export type FlagsResponse = z.infer<typeof flagsResponseSchema>;

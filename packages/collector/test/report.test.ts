@@ -1,0 +1,201 @@
+// `toolscope report` in each format with each exit code (JUnit parsed as XML), and `toolscope ci` around a
+// small instrumented program.
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { XMLParser } from 'fast-xml-parser';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CliIo } from '../src/cli/io.js';
+import { runCli } from '../src/index.js';
+import { otlpToolCalls, postJson, startTestCollector, type TestCollector } from './harness.js';
+
+function io(env: NodeJS.ProcessEnv = {}): CliIo & { stdout: string; stderr: string } {
+  const o = {
+    stdout: '',
+    stderr: '',
+    env,
+    out: (t: string) => {
+      o.stdout += t;
+    },
+    err: (t: string) => {
+      o.stderr += t;
+    },
+    onSignal: () => {},
+  };
+  return o;
+}
+
+let c: TestCollector;
+const now = Date.now();
+beforeAll(async () => {
+  c = await startTestCollector();
+  // get_order: the seed's loop (3 × INVALID_INPUT, same input, one trace); search_docs: 10 healthy calls.
+  const calls = [
+    ...[0, 1, 2].map((i) => ({
+      trace: 1,
+      input: 'h42',
+      code: 'INVALID_INPUT',
+      shape: 'customerId:number',
+      atMs: now - 60_000 + i * 1000,
+    })),
+    ...Array.from({ length: 10 }, (_, i) => ({
+      trace: 2 + i,
+      tool: 'search_docs',
+      input: `q${i}`,
+      atMs: now - 30_000 + i * 100,
+    })),
+  ];
+  expect((await postJson(c.url, otlpToolCalls(calls))).status).toBe(200);
+});
+afterAll(() => c.stop());
+
+describe('toolscope report', () => {
+  it('prints markdown with the tools table and flags, exit 0 without thresholds', async () => {
+    const o = io();
+    expect(await runCli(['report', '--url', c.url, '--since', '1h'], o)).toBe(0);
+    expect(o.stdout).toContain('| tool | calls | errors | error rate | p95 | codes |');
+    expect(o.stdout).toMatch(/\| get_order \| 3 \| 3 \| 100\.0 % \|/);
+    expect(o.stdout).toMatch(/\| search_docs \| 10 \| 0 \| 0\.0 % \|/);
+    expect(o.stdout).toContain('**identical_retry**');
+    expect(o.stdout).toContain('within thresholds');
+  });
+
+  it('exits 1 over --max-error-rate or with a --fail-on flag, and appends to GITHUB_STEP_SUMMARY', async () => {
+    const summary = join(mkdtempSync(join(tmpdir(), 'gh-')), 'summary.md');
+    const o = io({ GITHUB_STEP_SUMMARY: summary });
+    expect(await runCli(['report', '--url', c.url, '--max-error-rate', '0.5'], o)).toBe(1);
+    expect(readFileSync(summary, 'utf8')).toContain('thresholds crossed');
+    expect(await runCli(['report', '--url', c.url, '--fail-on', 'identical_retry'], io())).toBe(1);
+    expect(
+      await runCli(
+        ['report', '--url', c.url, '--fail-on', 'version_skew', '--max-error-rate', '1'],
+        io(),
+      ),
+    ).toBe(0);
+    expect(
+      await runCli(
+        ['report', '--url', c.url, '--tool', 'search_docs', '--max-error-rate', '0'],
+        io(),
+      ),
+    ).toBe(0);
+  });
+
+  it('prints JSON with the /api/tools and /api/flags shapes', async () => {
+    const o = io();
+    expect(await runCli(['report', '--url', c.url, '--format', 'json'], o)).toBe(0);
+    const body = JSON.parse(o.stdout) as {
+      tools: { name: string; errorRate: number }[];
+      flags: { kind: string }[];
+      passed: boolean;
+    };
+    expect(body.tools.map((t) => [t.name, t.errorRate])).toEqual([
+      ['search_docs', 0],
+      ['get_order', 1],
+    ]);
+    expect(body.flags.map((f) => f.kind).sort()).toEqual([
+      'identical_retry',
+      'unrepaired_invalid_input',
+    ]);
+    expect(body.passed).toBe(true);
+  });
+
+  it('prints JUnit XML: one case per tool, one per --fail-on kind, failures where thresholds are crossed', async () => {
+    const o = io();
+    expect(
+      await runCli(
+        [
+          'report',
+          '--url',
+          c.url,
+          '--format',
+          'junit',
+          '--max-error-rate',
+          '0.2',
+          '--fail-on',
+          'identical_retry',
+          '--fail-on',
+          'output_drift',
+        ],
+        o,
+      ),
+    ).toBe(1);
+    const doc = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '' }).parse(
+      o.stdout,
+    ) as {
+      testsuites: {
+        testsuite: {
+          tests: string;
+          failures: string;
+          testcase: { classname: string; name: string; failure?: { message: string } }[];
+        };
+      };
+    };
+    const suite = doc.testsuites.testsuite;
+    expect(suite.tests).toBe('4');
+    expect(suite.failures).toBe('2');
+    const byName = Object.fromEntries(suite.testcase.map((t) => [`${t.classname}:${t.name}`, t]));
+    expect(byName['toolscope.tools:get_order']?.failure?.message).toContain('error rate 100.0 %');
+    expect(byName['toolscope.tools:search_docs']?.failure).toBeUndefined();
+    expect(byName['toolscope.flags:identical_retry']?.failure?.message).toContain(
+      '1 identical_retry',
+    );
+    expect(byName['toolscope.flags:output_drift']?.failure).toBeUndefined();
+  });
+
+  it('reads a database file directly', async () => {
+    const o = io();
+    expect(await runCli(['report', '--db', c.dbPath, '--format', 'json'], o)).toBe(0);
+    expect((JSON.parse(o.stdout) as { tools: unknown[] }).tools).toHaveLength(2);
+  });
+
+  it.each([
+    [['report', '--db', '/nonexistent/x.db'], 'no database at'],
+    [['report', '--url', 'http://127.0.0.1:9'], 'cannot reach'],
+    [['report', '--format', 'pdf'], '--format:'],
+    [['report', '--fail-on', 'nonsense'], '--fail-on.0:'],
+    [['report', '--max-error-rate', '2'], '--max-error-rate:'],
+    [['report', '--db', 'a', '--url', 'http://x'], 'use --db or --url'],
+  ])('exits 2 with a message for %j', async (argv, message) => {
+    const o = io();
+    expect(await runCli(argv, o)).toBe(2);
+    expect(o.stderr).toContain(message);
+  });
+});
+
+describe('toolscope ci', () => {
+  const tsx = fileURLToPath(new URL('../node_modules/.bin/tsx', import.meta.url));
+  const program = fileURLToPath(new URL('./fixtures/ci-program.ts', import.meta.url));
+  const run = (args: string[], exit = '0') => {
+    const o = io({ ...process.env, CI_PROGRAM_EXIT: exit });
+    return runCli(['ci', ...args, '--', tsx, '--conditions=@toolscope/source', program], o).then(
+      (code) => ({ code, o }),
+    );
+  };
+
+  it('runs the program against a temporary collector and reports what it sent', async () => {
+    const { code, o } = await run(['--format', 'json']);
+    expect(o.stderr).toContain('toolscope ci: collector on http://127.0.0.1:');
+    expect(code).toBe(0);
+    const body = JSON.parse(o.stdout) as {
+      tools: { name: string; calls: number; errors: number }[];
+      flags: { kind: string }[];
+    };
+    expect(body.tools).toEqual([
+      expect.objectContaining({ name: 'search_docs', calls: 5, errors: 0 }),
+      expect.objectContaining({ name: 'get_order', calls: 3, errors: 3 }),
+    ]);
+    expect(body.flags.map((f) => f.kind).sort()).toEqual([
+      'identical_retry',
+      'unrepaired_invalid_input',
+    ]);
+  }, 30_000);
+
+  it('exits 1 when a threshold is crossed, and with the command code when it failed', async () => {
+    expect((await run(['--fail-on', 'identical_retry'])).code).toBe(1);
+    const failed = await run([], '3');
+    expect(failed.code).toBe(3);
+    expect(failed.o.stderr).toContain('exited with code 3');
+    expect(await runCli(['ci', '--format', 'json'], io())).toBe(2);
+  }, 60_000);
+});
