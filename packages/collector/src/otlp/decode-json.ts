@@ -1,32 +1,14 @@
 // OTLP/HTTP JSON body → normalized spans, per the OTLP JSON mapping: hex ids, 64-bit integers as strings or
 // numbers, enums as integers (names are accepted too), lowerCamelCase keys (snake_case accepted), unknown
 // fields ignored. An explicit decoder: input is untrusted and often huge, so it is walked once, by hand.
-import {
-  type AttrValue,
-  type DecodedBatch,
-  type DecodeResult,
-  LIMITS,
-  type SpanEvent,
-  type SpanLink,
-} from './model.js';
-import { AttrCollector, assembleSpan, clipName, noteError, setAttr } from './normalize.js';
+import { type AttrValue, type DecodeResult, LIMITS } from './model.js';
+import { type AttrCollector, setAttr } from './normalize.js';
+import { arr, type Rec, rec, type WireReader, walkResourceSpans } from './walk.js';
 
-type Rec = Record<string, unknown>;
-const EMPTY: unknown[] = [];
-
-function rec(v: unknown): Rec | undefined {
-  return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Rec) : undefined;
-}
 /** A field by its lowerCamelCase name or its proto (snake_case) name. */
 function field(o: Rec | undefined, camel: string, snake: string): unknown {
   if (!o) return undefined;
   return Object.hasOwn(o, camel) ? o[camel] : Object.hasOwn(o, snake) ? o[snake] : undefined;
-}
-function arr(v: unknown): unknown[] {
-  return Array.isArray(v) ? v : EMPTY;
-}
-function str(v: unknown): string {
-  return typeof v === 'string' ? v : '';
 }
 function hexId(v: unknown): string {
   return typeof v === 'string' ? v.toLowerCase() : '';
@@ -102,6 +84,15 @@ function attributes(list: unknown, collector: AttrCollector): void {
   }
 }
 
+const JSON_READER: WireReader = {
+  field,
+  id: hexId,
+  nanos,
+  kind: (v) => enumValue(v, KIND_NAMES, 5),
+  statusCode: (v) => enumValue(v, STATUS_NAMES, 2),
+  attributes,
+};
+
 /** Decodes an OTLP/JSON `ExportTraceServiceRequest` body. */
 export function decodeJson(body: Buffer): DecodeResult {
   let parsed: unknown;
@@ -123,74 +114,5 @@ export function decodeJson(body: Buffer): DecodeResult {
   if (resourceSpans !== undefined && !Array.isArray(resourceSpans)) {
     return { ok: false, message: 'invalid OTLP JSON: resourceSpans must be an array' };
   }
-  const batch: DecodedBatch = { spans: [], rejected: 0, errors: [] };
-  for (const rsItem of arr(resourceSpans)) {
-    const rs = rec(rsItem);
-    const resource = new AttrCollector();
-    attributes(rec(rs?.resource)?.attributes, resource);
-    for (const ssItem of arr(field(rs, 'scopeSpans', 'scope_spans'))) {
-      const ss = rec(ssItem);
-      const scope = rec(ss?.scope);
-      for (const spanItem of arr(ss?.spans)) {
-        const s = rec(spanItem);
-        if (!s) {
-          batch.rejected++;
-          noteError(batch.errors, 'span is not an object');
-          continue;
-        }
-        const collector = new AttrCollector();
-        attributes(s.attributes, collector);
-        const events: SpanEvent[] = arr(s.events)
-          .slice(0, LIMITS.maxEventsPerSpan)
-          .map((ev) => {
-            const e = rec(ev);
-            const c = new AttrCollector(64);
-            attributes(e?.attributes, c);
-            return {
-              timeNs: nanos(field(e, 'timeUnixNano', 'time_unix_nano')),
-              name: clipName(str(e?.name)),
-              attributes: c.map,
-            };
-          });
-        const links: SpanLink[] = arr(s.links)
-          .slice(0, LIMITS.maxLinksPerSpan)
-          .map((lk) => {
-            const l = rec(lk);
-            const c = new AttrCollector(64);
-            attributes(l?.attributes, c);
-            return {
-              traceId: hexId(field(l, 'traceId', 'trace_id')),
-              spanId: hexId(field(l, 'spanId', 'span_id')),
-              attributes: c.map,
-            };
-          });
-        const parent = hexId(field(s, 'parentSpanId', 'parent_span_id'));
-        const status = rec(s.status);
-        const built = assembleSpan({
-          traceId: hexId(field(s, 'traceId', 'trace_id')),
-          spanId: hexId(field(s, 'spanId', 'span_id')),
-          parentSpanId: parent === '' ? null : parent,
-          name: clipName(str(s.name)),
-          kind: enumValue(s.kind, KIND_NAMES, 5),
-          startNs: nanos(field(s, 'startTimeUnixNano', 'start_time_unix_nano')),
-          endNs: nanos(field(s, 'endTimeUnixNano', 'end_time_unix_nano')),
-          statusCode: enumValue(status?.code, STATUS_NAMES, 2),
-          statusMessage: clipName(str(status?.message)),
-          attributes: collector.map,
-          events,
-          links,
-          resource: resource.map,
-          scopeName: clipName(str(scope?.name)),
-          scopeVersion: clipName(str(scope?.version)),
-          collector,
-        });
-        if ('span' in built) batch.spans.push(built.span);
-        else {
-          batch.rejected++;
-          noteError(batch.errors, built.error);
-        }
-      }
-    }
-  }
-  return { ok: true, batch };
+  return { ok: true, batch: walkResourceSpans(resourceSpans, JSON_READER) };
 }

@@ -1,28 +1,10 @@
 // OTLP/HTTP protobuf body → normalized spans. protobufjs does the wire decoding; this file only walks the
 // decoded messages, which are typed `unknown` and checked field by field.
-import {
-  type AttrValue,
-  type DecodedBatch,
-  type DecodeResult,
-  LIMITS,
-  type SpanEvent,
-  type SpanLink,
-} from './model.js';
-import { AttrCollector, assembleSpan, clipName, noteError, setAttr } from './normalize.js';
+import { type AttrValue, type DecodeResult, LIMITS } from './model.js';
+import { type AttrCollector, setAttr } from './normalize.js';
 import { ExportTraceServiceRequest, Long } from './proto.js';
+import { arr, rec, str, type WireReader, walkResourceSpans } from './walk.js';
 
-type Rec = Record<string, unknown>;
-const EMPTY: unknown[] = [];
-
-function rec(v: unknown): Rec | undefined {
-  return typeof v === 'object' && v !== null ? (v as Rec) : undefined;
-}
-function arr(v: unknown): unknown[] {
-  return Array.isArray(v) ? v : EMPTY;
-}
-function str(v: unknown): string {
-  return typeof v === 'string' ? v : '';
-}
 function hex(v: unknown): string {
   return v instanceof Uint8Array
     ? Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString('hex')
@@ -86,6 +68,16 @@ function attributes(list: unknown, collector: AttrCollector): void {
   }
 }
 
+const PROTO: WireReader = {
+  // protobufjs decodes into lowerCamelCase fields only.
+  field: (o, camel) => o?.[camel],
+  id: hex,
+  nanos,
+  kind: int,
+  statusCode: int,
+  attributes,
+};
+
 /** Decodes an `ExportTraceServiceRequest`; truncated or malformed protobuf is an error, not a crash. */
 export function decodeProtobuf(body: Uint8Array): DecodeResult {
   let message: unknown;
@@ -100,66 +92,5 @@ export function decodeProtobuf(body: Uint8Array): DecodeResult {
       message: `invalid protobuf ExportTraceServiceRequest: ${error instanceof Error ? error.message : 'decode failed'}`,
     };
   }
-  const batch: DecodedBatch = { spans: [], rejected: 0, errors: [] };
-  for (const rsItem of arr(rec(message)?.resourceSpans)) {
-    const rs = rec(rsItem);
-    const resource = new AttrCollector();
-    attributes(rec(rs?.resource)?.attributes, resource);
-    for (const ssItem of arr(rs?.scopeSpans)) {
-      const ss = rec(ssItem);
-      const scope = rec(ss?.scope);
-      for (const spanItem of arr(ss?.spans)) {
-        const s = rec(spanItem);
-        if (!s) continue;
-        const collector = new AttrCollector();
-        attributes(s.attributes, collector);
-        const events: SpanEvent[] = arr(s.events)
-          .slice(0, LIMITS.maxEventsPerSpan)
-          .map((ev) => {
-            const e = rec(ev);
-            const c = new AttrCollector(64);
-            attributes(e?.attributes, c);
-            return {
-              timeNs: nanos(e?.timeUnixNano),
-              name: clipName(str(e?.name)),
-              attributes: c.map,
-            };
-          });
-        const links: SpanLink[] = arr(s.links)
-          .slice(0, LIMITS.maxLinksPerSpan)
-          .map((lk) => {
-            const l = rec(lk);
-            const c = new AttrCollector(64);
-            attributes(l?.attributes, c);
-            return { traceId: hex(l?.traceId), spanId: hex(l?.spanId), attributes: c.map };
-          });
-        const parent = hex(s.parentSpanId);
-        const status = rec(s.status);
-        const built = assembleSpan({
-          traceId: hex(s.traceId),
-          spanId: hex(s.spanId),
-          parentSpanId: parent === '' ? null : parent,
-          name: clipName(str(s.name)),
-          kind: int(s.kind),
-          startNs: nanos(s.startTimeUnixNano),
-          endNs: nanos(s.endTimeUnixNano),
-          statusCode: int(status?.code),
-          statusMessage: clipName(str(status?.message)),
-          attributes: collector.map,
-          events,
-          links,
-          resource: resource.map,
-          scopeName: clipName(str(scope?.name)),
-          scopeVersion: clipName(str(scope?.version)),
-          collector,
-        });
-        if ('span' in built) batch.spans.push(built.span);
-        else {
-          batch.rejected++;
-          noteError(batch.errors, built.error);
-        }
-      }
-    }
-  }
-  return { ok: true, batch };
+  return { ok: true, batch: walkResourceSpans(rec(message)?.resourceSpans, PROTO) };
 }

@@ -1,0 +1,101 @@
+// The walk over resourceSpans → scopeSpans → spans shared by both wire formats; each decoder supplies how
+// its format spells fields, ids, times and enums.
+import { type DecodedBatch, LIMITS, type SpanEvent, type SpanLink } from './model.js';
+import { AttrCollector, assembleSpan, clipName, noteError } from './normalize.js';
+
+export type Rec = Record<string, unknown>;
+
+export type WireReader = {
+  /** A field by its lowerCamelCase name (JSON also accepts the proto snake_case name). */
+  field(o: Rec | undefined, camel: string, snake: string): unknown;
+  id(v: unknown): string;
+  nanos(v: unknown): bigint;
+  kind(v: unknown): number;
+  statusCode(v: unknown): number;
+  attributes(list: unknown, into: AttrCollector): void;
+};
+
+const EMPTY: unknown[] = [];
+
+export function rec(v: unknown): Rec | undefined {
+  return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Rec) : undefined;
+}
+export function arr(v: unknown): unknown[] {
+  return Array.isArray(v) ? v : EMPTY;
+}
+export function str(v: unknown): string {
+  return typeof v === 'string' ? v : '';
+}
+
+export function walkResourceSpans(resourceSpans: unknown, r: WireReader): DecodedBatch {
+  const batch: DecodedBatch = { spans: [], rejected: 0, errors: [] };
+  for (const rsItem of arr(resourceSpans)) {
+    const rs = rec(rsItem);
+    const resource = new AttrCollector();
+    r.attributes(rec(rs?.resource)?.attributes, resource);
+    for (const ssItem of arr(r.field(rs, 'scopeSpans', 'scope_spans'))) {
+      const ss = rec(ssItem);
+      const scope = rec(ss?.scope);
+      for (const spanItem of arr(ss?.spans)) {
+        const s = rec(spanItem);
+        if (!s) {
+          batch.rejected++;
+          noteError(batch.errors, 'span is not an object');
+          continue;
+        }
+        const collector = new AttrCollector();
+        r.attributes(s.attributes, collector);
+        const events: SpanEvent[] = arr(s.events)
+          .slice(0, LIMITS.maxEventsPerSpan)
+          .map((ev) => {
+            const e = rec(ev);
+            const c = new AttrCollector(64);
+            r.attributes(e?.attributes, c);
+            return {
+              timeNs: r.nanos(r.field(e, 'timeUnixNano', 'time_unix_nano')),
+              name: clipName(str(e?.name)),
+              attributes: c.map,
+            };
+          });
+        const links: SpanLink[] = arr(s.links)
+          .slice(0, LIMITS.maxLinksPerSpan)
+          .map((lk) => {
+            const l = rec(lk);
+            const c = new AttrCollector(64);
+            r.attributes(l?.attributes, c);
+            return {
+              traceId: r.id(r.field(l, 'traceId', 'trace_id')),
+              spanId: r.id(r.field(l, 'spanId', 'span_id')),
+              attributes: c.map,
+            };
+          });
+        const parent = r.id(r.field(s, 'parentSpanId', 'parent_span_id'));
+        const status = rec(s.status);
+        const built = assembleSpan({
+          traceId: r.id(r.field(s, 'traceId', 'trace_id')),
+          spanId: r.id(r.field(s, 'spanId', 'span_id')),
+          parentSpanId: parent === '' ? null : parent,
+          name: clipName(str(s.name)),
+          kind: r.kind(s.kind),
+          startNs: r.nanos(r.field(s, 'startTimeUnixNano', 'start_time_unix_nano')),
+          endNs: r.nanos(r.field(s, 'endTimeUnixNano', 'end_time_unix_nano')),
+          statusCode: r.statusCode(status?.code),
+          statusMessage: clipName(str(status?.message)),
+          attributes: collector.map,
+          events,
+          links,
+          resource: resource.map,
+          scopeName: clipName(str(scope?.name)),
+          scopeVersion: clipName(str(scope?.version)),
+          collector,
+        });
+        if ('span' in built) batch.spans.push(built.span);
+        else {
+          batch.rejected++;
+          noteError(batch.errors, built.error);
+        }
+      }
+    }
+  }
+  return batch;
+}
