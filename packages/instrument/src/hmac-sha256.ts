@@ -2,7 +2,8 @@
 // createHmac costs ~3–6 µs per call here, mostly crossing into C++; this costs ~1 µs for a tool input.
 // Checked against node:crypto on random keys and messages (hmac-sha256.test.ts). docs/decisions/0002.
 
-const K = new Uint32Array([
+// Int32Array, not Uint32Array: values above 2^31 would leave V8's small-integer path for doubles.
+const K = new Int32Array([
   0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
   0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
   0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
@@ -12,16 +13,16 @@ const K = new Uint32Array([
   0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
   0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
 ]);
-const IV = new Uint32Array([
+const IV = new Int32Array([
   0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19,
 ]);
 
-const W = new Uint32Array(64);
+const W = new Int32Array(64);
 // Scratch for the padded last block(s); single-threaded, so one is enough.
 const TAIL = new Uint8Array(128);
 
 /** One SHA-256 compression of the 64-byte block at `offset` into `state`. */
-function compress(state: Uint32Array, block: Uint8Array, offset: number): void {
+function compress(state: Int32Array, block: Uint8Array, offset: number): void {
   for (let i = 0; i < 16; i++) {
     const j = offset + i * 4;
     W[i] =
@@ -72,7 +73,7 @@ function compress(state: Uint32Array, block: Uint8Array, offset: number): void {
 }
 
 /** Hashes `data` (length `length`) into `state`, which already absorbed `prefixBytes` bytes. */
-function finish(state: Uint32Array, data: Uint8Array, length: number, prefixBytes: number): void {
+function finish(state: Int32Array, data: Uint8Array, length: number, prefixBytes: number): void {
   let offset = 0;
   for (; offset + 64 <= length; offset += 64) compress(state, data, offset);
   const rest = length - offset;
@@ -116,8 +117,8 @@ export function createHmacSha256(key: Uint8Array, hexChars: number): (text: stri
   for (let i = 0; i < 64; i++) pad[i] = (block[i] as number) ^ 0x5c;
   compress(outerStart, pad, 0);
 
-  const inner = new Uint32Array(8);
-  const outer = new Uint32Array(8);
+  const inner = new Int32Array(8);
+  const outer = new Int32Array(8);
   const innerDigest = new Uint8Array(32);
   let buffer = new Uint8Array(256);
   return (text) => {
