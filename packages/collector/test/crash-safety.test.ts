@@ -1,0 +1,105 @@
+// Crash safety: a client sends batches while the collector process is killed with SIGKILL at random moments,
+// 20 times. After each restart the database passes PRAGMA integrity_check and every span whose batch was
+// acknowledged with 200 is stored.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import Database from 'better-sqlite3';
+import { describe, expect, it } from 'vitest';
+import { jsonBody } from './harness.js';
+
+const main = fileURLToPath(new URL('../src/cli/main.ts', import.meta.url));
+const KILLS = 20;
+const SPANS_PER_BATCH = 20;
+
+/** One process (tsx as an in-process loader), so SIGKILL takes the writer thread down with it. */
+function startServe(db: string): Promise<{ child: ChildProcess; url: string }> {
+  const child = spawn(
+    process.execPath,
+    ['--conditions=@toolscope/source', '--import', 'tsx', main, 'serve', '--db', db, '--port', '0'],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  return new Promise((resolve, reject) => {
+    let out = '';
+    child.stdout?.on('data', (d: Buffer) => {
+      out += d.toString();
+      const m = /listening on (http:\/\/\S+)/.exec(out);
+      if (m?.[1]) resolve({ child, url: m[1] });
+    });
+    child.on('exit', (code) =>
+      reject(new Error(`serve exited (${code}) before listening: ${out}`)),
+    );
+  });
+}
+
+describe('crash safety', () => {
+  it(`keeps every acknowledged span through ${KILLS} SIGKILLs at random moments`, async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'toolscope-crash-'));
+    const db = join(dir, 'crash.db');
+    const acked: number[] = [];
+    let seed = 1;
+    let attempted = 0;
+    for (let kill = 0; kill < KILLS; kill++) {
+      const { child, url } = await startServe(db);
+      const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
+      let alive = true;
+      // Four concurrent senders until the process dies.
+      const senders = Array.from({ length: 4 }, async () => {
+        while (alive) {
+          const id = seed++;
+          attempted++;
+          try {
+            const res = await fetch(`${url}/v1/traces`, {
+              method: 'POST',
+              headers: { 'content-type': 'application/json' },
+              body: JSON.stringify(jsonBody(id, SPANS_PER_BATCH)),
+            });
+            await res.arrayBuffer();
+            if (res.status === 200) acked.push(id);
+          } catch {
+            // Connection reset by the kill: not acknowledged, so no promise was made.
+          }
+        }
+      });
+      await new Promise((resolve) => setTimeout(resolve, 300 + Math.floor(Math.random() * 1000)));
+      child.kill('SIGKILL');
+      await exited;
+      alive = false;
+      await Promise.all(senders);
+
+      const check = new Database(db, { readonly: true });
+      expect(check.pragma('integrity_check', { simple: true })).toBe('ok');
+      const stored = new Set(
+        (check.prepare('SELECT trace_id FROM traces').pluck().all() as string[]).map((t) =>
+          Number.parseInt(t, 16),
+        ),
+      );
+      const counts = check
+        .prepare(
+          "SELECT length(span_ids) - length(replace(span_ids, ' ', '')) + 1 AS n, t.trace_id FROM span_blocks b JOIN traces t ON t.seq = b.trace_seq",
+        )
+        .all() as { n: number; trace_id: string }[];
+      const spansByTrace = new Map<number, number>();
+      for (const c of counts)
+        spansByTrace.set(
+          Number.parseInt(c.trace_id, 16),
+          (spansByTrace.get(Number.parseInt(c.trace_id, 16)) ?? 0) + c.n,
+        );
+      check.close();
+      const lost = acked.filter(
+        (id) => !stored.has(id) || spansByTrace.get(id) !== SPANS_PER_BATCH,
+      );
+      expect(lost).toEqual([]);
+    }
+    const spans = acked.length * SPANS_PER_BATCH;
+    process.stdout.write(
+      `\ncrash safety: ${KILLS} SIGKILLs survived, ${acked.length} of ${attempted} batches acknowledged (${spans} spans), 0 acknowledged spans lost\n`,
+    );
+    expect(acked.length).toBeGreaterThan(KILLS);
+    rmSync(dir, { recursive: true, force: true });
+  }, 180_000);
+});
