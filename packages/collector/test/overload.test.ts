@@ -1,4 +1,4 @@
-// Overload: with a small write queue and a writer slower than the sender, the real OTLP exporter gets 429 with
+// Overload: with a small write queue (1,200 spans) and a writer slower than the sender, the real OTLP exporter gets 429 with
 // Retry-After, backs off, retries, and in the end every span is stored. The queue bound caps what the
 // collector holds: at most maxPendingSpans decoded spans plus the requests being decoded.
 
@@ -13,15 +13,19 @@ describe('overload', () => {
     const owner = await startTestCollector();
     let refused = 0;
     let peakPending = 0;
-    // A writer that needs 40 ms per commit: slower than the exporter sends.
+    // A writer that needs 25 ms per commit: slower than the exporter sends.
     const slow: Storage = {
       ...owner.storage,
       write: async (spans) => {
-        await new Promise((resolve) => setTimeout(resolve, 40));
+        await new Promise((resolve) => setTimeout(resolve, 25));
         return owner.storage.write(spans);
       },
     };
-    const c = await startTestCollector({ storage: slow, maxPendingSpans: 600, maxBatchSpans: 256 });
+    const c = await startTestCollector({
+      storage: slow,
+      maxPendingSpans: 1200,
+      maxBatchSpans: 256,
+    });
     const enqueue = c.queue.enqueue.bind(c.queue);
     c.queue.enqueue = (spans) => {
       const result = enqueue(spans);
@@ -57,11 +61,11 @@ describe('overload', () => {
     await provider.shutdown();
     const tools = await getJson<ToolsResponse>(`${c.url}/api/tools`);
     process.stdout.write(
-      `\noverload: ${TOTAL} spans sent, ${refused} requests refused with 429, ${tools.body.tools[0]?.calls ?? 0} stored, peak queue ${peakPending} spans (bound 600 + one request)\n`,
+      `\noverload: ${TOTAL} spans sent, ${refused} requests refused with 429, ${tools.body.tools[0]?.calls ?? 0} stored, peak queue ${peakPending} spans (bound 1200 + one request)\n`,
     );
     expect(refused).toBeGreaterThan(0);
     expect(tools.body.tools[0]?.calls).toBe(TOTAL);
-    expect(peakPending).toBeLessThanOrEqual(600 + 512);
+    expect(peakPending).toBeLessThanOrEqual(1200 + 512);
     await c.stop();
     await owner.stop();
   }, 120_000);

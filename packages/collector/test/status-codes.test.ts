@@ -119,7 +119,8 @@ describe('backpressure', () => {
     const statuses = replies.map((r) => r.statusCode);
     expect(statuses.filter((s) => s === 200)).toHaveLength(2);
     expect(statuses.filter((s) => s === 429)).toHaveLength(6);
-    for (const r of replies) if (r.statusCode === 429) expect(r.headers['retry-after']).toBe('1');
+    for (const r of replies)
+      if (r.statusCode === 429) expect(['1', '2', '3']).toContain(r.headers['retry-after']);
     // What was acknowledged is stored; what was refused is not.
     const stored = await Promise.all(
       [100, 101, 102].map((seed) =>

@@ -92,7 +92,12 @@ export function registerOtlpRoute(app: FastifyInstance, opts: OtlpRouteOptions):
       const queued = opts.queue.enqueue(spans);
       if (!queued.ok) {
         const full = queued.reason === 'full';
-        reply.header('retry-after', String(opts.retryAfterSeconds));
+        // Spread the retries: every refused exporter coming back after exactly the same delay would meet a
+        // full queue again together.
+        const delay = full
+          ? opts.retryAfterSeconds + Math.floor(Math.random() * 3)
+          : opts.retryAfterSeconds;
+        reply.header('retry-after', String(delay));
         return fail(
           reply,
           encoding,

@@ -5,6 +5,7 @@ const HEX_TRACE = /^[0-9a-f]{32}$/;
 const HEX_SPAN = /^[0-9a-f]{16}$/;
 const ZERO_TRACE = '0'.repeat(32);
 const ZERO_SPAN = '0'.repeat(16);
+const MAX_NS = 2n ** 63n - 1n;
 
 export function validTraceId(hex: string): boolean {
   return HEX_TRACE.test(hex) && hex !== ZERO_TRACE;
@@ -85,6 +86,10 @@ export function assembleSpan(p: SpanParts): { span: NormalizedSpan } | { error: 
   if (!validSpanId(p.spanId)) return { error: 'invalid span_id (need 8 non-zero bytes)' };
   if (p.parentSpanId !== null && !validSpanId(p.parentSpanId)) {
     return { error: 'invalid parent_span_id (need 8 bytes or none)' };
+  }
+  // Storage keeps times as signed 64-bit integers; later than 2262 is not a real timestamp anyway.
+  if (p.startNs > MAX_NS || p.endNs > MAX_NS || p.events.some((e) => e.timeNs > MAX_NS)) {
+    return { error: 'invalid time (after the year 2262)' };
   }
   // Listed field by field (no rest/spread): this runs for every span and spreads showed in profiles.
   const span: NormalizedSpan = {
