@@ -2,8 +2,16 @@
 // numbers, enums as integers (names are accepted too), lowerCamelCase keys (snake_case accepted), unknown
 // fields ignored. An explicit decoder: input is untrusted and often huge, so it is walked once, by hand.
 import { type AttrValue, type DecodeResult, LIMITS } from './model.js';
-import { type AttrCollector, setAttr } from './normalize.js';
-import { arr, type Rec, rec, type WireReader, walkResourceSpans } from './walk.js';
+import type { AttrCollector } from './normalize.js';
+import {
+  arrayValues,
+  collectAttributes,
+  kvlistValues,
+  type Rec,
+  rec,
+  type WireReader,
+  walkResourceSpans,
+} from './walk.js';
 
 /** A field by its lowerCamelCase name or its proto (snake_case) name. */
 function field(o: Rec | undefined, camel: string, snake: string): unknown {
@@ -58,30 +66,14 @@ function anyValue(v: unknown, depth: number): AttrValue | undefined {
   if (typeof bytes === 'string') return bytes;
   if (depth >= LIMITS.maxDepth) return null;
   const array = rec(field(o, 'arrayValue', 'array_value'));
-  if (array)
-    return arr(array.values)
-      .slice(0, LIMITS.maxArrayItems)
-      .map((item) => anyValue(item, depth + 1) ?? null);
+  if (array) return arrayValues(array.values, depth, anyValue);
   const kv = rec(field(o, 'kvlistValue', 'kvlist_value'));
-  if (kv) {
-    const out: Record<string, AttrValue> = {};
-    for (const entry of arr(kv.values).slice(0, LIMITS.maxAttributesPerSpan)) {
-      const e = rec(entry);
-      if (!e || typeof e.key !== 'string') continue;
-      const value = anyValue(e.value, depth + 1);
-      if (value !== undefined) setAttr(out, e.key, value);
-    }
-    return out;
-  }
+  if (kv) return kvlistValues(kv.values, depth, anyValue);
   return null;
 }
 
 function attributes(list: unknown, collector: AttrCollector): void {
-  for (const entry of arr(list)) {
-    const e = rec(entry);
-    if (!e || typeof e.key !== 'string') continue;
-    collector.add(e.key, anyValue(e.value, 0));
-  }
+  collectAttributes(list, collector, anyValue);
 }
 
 const JSON_READER: WireReader = {

@@ -1,9 +1,17 @@
 // OTLP/HTTP protobuf body → normalized spans. protobufjs does the wire decoding; this file only walks the
 // decoded messages, which are typed `unknown` and checked field by field.
 import { type AttrValue, type DecodeResult, LIMITS } from './model.js';
-import { type AttrCollector, setAttr } from './normalize.js';
+import type { AttrCollector } from './normalize.js';
 import { ExportTraceServiceRequest, Long } from './proto.js';
-import { arr, rec, str, type WireReader, walkResourceSpans } from './walk.js';
+import {
+  arrayValues,
+  collectAttributes,
+  kvlistValues,
+  rec,
+  str,
+  type WireReader,
+  walkResourceSpans,
+} from './walk.js';
 
 function hex(v: unknown): string {
   return v instanceof Uint8Array
@@ -42,30 +50,13 @@ function anyValue(v: unknown, depth: number): AttrValue | undefined {
   if (has('bytesValue'))
     return o.bytesValue instanceof Uint8Array ? Buffer.from(o.bytesValue).toString('base64') : null;
   if (depth >= LIMITS.maxDepth) return null;
-  if (has('arrayValue')) {
-    return arr(rec(o.arrayValue)?.values)
-      .slice(0, LIMITS.maxArrayItems)
-      .map((item) => anyValue(item, depth + 1) ?? null);
-  }
-  if (has('kvlistValue')) {
-    const out: Record<string, AttrValue> = {};
-    for (const entry of arr(rec(o.kvlistValue)?.values).slice(0, LIMITS.maxAttributesPerSpan)) {
-      const e = rec(entry);
-      if (!e || typeof e.key !== 'string') continue;
-      const value = anyValue(e.value, depth + 1);
-      if (value !== undefined) setAttr(out, e.key, value);
-    }
-    return out;
-  }
+  if (has('arrayValue')) return arrayValues(rec(o.arrayValue)?.values, depth, anyValue);
+  if (has('kvlistValue')) return kvlistValues(rec(o.kvlistValue)?.values, depth, anyValue);
   return null;
 }
 
 function attributes(list: unknown, collector: AttrCollector): void {
-  for (const entry of arr(list)) {
-    const e = rec(entry);
-    if (!e || typeof e.key !== 'string') continue;
-    collector.add(e.key, anyValue(e.value, 0));
-  }
+  collectAttributes(list, collector, anyValue);
 }
 
 const PROTO: WireReader = {

@@ -1,7 +1,13 @@
 // The walk over resourceSpans → scopeSpans → spans shared by both wire formats; each decoder supplies how
 // its format spells fields, ids, times and enums.
-import { type DecodedBatch, LIMITS, type SpanEvent, type SpanLink } from './model.js';
-import { AttrCollector, assembleSpan, clipName, noteError } from './normalize.js';
+import {
+  type AttrValue,
+  type DecodedBatch,
+  LIMITS,
+  type SpanEvent,
+  type SpanLink,
+} from './model.js';
+import { AttrCollector, assembleSpan, clipName, noteError, setAttr } from './normalize.js';
 
 export type Rec = Record<string, unknown>;
 
@@ -25,6 +31,41 @@ export function arr(v: unknown): unknown[] {
 }
 export function str(v: unknown): string {
   return typeof v === 'string' ? v : '';
+}
+
+/** Reads one AnyValue in a wire format's spelling. */
+export type AnyValueReader = (v: unknown, depth: number) => AttrValue | undefined;
+
+/** The items of an ArrayValue, capped. */
+export function arrayValues(values: unknown, depth: number, read: AnyValueReader): AttrValue[] {
+  return arr(values)
+    .slice(0, LIMITS.maxArrayItems)
+    .map((item) => read(item, depth + 1) ?? null);
+}
+
+/** The entries of a KeyValueList, capped; keys stay own data properties. */
+export function kvlistValues(
+  values: unknown,
+  depth: number,
+  read: AnyValueReader,
+): Record<string, AttrValue> {
+  const out: Record<string, AttrValue> = {};
+  for (const entry of arr(values).slice(0, LIMITS.maxAttributesPerSpan)) {
+    const e = rec(entry);
+    if (!e || typeof e.key !== 'string') continue;
+    const value = read(e.value, depth + 1);
+    if (value !== undefined) setAttr(out, e.key, value);
+  }
+  return out;
+}
+
+/** A repeated KeyValue field into an attribute collector. */
+export function collectAttributes(list: unknown, into: AttrCollector, read: AnyValueReader): void {
+  for (const entry of arr(list)) {
+    const e = rec(entry);
+    if (!e || typeof e.key !== 'string') continue;
+    into.add(e.key, read(e.value, 0));
+  }
 }
 
 export function walkResourceSpans(resourceSpans: unknown, r: WireReader): DecodedBatch {

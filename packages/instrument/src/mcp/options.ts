@@ -16,21 +16,26 @@ export type McpCallInfo = {
   sessionId: string | undefined;
 };
 
-export const mcpServerOptionsSchema = z.object({
+/** Options both adapters take. */
+const sharedOptions = {
   /** Spans go here instead of the global tracer provider. */
   tracerProvider: tracerProviderSchema.optional(),
   /** Redacted argument/result capture; defaults to `TOOLSCOPE_CAPTURE_CONTENT`. */
   captureContent: z.union([z.boolean(), captureOptionsSchema.partial()]).optional(),
-  /** Conversation id of a call; by default `_meta["toolscope.dev/conversation-id"]` as the client adapter sends it. */
-  conversationId: z
-    .custom<(info: McpCallInfo) => string | undefined>((v) => typeof v === 'function')
-    .optional(),
   /** Tools that get no span: names, or a predicate. */
   skipTools: z
     .union([
       z.array(z.string()),
       z.custom<(name: string) => boolean>((v) => typeof v === 'function'),
     ])
+    .optional(),
+};
+
+export const mcpServerOptionsSchema = z.object({
+  ...sharedOptions,
+  /** Conversation id of a call; by default `_meta["toolscope.dev/conversation-id"]` as the client adapter sends it. */
+  conversationId: z
+    .custom<(info: McpCallInfo) => string | undefined>((v) => typeof v === 'function')
     .optional(),
   /** Contract version reported for plain (non-`defineTool`) tools; default `_meta["toolscope.dev/version"]` or `unversioned`. */
   toolVersions: z.record(z.string(), z.string().min(1)).optional(),
@@ -41,17 +46,10 @@ export type McpServerInstrumentationOptions = z.input<typeof mcpServerOptionsSch
 export type ResolvedMcpServerOptions = z.output<typeof mcpServerOptionsSchema>;
 
 export const mcpClientOptionsSchema = z.object({
-  tracerProvider: tracerProviderSchema.optional(),
-  captureContent: z.union([z.boolean(), captureOptionsSchema.partial()]).optional(),
+  ...sharedOptions,
   /** Sent to the server in `_meta` and set on client spans: a fixed id or a function read per call. */
   conversationId: z
     .union([z.string().min(1), z.custom<() => string | undefined>((v) => typeof v === 'function')])
-    .optional(),
-  skipTools: z
-    .union([
-      z.array(z.string()),
-      z.custom<(name: string) => boolean>((v) => typeof v === 'function'),
-    ])
     .optional(),
 });
 export type McpClientInstrumentationOptions = z.input<typeof mcpClientOptionsSchema>;
