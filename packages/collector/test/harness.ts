@@ -121,6 +121,7 @@ export type ToolCallSpec = {
   effect?: 'read' | 'write';
   idempotencyKey?: string;
   conversation?: string;
+  callId?: string;
   shape?: string;
   issues?: { path: string; code: string; message: string }[];
   atMs: number;
@@ -162,6 +163,7 @@ export function otlpToolCalls(calls: ToolCallSpec[]) {
               if (call.idempotencyKey)
                 attrs.push(str('toolscope.idempotency_key.hash', call.idempotencyKey));
               if (call.conversation) attrs.push(str('gen_ai.conversation.id', call.conversation));
+              if (call.callId) attrs.push(str('gen_ai.tool.call.id', call.callId));
               if (call.issues)
                 attrs.push(str('toolscope.validation.issues', JSON.stringify(call.issues)));
               const start = BigInt(call.atMs) * 1_000_000n;

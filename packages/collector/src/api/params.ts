@@ -77,6 +77,11 @@ export const callsQuerySchema = rangeQuerySchema
       .transform((s) => s.toLowerCase())
       .optional(),
     conversationId: text.optional(),
+    callId: text.optional(),
+    errors: z
+      .enum(['true', 'false'], { message: 'expected true or false' })
+      .transform((v) => v === 'true')
+      .optional(),
     limit: z.coerce.number().int().min(1).max(1000).default(100),
     cursor: cursorParam.optional(),
   })
@@ -124,3 +129,28 @@ export const flagsQuerySchema = rangeQuerySchema
     tool: text.optional(),
   })
   .strict();
+
+export const toolParams = z.object({ name: text });
+export const toolDetailQuerySchema = rangeQuerySchema.strict();
+
+export const timeseriesQuerySchema = rangeQuerySchema
+  .extend({
+    tool: text.optional(),
+    step: z
+      .string()
+      .transform((raw, ctx) => {
+        const ms = parseDurationMs(raw);
+        if (ms === undefined || ms < 60_000) {
+          ctx.addIssue({
+            code: 'custom',
+            message: 'expected a duration of at least 1m, such as 5m or 1h',
+          });
+          return z.NEVER;
+        }
+        return ms;
+      })
+      .optional(),
+  })
+  .strict();
+
+export const searchQuerySchema = z.object({ q: z.string().max(256) }).strict();

@@ -89,3 +89,60 @@ export const errorResponseSchema = z.object({
   error: z.object({ code: z.string(), message: z.string() }),
 });
 export type ErrorResponse = z.infer<typeof errorResponseSchema>;
+
+// GET /api/tools/:name: what the dashboard's tool page shows.
+export const toolVersionSchema = z.object({
+  version: z.string(),
+  schemaHash: z.string(),
+  firstSeen: z.string(),
+  lastSeen: z.string(),
+  calls: z.number().int(),
+  lastTraceId: z.string(),
+  /** Another schema hash was seen under the same version: a contract changed without a version bump. */
+  silentChange: z.boolean(),
+});
+export const failingPathSchema = z.object({
+  code: z.string(),
+  path: z.string(),
+  count: z.number().int(),
+  lastTraceId: z.string(),
+});
+export const inputShapeSchema = z.object({
+  shape: z.string(),
+  firstSeen: z.string(),
+  lastSeen: z.string(),
+  calls: z.number().int(),
+  invalid: z.number().int(),
+});
+export const latencyBucketSchema = z.object({
+  fromMs: z.number(),
+  toMs: z.number(),
+  count: z.number().int(),
+});
+export const toolDetailResponseSchema = z.object({
+  name: z.string(),
+  stats: toolStatsSchema,
+  versions: z.array(toolVersionSchema),
+  failingPaths: z.array(failingPathSchema),
+  shapes: z.array(inputShapeSchema),
+  latency: z.array(latencyBucketSchema),
+});
+export type ToolDetailResponse = z.infer<typeof toolDetailResponseSchema>;
+
+// GET /api/timeseries
+export const timeseriesResponseSchema = z.object({
+  stepMs: z.number().int(),
+  points: z.array(z.object({ t: z.string(), calls: z.number().int(), errors: z.number().int() })),
+});
+export type TimeseriesResponse = z.infer<typeof timeseriesResponseSchema>;
+
+// GET /api/search?q=
+export const searchResultSchema = z.object({
+  kind: z.enum(['trace', 'conversation', 'call', 'tool', 'code']),
+  value: z.string(),
+  label: z.string(),
+  traceId: z.string().optional(),
+});
+export const searchResponseSchema = z.object({ results: z.array(searchResultSchema) });
+export type SearchResponse = z.infer<typeof searchResponseSchema>;
+export type SearchResult = z.infer<typeof searchResultSchema>;

@@ -3,10 +3,7 @@
 import type Database from 'better-sqlite3';
 import { detectDrift, type PathRow, type SchemaRow, type ShapeRow } from '../detectors/drift.js';
 import type { Flag } from '../detectors/flag.js';
-import type { SqliteReader } from './sqlite-reader.js';
-
-const NS_PER_MINUTE = 60_000_000_000n;
-const iso = (ns: bigint) => new Date(Number(ns / 1_000_000n)).toISOString();
+import { isoOf as iso, NS_PER_MINUTE, type SqliteReader } from './sqlite-reader.js';
 
 type FlagRow = {
   kind: string;

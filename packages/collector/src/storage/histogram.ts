@@ -60,3 +60,8 @@ export function quantile(h: Histogram, q: number): number | null {
   }
   return null;
 }
+
+/** Lower and upper bound of a bucket, in milliseconds. */
+export function bucketBounds(bucket: number): { fromMs: number; toMs: number } {
+  return { fromMs: bucket === 0 ? 0 : BASE ** bucket / 1000, toMs: BASE ** (bucket + 1) / 1000 };
+}

@@ -141,6 +141,10 @@ export const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (tool, code, path, minute)
   ) WITHOUT ROWID;
   `,
+  // v3: search by call id (gen_ai.tool.call.id). Partial, so spans without a call id cost nothing.
+  `
+  CREATE INDEX tool_calls_by_call_id ON tool_calls(call_id) WHERE call_id IS NOT NULL;
+  `,
 ];
 
 export type MigrationResult = { from: number; to: number };

@@ -1,23 +1,8 @@
-// Read queries of the JSON API. Tool statistics come from hour and minute rollups plus raw rows only for the
-// partial minutes at the edges of the range, so /api/tools costs the same for 1k or 1M calls.
+// Read queries of the JSON API: tool statistics (see tool-stats.ts), calls, traces and conversations.
 import type Database from 'better-sqlite3';
 import type { Call, SpanOut, ToolStats } from '../api/schemas.js';
-import { addTo, deserialize, type Histogram, mergeInto, quantile } from './histogram.js';
 import { decodeSpans } from './span-codec.js';
-
-const NS_MIN = 60_000_000_000n;
-const NS_HOUR = 60n * NS_MIN;
-
-type Agg = {
-  calls: number;
-  errors: number;
-  codes: Map<string, number>;
-  versions: Set<string>;
-  hist: Histogram;
-};
-
-const ceilTo = (ns: bigint, unit: bigint) => ((ns + unit - 1n) / unit) * unit;
-const floorTo = (ns: bigint, unit: bigint) => (ns / unit) * unit;
+import { aggregateTools, statsOf } from './tool-stats.js';
 
 export type CallFilter = {
   tool?: string | undefined;
@@ -25,6 +10,9 @@ export type CallFilter = {
   version?: string | undefined;
   traceId?: string | undefined;
   conversationId?: string | undefined;
+  callId?: string | undefined;
+  /** true: failing calls only; false: successful calls only. */
+  errors?: boolean | undefined;
   sinceNs: bigint;
   untilNs: bigint;
   limit: number;
@@ -57,6 +45,8 @@ type CallRow = {
   service: string | null;
 };
 
+export const NS_PER_MINUTE = 60_000_000_000n;
+
 export function isoOf(ns: bigint): string {
   return new Date(Number(ns / 1_000_000n)).toISOString();
 }
@@ -78,96 +68,8 @@ export class SqliteReader {
   }
 
   tools(sinceNs: bigint, untilNs: bigint, tool?: string): ToolStats[] {
-    const byTool = new Map<string, Agg>();
-    const agg = (name: string): Agg => {
-      let a = byTool.get(name);
-      if (!a) {
-        a = { calls: 0, errors: 0, codes: new Map(), versions: new Set(), hist: new Map() };
-        byTool.set(name, a);
-      }
-      return a;
-    };
-    const addRollup = (
-      table: 'tool_hours' | 'tool_minutes',
-      col: 'hour' | 'minute',
-      unit: bigint,
-      from: bigint,
-      to: bigint,
-    ) => {
-      if (from >= to) return;
-      const rows = this.#db
-        .prepare(
-          `SELECT tool, version, code, calls, errors, hist FROM ${table} WHERE ${col} >= ? AND ${col} < ?${tool ? ' AND tool = ?' : ''}`,
-        )
-        .all(...(tool ? [from / unit, to / unit, tool] : [from / unit, to / unit])) as {
-        tool: string;
-        version: string;
-        code: string;
-        calls: number;
-        errors: number;
-        hist: string;
-      }[];
-      for (const r of rows) {
-        const a = agg(r.tool);
-        a.calls += r.calls;
-        a.errors += r.errors;
-        if (r.code) a.codes.set(r.code, (a.codes.get(r.code) ?? 0) + r.calls);
-        if (r.version) a.versions.add(r.version);
-        mergeInto(a.hist, deserialize(r.hist));
-      }
-    };
-    const addRaw = (from: bigint, to: bigint) => {
-      if (from >= to) return;
-      const rows = this.#db
-        .prepare(
-          `SELECT tool, version, COALESCE(code, error_type, CASE WHEN is_error = 1 THEN 'ERROR' ELSE '' END) AS code_key,
-                  is_error, duration_ms FROM tool_calls WHERE start_ns >= ? AND start_ns < ? AND kind != 3${tool ? ' AND tool = ?' : ''}`,
-        )
-        .all(...(tool ? [from, to, tool] : [from, to])) as {
-        tool: string;
-        version: string | null;
-        code_key: string;
-        is_error: number;
-        duration_ms: number;
-      }[];
-      for (const r of rows) {
-        const a = agg(r.tool);
-        a.calls++;
-        if (r.is_error) a.errors++;
-        if (r.code_key) a.codes.set(r.code_key, (a.codes.get(r.code_key) ?? 0) + 1);
-        if (r.version) a.versions.add(r.version);
-        addTo(a.hist, r.duration_ms);
-      }
-    };
-    const minStart = ceilTo(sinceNs, NS_MIN);
-    const minEnd = floorTo(untilNs, NS_MIN);
-    if (minStart >= minEnd) {
-      addRaw(sinceNs, untilNs);
-    } else {
-      const hourStart = ceilTo(minStart, NS_HOUR);
-      const hourEnd = floorTo(minEnd, NS_HOUR);
-      if (hourStart < hourEnd) {
-        addRollup('tool_hours', 'hour', NS_HOUR, hourStart, hourEnd);
-        addRollup('tool_minutes', 'minute', NS_MIN, minStart, hourStart);
-        addRollup('tool_minutes', 'minute', NS_MIN, hourEnd, minEnd);
-      } else {
-        addRollup('tool_minutes', 'minute', NS_MIN, minStart, minEnd);
-      }
-      addRaw(sinceNs, minStart);
-      addRaw(minEnd, untilNs);
-    }
-    return [...byTool.entries()]
-      .map(([name, a]) => ({
-        name,
-        calls: a.calls,
-        errors: a.errors,
-        errorRate: a.calls === 0 ? 0 : Math.round((a.errors / a.calls) * 10_000) / 10_000,
-        p50Ms: quantile(a.hist, 0.5),
-        p95Ms: quantile(a.hist, 0.95),
-        p99Ms: quantile(a.hist, 0.99),
-        codes: Object.fromEntries([...a.codes.entries()].sort(([x], [y]) => (x < y ? -1 : 1))),
-        versions: [...a.versions].sort(),
-      }))
+    return [...aggregateTools(this.#db, sinceNs, untilNs, tool).entries()]
+      .map(([name, a]) => statsOf(name, a))
       .sort((x, y) => y.calls - x.calls || (x.name < y.name ? -1 : 1));
   }
 
@@ -184,6 +86,8 @@ export class SqliteReader {
       if (f.code === 'OK') add('is_error = 0');
       else add('COALESCE(code, error_type) = ?', f.code);
     }
+    if (f.callId !== undefined) add('call_id = ? AND call_id IS NOT NULL', f.callId);
+    if (f.errors !== undefined) add(f.errors ? 'is_error = 1' : 'is_error = 0');
     if (f.traceId !== undefined) {
       where.push('trace_seq = (SELECT seq FROM traces WHERE trace_id = ?)');
       args.push(f.traceId);

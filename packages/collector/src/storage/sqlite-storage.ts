@@ -4,10 +4,12 @@
 import Database from 'better-sqlite3';
 import type { LoopThresholds } from '../detectors/retry-loops.js';
 import { BlockWriter } from './block-writer.js';
+import { search, toolDetail } from './detail-reader.js';
 import { readFlags } from './flag-reader.js';
 import { migrate } from './schema.js';
 import { SqliteReader } from './sqlite-reader.js';
 import type { Storage } from './storage.js';
+import { timeseries } from './tool-stats.js';
 import { planWrite } from './write-plan.js';
 import { WriterThread } from './writer-thread.js';
 
@@ -49,6 +51,9 @@ export function openSqliteStorage(path: string, options: SqliteOptions = {}): St
     trace: (id) => reader.trace(id),
     conversation: (id) => reader.conversation(id),
     flags: (since, until, filter) => readFlags(db, reader, since, until, filter),
+    toolDetail: (name, since, until) => toolDetail(db, name, since, until),
+    timeseries: (since, until, step, tool) => timeseries(db, since, until, step, tool),
+    search: (query, since) => search(db, query, since),
     deleteBefore: async (cutoffNs, maxTraces) => {
       if (thread) return thread.deleteBefore(cutoffNs, maxTraces);
       return (inProcess as BlockWriter).deleteBefore(cutoffNs, maxTraces);

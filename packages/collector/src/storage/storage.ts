@@ -1,6 +1,13 @@
 // The narrow storage interface the collector talks to (DESIGN.md §5). SQLite is the embedded default; a
 // PostgreSQL implementation for several stateless collectors would implement the same methods.
-import type { Call, SpanOut, ToolStats } from '../api/schemas.js';
+import type {
+  Call,
+  SearchResult,
+  SpanOut,
+  TimeseriesResponse,
+  ToolDetailResponse,
+  ToolStats,
+} from '../api/schemas.js';
 import type { Flag } from '../detectors/flag.js';
 import type { NormalizedSpan } from '../otlp/model.js';
 import type { WriteOutcome } from './block-writer.js';
@@ -21,6 +28,17 @@ export interface Storage {
     untilNs: bigint,
     filter: { kind?: string | undefined; tool?: string | undefined },
   ): Flag[];
+  /** The tool page: versions and hashes, failing paths, input shapes, latency; null for an unknown tool. */
+  toolDetail(name: string, sinceNs: bigint, untilNs: bigint): ToolDetailResponse | null;
+  /** Calls and errors per step (all tools, or one). */
+  timeseries(
+    sinceNs: bigint,
+    untilNs: bigint,
+    stepMs: number,
+    tool?: string | undefined,
+  ): TimeseriesResponse;
+  /** What a search term can mean: trace, conversation, call id, tool, error code. */
+  search(query: string, sinceNs: bigint): SearchResult[];
   /** Deletes at most `maxTraces` traces (and their calls) that started before the cutoff; returns how many. */
   deleteBefore(cutoffNs: bigint, maxTraces: number): Promise<number>;
   close(): Promise<void>;

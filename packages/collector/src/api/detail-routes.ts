@@ -1,0 +1,65 @@
+// GET /api/tools/:name, /api/timeseries and /api/search: the data behind the dashboard's tool page, the
+// overview chart and the search box.
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { Storage } from '../storage/storage.js';
+import {
+  parseQuery,
+  rangeOf,
+  searchQuerySchema,
+  timeseriesQuerySchema,
+  toolDetailQuerySchema,
+  toolParams,
+} from './params.js';
+import type { SearchResponse, TimeseriesResponse, ToolDetailResponse } from './schemas.js';
+
+const WEEK_NS = 7n * 86_400_000n * 1_000_000n;
+
+function fail(reply: FastifyReply, status: 400 | 404, message: string) {
+  return reply
+    .code(status)
+    .send({ error: { code: status === 400 ? 'INVALID_PARAMETER' : 'NOT_FOUND', message } });
+}
+
+export function registerDetailRoutes(app: FastifyInstance, storage: Storage): void {
+  app.get('/api/tools/:name', async (request, reply) => {
+    const p = parseQuery(toolParams, request.params);
+    if (!p.ok) return fail(reply, 400, p.message);
+    const q = parseQuery(toolDetailQuerySchema, request.query);
+    if (!q.ok) return fail(reply, 400, q.message);
+    const range = rangeOf(q.data);
+    if ('error' in range) return fail(reply, 400, range.error);
+    const body: ToolDetailResponse | null = storage.toolDetail(
+      p.data.name,
+      range.sinceNs,
+      range.untilNs,
+    );
+    if (!body) return fail(reply, 404, `tool ${JSON.stringify(p.data.name)} has no stored calls`);
+    return body;
+  });
+
+  app.get('/api/timeseries', async (request, reply) => {
+    const q = parseQuery(timeseriesQuerySchema, request.query);
+    if (!q.ok) return fail(reply, 400, q.message);
+    const range = rangeOf(q.data);
+    if ('error' in range) return fail(reply, 400, range.error);
+    // Default step: about 60 points over the range.
+    const rangeMs = Number((range.untilNs - range.sinceNs) / 1_000_000n);
+    const step = q.data.step ?? Math.max(60_000, Math.round(rangeMs / 60 / 60_000) * 60_000);
+    const body: TimeseriesResponse = storage.timeseries(
+      range.sinceNs,
+      range.untilNs,
+      step,
+      q.data.tool,
+    );
+    return body;
+  });
+
+  app.get('/api/search', async (request, reply) => {
+    const q = parseQuery(searchQuerySchema, request.query);
+    if (!q.ok) return fail(reply, 400, q.message);
+    const body: SearchResponse = {
+      results: storage.search(q.data.q, BigInt(Date.now()) * 1_000_000n - WEEK_NS),
+    };
+    return body;
+  });
+}
