@@ -9,7 +9,11 @@ export type {
   CallsResponse,
   ConversationResponse,
   ErrorResponse,
+  SearchResponse,
+  SearchResult,
   SpanOut,
+  TimeseriesResponse,
+  ToolDetailResponse,
   ToolStats,
   ToolsResponse,
   TraceResponse,
@@ -19,11 +23,15 @@ export {
   callsResponseSchema,
   conversationResponseSchema,
   errorResponseSchema,
+  searchResponseSchema,
   spanSchema,
+  timeseriesResponseSchema,
+  toolDetailResponseSchema,
   toolStatsSchema,
   toolsResponseSchema,
   traceResponseSchema,
 } from './api/schemas.js';
+export { DEFAULT_DASHBOARD_DIR, SECURITY_HEADERS } from './api/static-routes.js';
 export { main as runCli } from './cli/main.js';
 export type { Collector, CollectorOptions } from './collector.js';
 export { startCollector } from './collector.js';

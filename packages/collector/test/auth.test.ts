@@ -1,4 +1,4 @@
-// --token: ingest, API and every other route refuse a missing or wrong token (401) and accept the right one;
+// --token: ingest, API and every other route except the dashboard's static shell refuse a missing or wrong token (401) and accept the right one;
 // the token never appears in output; the default bind is loopback, and binding elsewhere without a token warns.
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../src/index.js';
@@ -28,10 +28,19 @@ describe('auth', () => {
       '/api/flags',
       `/api/traces/${'1'.padStart(32, '0')}`,
       '/api/health',
-      '/',
+      '/api/timeseries',
+      '/api/search?q=x',
+      '/api/tools/get_order',
+      '/nope',
     ]) {
       expect((await fetch(`${c.url}${path}`)).status, path).toBe(401);
     }
+    // The dashboard's static shell holds no data and must load to show its token prompt.
+    const shell = await fetch(`${c.url}/`);
+    expect([200, 503]).toContain(shell.status);
+    const html = await shell.text();
+    expect(html).not.toContain('svc-');
+    expect(html).not.toContain(TOKEN);
     const ok = await fetch(`${c.url}/api/traces/${'1'.padStart(32, '0')}`, {
       headers: { authorization: `Bearer ${TOKEN}` },
     });

@@ -4,8 +4,10 @@ import { COLLECTOR_ERRORS } from '../errors.js';
 import type { WriteQueue } from '../ingest/write-queue.js';
 import type { Storage } from '../storage/storage.js';
 import { tokenCheck } from './auth.js';
+import { registerDetailRoutes } from './detail-routes.js';
 import { registerOtlpRoute } from './otlp-route.js';
 import { registerQueryRoutes } from './query-routes.js';
+import { isStaticPath, registerStaticRoutes, SECURITY_HEADERS } from './static-routes.js';
 
 export type AppOptions = {
   storage: Storage;
@@ -13,6 +15,8 @@ export type AppOptions = {
   /** Largest accepted body, compressed or not, in bytes. */
   maxBodyBytes: number;
   token?: string | undefined;
+  /** Folder of the built dashboard; defaults to the one built into this package. */
+  dashboardDir?: string | undefined;
   retryAfterSeconds?: number;
   logger?: boolean;
   version: string;
@@ -27,9 +31,16 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   // Bodies arrive as raw buffers; each route decides what they mean (protobuf, JSON, gzip).
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
 
+  app.addHook('onSend', async (_request, reply) => {
+    reply.headers(SECURITY_HEADERS);
+  });
+
   const check = tokenCheck(opts.token);
   if (check) {
     app.addHook('onRequest', async (request, reply) => {
+      // The dashboard's static files hold no data; it asks for the token before calling the API.
+      if ((request.method === 'GET' || request.method === 'HEAD') && isStaticPath(request.url))
+        return;
       if (check(request.headers.authorization)) return;
       await reply
         .code(401)
@@ -68,5 +79,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     retryAfterSeconds: opts.retryAfterSeconds ?? 1,
   });
   registerQueryRoutes(app, { storage: opts.storage, queue: opts.queue, version: opts.version });
+  registerDetailRoutes(app, opts.storage);
+  registerStaticRoutes(app, opts.dashboardDir);
   return app;
 }

@@ -119,6 +119,7 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
   }
   io.out(`toolscope collector listening on ${collector.url}\n`);
   io.out(`  OTLP/HTTP endpoint: ${collector.url}/v1/traces (protobuf or JSON, gzip)\n`);
+  io.out(`  dashboard:          ${collector.url}/\n`);
   io.out(`  JSON API:           ${collector.url}/api/tools\n`);
   io.out(`  database:           ${f.db}${f.retention ? `, retention ${flags.retention}` : ''}\n`);
   return await new Promise<number>((resolve) => {

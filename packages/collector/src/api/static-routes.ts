@@ -1,0 +1,96 @@
+// Serves the dashboard (built by @toolscope/dashboard into this package's dashboard/ folder) at `/`. Files
+// are read once at start-up: a handful of hashed assets, so no file system access per request and no path
+// from a URL ever reaches the file system.
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { extname, join, relative, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+
+/** The built dashboard next to src/ and dist/ (both are one level below the package root's api/ parent). */
+export const DEFAULT_DASHBOARD_DIR = fileURLToPath(new URL('../../dashboard/', import.meta.url));
+
+const TYPES: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.ico': 'image/x-icon',
+  '.json': 'application/json; charset=utf-8',
+  '.woff2': 'font/woff2',
+};
+
+type Asset = { body: Buffer; type: string; immutable: boolean };
+
+function loadAssets(dir: string): Map<string, Asset> {
+  const assets = new Map<string, Asset>();
+  if (!existsSync(join(dir, 'index.html'))) return assets;
+  const walk = (folder: string) => {
+    for (const name of readdirSync(folder)) {
+      const full = join(folder, name);
+      if (statSync(full).isDirectory()) walk(full);
+      else {
+        const type = TYPES[extname(name)];
+        if (!type) continue;
+        const url = `/${relative(dir, full).split(sep).join('/')}`;
+        assets.set(url, {
+          body: readFileSync(full),
+          type,
+          // Vite puts a content hash in every file name under assets/.
+          immutable: url.startsWith('/assets/'),
+        });
+      }
+    }
+  };
+  walk(dir);
+  return assets;
+}
+
+/** True for the URLs of the dashboard's static files, which carry no data and need no token. */
+export function isStaticPath(url: string): boolean {
+  const path = url.split('?')[0] ?? '';
+  return path === '/' || path === '/index.html' || path.startsWith('/assets/');
+}
+
+export function registerStaticRoutes(
+  app: FastifyInstance,
+  dir: string = DEFAULT_DASHBOARD_DIR,
+): void {
+  const assets = loadAssets(dir);
+  const index = assets.get('/index.html');
+  const sendIndex = async (_request: FastifyRequest, reply: FastifyReply) => {
+    if (!index) {
+      return reply
+        .code(503)
+        .type('text/plain; charset=utf-8')
+        .send(
+          'The Toolscope dashboard is not built. Run `pnpm --filter @toolscope/dashboard build` (pnpm start does it) and restart; the API under /api/ works without it.\n',
+        );
+    }
+    return reply.type(index.type).header('cache-control', 'no-cache').send(index.body);
+  };
+  app.get('/', sendIndex);
+  app.get('/index.html', sendIndex);
+  app.get('/assets/*', async (request, reply) => {
+    const asset = assets.get(request.url.split('?')[0] ?? '');
+    if (!asset) {
+      return reply
+        .code(404)
+        .send({ error: { code: 'NOT_FOUND', message: 'no such dashboard asset' } });
+    }
+    return reply
+      .type(asset.type)
+      .header('cache-control', asset.immutable ? 'public, max-age=31536000, immutable' : 'no-cache')
+      .send(asset.body);
+  });
+}
+
+/** Headers on every response: the dashboard renders attacker-controlled strings, so no script but ours runs. */
+export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
+  'content-security-policy':
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; font-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+  'x-frame-options': 'DENY',
+  'cross-origin-opener-policy': 'same-origin',
+};

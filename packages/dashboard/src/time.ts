@@ -1,0 +1,62 @@
+// Time ranges and how times are shown: in the viewer's zone, with UTC in the tooltip.
+
+export const PRESETS = ['15m', '1h', '6h', '24h', '7d'] as const;
+export type Preset = (typeof PRESETS)[number];
+
+export const isPreset = (v: string): v is Preset => (PRESETS as readonly string[]).includes(v);
+
+export type TimeRange =
+  | { kind: 'preset'; preset: Preset }
+  | { kind: 'custom'; since: string; until: string };
+
+export const DEFAULT_RANGE: TimeRange = { kind: 'preset', preset: '24h' };
+
+/** The API's since/until parameters for a range (durations mean "that long ago"). */
+export function rangeParams(r: TimeRange): { since: string; until?: string } {
+  return r.kind === 'preset' ? { since: r.preset } : { since: r.since, until: r.until };
+}
+
+export function rangeLabel(r: TimeRange): string {
+  return r.kind === 'preset'
+    ? `last ${r.preset}`
+    : `${formatTime(r.since)} – ${formatTime(r.until)}`;
+}
+
+const local = new Intl.DateTimeFormat(undefined, {
+  year: 'numeric',
+  month: 'short',
+  day: '2-digit',
+  hour: '2-digit',
+  minute: '2-digit',
+  second: '2-digit',
+});
+
+export function formatTime(iso: string): string {
+  const d = new Date(iso);
+  return Number.isNaN(d.getTime()) ? iso : local.format(d);
+}
+
+export function utcTitle(iso: string): string {
+  const d = new Date(iso);
+  return Number.isNaN(d.getTime())
+    ? iso
+    : `${d.toISOString().replace('T', ' ').replace('Z', '')} UTC`;
+}
+
+export function formatMs(ms: number | null | undefined): string {
+  if (ms === null || ms === undefined) return '–';
+  if (ms < 1) return `${(ms * 1000).toFixed(0)} µs`;
+  if (ms < 1000) return `${ms < 10 ? ms.toFixed(2) : ms.toFixed(1)} ms`;
+  return `${(ms / 1000).toFixed(2)} s`;
+}
+
+export function formatPercent(rate: number): string {
+  return `${(rate * 100).toFixed(rate > 0 && rate < 0.001 ? 2 : 1)} %`;
+}
+
+/** `datetime-local` input value (local zone, minutes) of an ISO time. */
+export function toLocalInput(iso: string): string {
+  const d = new Date(iso);
+  const pad = (n: number) => String(n).padStart(2, '0');
+  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}`;
+}

@@ -1,0 +1,122 @@
+// Flags grouped by kind and severity, each with its summary and links straight to the evidence.
+import { type Flag, flagsResponseSchema } from '@toolscope/collector/schemas';
+import { query } from '../api';
+import { useApi } from '../hooks';
+import { href } from '../route';
+import { rangeLabel, rangeParams, type TimeRange } from '../time';
+import { Load, Mono, Section, short, Time } from '../ui';
+
+const KIND_TITLES: Record<Flag['kind'], string> = {
+  identical_retry: 'Identical retries',
+  unrepaired_invalid_input: 'Invalid input repeated without repair',
+  retry_after_non_retryable: 'Retries after a non-retryable error',
+  unsafe_write_retry: 'Write retried without an idempotency key',
+  silent_schema_change: 'Contract changed without a version bump',
+  version_skew: 'Several versions in use',
+  input_drift: 'Input drift',
+  output_drift: 'Output drift',
+};
+
+export function kindTitle(kind: Flag['kind']): string {
+  return KIND_TITLES[kind];
+}
+
+function Evidence({ flag }: { flag: Flag }) {
+  const traces = [
+    ...new Set([...(flag.traceId ? [flag.traceId] : []), ...(flag.evidence.traceIds ?? [])]),
+  ].slice(0, 5);
+  const firstSpan = flag.evidence.spanIds?.at(-1);
+  return (
+    <div class="evidence">
+      {traces.map((t, i) => (
+        <a key={t} class="chip" href={href.trace(t, i === 0 ? firstSpan : undefined)}>
+          trace {short(t)}
+        </a>
+      ))}
+      {flag.conversationId && (
+        <a class="chip" href={href.conversation(flag.conversationId)}>
+          conversation {short(flag.conversationId, 16)}
+        </a>
+      )}
+      <a class="chip" href={href.tool(flag.tool)}>
+        {flag.evidence.schemaHashes || flag.evidence.versions ? 'versions of ' : 'tool '}
+        {flag.tool}
+      </a>
+      {(flag.evidence.paths ?? []).map((p) => (
+        <span key={p} class="chip path" title="failing path">
+          {p || '(root)'}
+        </span>
+      ))}
+      {(flag.evidence.schemaHashes ?? []).map((h) => (
+        <Mono key={h}>{short(h, 12)}</Mono>
+      ))}
+    </div>
+  );
+}
+
+export function FlagList({ flags, compact }: { flags: Flag[]; compact?: boolean }) {
+  if (flags.length === 0) {
+    return (
+      <p class="state" role="status">
+        No flags: no retry loops or contract drift in this range.
+      </p>
+    );
+  }
+  return (
+    <ul class={`flags ${compact ? 'compact' : ''}`}>
+      {flags.map((f) => (
+        <li
+          key={`${f.kind}|${f.tool}|${f.traceId ?? ''}|${f.conversationId ?? ''}|${f.firstSeen}`}
+          class={`flag sev-${f.severity}`}
+          data-kind={f.kind}
+        >
+          <div class="flag-head">
+            <span class={`sev sev-${f.severity}`}>{f.severity}</span>
+            {compact && <span class="kind">{kindTitle(f.kind)}</span>}
+            <span class="tool">{f.tool}</span>
+            <span class="count">×{f.count}</span>
+            <span class="when">
+              last <Time iso={f.lastSeen} />
+            </span>
+          </div>
+          <p class="summary">{f.summary}</p>
+          <Evidence flag={f} />
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+export function Flags({ range, tick }: { range: TimeRange; tick: number }) {
+  const flags = useApi(`/api/flags${query(rangeParams(range))}`, flagsResponseSchema, tick);
+  return (
+    <Load loaded={flags} what="flags">
+      {(data) => {
+        const groups = new Map<string, Flag[]>();
+        for (const f of data.flags) {
+          const key = `${f.severity === 'error' ? 0 : 1}|${f.kind}`;
+          groups.set(key, [...(groups.get(key) ?? []), f]);
+        }
+        const keys = [...groups.keys()].sort();
+        return keys.length === 0 ? (
+          <Section title={`Flags, ${rangeLabel(range)}`}>
+            <FlagList flags={[]} />
+          </Section>
+        ) : (
+          keys.map((k) => {
+            const list = groups.get(k) ?? [];
+            const first = list[0] as Flag;
+            return (
+              <Section
+                key={k}
+                title={`${kindTitle(first.kind)} (${first.severity}, ${list.length})`}
+              >
+                <FlagList flags={list} />
+              </Section>
+            );
+          })
+        );
+      }}
+    </Load>
+  );
+}

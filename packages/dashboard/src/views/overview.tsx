@@ -1,0 +1,158 @@
+// Overview: per tool calls, error rate, latency and codes; calls and error rate over time; the newest flags.
+import {
+  flagsResponseSchema,
+  type ToolStats,
+  timeseriesResponseSchema,
+  toolsResponseSchema,
+} from '@toolscope/collector/schemas';
+import { useMemo, useState } from 'preact/hooks';
+import { query } from '../api';
+import { CallsChart } from '../chart';
+import { useApi } from '../hooks';
+import { href } from '../route';
+import { formatMs, formatPercent, rangeLabel, rangeParams, type TimeRange } from '../time';
+import { Code, Load, Section, SortHeader, type SortState } from '../ui';
+import { FlagList } from './flags';
+
+type Key = 'name' | 'calls' | 'errors' | 'errorRate' | 'p50Ms' | 'p95Ms';
+
+function sorted(tools: ToolStats[], sort: SortState<Key>): ToolStats[] {
+  const dir = sort.desc ? -1 : 1;
+  return [...tools].sort((a, b) => {
+    const x = a[sort.key];
+    const y = b[sort.key];
+    if (x === y) return a.name < b.name ? -1 : 1;
+    if (x === null) return 1;
+    if (y === null) return -1;
+    return (x < y ? -1 : 1) * dir;
+  });
+}
+
+export function EmptyState() {
+  const endpoint = `${location.origin}/v1/traces`;
+  return (
+    <div class="empty" role="status">
+      <h2>No tool calls in this range yet</h2>
+      <p>
+        Point any OTLP/HTTP exporter at <code class="mono">{endpoint}</code> (protobuf or JSON).
+        With <code class="mono">@toolscope/instrument</code>:
+      </p>
+      <pre class="snippet">
+        {`import { setupToolscope } from '@toolscope/instrument/setup';
+setupToolscope({ serviceName: 'my-mcp-server', endpoint: '${location.origin}' });`}
+      </pre>
+      <p>
+        Or set <code class="mono">OTEL_EXPORTER_OTLP_ENDPOINT={location.origin}</code> for an
+        existing OpenTelemetry setup. Spans appear here within a second of arriving.
+      </p>
+    </div>
+  );
+}
+
+export function Overview({ range, tick }: { range: TimeRange; tick: number }) {
+  const params = rangeParams(range);
+  const tools = useApi(`/api/tools${query(params)}`, toolsResponseSchema, tick);
+  const series = useApi(`/api/timeseries${query(params)}`, timeseriesResponseSchema, tick);
+  const flags = useApi(`/api/flags${query(params)}`, flagsResponseSchema, tick);
+  const [sort, setSort] = useState<SortState<Key>>({ key: 'calls', desc: true });
+  const rows = useMemo(
+    () => (tools.state === 'ready' ? sorted(tools.data.tools, sort) : []),
+    [tools, sort],
+  );
+  return (
+    <>
+      <Section title={`Tools, ${rangeLabel(range)}`}>
+        <Load loaded={tools} what="tool statistics">
+          {(data) =>
+            data.tools.length === 0 ? (
+              <EmptyState />
+            ) : (
+              <div class="table-wrap">
+                <table class="tools" aria-label="tool statistics">
+                  <thead>
+                    <tr>
+                      <SortHeader label="Tool" sortKey="name" sort={sort} onSort={setSort} />
+                      <SortHeader label="Calls" sortKey="calls" sort={sort} onSort={setSort} />
+                      <SortHeader label="Errors" sortKey="errors" sort={sort} onSort={setSort} />
+                      <SortHeader
+                        label="Error rate"
+                        sortKey="errorRate"
+                        sort={sort}
+                        onSort={setSort}
+                      />
+                      <SortHeader label="p50" sortKey="p50Ms" sort={sort} onSort={setSort} />
+                      <SortHeader label="p95" sortKey="p95Ms" sort={sort} onSort={setSort} />
+                      <th scope="col">Codes</th>
+                      <th scope="col">Versions</th>
+                    </tr>
+                  </thead>
+                  <tbody>
+                    {rows.map((t) => (
+                      <tr key={t.name} data-tool={t.name}>
+                        <th scope="row">
+                          <a href={href.tool(t.name)}>{t.name}</a>
+                        </th>
+                        <td class="num" data-col="calls">
+                          {t.calls}
+                        </td>
+                        <td class="num" data-col="errors">
+                          {t.errors}
+                        </td>
+                        <td class={`num ${t.errorRate > 0 ? 'bad' : ''}`} data-col="errorRate">
+                          {formatPercent(t.errorRate)}
+                        </td>
+                        <td class="num" data-col="p50">
+                          {formatMs(t.p50Ms)}
+                        </td>
+                        <td class="num" data-col="p95">
+                          {formatMs(t.p95Ms)}
+                        </td>
+                        <td class="codes">
+                          {Object.entries(t.codes).map(([code, n]) => (
+                            <a
+                              key={code}
+                              class="chip"
+                              href={href.calls({ tool: t.name, code })}
+                              title={`${n} calls with ${code}`}
+                            >
+                              <Code code={code} /> {n}
+                            </a>
+                          ))}
+                        </td>
+                        <td>{t.versions.join(', ') || '–'}</td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              </div>
+            )
+          }
+        </Load>
+      </Section>
+      <Section title="Calls and error rate over time">
+        <Load loaded={series} what="the time series">
+          {(data) => (
+            <CallsChart
+              points={data.points}
+              label={`calls and error rate per ${Math.round(data.stepMs / 60_000)} minutes`}
+            />
+          )}
+        </Load>
+      </Section>
+      <Section title="Flags">
+        <Load loaded={flags} what="flags">
+          {(data) => (
+            <>
+              <FlagList flags={data.flags.slice(0, 8)} compact />
+              {data.flags.length > 8 && (
+                <p>
+                  <a href={href.flags()}>All {data.flags.length} flags</a>
+                </p>
+              )}
+            </>
+          )}
+        </Load>
+      </Section>
+    </>
+  );
+}

@@ -1,0 +1,205 @@
+// Tool detail: versions and schema hashes over time, failing paths, input shapes, latency, failing calls.
+import {
+  callsResponseSchema,
+  type ToolDetailResponse,
+  timeseriesResponseSchema,
+  toolDetailResponseSchema,
+} from '@toolscope/collector/schemas';
+import { query } from '../api';
+import { CallsChart } from '../chart';
+import { useApi } from '../hooks';
+import { href } from '../route';
+import { formatMs, formatPercent, rangeParams, type TimeRange } from '../time';
+import { Load, Mono, Section, short, Time } from '../ui';
+import { CallTable } from './calls';
+
+function Versions({ versions }: { versions: ToolDetailResponse['versions'] }) {
+  if (versions.length === 0) {
+    return (
+      <p class="state">No versioned contract reported (the tool is not wrapped with defineTool).</p>
+    );
+  }
+  return (
+    <table aria-label="versions and schema hashes">
+      <thead>
+        <tr>
+          <th scope="col">Version</th>
+          <th scope="col">Schema hash</th>
+          <th scope="col">First seen</th>
+          <th scope="col">Last seen</th>
+          <th scope="col">Calls</th>
+          <th scope="col">Evidence</th>
+        </tr>
+      </thead>
+      <tbody>
+        {versions.map((v) => (
+          <tr key={`${v.version}|${v.schemaHash}`} class={v.silentChange ? 'silent' : ''}>
+            <td>
+              {v.version}
+              {v.silentChange && (
+                <span class="badge bad" title="another schema hash was seen under this version">
+                  changed without a version bump
+                </span>
+              )}
+            </td>
+            <td>
+              <Mono title={v.schemaHash}>{short(v.schemaHash, 16)}</Mono>
+            </td>
+            <td>
+              <Time iso={v.firstSeen} />
+            </td>
+            <td>
+              <Time iso={v.lastSeen} />
+            </td>
+            <td class="num">{v.calls}</td>
+            <td>
+              <a href={href.trace(v.lastTraceId)}>last trace</a>
+            </td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+function Latency({ buckets }: { buckets: ToolDetailResponse['latency'] }) {
+  if (buckets.length === 0) return <p class="state">No calls in this range.</p>;
+  const max = Math.max(...buckets.map((b) => b.count));
+  return (
+    <ol class="histogram" aria-label="latency distribution">
+      {buckets.map((b) => (
+        <li key={b.fromMs} title={`${formatMs(b.fromMs)} – ${formatMs(b.toMs)}: ${b.count} calls`}>
+          <span class="bar" style={{ height: `${Math.max(2, (b.count / max) * 100)}%` }} />
+          <span class="sr-only">
+            {formatMs(b.fromMs)} to {formatMs(b.toMs)}: {b.count} calls
+          </span>
+        </li>
+      ))}
+    </ol>
+  );
+}
+
+export function ToolView({ name, range, tick }: { name: string; range: TimeRange; tick: number }) {
+  const params = rangeParams(range);
+  const detail = useApi(
+    `/api/tools/${encodeURIComponent(name)}${query(params)}`,
+    toolDetailResponseSchema,
+    tick,
+  );
+  const series = useApi(
+    `/api/timeseries${query({ ...params, tool: name })}`,
+    timeseriesResponseSchema,
+    tick,
+  );
+  const failing = useApi(
+    `/api/calls${query({ ...params, tool: name, errors: true, limit: 20 })}`,
+    callsResponseSchema,
+    tick,
+  );
+  return (
+    <>
+      <h1 class="title">
+        Tool <span class="tool">{name}</span>
+      </h1>
+      <Load loaded={detail} what="the tool">
+        {(d) => (
+          <>
+            <div class="stats">
+              <div>
+                <b>{d.stats.calls}</b> calls
+              </div>
+              <div class={d.stats.errors > 0 ? 'bad' : ''}>
+                <b>{formatPercent(d.stats.errorRate)}</b> errors ({d.stats.errors})
+              </div>
+              <div>
+                p50 <b>{formatMs(d.stats.p50Ms)}</b>
+              </div>
+              <div>
+                p95 <b>{formatMs(d.stats.p95Ms)}</b>
+              </div>
+              <div>
+                p99 <b>{formatMs(d.stats.p99Ms)}</b>
+              </div>
+            </div>
+            <Section title="Versions and schema hashes">
+              <Versions versions={d.versions} />
+            </Section>
+            <Section title="Top failing validation paths">
+              {d.failingPaths.length === 0 ? (
+                <p class="state">No validation failures in this range.</p>
+              ) : (
+                <table aria-label="failing paths">
+                  <thead>
+                    <tr>
+                      <th scope="col">Path</th>
+                      <th scope="col">Code</th>
+                      <th scope="col">Count</th>
+                      <th scope="col">Evidence</th>
+                    </tr>
+                  </thead>
+                  <tbody>
+                    {d.failingPaths.map((p) => (
+                      <tr key={`${p.code}|${p.path}`}>
+                        <td>
+                          <Mono>{p.path || '(root)'}</Mono>
+                        </td>
+                        <td>{p.code}</td>
+                        <td class="num">{p.count}</td>
+                        <td>
+                          <a href={href.trace(p.lastTraceId)}>last trace</a>
+                        </td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              )}
+            </Section>
+            <Section title="Input shapes seen">
+              {d.shapes.length === 0 ? (
+                <p class="state">No input shapes recorded in this range.</p>
+              ) : (
+                <table aria-label="input shapes">
+                  <thead>
+                    <tr>
+                      <th scope="col">Shape</th>
+                      <th scope="col">Calls</th>
+                      <th scope="col">Invalid</th>
+                      <th scope="col">Last seen</th>
+                    </tr>
+                  </thead>
+                  <tbody>
+                    {d.shapes.map((s) => (
+                      <tr key={s.shape} class={s.invalid > 0 ? 'bad-row' : ''}>
+                        <td>
+                          <Mono>{s.shape}</Mono>
+                        </td>
+                        <td class="num">{s.calls}</td>
+                        <td class="num">{s.invalid}</td>
+                        <td>
+                          <Time iso={s.lastSeen} />
+                        </td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              )}
+            </Section>
+            <Section title="Latency distribution">
+              <Latency buckets={d.latency} />
+            </Section>
+          </>
+        )}
+      </Load>
+      <Section title="Calls and error rate over time">
+        <Load loaded={series} what="the time series">
+          {(s) => <CallsChart points={s.points} label={`calls and error rate of ${name}`} />}
+        </Load>
+      </Section>
+      <Section title="Recent failing calls">
+        <Load loaded={failing} what="failing calls">
+          {(c) => <CallTable calls={c.calls} />}
+        </Load>
+      </Section>
+    </>
+  );
+}

@@ -1,0 +1,275 @@
+// The dashboard in real Chromium against a real collector seeded through the OTLP protobuf exporter: the
+// overview agrees with the API, a retry-loop flag leads to the failing attempt's validation paths in at most
+// two clicks, hostile strings never run, the token gate works, and every view is screenshotted.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type Collector, startCollector, type ToolsResponse } from '@toolscope/collector';
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launch, screenshot, watchedPage } from './browser.js';
+import { HOSTILE, type Seeded, seed } from './seed.js';
+
+let dir: string;
+let collector: Collector;
+let browser: Browser;
+let seeded: Seeded;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'toolscope-dash-'));
+  collector = await startCollector({ db: join(dir, 'toolscope.db'), port: 0 });
+  seeded = await seed(collector.url);
+  browser = await launch();
+}, 60_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await collector?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const api = async <T>(path: string): Promise<T> => {
+  const res = await fetch(`${collector.url}${path}`);
+  expect(res.status, path).toBe(200);
+  return (await res.json()) as T;
+};
+
+describe('dashboard', () => {
+  it('serves the page with a strict Content-Security-Policy', async () => {
+    const res = await fetch(`${collector.url}/`);
+    expect(res.status).toBe(200);
+    const csp = res.headers.get('content-security-policy') ?? '';
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).toContain("default-src 'none'");
+    expect(csp).not.toContain('unsafe-inline');
+    expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+    const apiRes = await fetch(`${collector.url}/api/tools`);
+    expect(apiRes.headers.get('content-security-policy')).toBe(csp);
+  });
+
+  it('shows per-tool numbers that agree with the API', async () => {
+    const w = await watchedPage(browser);
+    await w.page.goto(`${collector.url}/`);
+    await w.page.getByRole('table', { name: 'tool statistics' }).waitFor();
+    const { tools } = await api<ToolsResponse>('/api/tools?since=24h');
+    expect(tools.length).toBeGreaterThanOrEqual(3);
+    for (const t of tools) {
+      const row = w.page.locator('tr', {
+        has: w.page.getByRole('link', { name: t.name, exact: true }),
+      });
+      expect(await row.locator('[data-col=calls]').textContent(), t.name).toBe(String(t.calls));
+      expect(await row.locator('[data-col=errors]').textContent(), t.name).toBe(String(t.errors));
+      expect(await row.locator('[data-col=errorRate]').textContent(), t.name).toBe(
+        `${(t.errorRate * 100).toFixed(1)} %`,
+      );
+    }
+    const getOrder = tools.find((t) => t.name === 'get_order');
+    // 3 + 1 invalid (story and uncorrected first try) of 4 + 1 + 12 calls.
+    expect(getOrder).toMatchObject({ calls: 17, errors: 4, codes: { INVALID_INPUT: 4 } });
+    // Sorting by calls, ascending then descending, reorders the rows.
+    const callsColumn = async () =>
+      (await w.page.locator('table.tools tbody [data-col=calls]').allTextContents()).map(Number);
+    const desc = await callsColumn();
+    expect(desc).toEqual([...desc].sort((a, b) => b - a));
+    await w.page.getByRole('button', { name: /^Calls/ }).click();
+    expect(
+      await w.page.getByRole('columnheader', { name: /^Calls/ }).getAttribute('aria-sort'),
+    ).toBe('ascending');
+    expect(await callsColumn()).toEqual([...desc].sort((a, b) => a - b));
+    await w.page.getByRole('button', { name: /^Calls/ }).click();
+    expect(await callsColumn()).toEqual(desc);
+    await w.page.locator('.chart canvas').first().waitFor();
+    await screenshot(w.page, 'overview');
+    expect(w.errors).toEqual([]);
+    expect(await w.violations()).toEqual([]);
+  });
+
+  it('leads from a retry-loop flag to the failing attempt and its validation paths in one click', async () => {
+    const w = await watchedPage(browser);
+    await w.page.goto(`${collector.url}/`);
+    const flag = w.page.locator('li.flag[data-kind=unrepaired_invalid_input]', {
+      hasText: 'get_order',
+    });
+    await flag.first().waitFor();
+    await flag
+      .first()
+      .getByRole('link', { name: /^trace / })
+      .first()
+      .click();
+    await w.page.waitForURL(new RegExp(`#/traces/${seeded.storyTraceId}`));
+    const issues = w.page.getByRole('table', { name: 'validation issues' }).first();
+    await issues.waitFor();
+    expect(await issues.textContent()).toContain('customerId');
+    expect(await issues.textContent()).toMatch(/expected string, received number/i);
+    const story = w.page.locator('ol.story > li');
+    expect(await story.count()).toBe(3);
+    expect(await story.nth(2).textContent()).toContain('same input as #1');
+    expect(await story.nth(0).textContent()).toContain('do not retry as is');
+    await screenshot(w.page, 'timeline');
+  });
+
+  it('groups flags by kind and reaches the evidence from the flags view in two clicks', async () => {
+    const w = await watchedPage(browser);
+    await w.page.goto(`${collector.url}/`);
+    await w.page.getByRole('link', { name: 'Flags', exact: true }).click();
+    const section = w.page.getByRole('region', { name: /Identical retries/ });
+    await section.waitFor();
+    const sections = await w.page.locator('section.panel h2').allTextContents();
+    expect(sections.some((s) => s.startsWith('Invalid input repeated without repair (error'))).toBe(
+      true,
+    );
+    await section
+      .locator('li.flag', { hasText: 'get_order' })
+      .getByRole('link', { name: /^trace / })
+      .first()
+      .click();
+    await w.page.getByRole('table', { name: 'validation issues' }).first().waitFor();
+    await w.page.goto(`${collector.url}/#/flags`);
+    await section.waitFor();
+    await screenshot(w.page, 'flags');
+  });
+
+  it('shows a tool page with versions, failing paths, shapes, latency and failing calls', async () => {
+    const w = await watchedPage(browser);
+    await w.page.goto(`${collector.url}/#/tools/get_order`);
+    const versions = w.page.getByRole('table', { name: 'versions and schema hashes' });
+    await versions.waitFor();
+    expect(await versions.locator('tbody tr').count()).toBe(1);
+    expect(await versions.textContent()).toContain('2');
+    const paths = w.page.getByRole('table', { name: 'failing paths' });
+    expect(await paths.textContent()).toContain('customerId');
+    expect(await paths.locator('td.num').first().textContent()).toBe('4');
+    const shapes = w.page.getByRole('table', { name: 'input shapes' });
+    expect(await shapes.locator('tbody tr').count()).toBe(2);
+    expect(await w.page.locator('ol.histogram li').count()).toBeGreaterThan(0);
+    await w.page.getByRole('table', { name: 'calls' }).waitFor();
+    expect(await w.page.getByRole('table', { name: 'calls' }).locator('tbody tr').count()).toBe(4);
+    await screenshot(w.page, 'tool');
+  });
+
+  it('finds a trace, a call id, a conversation and a code from the search box', async () => {
+    const w = await watchedPage(browser);
+    await w.page.goto(`${collector.url}/`);
+    const box = w.page.getByRole('searchbox');
+    await box.fill(seeded.callId);
+    await box.press('Enter');
+    await w.page.getByRole('link', { name: new RegExp(`call ${seeded.callId}`) }).click();
+    await w.page.locator('li.span.selected').waitFor();
+    expect(await w.page.locator('li.span.selected .call').textContent()).toContain('call_7f3a9c');
+
+    await box.fill(seeded.conversationId);
+    await box.press('Enter');
+    await w.page.getByRole('link', { name: `conversation ${seeded.conversationId}` }).click();
+    await w.page.locator('ol.story > li').first().waitFor();
+    // Both turns of the conversation, the failed ones and the repaired call.
+    expect(await w.page.locator('ol.story > li').count()).toBe(5);
+    expect(await w.page.locator('ol.story > li').last().textContent()).toContain('succeeded');
+    await screenshot(w.page, 'conversation');
+
+    await box.fill(seeded.storyTraceId.toUpperCase());
+    await box.press('Enter');
+    await w.page.getByRole('link', { name: `trace ${seeded.storyTraceId}` }).click();
+    await w.page.locator('ol.story').waitFor();
+
+    await box.fill('REJECTED');
+    await box.press('Enter');
+    await w.page.getByRole('link', { name: 'code REJECTED' }).click();
+    const calls = w.page.getByRole('table', { name: 'calls' });
+    await calls.waitFor();
+    expect(await calls.locator('tbody tr').count()).toBe(3);
+  });
+
+  it('renders hostile names and values as text and runs none of them', async () => {
+    const w = await watchedPage(browser);
+    const visit = async (hash: string, ready: string) => {
+      await w.page.goto(`${collector.url}/${hash}`);
+      await w.page.locator(ready).first().waitFor();
+    };
+    await visit('', 'table.tools');
+    expect(await w.page.locator('table.tools').textContent()).toContain(HOSTILE.tool);
+    await visit('#/flags', 'li.flag');
+    expect(await w.page.locator('main').textContent()).toContain(HOSTILE.tool);
+    await visit(`#/tools/${encodeURIComponent(HOSTILE.tool)}`, 'table[aria-label="failing paths"]');
+    expect(await w.page.locator('main').textContent()).toContain(HOSTILE.path);
+    await visit(`#/traces/${seeded.hostileTraceId}`, 'ol.timeline');
+    // Open every collapsed detail so attribute keys and values are rendered too.
+    for (const d of await w.page.locator('details').all())
+      await d.evaluate((el) => el.setAttribute('open', ''));
+    const text = (await w.page.locator('main').textContent()) ?? '';
+    for (const s of [
+      HOSTILE.spanName,
+      HOSTILE.attrKey,
+      HOSTILE.jsUrl,
+      HOSTILE.service,
+      HOSTILE.message,
+      HOSTILE.path,
+    ]) {
+      expect(text, s).toContain(s);
+    }
+    // The http(s) value is a link; the javascript: value is not, and no javascript: link exists anywhere.
+    expect(await w.page.locator(`a[href="${new URL(HOSTILE.httpUrl).href}"]`).count()).toBe(1);
+    expect(await w.page.locator('a[href^="javascript:" i]').count()).toBe(0);
+    expect(await w.page.locator('img, iframe, svg[onload], script:not([src])').count()).toBe(0);
+    const handlers = await w.page.evaluate(
+      () =>
+        [...document.querySelectorAll('*')].filter((el) =>
+          [...el.attributes].some((a) => a.name.toLowerCase().startsWith('on')),
+        ).length,
+    );
+    expect(handlers).toBe(0);
+    await visit(`#/conversations/${encodeURIComponent(HOSTILE.conversation)}`, 'ol.timeline');
+    await visit(`#/search?q=${encodeURIComponent(HOSTILE.tool)}`, 'ul.results');
+    await w.page.getByRole('link', { name: `tool ${HOSTILE.tool}` }).click();
+    await w.page.locator('table[aria-label="failing paths"]').waitFor();
+    expect(await w.pwned()).toBeUndefined();
+    expect(w.dialogs).toEqual([]);
+    expect(w.errors).toEqual([]);
+    expect(await w.violations()).toEqual([]);
+  });
+});
+
+describe('dashboard states', () => {
+  it('says how to send the first span when there is no data', async () => {
+    const empty = await startCollector({ db: ':memory:', port: 0 });
+    try {
+      const w = await watchedPage(browser);
+      await w.page.goto(`${empty.url}/`);
+      await w.page.getByRole('heading', { name: 'No tool calls in this range yet' }).waitFor();
+      expect(await w.page.locator('.empty').textContent()).toContain(`${empty.url}/v1/traces`);
+      expect(await w.page.locator('.flags, p.state').first().textContent()).toBeTruthy();
+      await screenshot(w.page, 'empty');
+    } finally {
+      await empty.close();
+    }
+  });
+
+  it('asks for the token, keeps it for the session, and takes one from the URL fragment', async () => {
+    const token = 'dashboard-token-123';
+    const gated = await startCollector({ db: ':memory:', port: 0, token });
+    try {
+      const w = await watchedPage(browser);
+      await w.page.goto(`${gated.url}/`);
+      const prompt = w.page.getByRole('form', { name: 'token' });
+      await prompt.waitFor();
+      await screenshot(w.page, 'login');
+      await prompt.locator('input[type=password]').fill('wrong-token-0');
+      await prompt.getByRole('button', { name: 'Continue' }).click();
+      await w.page.getByText('The stored token was refused.').waitFor();
+      await w.page.locator('input[type=password]').fill(token);
+      await w.page.getByRole('button', { name: 'Continue' }).click();
+      await w.page.getByRole('heading', { name: 'No tool calls in this range yet' }).waitFor();
+      expect(await prompt.count()).toBe(0);
+      await w.page.reload();
+      await w.page.getByRole('heading', { name: 'No tool calls in this range yet' }).waitFor();
+
+      const fresh = await watchedPage(browser);
+      await fresh.page.goto(`${gated.url}/#token=${token}`);
+      await fresh.page.getByRole('heading', { name: 'No tool calls in this range yet' }).waitFor();
+      expect(fresh.page.url()).not.toContain(token);
+      // The API itself still refuses a request without the token.
+      expect((await fetch(`${gated.url}/api/tools`)).status).toBe(401);
+    } finally {
+      await gated.close();
+    }
+  });
+});
