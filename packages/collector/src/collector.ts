@@ -3,6 +3,7 @@
 import type { FastifyInstance } from 'fastify';
 import { startWebhook } from './alerts/webhook.js';
 import { buildApp } from './api/app.js';
+import type { DriftThresholds } from './detectors/drift.js';
 import type { LoopThresholds } from './detectors/retry-loops.js';
 import { startRetention } from './ingest/retention.js';
 import { WriteQueue } from './ingest/write-queue.js';
@@ -29,6 +30,8 @@ export type CollectorOptions = {
   alertWebhook?: string | undefined;
   /** Retry-loop detector thresholds. */
   thresholds?: Partial<LoopThresholds>;
+  /** Drift detector thresholds (rollout grace of version_skew, minimum failures and traces). */
+  drift?: Partial<DriftThresholds>;
   /** A ready storage instead of opening `db` (other backends, tests). */
   storage?: Storage;
 };
@@ -45,7 +48,11 @@ export type Collector = {
 export async function startCollector(options: CollectorOptions): Promise<Collector> {
   const storage =
     options.storage ??
-    openSqliteStorage(options.db, options.synchronous ? { synchronous: options.synchronous } : {});
+    openSqliteStorage(options.db, {
+      ...(options.synchronous ? { synchronous: options.synchronous } : {}),
+      ...(options.thresholds ? { thresholds: options.thresholds } : {}),
+      ...(options.drift ? { drift: options.drift } : {}),
+    });
   const queue = new WriteQueue(storage, {
     maxPendingSpans: options.maxPendingSpans ?? 200_000,
     maxBatchSpans: 8192,

@@ -288,3 +288,84 @@ describe('schema-drift detectors', () => {
     expect(res.body.error.message).toContain('kind:');
   });
 });
+
+describe('detector thresholds from the command line', () => {
+  it('honours --identical-retry-min and --rollout-grace', async () => {
+    const { runCli } = await import('../src/index.js');
+    let stop: (() => void) | undefined;
+    let url = '';
+    let listening!: () => void;
+    const started = new Promise<void>((resolve) => {
+      listening = resolve;
+    });
+    const running = runCli(
+      [
+        'serve',
+        '--port',
+        '0',
+        '--db',
+        ':memory:',
+        '--identical-retry-min',
+        '4',
+        '--rollout-grace',
+        '10s',
+      ],
+      {
+        out: (t) => {
+          const m = /listening on (\S+)/.exec(t);
+          if (m?.[1]) {
+            url = m[1];
+            listening();
+          }
+        },
+        err: () => {},
+        env: {},
+        onSignal: (signal, handler) => {
+          if (signal === 'SIGTERM') stop = handler;
+        },
+      },
+    );
+    await started;
+    const base = Date.now() - 10 * 60_000;
+    // Three identical failing calls: below a minimum of 4, so no identical_retry (the repair flag still fires).
+    const loop = [0, 1, 2].map((i) => ({
+      trace: 900,
+      input: 'same',
+      code: 'RETRYABLE',
+      retryable: false,
+      atMs: base + i * 1000,
+    }));
+    // Two versions interleaved for one minute: skew with a 10 s grace, a rollout with the default 5 min.
+    const skew = Array.from({ length: 6 }, (_, i) => ({
+      trace: 910 + i,
+      tool: 'search',
+      version: i % 2 ? '2' : '1',
+      hash: i % 2 ? 'b' : 'a',
+      input: `s${i}`,
+      atMs: base + i * 12_000,
+    }));
+    expect((await postJson(url, otlpToolCalls([...loop, ...skew]))).status).toBe(200);
+    const res = await getJson<FlagsResponse>(`${url}/api/flags`);
+    const found = kinds(res.body.flags);
+    expect(found).toContain('version_skew');
+    expect(found).toContain('retry_after_non_retryable');
+    expect(found).not.toContain('identical_retry');
+    stop?.();
+    expect(await running).toBe(0);
+  });
+
+  it('refuses a bad --rollout-grace', async () => {
+    const { runCli } = await import('../src/index.js');
+    let err = '';
+    const code = await runCli(['serve', '--rollout-grace', 'soon'], {
+      out: () => {},
+      err: (t) => {
+        err += t;
+      },
+      env: {},
+      onSignal: () => {},
+    });
+    expect(code).toBe(2);
+    expect(err).toContain('--rollout-grace: expected a duration');
+  });
+});

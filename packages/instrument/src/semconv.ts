@@ -76,6 +76,8 @@ export const INSTRUMENTATION_SCOPE = '@toolscope/instrument' as const;
 export const MCP_METHOD_TOOLS_CALL = 'tools/call' as const;
 export const MCP_META_CONVERSATION_ID = 'toolscope.dev/conversation-id' as const;
 export const MCP_META_CALL_ID = 'toolscope.dev/call-id' as const;
+/** Idempotency key of a write called through MCP (`registerMcpTool`); hashed on the span, never stored. */
+export const MCP_META_IDEMPOTENCY_KEY = 'toolscope.dev/idempotency-key' as const;
 /** Values of `network.transport` for MCP transports (OTel MCP semconv: stdio is `pipe`, HTTP is `tcp`). */
 export const NETWORK_TRANSPORT_PIPE = 'pipe' as const;
 export const NETWORK_TRANSPORT_TCP = 'tcp' as const;

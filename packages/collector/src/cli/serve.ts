@@ -21,6 +21,7 @@ Options:
   --alert-webhook URL   POST each new flag once (JSON), retried with backoff
   --identical-retry-min N   calls with one input that make an identical_retry flag (default 3)
   --retry-cap N      attempts a read may make after RETRYABLE before a repeat is a loop (default 3)
+  --rollout-grace AGE   versions of a tool may overlap this long before version_skew (default 5m)
   -h, --help         show this help
 `;
 
@@ -45,6 +46,17 @@ const serveFlagsSchema = z.object({
   'alert-webhook': z.url({ protocol: /^https?$/ }).optional(),
   'identical-retry-min': z.coerce.number().int().min(2).max(100).optional(),
   'retry-cap': z.coerce.number().int().min(1).max(100).optional(),
+  'rollout-grace': z
+    .string()
+    .transform((v, ctx) => {
+      const ms = parseDurationMs(v);
+      if (ms === undefined) {
+        ctx.addIssue({ code: 'custom', message: 'expected a duration such as 5m, 30s or 0s' });
+        return z.NEVER;
+      }
+      return ms;
+    })
+    .optional(),
 });
 
 export async function serve(argv: string[], io: CliIo): Promise<number> {
@@ -64,6 +76,7 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
         'alert-webhook': { type: 'string' },
         'identical-retry-min': { type: 'string' },
         'retry-cap': { type: 'string' },
+        'rollout-grace': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     }));
@@ -109,6 +122,9 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
         ...(f['identical-retry-min'] ? { identicalRetryMin: f['identical-retry-min'] } : {}),
         ...(f['retry-cap'] ? { retryCap: f['retry-cap'] } : {}),
       },
+      ...(f['rollout-grace'] !== undefined
+        ? { drift: { rolloutGraceNs: BigInt(f['rollout-grace']) * 1_000_000n } }
+        : {}),
       logger: false,
     });
   } catch (error) {

@@ -1,7 +1,14 @@
 // GET /api/flags data: stored retry-loop flags of the window, plus drift flags computed from the per-tool
 // detector tables and the rollups. Each query is indexed or bounded by the number of tools.
 import type Database from 'better-sqlite3';
-import { detectDrift, type PathRow, type SchemaRow, type ShapeRow } from '../detectors/drift.js';
+import {
+  DEFAULT_DRIFT_THRESHOLDS,
+  type DriftThresholds,
+  detectDrift,
+  type PathRow,
+  type SchemaRow,
+  type ShapeRow,
+} from '../detectors/drift.js';
 import type { Flag } from '../detectors/flag.js';
 import { isoOf as iso, NS_PER_MINUTE, type SqliteReader } from './sqlite-reader.js';
 
@@ -26,6 +33,7 @@ export function readFlags(
   sinceNs: bigint,
   untilNs: bigint,
   filter: FlagFilter,
+  thresholds: DriftThresholds = DEFAULT_DRIFT_THRESHOLDS,
 ): Flag[] {
   const stored = (
     db
@@ -117,23 +125,26 @@ export function readFlags(
         WHERE minute >= ? AND minute <= ?${toolFilter} GROUP BY tool, code, path`,
     )
     .all(splitNs / NS_PER_MINUTE, untilNs / NS_PER_MINUTE, ...toolArg) as PathRow[];
-  const drift = detectDrift({
-    splitNs,
-    schemas,
-    baseline: splitNs > sinceNs ? reader.tools(sinceNs, splitNs, filter.tool) : [],
-    current: reader.tools(splitNs, untilNs, filter.tool),
-    shapes,
-    paths,
-    failingTraces: (tool, code) =>
-      Number(
-        db
-          .prepare(
-            'SELECT COUNT(DISTINCT trace_seq) FROM (SELECT trace_seq FROM tool_calls WHERE tool = ? AND start_ns >= ? AND start_ns < ? AND code = ? AND kind != 3 LIMIT 10000)',
-          )
-          .pluck()
-          .get(tool, splitNs, untilNs, code),
-      ),
-  });
+  const drift = detectDrift(
+    {
+      splitNs,
+      schemas,
+      baseline: splitNs > sinceNs ? reader.tools(sinceNs, splitNs, filter.tool) : [],
+      current: reader.tools(splitNs, untilNs, filter.tool),
+      shapes,
+      paths,
+      failingTraces: (tool, code) =>
+        Number(
+          db
+            .prepare(
+              'SELECT COUNT(DISTINCT trace_seq) FROM (SELECT trace_seq FROM tool_calls WHERE tool = ? AND start_ns >= ? AND start_ns < ? AND code = ? AND kind != 3 LIMIT 10000)',
+            )
+            .pluck()
+            .get(tool, splitNs, untilNs, code),
+        ),
+    },
+    thresholds,
+  );
   const all = [...stored, ...drift];
   return filter.kind ? all.filter((f) => f.kind === filter.kind) : all;
 }

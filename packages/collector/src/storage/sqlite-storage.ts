@@ -2,6 +2,7 @@
 // reads through its own connection, so API queries and commits never wait for each other. See
 // docs/decisions/0003 for the layout and durability choices.
 import Database from 'better-sqlite3';
+import { DEFAULT_DRIFT_THRESHOLDS, type DriftThresholds } from '../detectors/drift.js';
 import type { LoopThresholds } from '../detectors/retry-loops.js';
 import { BlockWriter } from './block-writer.js';
 import { search, toolDetail } from './detail-reader.js';
@@ -20,6 +21,8 @@ export type SqliteOptions = {
   writerThread?: boolean;
   /** Retry-loop detector thresholds. */
   thresholds?: Partial<LoopThresholds>;
+  /** Drift detector thresholds. */
+  drift?: Partial<DriftThresholds>;
 };
 
 export function openSqliteStorage(path: string, options: SqliteOptions = {}): Storage {
@@ -36,6 +39,7 @@ export function openSqliteStorage(path: string, options: SqliteOptions = {}): St
   const reader = new SqliteReader(db);
   const threaded = !memory && options.writerThread !== false;
   const thresholds = options.thresholds ?? {};
+  const drift: DriftThresholds = { ...DEFAULT_DRIFT_THRESHOLDS, ...options.drift };
   const inProcess = threaded ? undefined : new BlockWriter(db, thresholds);
   const thread = threaded
     ? new WriterThread(path, options.synchronous ?? 'NORMAL', thresholds)
@@ -50,7 +54,7 @@ export function openSqliteStorage(path: string, options: SqliteOptions = {}): St
     calls: (filter) => reader.calls(filter),
     trace: (id) => reader.trace(id),
     conversation: (id) => reader.conversation(id),
-    flags: (since, until, filter) => readFlags(db, reader, since, until, filter),
+    flags: (since, until, filter) => readFlags(db, reader, since, until, filter, drift),
     toolDetail: (name, since, until) => toolDetail(db, name, since, until),
     timeseries: (since, until, step, tool) => timeseries(db, since, until, step, tool),
     search: (query, since) => search(db, query, since),

@@ -79,6 +79,7 @@ export function registerMcpTool(
     const callOptions: Record<string, unknown> = {};
     if (ids.callId) callOptions.callId = ids.callId;
     if (ids.conversationId) callOptions.conversationId = ids.conversationId;
+    if (ids.idempotencyKey) callOptions.idempotencyKey = ids.idempotencyKey;
     if (state) callOptions.capture = state.capture;
     const provider = state?.skip(tool.name) ? SILENT : state?.options.tracerProvider;
     const result = await access.run(args, callOptions, {

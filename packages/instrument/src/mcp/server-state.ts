@@ -72,7 +72,11 @@ export function callIds(
   state: ServerState | undefined,
   toolName: string,
   extra: DecodedExtra,
-): { conversationId: string | undefined; callId: string | undefined } {
+): {
+  conversationId: string | undefined;
+  callId: string | undefined;
+  idempotencyKey: string | undefined;
+} {
   let conversationId: string | undefined;
   const fromOption = state?.options.conversationId;
   if (fromOption) {
@@ -87,6 +91,7 @@ export function callIds(
   return {
     conversationId: conversationId ?? metaString(extra.meta, sc.MCP_META_CONVERSATION_ID),
     callId: metaString(extra.meta, sc.MCP_META_CALL_ID),
+    idempotencyKey: metaString(extra.meta, sc.MCP_META_IDEMPOTENCY_KEY),
   };
 }
 

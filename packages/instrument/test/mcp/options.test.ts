@@ -5,7 +5,12 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { instrumentMcpClient, instrumentMcpServer, registerMcpTool } from '../../src/index.js';
+import {
+  defineTool,
+  instrumentMcpClient,
+  instrumentMcpServer,
+  registerMcpTool,
+} from '../../src/index.js';
 import { createTracing } from '../tracing.js';
 import { getOrder } from './fixture-server.js';
 
@@ -35,6 +40,46 @@ describe('MCP adapter options', () => {
     const spans = tracing.spans();
     expect(spans).toHaveLength(4);
     for (const s of spans) expect(s.attributes['gen_ai.conversation.id']).toBe('conv-42');
+  });
+
+  it('takes the idempotency key of a write from _meta: a repeat is replayed, not executed again', async () => {
+    const tracing = createTracing();
+    let executed = 0;
+    const place = defineTool({
+      name: 'order_intent',
+      version: '1',
+      effect: 'write',
+      description: 'Create an order intent',
+      input: z.object({ sku: z.string() }).strict(),
+      output: z.object({ intentId: z.string() }),
+      tracerProvider: tracing.provider,
+      hashKey: 'k',
+      execute: () => ({ intentId: `int_${++executed}` }),
+    });
+    const server = instrumentMcpServer(new McpServer({ name: 's', version: '1' }), {
+      tracerProvider: tracing.provider,
+    });
+    registerMcpTool(server, place);
+    const client = new Client({ name: 'c', version: '1' });
+    await connect(server, client);
+    const call = () =>
+      client.callTool({
+        name: 'order_intent',
+        arguments: { sku: 'sku_1' },
+        _meta: { 'toolscope.dev/idempotency-key': 'intent-7' },
+      });
+    const first = await call();
+    const second = await call();
+    await client.close();
+    expect(executed).toBe(1);
+    expect(second.structuredContent).toEqual(first.structuredContent);
+    const spans = tracing.spans();
+    expect(spans).toHaveLength(2);
+    const keyHash = spans[0]?.attributes['toolscope.idempotency_key.hash'];
+    expect(typeof keyHash).toBe('string');
+    expect(keyHash).not.toContain('intent-7');
+    expect(spans[1]?.attributes['toolscope.idempotency_key.hash']).toBe(keyHash);
+    expect(spans[1]?.attributes['toolscope.idempotent_replay']).toBe(true);
   });
 
   it('makes no span for skipped tools, plain or defineTool', async () => {
