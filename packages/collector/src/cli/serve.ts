@@ -93,7 +93,8 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
   const { help: _help, ...flags } = values;
   const parsed = serveFlagsSchema.safeParse({
     ...flags,
-    token: flags.token ?? io.env.TOOLSCOPE_TOKEN,
+    // An empty TOOLSCOPE_TOKEN (e.g. `${TOOLSCOPE_TOKEN:-}` in compose) means no token, not a bad one.
+    token: flags.token ?? (io.env.TOOLSCOPE_TOKEN || undefined),
   });
   if (!parsed.success) {
     const issue = parsed.error.issues[0];

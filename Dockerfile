@@ -1,0 +1,19 @@
+# One image for the collector (with its dashboard), the example MCP server and the scripted agent.
+# better-sqlite3 compiles from source when no prebuilt binary can be downloaded, hence the build tools.
+FROM node:20-bookworm-slim AS build
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends python3 make g++ \
+ && rm -rf /var/lib/apt/lists/* \
+ && npm install -g pnpm@12.4.2
+WORKDIR /app
+COPY . .
+RUN pnpm install --frozen-lockfile && pnpm build
+
+FROM node:20-bookworm-slim
+RUN npm install -g pnpm@12.4.2
+WORKDIR /app
+COPY --from=build /app /app
+ENV NODE_ENV=production
+# The collector's OTLP/HTTP port (also the dashboard and API).
+EXPOSE 4318
+CMD ["node", "packages/collector/bin/toolscope.js", "serve", "--host", "0.0.0.0", "--db", "/data/toolscope.db"]

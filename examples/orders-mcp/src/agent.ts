@@ -1,0 +1,126 @@
+// The scripted agent (no model): plays SCENES against the stable and canary servers through a real MCP client
+// instrumented with instrumentMcpClient, one agent span per turn, and writes which traces each scene made.
+// Servers: `--stable` / `--canary` take a Streamable HTTP URL, or `stdio` (default) to start the server as
+// a child process. Spans go to OTEL_EXPORTER_OTLP_ENDPOINT.
+import { writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { trace } from '@opentelemetry/api';
+import { instrumentMcpClient, MCP_META_IDEMPOTENCY_KEY } from '@toolscope/instrument';
+import { setupToolscope } from '@toolscope/instrument/setup';
+import { z } from 'zod';
+import { type Call, SCENES, type Scene } from './scenarios.js';
+import type { Variant } from './tools.js';
+
+const target = z.union([z.literal('stdio'), z.url({ protocol: /^https?$/ })]);
+const argsSchema = z.object({
+  stable: target.default('stdio'),
+  canary: target.default('stdio'),
+  manifest: z.string().min(1).optional(),
+});
+const { values } = parseArgs({
+  options: {
+    stable: { type: 'string' },
+    canary: { type: 'string' },
+    manifest: { type: 'string' },
+  },
+  strict: true,
+});
+const parsed = argsSchema.safeParse({
+  stable: values.stable ?? process.env.ORDERS_STABLE_URL,
+  canary: values.canary ?? process.env.ORDERS_CANARY_URL,
+  manifest: values.manifest,
+});
+if (!parsed.success) {
+  const issue = parsed.error.issues[0];
+  process.stderr.write(`agent: --${issue?.path.join('.')}: ${issue?.message}\n`);
+  process.exit(2);
+}
+const opts = parsed.data;
+
+const sdk = setupToolscope({ serviceName: 'scripted-agent' });
+const tracer = trace.getTracer('scripted-agent');
+let conversation = '';
+
+function transportFor(variant: Variant, where: string): Transport {
+  if (where !== 'stdio') return new StreamableHTTPClientTransport(new URL(where));
+  const server = fileURLToPath(new URL('./server.ts', import.meta.url));
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env)) if (v !== undefined) env[k] = v;
+  return new StdioClientTransport({
+    command: process.execPath,
+    args: ['--import', import.meta.resolve('tsx'), '--conditions=@toolscope/source', server],
+    env: { ...env, ORDERS_VARIANT: variant },
+    stderr: 'inherit',
+  });
+}
+
+async function connect(variant: Variant, where: string): Promise<Client> {
+  const client = instrumentMcpClient(new Client({ name: 'scripted-agent', version: '1.0.0' }), {
+    conversationId: () => conversation || undefined,
+  });
+  await client.connect(transportFor(variant, where));
+  return client;
+}
+
+const clients: Record<Variant, Client> = {
+  stable: await connect('stable', opts.stable),
+  canary: await connect('canary', opts.canary),
+};
+
+type Envelope = { ok?: boolean; code?: string; issues?: { path: string }[] };
+const envelopeOf = (r: unknown): Envelope =>
+  (typeof r === 'object' && r !== null && 'structuredContent' in r
+    ? (r.structuredContent as Envelope)
+    : {}) ?? {};
+
+async function call(c: Call): Promise<Envelope> {
+  const result = await clients[c.server].callTool({
+    name: c.tool,
+    arguments: c.args,
+    ...(c.key ? { _meta: { [MCP_META_IDEMPOTENCY_KEY]: c.key } } : {}),
+  });
+  const env = envelopeOf(result);
+  const outcome = result.isError ? (env.code ?? 'ERROR') : 'ok';
+  process.stdout.write(`    ${c.server} ${c.tool} ${JSON.stringify(c.args)} → ${outcome}\n`);
+  return env;
+}
+
+async function play(scene: Scene): Promise<string[]> {
+  process.stdout.write(`▶ ${scene.title}\n`);
+  conversation = `conv-${scene.id}-${Date.now().toString(36)}`;
+  const traces: string[] = [];
+  for (const [i, turn] of scene.turns.entries()) {
+    if (i > 0 && scene.pauseMs) await new Promise((r) => setTimeout(r, scene.pauseMs));
+    await tracer.startActiveSpan(`agent.turn ${scene.id}`, async (span) => {
+      traces.push(span.spanContext().traceId);
+      try {
+        for (const c of turn) {
+          const env = await call(c);
+          if (scene.repair && env.code === 'INVALID_INPUT') {
+            const paths = (env.issues ?? []).map((x) => x.path);
+            await call({ ...c, args: scene.repair(c.args, paths) });
+          }
+        }
+      } finally {
+        span.end();
+      }
+    });
+  }
+  return traces;
+}
+
+const manifest: Record<string, { conversationId: string; traceIds: string[] }> = {};
+for (const scene of SCENES) {
+  const traceIds = await play(scene);
+  manifest[scene.id] = { conversationId: conversation, traceIds };
+}
+if (opts.manifest) writeFileSync(opts.manifest, `${JSON.stringify(manifest, null, 2)}\n`);
+
+await Promise.all([clients.stable.close(), clients.canary.close()]);
+await sdk.shutdown();
+process.stdout.write('agent: done\n');

@@ -1,0 +1,128 @@
+// What the scripted agent does, scene by scene, and which flag each scene must (or must not) produce. The
+// end-to-end test and `pnpm demo` both read EXPECTED_FLAGS, so the story and its checks cannot drift apart.
+import type { Variant } from './tools.js';
+
+export type Call = {
+  server: Variant;
+  tool: string;
+  args: Record<string, unknown>;
+  /** An idempotency key sent in _meta. */
+  key?: string;
+};
+
+export type Scene = {
+  id: string;
+  title: string;
+  /** Each turn is one agent span (one trace) in the scene's conversation. */
+  turns: Call[][];
+  /** Pause between turns: the rollout scene spreads its traffic over time. */
+  pauseMs?: number;
+  /** Repair: when a call fails INVALID_INPUT, apply this and call again (a model that reads the issues). */
+  repair?: (args: Record<string, unknown>, paths: string[]) => Record<string, unknown>;
+};
+
+const range = (n: number) => Array.from({ length: n }, (_, i) => i);
+
+export const SCENES: Scene[] = [
+  {
+    id: 'loop',
+    title: 'a wrong type repeated without repair',
+    turns: [
+      range(3).map(() => ({ server: 'stable', tool: 'get_order', args: { customerId: 42 } })),
+    ],
+  },
+  {
+    id: 'repair',
+    title: 'a corrected retry (quiet)',
+    turns: [[{ server: 'stable', tool: 'get_order', args: { customerId: 42 } }]],
+    repair: (args, paths) =>
+      paths.includes('customerId')
+        ? { ...args, customerId: `cus_${String(args.customerId)}` }
+        : args,
+  },
+  {
+    id: 'transient',
+    title: 'a transient upstream failure retried within the cap (quiet)',
+    turns: [[{ server: 'stable', tool: 'get_order', args: { customerId: 'cus_flaky_7' } }]],
+  },
+  {
+    id: 'rollout',
+    title:
+      'catalogue_list v3 rolling out next to v2, and get_order changed on the canary without a bump',
+    pauseMs: 450,
+    turns: range(10).map((i) =>
+      i % 2 === 0
+        ? [{ server: 'stable', tool: 'catalogue_list', args: { minPrice: 0, maxPrice: 50 + i } }]
+        : [
+            { server: 'canary', tool: 'catalogue_list', args: { price: { min: 0, max: 50 + i } } },
+            { server: 'canary', tool: 'get_order', args: { customerId: `cus_1${i}` } },
+          ],
+    ),
+  },
+  {
+    id: 'old-client',
+    title: 'clients still sending the v2 input shape to catalogue_list v3',
+    turns: range(4).map((i) => [
+      { server: 'canary', tool: 'catalogue_list', args: { minPrice: 10, maxPrice: 60 + i } },
+    ]),
+  },
+  {
+    id: 'enum',
+    title: 'the orders upstream starts returning a status the contract does not know',
+    turns: range(3).map((i) => [
+      { server: 'stable', tool: 'get_order', args: { customerId: `cus_90${i}` } },
+    ]),
+  },
+  {
+    id: 'rejected',
+    title: 'a rejected write retried as is',
+    turns: [
+      range(2).map(() => ({
+        server: 'stable',
+        tool: 'order_intent',
+        args: { sku: 'sku_gone', quantity: 1 },
+      })),
+    ],
+  },
+  {
+    id: 'timeout',
+    title: 'a write that times out after its effect, retried without a key',
+    turns: [
+      range(2).map(() => ({
+        server: 'stable',
+        tool: 'order_intent',
+        args: { sku: 'sku_slow', quantity: 1 },
+      })),
+    ],
+  },
+  {
+    id: 'keyed',
+    title: 'the same write retried with an idempotency key (quiet: replayed, not repeated)',
+    turns: [
+      range(2).map(() => ({
+        server: 'stable',
+        tool: 'order_intent',
+        args: { sku: 'sku_lamp', quantity: 2 },
+        key: 'intent-lamp-2',
+      })),
+    ],
+  },
+];
+
+/** Every flag kind the story must produce, with its tool and, for retry loops, the scene it comes from. */
+export const EXPECTED_FLAGS = [
+  { kind: 'identical_retry', tool: 'get_order', scene: 'loop' },
+  { kind: 'unrepaired_invalid_input', tool: 'get_order', scene: 'loop' },
+  { kind: 'retry_after_non_retryable', tool: 'order_intent', scene: 'rejected' },
+  { kind: 'unsafe_write_retry', tool: 'order_intent', scene: 'timeout' },
+  { kind: 'silent_schema_change', tool: 'get_order', scene: 'rollout' },
+  { kind: 'version_skew', tool: 'catalogue_list', scene: 'rollout' },
+  { kind: 'input_drift', tool: 'catalogue_list', scene: 'old-client' },
+  { kind: 'output_drift', tool: 'get_order', scene: 'enum' },
+] as const;
+
+/** Scenes that must produce no flag of their own. */
+export const QUIET_SCENES = ['repair', 'transient', 'keyed'] as const;
+
+/** The demo's rollout happens in seconds, so the collector must treat a 2 s overlap as skew. */
+export const DEMO_ROLLOUT_GRACE = '2s';

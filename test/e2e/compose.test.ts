@@ -1,0 +1,210 @@
+// Docker cannot run here, so this checks docker-compose.yml against what the code actually reads: images
+// and Dockerfile, commands (the collector and server commands are run for real with their flags), ports,
+// service URLs, health checks, every environment variable, and the OpenTelemetry Collector profile.
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { z } from 'zod';
+import { ROOT, start, stopAll } from './processes.js';
+
+const serviceSchema = z.object({
+  build: z.string().optional(),
+  image: z.string().optional(),
+  command: z.array(z.string()).optional(),
+  environment: z.record(z.string(), z.string()).optional(),
+  ports: z.array(z.string()).optional(),
+  expose: z.array(z.string()).optional(),
+  depends_on: z.record(z.string(), z.object({ condition: z.string() })).optional(),
+  healthcheck: z.object({ test: z.array(z.string()) }).optional(),
+  profiles: z.array(z.string()).optional(),
+  volumes: z.array(z.string()).optional(),
+});
+type Service = z.infer<typeof serviceSchema>;
+const composeSchema = z.object({
+  services: z.record(z.string(), serviceSchema),
+  volumes: z.record(z.string(), z.unknown().nullable()).optional(),
+});
+
+const compose = composeSchema.parse(
+  parse(readFileSync(join(ROOT, 'docker-compose.yml'), 'utf8'), { merge: true }),
+);
+const services = compose.services;
+const svc = (name: string): Service => {
+  const s = services[name];
+  if (!s) throw new Error(`docker-compose.yml has no service ${name}`);
+  return s;
+};
+const flagValue = (args: string[], flag: string) => {
+  const i = args.indexOf(flag);
+  return i >= 0 ? args[i + 1] : undefined;
+};
+const healthPort = (s: Service) =>
+  /127\.0\.0\.1:(\d+)\//.exec(s.healthcheck?.test.join(' ') ?? '')?.[1];
+
+afterAll(() => stopAll());
+
+function sourceFiles(dir: string, out: string[] = []): string[] {
+  for (const name of readdirSync(dir)) {
+    const full = join(dir, name);
+    if (name === 'node_modules' || name === 'dist' || name === 'test') continue;
+    if (statSync(full).isDirectory()) sourceFiles(full, out);
+    else if (/\.(ts|tsx)$/.test(name) && !name.endsWith('.test.ts')) out.push(full);
+  }
+  return out;
+}
+const ourSources = [
+  ...readdirSync(join(ROOT, 'packages')).map((p) => join(ROOT, 'packages', p, 'src')),
+  ...readdirSync(join(ROOT, 'examples')).map((p) => join(ROOT, 'examples', p, 'src')),
+]
+  .filter(existsSync)
+  .flatMap((d) => sourceFiles(d))
+  .map((f) => readFileSync(f, 'utf8'))
+  .join('\n');
+
+/** The OTLP exporter's own environment configuration (what OTEL_EXPORTER_OTLP_* the SDK reads). */
+function exporterEnvSource(): string {
+  const fromInstrument = createRequire(join(ROOT, 'packages/instrument/package.json'));
+  const proto = fromInstrument.resolve('@opentelemetry/exporter-trace-otlp-proto');
+  const base = createRequire(proto).resolve('@opentelemetry/otlp-exporter-base');
+  let dir = dirname(base);
+  while (!existsSync(join(dir, 'package.json'))) dir = dirname(dir);
+  return readFileSync(
+    join(dir, 'build/src/configuration/otlp-node-http-env-configuration.js'),
+    'utf8',
+  );
+}
+
+describe('docker-compose.yml', () => {
+  it('builds every app service from the repository Dockerfile, whose toolchain matches the workspace', () => {
+    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+      packageManager: string;
+      engines: { node: string };
+    };
+    const dockerfile = readFileSync(join(ROOT, 'Dockerfile'), 'utf8');
+    expect(dockerfile).toContain(`pnpm@${pkg.packageManager.split('@')[1]}`);
+    expect(dockerfile).toMatch(new RegExp(`FROM node:${pkg.engines.node.match(/\d+/)?.[0]}-`));
+    expect(dockerfile).toContain('pnpm install --frozen-lockfile');
+    for (const name of ['collector', 'orders-stable', 'orders-canary', 'agent']) {
+      expect(svc(name).build, name).toBe('.');
+      expect(svc(name).image, name).toBe('toolscope:dev');
+    }
+    expect(readFileSync(join(ROOT, '.dockerignore'), 'utf8')).toMatch(/^node_modules$/m);
+    expect(existsSync(join(ROOT, 'packages/collector/bin/toolscope.js'))).toBe(true);
+    for (const [name, s] of Object.entries(services)) {
+      for (const dep of Object.keys(s.depends_on ?? {}))
+        expect(services, `${name} → ${dep}`).toHaveProperty(dep);
+    }
+  });
+
+  it('runs the collector command as written, on the port it publishes and health-checks', async () => {
+    const c = svc('collector');
+    const cmd = c.command ?? [];
+    expect(cmd.slice(0, 3)).toEqual(['node', 'packages/collector/bin/toolscope.js', 'serve']);
+    const port = flagValue(cmd, '--port');
+    expect(c.ports).toEqual([`${port}:${port}`]);
+    expect(healthPort(c)).toBe(port);
+    // The same flags, on a free port and a temporary database, through the real CLI.
+    const dir = mkdtempSync(join(tmpdir(), 'toolscope-compose-'));
+    const args = cmd
+      .slice(3)
+      .map((a, i, all) =>
+        all[i - 1] === '--port'
+          ? '0'
+          : all[i - 1] === '--db'
+            ? join(dir, 'c.db')
+            : all[i - 1] === '--host'
+              ? '127.0.0.1'
+              : a,
+      );
+    const proc = start('packages/collector/src/cli/main.ts', ['serve', ...args], {
+      TOOLSCOPE_TOKEN: '',
+    });
+    const url = (await proc.waitFor(/listening on (\S+)/))[1] as string;
+    expect((await fetch(`${url}/`)).status).toBe(200);
+    proc.child.kill('SIGTERM');
+    expect(await proc.exited).toBe(0);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('runs each server deployment as written; the agent URLs name those services and ports', async () => {
+    const pkg = JSON.parse(
+      readFileSync(join(ROOT, 'examples/orders-mcp/package.json'), 'utf8'),
+    ) as {
+      name: string;
+      scripts: Record<string, string>;
+    };
+    const agentEnv = svc('agent').environment ?? {};
+    for (const [name, variant, urlKey] of [
+      ['orders-stable', 'stable', 'ORDERS_STABLE_URL'],
+      ['orders-canary', 'canary', 'ORDERS_CANARY_URL'],
+    ] as const) {
+      const s = svc(name);
+      const cmd = s.command ?? [];
+      expect(cmd.slice(0, 4)).toEqual(['pnpm', '--filter', pkg.name, 'server']);
+      expect(pkg.scripts.server).toContain('src/server.ts');
+      const port = flagValue(cmd, '--http') as string;
+      expect(s.expose).toEqual([port]);
+      expect(healthPort(s)).toBe(port);
+      expect(s.environment?.ORDERS_VARIANT).toBe(variant);
+      expect(agentEnv[urlKey]).toBe(`http://${name}:${port}/mcp`);
+      const proc = start(
+        'examples/orders-mcp/src/server.ts',
+        ['--http', '0', '--host', '127.0.0.1'],
+        {
+          ORDERS_VARIANT: variant,
+          OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9',
+        },
+      );
+      const m = await proc.waitFor(/orders-mcp \((\w+)\) listening on (\S+)/);
+      expect(m[1]).toBe(variant);
+      expect((await fetch(new URL('/health', m[2]))).status).toBe(200);
+      proc.child.kill('SIGTERM');
+      await proc.exited;
+    }
+    const agent = svc('agent').command ?? [];
+    expect(agent).toEqual(['pnpm', '--filter', pkg.name, 'agent']);
+    expect(pkg.scripts.agent).toContain('src/agent.ts');
+  });
+
+  it('sets only environment variables that the code or the OTel SDK reads, pointing at real services', () => {
+    const exporterEnv = exporterEnvSource();
+    for (const [name, s] of Object.entries(services)) {
+      for (const [key, value] of Object.entries(s.environment ?? {})) {
+        if (key.startsWith('OTEL_')) {
+          expect(ourSources.includes(key) || exporterEnv.includes(key), `${name}: ${key}`).toBe(
+            true,
+          );
+        } else {
+          expect(ourSources, `${name}: ${key} is read by no source file`).toContain(key);
+        }
+        const url = /^\$\{\w+:-(http:\/\/[^}]+)\}$|^(http:\/\/\S+)$/.exec(value);
+        const target = url?.[1] ?? url?.[2];
+        if (target)
+          expect(services, `${name}: ${key}=${value}`).toHaveProperty(new URL(target).hostname);
+      }
+    }
+  });
+
+  it('has an otel profile whose collector forwards to Toolscope on its real port', () => {
+    const o = svc('otel-collector');
+    expect(o.profiles).toEqual(['otel']);
+    const mount = (o.volumes ?? [])[0]?.split(':') ?? [];
+    const config = parse(readFileSync(join(ROOT, mount[0] ?? ''), 'utf8')) as {
+      receivers: { otlp: { protocols: { http: { endpoint: string } } } };
+      exporters: Record<string, { endpoint?: string }>;
+      service: { pipelines: { traces: { receivers: string[]; exporters: string[] } } };
+    };
+    expect(o.command).toEqual([`--config=${mount[1]}`]);
+    const receiverPort = config.receivers.otlp.protocols.http.endpoint.split(':')[1];
+    expect(o.expose).toEqual([receiverPort]);
+    const toolscope = new URL(config.exporters['otlphttp/toolscope']?.endpoint ?? '');
+    expect(toolscope.hostname).toBe('collector');
+    expect(toolscope.port).toBe(flagValue(svc('collector').command ?? [], '--port'));
+    for (const e of config.service.pipelines.traces.exporters)
+      expect(config.exporters).toHaveProperty(e);
+    expect(config.service.pipelines.traces.exporters.length).toBeGreaterThanOrEqual(2);
+  });
+});

@@ -1,0 +1,171 @@
+// The whole path in separate processes: the scripted agent drives the example MCP server (the stable
+// deployment over Streamable HTTP as its own process, the canary over stdio as the agent's child), every
+// process exports over OTLP protobuf to a collector process, and then: every expected flag is there with the
+// right tool and trace, the quiet scenes made no flag, `toolscope report` exits 1 with the expected error
+// rates, and the dashboard shows it in Chromium.
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Flag, ToolStats, TraceResponse } from '@toolscope/collector';
+import { EXPECTED_FLAGS, QUIET_SCENES } from '@toolscope/example-orders-mcp/scenarios';
+import { chromium } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { start, stopAll } from './processes.js';
+
+type Manifest = Record<string, { conversationId: string; traceIds: string[] }>;
+
+let dir: string;
+let url: string;
+let manifest: Manifest;
+let flags: Flag[];
+
+const getJson = async <T>(path: string): Promise<T> => {
+  const res = await fetch(`${url}${path}`);
+  expect(res.status, path).toBe(200);
+  return (await res.json()) as T;
+};
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'toolscope-e2e-'));
+  const collector = start('packages/collector/src/cli/main.ts', [
+    'serve',
+    '--port',
+    '0',
+    '--db',
+    join(dir, 'toolscope.db'),
+    '--rollout-grace',
+    '2s',
+  ]);
+  url = (await collector.waitFor(/listening on (\S+)/))[1] as string;
+  const otel = {
+    OTEL_EXPORTER_OTLP_ENDPOINT: url,
+    OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf',
+    TOOLSCOPE_HASH_KEY: 'e2e-key',
+  };
+  const stable = start(
+    'examples/orders-mcp/src/server.ts',
+    ['--http', '0', '--variant', 'stable'],
+    otel,
+  );
+  const stableUrl = (await stable.waitFor(/listening on (\S+)/))[1] as string;
+  const manifestPath = join(dir, 'manifest.json');
+  const agent = start(
+    'examples/orders-mcp/src/agent.ts',
+    ['--stable', stableUrl, '--manifest', manifestPath],
+    otel,
+  );
+  expect(await agent.exited, agent.output()).toBe(0);
+  manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as Manifest;
+  // The HTTP server flushes its spans when it stops.
+  stable.child.kill('SIGTERM');
+  expect(await stable.exited).toBe(0);
+  const deadline = Date.now() + 20_000;
+  do {
+    flags = (await getJson<{ flags: Flag[] }>('/api/flags?since=1h')).flags;
+    const kinds = new Set(flags.map((f) => f.kind));
+    if (EXPECTED_FLAGS.every((e) => kinds.has(e.kind))) break;
+    await new Promise((r) => setTimeout(r, 250));
+  } while (Date.now() < deadline);
+}, 90_000);
+
+afterAll(async () => {
+  await stopAll();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const traceOf = (scene: string) => manifest[scene]?.traceIds ?? [];
+
+describe('agent → MCP server → collector → API, report and dashboard', () => {
+  it('produces every expected flag with the right tool and the trace of its scene', () => {
+    for (const e of EXPECTED_FLAGS) {
+      const candidates = flags.filter((f) => f.kind === e.kind && f.tool === e.tool);
+      expect(candidates.length, `${e.kind} on ${e.tool}`).toBeGreaterThan(0);
+      const traces = traceOf(e.scene);
+      expect(traces.length).toBeGreaterThan(0);
+      const linked = candidates.some(
+        (f) =>
+          (f.traceId !== undefined && traces.includes(f.traceId)) ||
+          (f.evidence.traceIds ?? []).some((t) => traces.includes(t)),
+      );
+      expect(linked, `${e.kind} links a trace of scene ${e.scene}`).toBe(true);
+    }
+  });
+
+  it('makes no retry-loop flag for the quiet scenes (corrected retry, transient retry, keyed write)', () => {
+    for (const scene of QUIET_SCENES) {
+      const traces = traceOf(scene);
+      const wrong = flags.filter((f) => f.traceId !== undefined && traces.includes(f.traceId));
+      expect(wrong, scene).toEqual([]);
+    }
+  });
+
+  it('joins the agent and server spans of a call in one trace', async () => {
+    const traceId = traceOf('loop')[0] as string;
+    const { spans } = await getJson<TraceResponse>(`/api/traces/${traceId}`);
+    const turn = spans.find((s) => s.name === 'agent.turn loop');
+    const clients = spans.filter((s) => s.kind === 3 && s.name === 'tools/call get_order');
+    const servers = spans.filter((s) => s.kind === 2 && s.name === 'tools/call get_order');
+    expect(turn?.resource['service.name']).toBe('scripted-agent');
+    expect(clients).toHaveLength(3);
+    expect(servers).toHaveLength(3);
+    for (const s of servers) {
+      expect(s.resource['service.name']).toBe('orders-mcp-stable');
+      expect(clients.map((c) => c.spanId)).toContain(s.parentSpanId);
+      expect(s.attributes['toolscope.error.code']).toBe('INVALID_INPUT');
+      expect(s.attributes['network.transport']).toBe('tcp');
+    }
+  });
+
+  it('fails `toolscope report` (exit 1) with the expected error rates', async () => {
+    const report = start('packages/collector/src/cli/main.ts', [
+      'report',
+      '--url',
+      url,
+      '--since',
+      '1h',
+      '--format',
+      'json',
+      '--max-error-rate',
+      '0.25',
+    ]);
+    expect(await report.exited).toBe(1);
+    const body = JSON.parse(report.output()) as { tools: ToolStats[]; passed: boolean };
+    const rates = Object.fromEntries(
+      body.tools.map((t) => [t.name, [t.calls, t.errors, t.errorRate]]),
+    );
+    // get_order: loop 3/3, repair 1/2, transient 0/1, canary 0/5, enum 3/3; catalogue_list: rollout 0/10,
+    // old clients 4/4; order_intent: rejected 2/2, timeout 2/2, keyed 0/2.
+    expect(rates).toEqual({
+      get_order: [14, 7, 0.5],
+      catalogue_list: [14, 4, 0.2857],
+      order_intent: [6, 4, 0.6667],
+    });
+    expect(body.passed).toBe(false);
+  });
+
+  it('shows the tools and every flag kind in the dashboard (Chromium)', async () => {
+    const browser = await chromium.launch({
+      executablePath: process.env.TOOLSCOPE_CHROMIUM ?? '/usr/bin/chromium',
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+    });
+    try {
+      const page = await browser.newPage({ viewport: { width: 1360, height: 900 } });
+      page.setDefaultTimeout(10_000);
+      const errors: string[] = [];
+      page.on('pageerror', (e) => errors.push(e.message));
+      await page.goto(`${url}/`);
+      await page.locator('table.tools').waitFor();
+      const tools = await page.locator('table.tools tbody th a').allTextContents();
+      expect(tools.sort()).toEqual(['catalogue_list', 'get_order', 'order_intent']);
+      await page.goto(`${url}/#/flags`);
+      await page.locator('li.flag').first().waitFor();
+      const kinds = await page
+        .locator('li.flag')
+        .evaluateAll((els) => els.map((el) => el.getAttribute('data-kind')));
+      for (const e of EXPECTED_FLAGS) expect(kinds, e.kind).toContain(e.kind);
+      expect(errors).toEqual([]);
+    } finally {
+      await browser.close();
+    }
+  });
+});
