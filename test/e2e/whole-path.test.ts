@@ -10,7 +10,7 @@ import type { Flag, ToolStats, TraceResponse } from '@toolscope/collector';
 import { EXPECTED_FLAGS, QUIET_SCENES } from '@toolscope/example-orders-mcp/scenarios';
 import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { start, stopAll } from './processes.js';
+import { ROOT, start, stopAll } from './processes.js';
 
 type Manifest = Record<string, { conversationId: string; traceIds: string[] }>;
 
@@ -163,6 +163,10 @@ describe('agent → MCP server → collector → API, report and dashboard', () 
         .locator('li.flag')
         .evaluateAll((els) => els.map((el) => el.getAttribute('data-kind')));
       for (const e of EXPECTED_FLAGS) expect(kinds, e.kind).toContain(e.kind);
+      await page.screenshot({
+        path: join(ROOT, 'docs/screenshots/demo-flags.png'),
+        fullPage: true,
+      });
       expect(errors).toEqual([]);
     } finally {
       await browser.close();

@@ -280,6 +280,10 @@ describe('schema-drift detectors', () => {
       count: 5,
       evidence: { paths: ['orders.0.status'] },
     });
+    // First and last seen are when the failures happened (to the minute), not the window's edges.
+    const minuteOf = (ms: number) => Math.floor(ms / minute) * minute;
+    expect(Date.parse(found[0]?.firstSeen ?? '')).toBe(minuteOf(now - 5 * minute));
+    expect(Date.parse(found[0]?.lastSeen ?? '')).toBe(minuteOf(now - 5 * minute + 40_000));
   });
 
   it('validates its parameters', async () => {

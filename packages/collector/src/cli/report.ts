@@ -69,7 +69,7 @@ export function parseReportFlags(
 ): { ok: true; flags: ReportFlags } | { ok: false; message: string } {
   const parsed = reportFlagsSchema.safeParse({
     ...values,
-    token: values.token ?? env.TOOLSCOPE_TOKEN,
+    token: values.token ?? (env.TOOLSCOPE_TOKEN || undefined),
   });
   if (parsed.success) return { ok: true, flags: parsed.data };
   const issue = parsed.error.issues[0];

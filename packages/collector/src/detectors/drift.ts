@@ -20,7 +20,17 @@ export type ShapeRow = {
   calls: number;
   invalid: number;
 };
-export type PathRow = { tool: string; code: string; path: string; count: number; traceId: string };
+export type PathRow = {
+  tool: string;
+  code: string;
+  path: string;
+  count: number;
+  traceId: string;
+  /** Minutes (since the epoch) of the first and last failure at this path in the recent part. */
+  firstMinute?: number;
+  lastMinute?: number;
+};
+const NS_PER_MINUTE = 60_000_000_000n;
 
 export type DriftThresholds = {
   /** Versions overlapping in time by less than this are a rollout, not skew. */
@@ -154,8 +164,23 @@ export function detectDrift(
         severity: 'error',
         tool: cur.name,
         count: failing,
-        firstSeen: iso(input.splitNs),
-        lastSeen: iso(maxNs([input.splitNs, ...shapes.map((s) => s.lastNs)])),
+        // When the failures happened, to the minute; the start of the recent part when unknown.
+        firstSeen: iso(
+          minNs(
+            paths.flatMap((p) =>
+              p.firstMinute === undefined ? [] : [BigInt(p.firstMinute) * NS_PER_MINUTE],
+            ),
+          ) || input.splitNs,
+        ),
+        lastSeen: iso(
+          maxNs([
+            input.splitNs,
+            ...shapes.map((s) => s.lastNs),
+            ...paths.flatMap((p) =>
+              p.lastMinute === undefined ? [] : [BigInt(p.lastMinute) * NS_PER_MINUTE],
+            ),
+          ]),
+        ),
         summary:
           kind === 'input_drift'
             ? `${cur.name}: ${pct(share)} of recent calls fail INVALID_INPUT (baseline ${pct(baseShare)})${paths[0] ? `, most at ${paths[0].path}` : ''}; clients may be sending an old input shape.`

@@ -121,7 +121,8 @@ export function readFlags(
   );
   const paths = db
     .prepare(
-      `SELECT tool, code, path, SUM(count) AS count, MAX(last_trace_id) AS traceId FROM tool_paths
+      `SELECT tool, code, path, SUM(count) AS count, MAX(last_trace_id) AS traceId,
+              MIN(minute) AS firstMinute, MAX(minute) AS lastMinute FROM tool_paths
         WHERE minute >= ? AND minute <= ?${toolFilter} GROUP BY tool, code, path`,
     )
     .all(splitNs / NS_PER_MINUTE, untilNs / NS_PER_MINUTE, ...toolArg) as PathRow[];

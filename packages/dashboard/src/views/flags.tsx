@@ -48,7 +48,9 @@ function Evidence({ flag }: { flag: Flag }) {
         </span>
       ))}
       {(flag.evidence.schemaHashes ?? []).map((h) => (
-        <Mono key={h}>{short(h, 12)}</Mono>
+        <span key={h} class="chip" title="schema hash">
+          <Mono>{short(h, 12)}</Mono>
+        </span>
       ))}
     </div>
   );
