@@ -1,5 +1,6 @@
 // `pnpm bench:query`: 1M tool calls spread over the last 24 h (traces of 6 calls, 8 tools), then the API's
-// answer times measured over HTTP on loopback: /api/tools for 24 h, one trace, one page of calls.
+// answer times measured over HTTP on loopback: /api/tools for 24 h, one trace, one page of calls, flags and
+// the dashboard's queries (time series, tool page, failing calls, search).
 // Prints numbers; asserts nothing.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -113,5 +114,15 @@ await timeIt(
 );
 await timeIt('GET /api/conversations/:id', '/api/conversations/conv-42', 11);
 await timeIt('GET /api/flags (24 h)', '/api/flags?since=24h', 11, 500);
+// The dashboard's own queries.
+await timeIt('GET /api/timeseries (24 h, 60 steps)', '/api/timeseries?since=24h', 21, 100);
+await timeIt('GET /api/tools/get_order (24 h)', '/api/tools/get_order?since=24h', 21, 100);
+await timeIt(
+  'GET /api/calls?errors=true&tool=get_order',
+  '/api/calls?errors=true&tool=get_order&limit=20',
+  21,
+);
+await timeIt('GET /api/search?q=<trace id>', `/api/search?q=${hex(7, 32)}`, 21, 100);
+await timeIt('GET /api/search?q=get (tools, codes)', '/api/search?q=get', 21, 100);
 await collector.close();
 rmSync(dir, { recursive: true, force: true });
