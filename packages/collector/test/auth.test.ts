@@ -1,4 +1,4 @@
-// --token: ingest, API and every other route except the dashboard's static shell refuse a missing or wrong token (401) and accept the right one;
+// --token: ingest, API, the dashboard page and every other route refuse a missing or wrong token (401) and accept the right one;
 // the token never appears in output; the default bind is loopback, and binding elsewhere without a token warns.
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../src/index.js';
@@ -35,12 +35,19 @@ describe('auth', () => {
     ]) {
       expect((await fetch(`${c.url}${path}`)).status, path).toBe(401);
     }
-    // The dashboard's static shell holds no data and must load to show its token prompt.
-    const shell = await fetch(`${c.url}/`);
-    expect([200, 503]).toContain(shell.status);
-    const html = await shell.text();
+    // The dashboard page answers 401 too; its body is the app shell (no data), which asks for the token, and
+    // the hashed script it loads holds no data either, so it needs none.
+    const page = await fetch(`${c.url}/`);
+    expect(page.status).toBe(401);
+    const html = await page.text();
+    expect(html).toContain('<div id="app">');
     expect(html).not.toContain('svc-');
     expect(html).not.toContain(TOKEN);
+    const script = /src="\.(\/assets\/[^"]+\.js)"/.exec(html)?.[1];
+    expect(script).toBeDefined();
+    expect((await fetch(`${c.url}${script}`)).status).toBe(200);
+    const authorized = await fetch(`${c.url}/`, { headers: { authorization: `Bearer ${TOKEN}` } });
+    expect(authorized.status).toBe(200);
     const ok = await fetch(`${c.url}/api/traces/${'1'.padStart(32, '0')}`, {
       headers: { authorization: `Bearer ${TOKEN}` },
     });

@@ -238,6 +238,8 @@ describe('dashboard states', () => {
       expect(await w.page.locator('.empty').textContent()).toContain(`${empty.url}/v1/traces`);
       expect(await w.page.locator('.flags, p.state').first().textContent()).toBeTruthy();
       await screenshot(w.page, 'empty');
+      // Pages keep connections open; close them first so the collector's close does not wait on them.
+      await w.page.close();
     } finally {
       await empty.close();
     }
@@ -268,6 +270,8 @@ describe('dashboard states', () => {
       expect(fresh.page.url()).not.toContain(token);
       // The API itself still refuses a request without the token.
       expect((await fetch(`${gated.url}/api/tools`)).status).toBe(401);
+      await w.page.close();
+      await fresh.page.close();
     } finally {
       await gated.close();
     }

@@ -7,7 +7,13 @@ import { tokenCheck } from './auth.js';
 import { registerDetailRoutes } from './detail-routes.js';
 import { registerOtlpRoute } from './otlp-route.js';
 import { registerQueryRoutes } from './query-routes.js';
-import { isStaticPath, registerStaticRoutes, SECURITY_HEADERS } from './static-routes.js';
+import {
+  isDashboardAsset,
+  isDashboardPage,
+  loadDashboard,
+  registerStaticRoutes,
+  SECURITY_HEADERS,
+} from './static-routes.js';
 
 export type AppOptions = {
   storage: Storage;
@@ -35,13 +41,24 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     reply.headers(SECURITY_HEADERS);
   });
 
+  const dashboard = loadDashboard(opts.dashboardDir);
   const check = tokenCheck(opts.token);
   if (check) {
     app.addHook('onRequest', async (request, reply) => {
-      // The dashboard's static files hold no data; it asks for the token before calling the API.
-      if ((request.method === 'GET' || request.method === 'HEAD') && isStaticPath(request.url))
-        return;
+      const read = request.method === 'GET' || request.method === 'HEAD';
+      // Hashed script and style files hold no data; the page needs them to show its token prompt.
+      if (read && isDashboardAsset(request.url)) return;
       if (check(request.headers.authorization)) return;
+      if (read && isDashboardPage(request.url) && dashboard.index) {
+        // A browser cannot send the token on navigation: the 401 page is the dashboard, which asks for it.
+        await reply
+          .code(401)
+          .header('www-authenticate', 'Bearer')
+          .header('cache-control', 'no-store')
+          .type(dashboard.index.type)
+          .send(dashboard.index.body);
+        return;
+      }
       await reply
         .code(401)
         .header('www-authenticate', 'Bearer')
@@ -80,6 +97,6 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   });
   registerQueryRoutes(app, { storage: opts.storage, queue: opts.queue, version: opts.version });
   registerDetailRoutes(app, opts.storage);
-  registerStaticRoutes(app, opts.dashboardDir);
+  registerStaticRoutes(app, dashboard);
   return app;
 }

@@ -20,7 +20,7 @@ const TYPES: Record<string, string> = {
   '.woff2': 'font/woff2',
 };
 
-type Asset = { body: Buffer; type: string; immutable: boolean };
+export type Asset = { body: Buffer; type: string; immutable: boolean };
 
 function loadAssets(dir: string): Map<string, Asset> {
   const assets = new Map<string, Asset>();
@@ -46,18 +46,29 @@ function loadAssets(dir: string): Map<string, Asset> {
   return assets;
 }
 
-/** True for the URLs of the dashboard's static files, which carry no data and need no token. */
-export function isStaticPath(url: string): boolean {
-  const path = url.split('?')[0] ?? '';
-  return path === '/' || path === '/index.html' || path.startsWith('/assets/');
+export type Dashboard = { assets: Map<string, Asset>; index: Asset | undefined };
+
+/** Reads the built dashboard; `index` is undefined when it has not been built. */
+export function loadDashboard(dir: string = DEFAULT_DASHBOARD_DIR): Dashboard {
+  const assets = loadAssets(dir);
+  return { assets, index: assets.get('/index.html') };
 }
 
-export function registerStaticRoutes(
-  app: FastifyInstance,
-  dir: string = DEFAULT_DASHBOARD_DIR,
-): void {
-  const assets = loadAssets(dir);
-  const index = assets.get('/index.html');
+const pathOf = (url: string) => url.split('?')[0] ?? '';
+
+/** The dashboard page itself (its 401 answer is the token prompt). */
+export function isDashboardPage(url: string): boolean {
+  const path = pathOf(url);
+  return path === '/' || path === '/index.html';
+}
+
+/** The dashboard's hashed script and style files: they carry no data and need no token. */
+export function isDashboardAsset(url: string): boolean {
+  return pathOf(url).startsWith('/assets/');
+}
+
+export function registerStaticRoutes(app: FastifyInstance, dashboard: Dashboard): void {
+  const { assets, index } = dashboard;
   const sendIndex = async (_request: FastifyRequest, reply: FastifyReply) => {
     if (!index) {
       return reply
@@ -72,7 +83,7 @@ export function registerStaticRoutes(
   app.get('/', sendIndex);
   app.get('/index.html', sendIndex);
   app.get('/assets/*', async (request, reply) => {
-    const asset = assets.get(request.url.split('?')[0] ?? '');
+    const asset = assets.get(pathOf(request.url));
     if (!asset) {
       return reply
         .code(404)

@@ -129,9 +129,7 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
       logger: false,
     });
   } catch (error) {
-    io.err(
-      `toolscope serve: cannot start: ${error instanceof Error ? error.message : String(error)}\n`,
-    );
+    io.err(`toolscope serve: cannot start: ${startProblem(error, f.db)}\n`);
     return 1;
   }
   io.out(`toolscope collector listening on ${collector.url}\n`);
@@ -160,4 +158,15 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
     io.onSignal('SIGINT', () => stop('SIGINT'));
     io.onSignal('SIGTERM', () => stop('SIGTERM'));
   });
+}
+
+/** Says which file could not be opened and the likely cause, instead of SQLite's bare message. */
+function startProblem(error: unknown, db: string): string {
+  const message = error instanceof Error ? error.message : String(error);
+  const code =
+    typeof error === 'object' && error !== null && 'code' in error ? String(error.code) : '';
+  if (code === 'SQLITE_CANTOPEN' || code === 'SQLITE_READONLY') {
+    return `cannot open the database ${db} for writing (${code}: ${message}); check that its folder exists and is writable, and that the file system is not read-only or full`;
+  }
+  return message;
 }
