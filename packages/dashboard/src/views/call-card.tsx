@@ -1,0 +1,138 @@
+// One tool call's contract facts in the timeline: code, attempt, retryable, partial effect, version and hash,
+// input shape, validation issues, failed attempts inside the call, and the redacted payload when captured.
+import type { SpanOut } from '@toolscope/collector/schemas';
+import type { ComponentChildren } from 'preact';
+import { safeExternalUrl } from '../route';
+import { prettyJson, type ToolCallView, valueText } from '../span-model';
+import { Code, Mono, short } from '../ui';
+
+export function AttrValue({ value }: { value: unknown }) {
+  const text = valueText(value);
+  const url = typeof value === 'string' ? safeExternalUrl(value) : undefined;
+  return url ? (
+    <a href={url} rel="noopener noreferrer nofollow" target="_blank">
+      {text}
+    </a>
+  ) : (
+    <span>{text}</span>
+  );
+}
+
+export function Attributes({ attrs, label }: { attrs: Record<string, unknown>; label: string }) {
+  const entries = Object.entries(attrs).sort(([a], [b]) => (a < b ? -1 : 1));
+  if (entries.length === 0) return null;
+  return (
+    <details>
+      <summary>
+        {label} ({entries.length})
+      </summary>
+      <table class="attrs">
+        <tbody>
+          {entries.map(([k, v]) => (
+            <tr key={k}>
+              <th scope="row">
+                <Mono>{k}</Mono>
+              </th>
+              <td>
+                <AttrValue value={v} />
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </details>
+  );
+}
+
+function Fact({ label, children }: { label: string; children: ComponentChildren }) {
+  return (
+    <div class="fact">
+      <dt>{label}</dt>
+      <dd>{children}</dd>
+    </div>
+  );
+}
+
+const yesNo = (v: boolean | null) => (v === null ? '–' : v ? 'yes' : 'no');
+
+export function CallCard({ call, span }: { call: ToolCallView; span: SpanOut }) {
+  const failedAttempts = span.events.filter((e) => e.name === 'toolscope.attempt.failed');
+  return (
+    <div class={`call ${call.code ? 'call-err' : 'call-ok'}`}>
+      <dl class="facts">
+        <Fact label="code">
+          <Code code={call.code} />
+        </Fact>
+        <Fact label="attempt">{call.attempt ?? '–'}</Fact>
+        <Fact label="retryable">{yesNo(call.retryable)}</Fact>
+        <Fact label="partial effect">{call.partialEffect ? 'yes' : 'no'}</Fact>
+        <Fact label="effect">{call.effect ?? '–'}</Fact>
+        <Fact label="version">{call.version ?? '–'}</Fact>
+        <Fact label="schema hash">
+          {call.schemaHash ? (
+            <Mono title={call.schemaHash}>{short(call.schemaHash, 16)}</Mono>
+          ) : (
+            '–'
+          )}
+        </Fact>
+        <Fact label="input shape">{call.inputShape ? <Mono>{call.inputShape}</Mono> : '–'}</Fact>
+        <Fact label="input hash">
+          {call.inputHash ? <Mono title={call.inputHash}>{short(call.inputHash, 16)}</Mono> : '–'}
+        </Fact>
+        {call.callId && <Fact label="call id">{<Mono>{call.callId}</Mono>}</Fact>}
+        {call.replay && <Fact label="idempotent replay">yes</Fact>}
+      </dl>
+      {call.reason && call.reason !== call.code && <p class="reason">{call.reason}</p>}
+      {call.issues.length > 0 && (
+        <table class="issues" aria-label="validation issues">
+          <thead>
+            <tr>
+              <th scope="col">Path</th>
+              <th scope="col">Issue</th>
+              <th scope="col">Message</th>
+            </tr>
+          </thead>
+          <tbody>
+            {call.issues.map((i) => (
+              <tr key={`${i.path}|${i.code}|${i.message}`}>
+                <td>
+                  <Mono>{i.path}</Mono>
+                </td>
+                <td>{i.code}</td>
+                <td>{i.message}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      {failedAttempts.length > 0 && (
+        <ul class="attempts" aria-label="failed attempts inside this call">
+          {failedAttempts.map((e) => (
+            <li key={e.timeUnixNano}>
+              attempt {valueText(e.attributes['toolscope.attempt'] ?? '?')} failed:{' '}
+              {valueText(e.attributes['toolscope.error.code'] ?? '')}{' '}
+              {valueText(
+                e.attributes['toolscope.error.reason'] ?? e.attributes['exception.message'] ?? '',
+              )}
+            </li>
+          ))}
+        </ul>
+      )}
+      {call.arguments !== null && (
+        <details open>
+          <summary>Arguments (redacted)</summary>
+          <pre class="payload">{prettyJson(call.arguments)}</pre>
+        </details>
+      )}
+      {call.result !== null && (
+        <details>
+          <summary>Result (redacted)</summary>
+          <pre class="payload">{prettyJson(call.result)}</pre>
+        </details>
+      )}
+      {call.arguments === null && call.result === null && (
+        <p class="muted">Payload not captured (capture is off by default).</p>
+      )}
+    </div>
+  );
+}
