@@ -101,3 +101,18 @@ export function SortHeader<K extends string>({
     </th>
   );
 }
+
+/** A table's column headers. */
+export function Head({ cols }: { cols: string[] }) {
+  return (
+    <thead>
+      <tr>
+        {cols.map((c) => (
+          <th key={c} scope="col">
+            {c}
+          </th>
+        ))}
+      </tr>
+    </thead>
+  );
+}

@@ -4,7 +4,7 @@ import type { SpanOut } from '@toolscope/collector/schemas';
 import type { ComponentChildren } from 'preact';
 import { safeExternalUrl } from '../route';
 import { prettyJson, type ToolCallView, valueText } from '../span-model';
-import { Code, Mono, short } from '../ui';
+import { Code, Head, Mono, short } from '../ui';
 
 export function AttrValue({ value }: { value: unknown }) {
   const text = valueText(value);
@@ -85,13 +85,7 @@ export function CallCard({ call, span }: { call: ToolCallView; span: SpanOut }) 
       {call.reason && call.reason !== call.code && <p class="reason">{call.reason}</p>}
       {call.issues.length > 0 && (
         <table class="issues" aria-label="validation issues">
-          <thead>
-            <tr>
-              <th scope="col">Path</th>
-              <th scope="col">Issue</th>
-              <th scope="col">Message</th>
-            </tr>
-          </thead>
+          <Head cols={['Path', 'Issue', 'Message']} />
           <tbody>
             {call.issues.map((i) => (
               <tr key={`${i.path}|${i.code}|${i.message}`}>

@@ -5,24 +5,14 @@ import { getApi, query } from '../api';
 import { useApi } from '../hooks';
 import { href } from '../route';
 import { formatMs, rangeParams, type TimeRange } from '../time';
-import { Code, ErrorBox, Load, Mono, Section, short, Time } from '../ui';
+import { Code, ErrorBox, Head, Load, Mono, Section, short, Time } from '../ui';
 
 export function CallTable({ calls }: { calls: Call[] }) {
   if (calls.length === 0) return <p class="state">No calls match.</p>;
   return (
     <div class="table-wrap">
       <table aria-label="calls">
-        <thead>
-          <tr>
-            <th scope="col">Time</th>
-            <th scope="col">Tool</th>
-            <th scope="col">Code</th>
-            <th scope="col">Attempt</th>
-            <th scope="col">Duration</th>
-            <th scope="col">Issues</th>
-            <th scope="col">Trace</th>
-          </tr>
-        </thead>
+        <Head cols={['Time', 'Tool', 'Code', 'Attempt', 'Duration', 'Issues', 'Trace']} />
         <tbody>
           {calls.map((c) => (
             <tr key={`${c.traceId}|${c.spanId}`}>

@@ -10,7 +10,7 @@ import { CallsChart } from '../chart';
 import { useApi } from '../hooks';
 import { href } from '../route';
 import { formatMs, formatPercent, rangeParams, type TimeRange } from '../time';
-import { Load, Mono, Section, short, Time } from '../ui';
+import { Head, Load, Mono, Section, short, Time } from '../ui';
 import { CallTable } from './calls';
 
 function Versions({ versions }: { versions: ToolDetailResponse['versions'] }) {
@@ -21,16 +21,7 @@ function Versions({ versions }: { versions: ToolDetailResponse['versions'] }) {
   }
   return (
     <table aria-label="versions and schema hashes">
-      <thead>
-        <tr>
-          <th scope="col">Version</th>
-          <th scope="col">Schema hash</th>
-          <th scope="col">First seen</th>
-          <th scope="col">Last seen</th>
-          <th scope="col">Calls</th>
-          <th scope="col">Evidence</th>
-        </tr>
-      </thead>
+      <Head cols={['Version', 'Schema hash', 'First seen', 'Last seen', 'Calls', 'Evidence']} />
       <tbody>
         {versions.map((v) => (
           <tr key={`${v.version}|${v.schemaHash}`} class={v.silentChange ? 'silent' : ''}>
@@ -129,14 +120,7 @@ export function ToolView({ name, range, tick }: { name: string; range: TimeRange
                 <p class="state">No validation failures in this range.</p>
               ) : (
                 <table aria-label="failing paths">
-                  <thead>
-                    <tr>
-                      <th scope="col">Path</th>
-                      <th scope="col">Code</th>
-                      <th scope="col">Count</th>
-                      <th scope="col">Evidence</th>
-                    </tr>
-                  </thead>
+                  <Head cols={['Path', 'Code', 'Count', 'Evidence']} />
                   <tbody>
                     {d.failingPaths.map((p) => (
                       <tr key={`${p.code}|${p.path}`}>
@@ -159,14 +143,7 @@ export function ToolView({ name, range, tick }: { name: string; range: TimeRange
                 <p class="state">No input shapes recorded in this range.</p>
               ) : (
                 <table aria-label="input shapes">
-                  <thead>
-                    <tr>
-                      <th scope="col">Shape</th>
-                      <th scope="col">Calls</th>
-                      <th scope="col">Invalid</th>
-                      <th scope="col">Last seen</th>
-                    </tr>
-                  </thead>
+                  <Head cols={['Shape', 'Calls', 'Invalid', 'Last seen']} />
                   <tbody>
                     {d.shapes.map((s) => (
                       <tr key={s.shape} class={s.invalid > 0 ? 'bad-row' : ''}>
