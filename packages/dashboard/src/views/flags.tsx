@@ -43,9 +43,14 @@ function Evidence({ flag }: { flag: Flag }) {
         {flag.tool}
       </a>
       {(flag.evidence.paths ?? []).map((p) => (
-        <span key={p} class="chip path" title="failing path">
+        <a
+          key={p}
+          class="chip path"
+          href={href.tool(flag.tool)}
+          title="failing path: see the tool's paths"
+        >
           {p || '(root)'}
-        </span>
+        </a>
       ))}
       {(flag.evidence.schemaHashes ?? []).map((h) => (
         <span key={h} class="chip" title="schema hash">
