@@ -53,20 +53,50 @@ function Versions({ versions }: { versions: ToolDetailResponse['versions'] }) {
   );
 }
 
+/** Bucket index of the collector's 5 %-wide log buckets (see the collector's histogram.ts). */
+const bucketIndex = (toMs: number) => Math.round(Math.log(toMs * 1000) / Math.log(1.05)) - 1;
+
 function Latency({ buckets }: { buckets: ToolDetailResponse['latency'] }) {
-  if (buckets.length === 0) return <p class="state">No calls in this range.</p>;
+  const first = buckets[0];
+  const last = buckets.at(-1);
+  if (!first || !last) return <p class="state">No calls in this range.</p>;
+  // Empty buckets between the fastest and the slowest call are drawn too, so the axis is a log scale.
+  const byIndex = new Map(buckets.map((b) => [bucketIndex(b.toMs), b]));
+  const lo = bucketIndex(first.toMs);
+  const hi = bucketIndex(last.toMs);
+  const bars =
+    hi - lo < 400
+      ? Array.from(
+          { length: hi - lo + 1 },
+          (_, i) => byIndex.get(lo + i) ?? { fromMs: 0, toMs: 0, count: 0 },
+        )
+      : buckets;
   const max = Math.max(...buckets.map((b) => b.count));
   return (
-    <ol class="histogram" aria-label="latency distribution">
-      {buckets.map((b) => (
-        <li key={b.fromMs} title={`${formatMs(b.fromMs)} – ${formatMs(b.toMs)}: ${b.count} calls`}>
-          <span class="bar" style={{ height: `${Math.max(2, (b.count / max) * 100)}%` }} />
-          <span class="sr-only">
-            {formatMs(b.fromMs)} to {formatMs(b.toMs)}: {b.count} calls
-          </span>
-        </li>
-      ))}
-    </ol>
+    <>
+      <ol class="histogram" aria-label="latency distribution">
+        {bars.map((b, i) => (
+          <li
+            key={i}
+            title={b.count ? `${formatMs(b.fromMs)} – ${formatMs(b.toMs)}: ${b.count} calls` : ''}
+          >
+            {b.count > 0 && (
+              <>
+                <span class="bar" style={{ height: `${Math.max(2, (b.count / max) * 100)}%` }} />
+                <span class="sr-only">
+                  {formatMs(b.fromMs)} to {formatMs(b.toMs)}: {b.count} calls
+                </span>
+              </>
+            )}
+          </li>
+        ))}
+      </ol>
+      <div class="hist-axis" aria-hidden="true">
+        <span>{formatMs(first.fromMs)}</span>
+        <span>log scale</span>
+        <span>{formatMs(last.toMs)}</span>
+      </div>
+    </>
   );
 }
 
