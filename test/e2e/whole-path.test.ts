@@ -7,7 +7,11 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Flag, ToolStats, TraceResponse } from '@toolscope/collector';
-import { EXPECTED_FLAGS, QUIET_SCENES } from '@toolscope/example-orders-mcp/scenarios';
+import {
+  DEMO_ROLLOUT_GRACE,
+  EXPECTED_FLAGS,
+  QUIET_SCENES,
+} from '@toolscope/example-orders-mcp/scenarios';
 import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT, start, stopAll } from './processes.js';
@@ -34,7 +38,7 @@ beforeAll(async () => {
     '--db',
     join(dir, 'toolscope.db'),
     '--rollout-grace',
-    '2s',
+    DEMO_ROLLOUT_GRACE,
   ]);
   url = (await collector.waitFor(/listening on (\S+)/))[1] as string;
   const otel = {

@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { type Flag, startCollector } from '@toolscope/collector';
 import { z } from 'zod';
-import { DEMO_ROLLOUT_GRACE, EXPECTED_FLAGS } from './scenarios.js';
+import { DEMO_ROLLOUT_GRACE, DEMO_ROLLOUT_GRACE_SECONDS, EXPECTED_FLAGS } from './scenarios.js';
 
 const argsSchema = z.object({
   port: z.coerce.number().int().min(0).max(65_535).default(4318),
@@ -29,13 +29,12 @@ if (!parsed.success) {
 }
 const opts = parsed.data;
 
-const graceMs = Number.parseInt(DEMO_ROLLOUT_GRACE, 10) * 1000;
 let collector: Awaited<ReturnType<typeof startCollector>>;
 try {
   collector = await startCollector({
     db: opts.db,
     port: opts.port,
-    drift: { rolloutGraceNs: BigInt(graceMs) * 1_000_000n },
+    drift: { rolloutGraceNs: BigInt(DEMO_ROLLOUT_GRACE_SECONDS) * 1_000_000_000n },
   });
 } catch (error) {
   const message = error instanceof Error ? error.message : String(error);

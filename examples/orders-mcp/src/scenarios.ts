@@ -125,4 +125,6 @@ export const EXPECTED_FLAGS = [
 export const QUIET_SCENES = ['repair', 'transient', 'keyed'] as const;
 
 /** The demo's rollout happens in seconds, so the collector must treat a 2 s overlap as skew. */
-export const DEMO_ROLLOUT_GRACE = '2s';
+export const DEMO_ROLLOUT_GRACE_SECONDS = 2;
+/** The same, as `toolscope serve --rollout-grace` takes it. */
+export const DEMO_ROLLOUT_GRACE = `${DEMO_ROLLOUT_GRACE_SECONDS}s`;

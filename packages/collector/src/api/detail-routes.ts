@@ -1,6 +1,6 @@
 // GET /api/tools/:name, /api/timeseries and /api/search: the data behind the dashboard's tool page, the
 // overview chart and the search box.
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { Storage } from '../storage/storage.js';
 import {
   parseQuery,
@@ -10,38 +10,33 @@ import {
   toolDetailQuerySchema,
   toolParams,
 } from './params.js';
+import { badRequest, notFound } from './replies.js';
 import type { SearchResponse, TimeseriesResponse, ToolDetailResponse } from './schemas.js';
 
 const WEEK_NS = 7n * 86_400_000n * 1_000_000n;
 
-function fail(reply: FastifyReply, status: 400 | 404, message: string) {
-  return reply
-    .code(status)
-    .send({ error: { code: status === 400 ? 'INVALID_PARAMETER' : 'NOT_FOUND', message } });
-}
-
 export function registerDetailRoutes(app: FastifyInstance, storage: Storage): void {
   app.get('/api/tools/:name', async (request, reply) => {
     const p = parseQuery(toolParams, request.params);
-    if (!p.ok) return fail(reply, 400, p.message);
+    if (!p.ok) return badRequest(reply, p.message);
     const q = parseQuery(toolDetailQuerySchema, request.query);
-    if (!q.ok) return fail(reply, 400, q.message);
+    if (!q.ok) return badRequest(reply, q.message);
     const range = rangeOf(q.data);
-    if ('error' in range) return fail(reply, 400, range.error);
+    if ('error' in range) return badRequest(reply, range.error);
     const body: ToolDetailResponse | null = storage.toolDetail(
       p.data.name,
       range.sinceNs,
       range.untilNs,
     );
-    if (!body) return fail(reply, 404, `tool ${JSON.stringify(p.data.name)} has no stored calls`);
+    if (!body) return notFound(reply, `tool ${JSON.stringify(p.data.name)} has no stored calls`);
     return body;
   });
 
   app.get('/api/timeseries', async (request, reply) => {
     const q = parseQuery(timeseriesQuerySchema, request.query);
-    if (!q.ok) return fail(reply, 400, q.message);
+    if (!q.ok) return badRequest(reply, q.message);
     const range = rangeOf(q.data);
-    if ('error' in range) return fail(reply, 400, range.error);
+    if ('error' in range) return badRequest(reply, range.error);
     // Default step: about 60 points over the range.
     const rangeMs = Number((range.untilNs - range.sinceNs) / 1_000_000n);
     const step = q.data.step ?? Math.max(60_000, Math.round(rangeMs / 60 / 60_000) * 60_000);
@@ -56,7 +51,7 @@ export function registerDetailRoutes(app: FastifyInstance, storage: Storage): vo
 
   app.get('/api/search', async (request, reply) => {
     const q = parseQuery(searchQuerySchema, request.query);
-    if (!q.ok) return fail(reply, 400, q.message);
+    if (!q.ok) return badRequest(reply, q.message);
     const body: SearchResponse = {
       results: storage.search(q.data.q, BigInt(Date.now()) * 1_000_000n - WEEK_NS),
     };

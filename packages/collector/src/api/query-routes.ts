@@ -1,5 +1,5 @@
 // GET /api/tools, /api/calls, /api/traces/:traceId, /api/conversations/:id and /api/health.
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { FlagsResponse } from '../detectors/flag.js';
 import type { WriteQueue } from '../ingest/write-queue.js';
 import type { Storage } from '../storage/storage.js';
@@ -12,6 +12,7 @@ import {
   toolsQuerySchema,
   traceIdParams,
 } from './params.js';
+import { badRequest, notFound } from './replies.js';
 import type {
   CallsResponse,
   ConversationResponse,
@@ -20,14 +21,6 @@ import type {
 } from './schemas.js';
 
 export type QueryRouteOptions = { storage: Storage; queue: WriteQueue; version: string };
-
-function badRequest(reply: FastifyReply, message: string) {
-  return reply.code(400).send({ error: { code: 'INVALID_PARAMETER', message } });
-}
-
-function notFound(reply: FastifyReply, message: string) {
-  return reply.code(404).send({ error: { code: 'NOT_FOUND', message } });
-}
 
 export function registerQueryRoutes(
   app: FastifyInstance,

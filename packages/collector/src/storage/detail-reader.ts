@@ -3,24 +3,12 @@
 import type Database from 'better-sqlite3';
 import type { SearchResult, ToolDetailResponse } from '../api/schemas.js';
 import { bucketBounds } from './histogram.js';
+import type { ToolSchemaRow, ToolShapeRow } from './schema.js';
 import { isoOf as iso, NS_PER_MINUTE } from './sqlite-reader.js';
-import { aggregateTools, statsOf } from './tool-stats.js';
+import { aggregateTools, emptyToolAgg, statsOf } from './tool-stats.js';
 
-type SchemaRow = {
-  version: string;
-  schema_hash: string;
-  first_ns: bigint;
-  last_ns: bigint;
-  calls: bigint;
-  last_trace_id: string;
-};
-type ShapeRow = {
-  shape: string;
-  first_ns: bigint;
-  last_ns: bigint;
-  calls: bigint;
-  invalid: bigint;
-};
+type SchemaRow = Omit<ToolSchemaRow, 'tool'>;
+type ShapeRow = Omit<ToolShapeRow, 'tool'>;
 type PathRow = { code: string; path: string; count: bigint; last_trace_id: string };
 
 /** Everything the tool page shows for [sinceNs, untilNs), or null when the tool was never seen. */
@@ -59,14 +47,7 @@ export function toolDetail(
     )
     .safeIntegers(true)
     .all(name, sinceNs, untilNs) as ShapeRow[];
-  const empty = {
-    calls: 0,
-    errors: 0,
-    codes: new Map<string, number>(),
-    versions: new Set<string>(),
-    hist: new Map<number, number>(),
-  };
-  const a = agg ?? empty;
+  const a = agg ?? emptyToolAgg();
   return {
     name,
     stats: statsOf(name, a),

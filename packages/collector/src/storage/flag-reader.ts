@@ -10,6 +10,7 @@ import {
   type ShapeRow,
 } from '../detectors/drift.js';
 import type { Flag } from '../detectors/flag.js';
+import type { ToolSchemaRow, ToolShapeRow } from './schema.js';
 import { isoOf as iso, NS_PER_MINUTE, type SqliteReader } from './sqlite-reader.js';
 
 type FlagRow = {
@@ -75,15 +76,7 @@ export function readFlags(
         `SELECT tool, version, schema_hash, first_ns, last_ns, calls, last_trace_id FROM tool_schemas WHERE last_ns >= ? AND first_ns < ?${toolFilter}`,
       )
       .safeIntegers(true)
-      .all(sinceNs, untilNs, ...toolArg) as {
-      tool: string;
-      version: string;
-      schema_hash: string;
-      first_ns: bigint;
-      last_ns: bigint;
-      calls: bigint;
-      last_trace_id: string;
-    }[]
+      .all(sinceNs, untilNs, ...toolArg) as ToolSchemaRow[]
   ).map(
     (r): SchemaRow => ({
       tool: r.tool,
@@ -101,14 +94,7 @@ export function readFlags(
         `SELECT tool, shape, first_ns, last_ns, calls, invalid FROM tool_shapes WHERE last_ns >= ? AND invalid > 0${toolFilter} LIMIT 500`,
       )
       .safeIntegers(true)
-      .all(splitNs, ...toolArg) as {
-      tool: string;
-      shape: string;
-      first_ns: bigint;
-      last_ns: bigint;
-      calls: bigint;
-      invalid: bigint;
-    }[]
+      .all(splitNs, ...toolArg) as ToolShapeRow[]
   ).map(
     (r): ShapeRow => ({
       tool: r.tool,

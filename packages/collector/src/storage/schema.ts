@@ -147,6 +147,27 @@ export const MIGRATIONS: readonly string[] = [
   `,
 ];
 
+/** A row of tool_schemas as read with safeIntegers. */
+export type ToolSchemaRow = {
+  tool: string;
+  version: string;
+  schema_hash: string;
+  first_ns: bigint;
+  last_ns: bigint;
+  calls: bigint;
+  last_trace_id: string;
+};
+
+/** A row of tool_shapes as read with safeIntegers. */
+export type ToolShapeRow = {
+  tool: string;
+  shape: string;
+  first_ns: bigint;
+  last_ns: bigint;
+  calls: bigint;
+  invalid: bigint;
+};
+
 export type MigrationResult = { from: number; to: number };
 
 /** Brings the database to the newest schema; refuses a database from a newer collector. */

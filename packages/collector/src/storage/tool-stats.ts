@@ -15,6 +15,10 @@ export type ToolAgg = {
   hist: Histogram;
 };
 
+export function emptyToolAgg(): ToolAgg {
+  return { calls: 0, errors: 0, codes: new Map(), versions: new Set(), hist: new Map() };
+}
+
 const ceilTo = (ns: bigint, unit: bigint) => ((ns + unit - 1n) / unit) * unit;
 const floorTo = (ns: bigint, unit: bigint) => (ns / unit) * unit;
 
@@ -46,7 +50,7 @@ export function aggregateTools(
   const agg = (name: string): ToolAgg => {
     let a = byTool.get(name);
     if (!a) {
-      a = { calls: 0, errors: 0, codes: new Map(), versions: new Set(), hist: new Map() };
+      a = emptyToolAgg();
       byTool.set(name, a);
     }
     return a;
