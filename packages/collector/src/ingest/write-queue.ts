@@ -1,6 +1,7 @@
-// The single writer: requests queue their spans; one write is in flight at a time and takes everything queued
-// meanwhile (up to a batch cap) as one transaction, so batches grow by themselves under load. Each request
-// learns when its spans are committed. The queue is bounded: overload becomes a 429 with Retry-After instead
+// The single writer: requests queue their spans; each write takes everything queued meanwhile (up to a batch
+// cap) as one transaction, so batches grow by themselves under load. Two writes may be in flight: while the
+// writer thread commits one, this thread prepares the next (planWrite and the copy to the thread), so neither
+// waits for the other; the writer applies them in order. Each request learns when its spans are committed. The queue is bounded: overload becomes a 429 with Retry-After instead
 // of unbounded memory.
 import type { NormalizedSpan } from '../otlp/model.js';
 import type { Storage } from '../storage/storage.js';
@@ -16,7 +17,12 @@ type Job = {
   reject: (error: unknown) => void;
 };
 
-export type WriteQueueOptions = { maxPendingSpans: number; maxBatchSpans: number };
+export type WriteQueueOptions = {
+  maxPendingSpans: number;
+  maxBatchSpans: number;
+  /** Writes handed to storage and not yet committed (default 2: one committing, one being prepared). */
+  maxInFlight?: number;
+};
 
 export class WriteQueue {
   readonly #storage: Storage;
@@ -27,6 +33,8 @@ export class WriteQueue {
   #running = false;
   #closed = false;
   #idle: (() => void)[] = [];
+  /** Wakes a drain that waits on a commit with nothing queued, so new spans can go out as the second write. */
+  #wake: (() => void) | undefined;
 
   constructor(storage: Storage, opts: WriteQueueOptions) {
     this.#storage = storage;
@@ -67,7 +75,10 @@ export class WriteQueue {
   }
 
   #schedule(): void {
-    if (this.#running) return;
+    if (this.#running) {
+      this.#wake?.();
+      return;
+    }
     this.#running = true;
     // setImmediate lets requests that arrive in the same turn join the first transaction.
     setImmediate(() => {
@@ -76,9 +87,22 @@ export class WriteQueue {
   }
 
   async #drain(): Promise<void> {
-    while (this.#pending.length > 0 || this.#jobs.length > 0) {
+    const inFlight = new Set<Promise<void>>();
+    const maxInFlight = Math.max(1, this.#opts.maxInFlight ?? 2);
+    for (;;) {
+      if (this.#pending.length === 0 && this.#jobs.length === 0) {
+        if (inFlight.size === 0) break;
+        const woken = new Promise<void>((resolve) => {
+          this.#wake = resolve;
+        });
+        await Promise.race([...inFlight, woken]);
+        this.#wake = undefined;
+        continue;
+      }
       const job = this.#jobs.shift();
       if (job) {
+        // Retention steps run alone: after every write handed out before them has committed.
+        await Promise.all(inFlight);
         try {
           await job.run();
           job.resolve();
@@ -99,16 +123,22 @@ export class WriteQueue {
       if (batch.length === 0) continue;
       const spans =
         batch.length === 1 ? (batch[0] as Pending).spans : batch.flatMap((p) => p.spans);
-      try {
-        await this.#storage.write(spans);
-        for (const p of batch) p.resolve();
-      } catch (error) {
-        for (const p of batch) p.reject(error);
-      } finally {
-        this.#pendingSpans -= count;
-      }
+      const write = this.#write(spans, batch, count).finally(() => inFlight.delete(write));
+      inFlight.add(write);
+      if (inFlight.size >= maxInFlight) await Promise.race(inFlight);
     }
     this.#running = false;
     for (const resolve of this.#idle.splice(0)) resolve();
+  }
+
+  async #write(spans: NormalizedSpan[], batch: Pending[], count: number): Promise<void> {
+    try {
+      await this.#storage.write(spans);
+      for (const p of batch) p.resolve();
+    } catch (error) {
+      for (const p of batch) p.reject(error);
+    } finally {
+      this.#pendingSpans -= count;
+    }
   }
 }

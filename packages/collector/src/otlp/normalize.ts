@@ -34,9 +34,17 @@ export class AttrCollector {
     }
     let k = key;
     if (k.length > LIMITS.maxNameLength) k = k.slice(0, LIMITS.maxNameLength);
+    if (!Object.hasOwn(this.map, k)) this.count++;
+    // Fast path for the common attribute (a short string, a number, a boolean): no result object.
+    if (typeof value !== 'object' || value === null) {
+      if (typeof value === 'string' && value.length > LIMITS.maxStringLength) {
+        this.truncated.push(k);
+        setAttr(this.map, k, value.slice(0, LIMITS.maxStringLength));
+      } else setAttr(this.map, k, value);
+      return;
+    }
     const capped = capValue(value, 0);
     if (capped.truncated) this.truncated.push(k);
-    if (!Object.hasOwn(this.map, k)) this.count++;
     setAttr(this.map, k, capped.value);
   }
 }
@@ -76,6 +84,11 @@ export function clipName(name: string): string {
   return name.length > LIMITS.maxNameLength ? name.slice(0, LIMITS.maxNameLength) : name;
 }
 
+function eventsTooLate(events: readonly { timeNs: bigint }[]): boolean {
+  for (const e of events) if (e.timeNs > MAX_NS) return true;
+  return false;
+}
+
 type SpanParts = Omit<NormalizedSpan, 'truncatedKeys' | 'droppedAttributes'> & {
   collector: AttrCollector;
 };
@@ -88,7 +101,7 @@ export function assembleSpan(p: SpanParts): { span: NormalizedSpan } | { error: 
     return { error: 'invalid parent_span_id (need 8 bytes or none)' };
   }
   // Storage keeps times as signed 64-bit integers; later than 2262 is not a real timestamp anyway.
-  if (p.startNs > MAX_NS || p.endNs > MAX_NS || p.events.some((e) => e.timeNs > MAX_NS)) {
+  if (p.startNs > MAX_NS || p.endNs > MAX_NS || eventsTooLate(p.events)) {
     return { error: 'invalid time (after the year 2262)' };
   }
   // Listed field by field (no rest/spread): this runs for every span and spreads showed in profiles.

@@ -68,6 +68,48 @@ export function collectAttributes(list: unknown, into: AttrCollector, read: AnyV
   }
 }
 
+// Events and links are read by top-level loops, not per-span closures: this runs for every span, and under tsx
+// (which keeps function names) every closure created costs a defineProperty.
+const NO_EVENTS: SpanEvent[] = [];
+const NO_LINKS: SpanLink[] = [];
+
+/** The first `max` items of a repeated message field, each read with its attributes collected (capped at 64). */
+function readCapped<T>(
+  list: unknown,
+  max: number,
+  r: WireReader,
+  none: T[],
+  read: (o: Rec | undefined, attributes: AttrCollector, r: WireReader) => T,
+): T[] {
+  const items = arr(list);
+  if (items.length === 0) return none;
+  const out: T[] = [];
+  const n = Math.min(items.length, max);
+  for (let i = 0; i < n; i++) {
+    const o = rec(items[i]);
+    const c = new AttrCollector(64);
+    r.attributes(o?.attributes, c);
+    out.push(read(o, c, r));
+  }
+  return out;
+}
+
+function readEvent(e: Rec | undefined, c: AttrCollector, r: WireReader): SpanEvent {
+  return {
+    timeNs: r.nanos(r.field(e, 'timeUnixNano', 'time_unix_nano')),
+    name: clipName(str(e?.name)),
+    attributes: c.map,
+  };
+}
+
+function readLink(l: Rec | undefined, c: AttrCollector, r: WireReader): SpanLink {
+  return {
+    traceId: r.id(r.field(l, 'traceId', 'trace_id')),
+    spanId: r.id(r.field(l, 'spanId', 'span_id')),
+    attributes: c.map,
+  };
+}
+
 export function walkResourceSpans(resourceSpans: unknown, r: WireReader): DecodedBatch {
   const batch: DecodedBatch = { spans: [], rejected: 0, errors: [] };
   for (const rsItem of arr(resourceSpans)) {
@@ -86,30 +128,8 @@ export function walkResourceSpans(resourceSpans: unknown, r: WireReader): Decode
         }
         const collector = new AttrCollector();
         r.attributes(s.attributes, collector);
-        const events: SpanEvent[] = arr(s.events)
-          .slice(0, LIMITS.maxEventsPerSpan)
-          .map((ev) => {
-            const e = rec(ev);
-            const c = new AttrCollector(64);
-            r.attributes(e?.attributes, c);
-            return {
-              timeNs: r.nanos(r.field(e, 'timeUnixNano', 'time_unix_nano')),
-              name: clipName(str(e?.name)),
-              attributes: c.map,
-            };
-          });
-        const links: SpanLink[] = arr(s.links)
-          .slice(0, LIMITS.maxLinksPerSpan)
-          .map((lk) => {
-            const l = rec(lk);
-            const c = new AttrCollector(64);
-            r.attributes(l?.attributes, c);
-            return {
-              traceId: r.id(r.field(l, 'traceId', 'trace_id')),
-              spanId: r.id(r.field(l, 'spanId', 'span_id')),
-              attributes: c.map,
-            };
-          });
+        const events = readCapped(s.events, LIMITS.maxEventsPerSpan, r, NO_EVENTS, readEvent);
+        const links = readCapped(s.links, LIMITS.maxLinksPerSpan, r, NO_LINKS, readLink);
         const parent = r.id(r.field(s, 'parentSpanId', 'parent_span_id'));
         const status = rec(s.status);
         const built = assembleSpan({

@@ -6,7 +6,8 @@ import type Database from 'better-sqlite3';
 import type { LoopThresholds } from '../detectors/retry-loops.js';
 import { DetectorState, newTouch, touchCall } from './detector-state.js';
 import { addTo, deserialize, type Histogram, mergeInto, serialize } from './histogram.js';
-import type { RollupInput, WritePlan } from './write-plan.js';
+import { codeKey, KIND_CLIENT } from './tool-call.js';
+import type { CallValues, WritePlan } from './write-plan.js';
 
 const NS_PER_MINUTE = 60_000_000_000n;
 const NS_PER_HOUR = 60n * NS_PER_MINUTE;
@@ -186,38 +187,43 @@ export class BlockWriter {
     const touch = newTouch();
     let inserted = 0;
     let toolCalls = 0;
-    for (const span of plan.spans) {
-      const { seq, created } = this.#seqOf(span.traceId, span.startNs);
+    const n = plan.traceIds.length;
+    for (let i = 0; i < n; i++) {
+      const traceId = plan.traceIds[i] as string;
+      const spanId = plan.spanIds[i] as string;
+      const { seq, created } = this.#seqOf(traceId, plan.startNs[i] as bigint);
       const stored = this.#storedIds(seq, created);
-      if (stored.has(span.spanId)) continue;
-      stored.add(span.spanId);
+      if (stored.has(spanId)) continue;
+      stored.add(spanId);
       inserted++;
-      const resourceId = resourceIds[span.resource] ?? 0;
+      const resourceId = resourceIds[plan.resource[i] as number] ?? 0;
       const key = `${seq}:${resourceId}`;
       let block = blocks.get(key);
       if (!block) {
         block = { seq, resourceId, ids: [], json: [] };
         blocks.set(key, block);
       }
-      block.ids.push(span.spanId);
-      block.json.push(span.json);
-      if (span.call) {
-        toolCalls++;
-        this.#stmt.insertCall.run(seq, ...span.call);
-        const conversationId = span.call[20];
-        if (conversationId) {
-          // One row per (conversation, trace): most calls of a batch repeat a pair already written.
-          const pair = `${seq}\u0000${conversationId}`;
-          if (!conversations.has(pair)) {
-            conversations.add(pair);
-            this.#stmt.insertConversation.run(conversationId, seq);
-          }
+      block.ids.push(spanId);
+      block.json.push(plan.json[i] as string);
+      const c = plan.call[i] as number;
+      if (c < 0) continue;
+      const call = plan.calls[c] as CallValues;
+      toolCalls++;
+      this.#stmt.insertCall.run(seq, ...call);
+      const conversationId = call[20];
+      if (conversationId) {
+        // One row per (conversation, trace): most calls of a batch repeat a pair already written.
+        const pair = `${seq}\u0000${conversationId}`;
+        if (!conversations.has(pair)) {
+          conversations.add(pair);
+          this.#stmt.insertConversation.run(conversationId, seq);
         }
       }
-      if (span.rollup) {
-        accumulate(minutes, span.rollup);
-        // Client-side spans have no rollup and feed no detector: the server's span of the same call does.
-        if (span.call) touchCall(touch, seq, span.call);
+      // Client-side spans are not counted and feed no detector: the server's span of the same call does
+      // (counting both would double every call).
+      if (call[22] !== KIND_CLIENT) {
+        accumulate(minutes, call);
+        touchCall(touch, seq, call);
       }
     }
     for (const b of blocks.values()) {
@@ -238,21 +244,25 @@ export class BlockWriter {
       );
     }
     this.#detectors.apply(touch);
-    return { inserted, duplicates: plan.spans.length - inserted, toolCalls };
+    return { inserted, duplicates: n - inserted, toolCalls };
   }
 }
 
-function accumulate(rollups: Map<string, Rollup>, c: RollupInput): void {
-  const bucket = c.startNs / NS_PER_MINUTE;
-  const key = `${bucket}\u0000${c.tool}\u0000${c.version}\u0000${c.code}`;
+function accumulate(rollups: Map<string, Rollup>, call: CallValues): void {
+  const tool = call[3];
+  const version = call[4] ?? '';
+  const isError = call[10] === 1;
+  const code = codeKey(call[7], call[8], isError);
+  const bucket = call[15] / NS_PER_MINUTE;
+  const key = `${bucket}\u0000${tool}\u0000${version}\u0000${code}`;
   let r = rollups.get(key);
   if (!r) {
     r = {
       table: 'tool_minutes',
       bucket,
-      tool: c.tool,
-      version: c.version,
-      code: c.code,
+      tool,
+      version,
+      code,
       calls: 0,
       errors: 0,
       hist: new Map(),
@@ -260,8 +270,8 @@ function accumulate(rollups: Map<string, Rollup>, c: RollupInput): void {
     rollups.set(key, r);
   }
   r.calls++;
-  if (c.isError) r.errors++;
-  addTo(r.hist, c.durationMs);
+  if (isError) r.errors++;
+  addTo(r.hist, call[14]);
 }
 
 /** Hour rollups of a batch, derived from its minute rollups (hours keep long ranges cheap to read). */

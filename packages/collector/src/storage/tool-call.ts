@@ -94,6 +94,6 @@ export function toolCallOf(span: NormalizedSpan): ToolCallRow | null {
 }
 
 /** The key a call is counted under in `codes`: our code, else error.type, else ERROR for a bare status. */
-export function codeKey(row: ToolCallRow): string {
-  return row.code ?? row.errorType ?? (row.isError ? 'ERROR' : '');
+export function codeKey(code: string | null, errorType: string | null, isError: boolean): string {
+  return code ?? errorType ?? (isError ? 'ERROR' : '');
 }

@@ -3,7 +3,7 @@
 // writer thread cheaply; what needs the database (ids, de-duplication, rollups) happens there.
 import type { NormalizedSpan } from '../otlp/model.js';
 import { encodeSpan } from './span-codec.js';
-import { codeKey, KIND_CLIENT, toolCallOf } from './tool-call.js';
+import { toolCallOf } from './tool-call.js';
 
 /** Column values of a tool_calls row, in insert order after trace_seq. */
 export type CallValues = [
@@ -33,86 +33,82 @@ export type CallValues = [
   service: string | null,
 ];
 
-/** What a rollup needs of a call (client-side spans are not counted: they would double the server's). */
-export type RollupInput = {
-  tool: string;
-  version: string;
-  code: string;
-  isError: boolean;
-  durationMs: number;
-  startNs: bigint;
+/**
+ * A batch as columns: one entry per span in each array. Built on the decoding thread and copied to the writer
+ * thread; typed arrays and flat string arrays copy several times faster than an object per span (measured:
+ * 5.7–7.5 µs per span for objects, about a third of that for these columns), and the rollup inputs are read
+ * from the call values on the writer side instead of being sent twice.
+ */
+export type WritePlan = {
+  resources: string[];
+  traceIds: string[];
+  spanIds: string[];
+  startNs: BigInt64Array;
+  /** Index into `resources`. */
+  resource: Uint32Array;
+  json: string[];
+  /** Index into `calls`, or -1 when the span is not a tool call. */
+  call: Int32Array;
+  calls: CallValues[];
 };
-
-export type PlannedSpan = {
-  traceId: string;
-  spanId: string;
-  startNs: bigint;
-  /** Index into `WritePlan.resources`. */
-  resource: number;
-  json: string;
-  call: CallValues | null;
-  rollup: RollupInput | null;
-};
-
-export type WritePlan = { resources: string[]; spans: PlannedSpan[] };
 
 export function planWrite(spans: NormalizedSpan[]): WritePlan {
-  const resources: string[] = [];
+  const n = spans.length;
+  const plan: WritePlan = {
+    resources: [],
+    traceIds: new Array<string>(n),
+    spanIds: new Array<string>(n),
+    startNs: new BigInt64Array(n),
+    resource: new Uint32Array(n),
+    json: new Array<string>(n),
+    call: new Int32Array(n),
+    calls: [],
+  };
   const resourceIndex = new Map<object, number>();
-  const planned: PlannedSpan[] = [];
-  for (const span of spans) {
+  for (let i = 0; i < n; i++) {
+    const span = spans[i] as NormalizedSpan;
     let resource = resourceIndex.get(span.resource);
     if (resource === undefined) {
-      resource = resources.push(JSON.stringify(span.resource)) - 1;
+      resource = plan.resources.push(JSON.stringify(span.resource)) - 1;
       resourceIndex.set(span.resource, resource);
     }
+    plan.traceIds[i] = span.traceId;
+    plan.spanIds[i] = span.spanId;
+    plan.startNs[i] = span.startNs;
+    plan.resource[i] = resource;
+    plan.json[i] = encodeSpan(span);
     const c = toolCallOf(span);
-    planned.push({
-      traceId: span.traceId,
-      spanId: span.spanId,
-      startNs: span.startNs,
-      resource,
-      json: encodeSpan(span),
-      call: c
-        ? [
-            span.traceId,
-            span.spanId,
-            span.parentSpanId,
-            c.tool,
-            c.version,
-            c.schemaHash,
-            c.attempt,
-            c.code,
-            c.errorType,
-            c.reason,
-            c.isError ? 1 : 0,
-            c.retryable,
-            c.partialEffect,
-            c.effect,
-            c.durationMs,
-            c.startNs,
-            c.issues,
-            c.inputHash,
-            c.inputShape,
-            c.idempotencyKeyHash,
-            c.conversationId,
-            c.callId,
-            c.kind,
-            c.service,
-          ]
-        : null,
-      rollup:
-        c && c.kind !== KIND_CLIENT
-          ? {
-              tool: c.tool,
-              version: c.version ?? '',
-              code: codeKey(c),
-              isError: c.isError,
-              durationMs: c.durationMs,
-              startNs: c.startNs,
-            }
-          : null,
-    });
+    if (!c) {
+      plan.call[i] = -1;
+      continue;
+    }
+    plan.call[i] =
+      plan.calls.push([
+        span.traceId,
+        span.spanId,
+        span.parentSpanId,
+        c.tool,
+        c.version,
+        c.schemaHash,
+        c.attempt,
+        c.code,
+        c.errorType,
+        c.reason,
+        c.isError ? 1 : 0,
+        c.retryable,
+        c.partialEffect,
+        c.effect,
+        c.durationMs,
+        c.startNs,
+        c.issues,
+        c.inputHash,
+        c.inputShape,
+        c.idempotencyKeyHash,
+        c.conversationId,
+        c.callId,
+        c.kind,
+        c.service,
+      ]) - 1;
   }
-  return { resources, spans: planned };
+  return plan;
 }

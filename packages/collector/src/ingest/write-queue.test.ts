@@ -1,0 +1,112 @@
+// The queue's scheduling rules, observed through a storage whose writes finish when the test says so. The real
+// SQLite storage under load is covered by ingest, overload and durability tests; what they cannot pin down is
+// how many writes are outstanding at once and what a retention step waits for, so this stand-in records that.
+import { describe, expect, it } from 'vitest';
+import type { NormalizedSpan } from '../otlp/model.js';
+import type { Storage, WriteOutcome } from '../storage/storage.js';
+import { WriteQueue } from './write-queue.js';
+
+type Gate = { spans: number; finish: (fail?: Error) => void };
+
+function gatedStorage() {
+  const started: Gate[] = [];
+  const events: string[] = [];
+  let outstanding = 0;
+  let maxOutstanding = 0;
+  const write = (spans: NormalizedSpan[]) =>
+    new Promise<WriteOutcome>((resolve, reject) => {
+      outstanding++;
+      maxOutstanding = Math.max(maxOutstanding, outstanding);
+      events.push(`start ${spans.length}`);
+      started.push({
+        spans: spans.length,
+        finish: (fail) => {
+          outstanding--;
+          events.push(`end ${spans.length}`);
+          if (fail) reject(fail);
+          else resolve({ inserted: spans.length, duplicates: 0, toolCalls: 0 });
+        },
+      });
+    });
+  return {
+    storage: { write } as unknown as Storage,
+    started,
+    events,
+    maxOutstanding: () => maxOutstanding,
+  };
+}
+
+const spans = (n: number) => Array.from({ length: n }, () => ({}) as NormalizedSpan);
+const tick = () => new Promise((r) => setImmediate(r));
+
+describe('WriteQueue', () => {
+  it('keeps at most two writes outstanding and merges what queued meanwhile into the next', async () => {
+    const g = gatedStorage();
+    const queue = new WriteQueue(g.storage, { maxPendingSpans: 10_000, maxBatchSpans: 1_000 });
+    const a = queue.enqueue(spans(1));
+    await tick();
+    const b = queue.enqueue(spans(2));
+    await tick();
+    const c = queue.enqueue(spans(3));
+    const d = queue.enqueue(spans(4));
+    await tick();
+    // Two writes handed out (1, then 2); 3 and 4 wait and are merged once one of them commits.
+    expect(g.started.map((s) => s.spans)).toEqual([1, 2]);
+    g.started[0]?.finish();
+    await tick();
+    expect(g.started.map((s) => s.spans)).toEqual([1, 2, 7]);
+    g.started[1]?.finish();
+    g.started[2]?.finish();
+    for (const e of [a, b, c, d]) {
+      expect(e.ok).toBe(true);
+      if (e.ok) await e.committed;
+    }
+    expect(g.maxOutstanding()).toBe(2);
+    expect(queue.pendingSpans).toBe(0);
+  });
+
+  it('runs a retention step only after every write handed out before it has committed', async () => {
+    const g = gatedStorage();
+    const queue = new WriteQueue(g.storage, { maxPendingSpans: 10_000, maxBatchSpans: 1_000 });
+    queue.enqueue(spans(1));
+    await tick();
+    queue.enqueue(spans(2));
+    await tick();
+    const job = queue.exclusive(() => {
+      g.events.push('retention');
+    });
+    await tick();
+    g.started[1]?.finish();
+    await tick();
+    expect(g.events).not.toContain('retention');
+    g.started[0]?.finish();
+    await job;
+    expect(g.events).toEqual(['start 1', 'start 2', 'end 2', 'end 1', 'retention']);
+  });
+
+  it('fails only the requests of a failed write, and close waits for the rest', async () => {
+    const g = gatedStorage();
+    const queue = new WriteQueue(g.storage, {
+      maxPendingSpans: 10_000,
+      maxBatchSpans: 1_000,
+      maxInFlight: 1,
+    });
+    const a = queue.enqueue(spans(1));
+    await tick();
+    const b = queue.enqueue(spans(2));
+    await tick();
+    expect(g.started.map((s) => s.spans)).toEqual([1]);
+    if (!a.ok || !b.ok) throw new Error('enqueue refused');
+    const failed = expect(a.committed).rejects.toThrow('disk full');
+    g.started[0]?.finish(new Error('disk full'));
+    await failed;
+    await tick();
+    expect(g.started.map((s) => s.spans)).toEqual([1, 2]);
+    const closed = queue.close();
+    expect(queue.enqueue(spans(1))).toEqual({ ok: false, reason: 'closed' });
+    g.started[1]?.finish();
+    await b.committed;
+    await closed;
+    expect(queue.pendingSpans).toBe(0);
+  });
+});
