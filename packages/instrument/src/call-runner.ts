@@ -74,8 +74,15 @@ export async function runCall(
     };
   } else {
     try {
-      executed = await withContext(span.context, () =>
-        execute(t, rawInput, print.canonical, opts, firstAttempt, span),
+      executed = await withContext(
+        span.context,
+        execute,
+        t,
+        rawInput,
+        print.canonical,
+        opts,
+        firstAttempt,
+        span,
       );
     } catch (error) {
       // Only a defect of this package lands here; the caller still gets an envelope.

@@ -100,17 +100,29 @@ export function startSafeSpan(provider: TracerProvider | undefined, spec: SpanSp
   }
 }
 
-/** Runs `fn` with `ctx` active; if the context manager fails, runs it without. */
-export function withContext<T>(ctx: Context, fn: () => T): T {
-  let entered = false;
+// Counts entries into `fn` through the context manager, so a throw can be told apart: before entry it is the
+// context manager's (run `fn` without it), after entry it is `fn`'s own (rethrow, never run it twice). A
+// counter instead of a per-call closure: this runs on every call, and closures cost an allocation (and, under
+// tsx, a defineProperty for their name).
+let entries = 0;
+
+function entered<A extends unknown[], T>(fn: (...args: A) => T, ...args: A): T {
+  entries++;
+  return fn(...args);
+}
+
+/** Runs `fn(...args)` with `ctx` active; if the context manager fails, runs it without. */
+export function withContext<A extends unknown[], T>(
+  ctx: Context,
+  fn: (...args: A) => T,
+  ...args: A
+): T {
+  const before = entries;
   try {
-    return context.with(ctx, () => {
-      entered = true;
-      return fn();
-    });
+    return context.with(ctx, entered, undefined, fn, ...args) as T;
   } catch (error) {
-    if (entered) throw error;
+    if (entries !== before) throw error;
     reportOnce(error);
-    return fn();
+    return fn(...args);
   }
 }

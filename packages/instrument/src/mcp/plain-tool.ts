@@ -66,7 +66,7 @@ export function plainToolsCall(state: ServerState, isDefined: (name: string) => 
         ...(links ? { links } : {}),
       });
       try {
-        const result = await withContext(span.context, () => original(request, extra));
+        const result = await withContext(span.context, original, request, extra);
         if (protocolFailure) {
           // The SDK answers an unknown tool with an isError result; per the MCP spec it is invalid params.
           span.setAttributes({
