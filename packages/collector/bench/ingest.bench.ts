@@ -2,7 +2,7 @@
 // process, counted when acknowledged), the raw insert rate of the same rows into the same schema without
 // HTTP, their ratio, and the collector's peak RSS. Prints numbers; asserts nothing.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -63,6 +63,15 @@ async function send(body: Uint8Array): Promise<void> {
 const warm = Math.ceil(batches.length * 0.05);
 for (const b of batches.slice(0, warm)) await send(b);
 let next = warm;
+// The WAL's size, sampled while spans arrive: checkpoints (on their own thread) must keep it bounded.
+let peakWalBytes = 0;
+const walTimer = setInterval(() => {
+  try {
+    peakWalBytes = Math.max(peakWalBytes, statSync(join(dir, 'e2e.db-wal')).size);
+  } catch {
+    // not created yet
+  }
+}, 100);
 const start = process.hrtime.bigint();
 await Promise.all(
   Array.from({ length: CONCURRENCY }, async () => {
@@ -73,6 +82,7 @@ await Promise.all(
   }),
 );
 const e2eSeconds = Number(process.hrtime.bigint() - start) / 1e9;
+clearInterval(walTimer);
 const e2eSpans = (batches.length - warm) * BATCH;
 const status = readFileSync(`/proc/${serverPid}/status`, 'utf8');
 const peakRssMiB = Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
@@ -106,4 +116,7 @@ console.log(
 );
 console.log(
   `  collector peak RSS                          ${peakRssMiB.toFixed(0).padStart(9)} MiB`,
+);
+console.log(
+  `  peak WAL size while ingesting               ${(peakWalBytes / 2 ** 20).toFixed(0).padStart(9)} MiB`,
 );

@@ -1,4 +1,5 @@
 // A re-sent batch adds nothing, and a restart keeps what was acknowledged.
+import { statSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { CallsResponse, TraceResponse } from '../src/index.js';
 import { getJson, jsonBody, postJson, startTestCollector } from './harness.js';
@@ -36,4 +37,25 @@ describe('durability', () => {
     expect(trace.body.spans.map((s) => s.name)).toEqual(['span-0', 'span-1', 'span-2']);
     await second.stop();
   });
+
+  it('copies committed spans into the database file in the background, not at the WAL limit', async () => {
+    const c = await startTestCollector();
+    const sizeOf = () => statSync(c.dbPath).size;
+    // Let the schema's pages reach the file first, so only the batch below can grow it.
+    await until(() => sizeOf() > 0);
+    const before = sizeOf();
+    const big = (i: number) => ({
+      attributes: [{ key: 'payload', value: { stringValue: `${i}`.padEnd(2000, 'x') } }],
+    });
+    // ~400 KB: far below the writer's own checkpoint (32 MiB of WAL), so only the checkpointer thread copies it.
+    expect((await postJson(c.url, jsonBody(12, 200, big))).status).toBe(200);
+    await until(() => sizeOf() >= before + 300_000);
+    expect(sizeOf()).toBeGreaterThanOrEqual(before + 300_000);
+    await c.stop();
+  });
 });
+
+async function until(check: () => boolean, timeoutMs = 5000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!check() && Date.now() < end) await new Promise((r) => setTimeout(r, 50));
+}

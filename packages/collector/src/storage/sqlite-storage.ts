@@ -5,6 +5,7 @@ import Database from 'better-sqlite3';
 import { DEFAULT_DRIFT_THRESHOLDS, type DriftThresholds } from '../detectors/drift.js';
 import type { LoopThresholds } from '../detectors/retry-loops.js';
 import { BlockWriter } from './block-writer.js';
+import { Checkpointer } from './checkpointer.js';
 import { search, toolDetail } from './detail-reader.js';
 import { readFlags } from './flag-reader.js';
 import { migrate } from './schema.js';
@@ -25,6 +26,9 @@ export type SqliteOptions = {
   drift?: Partial<DriftThresholds>;
 };
 
+/** How often the checkpointer thread copies the WAL into the database file. */
+const CHECKPOINT_INTERVAL_MS = 250;
+
 export function openSqliteStorage(path: string, options: SqliteOptions = {}): Storage {
   const memory = path === ':memory:' || path === '';
   const db = new Database(path);
@@ -41,9 +45,13 @@ export function openSqliteStorage(path: string, options: SqliteOptions = {}): St
   const thresholds = options.thresholds ?? {};
   const drift: DriftThresholds = { ...DEFAULT_DRIFT_THRESHOLDS, ...options.drift };
   const inProcess = threaded ? undefined : new BlockWriter(db, thresholds);
-  const thread = threaded
-    ? new WriterThread(path, options.synchronous ?? 'NORMAL', thresholds)
+  const synchronous = options.synchronous ?? 'NORMAL';
+  const checkpointer = threaded
+    ? new Checkpointer({ path, synchronous, intervalMs: CHECKPOINT_INTERVAL_MS }, (message) =>
+        process.emitWarning(`toolscope: WAL checkpoint failed (retrying): ${message}`),
+      )
     : undefined;
+  const thread = threaded ? new WriterThread(path, synchronous, thresholds) : undefined;
   return {
     write: async (spans) => {
       const plan = planWrite(spans);
@@ -63,6 +71,7 @@ export function openSqliteStorage(path: string, options: SqliteOptions = {}): St
       return (inProcess as BlockWriter).deleteBefore(cutoffNs, maxTraces);
     },
     close: async () => {
+      await checkpointer?.close();
       await thread?.close();
       if (!memory) db.pragma('wal_checkpoint(TRUNCATE)');
       db.close();

@@ -4,6 +4,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import type { LoopThresholds } from '../detectors/retry-loops.js';
 import { BlockWriter } from './block-writer.js';
+import { WRITER_AUTOCHECKPOINT_PAGES } from './checkpointer.js';
 import type { WritePlan } from './write-plan.js';
 
 export type WorkerRequest =
@@ -27,6 +28,9 @@ db.pragma(`synchronous = ${init.synchronous === 'FULL' ? 'FULL' : 'NORMAL'}`);
 db.pragma('busy_timeout = 5000');
 db.pragma('cache_size = -65536');
 db.pragma('temp_store = MEMORY');
+// The checkpointer thread copies the WAL back as it grows; this connection checkpoints only every
+// WRITER_AUTOCHECKPOINT_PAGES, to finish the copy and let the WAL start over (checkpointer.ts).
+db.pragma(`wal_autocheckpoint = ${WRITER_AUTOCHECKPOINT_PAGES}`);
 const writer = new BlockWriter(db, init.thresholds);
 
 port.on('message', (request: WorkerRequest) => {

@@ -1,0 +1,46 @@
+// The main-thread handle of the checkpointer thread (checkpoint-worker.ts).
+//
+// SQLite rewinds the WAL only when a write transaction begins with every frame already copied back, which under
+// sustained load never happens on its own: the writer starts its next transaction while the checkpointer copies
+// the last one. So the writer keeps an automatic checkpoint at WRITER_AUTOCHECKPOINT_PAGES: by then the
+// checkpointer has copied (and fsynced) almost all of the WAL, so the writer's checkpoint copies only the last
+// frames, and the WAL starts over. It also covers a checkpointer that stopped.
+import { Worker } from 'node:worker_threads';
+import type { CheckpointInit, CheckpointReply } from './checkpoint-worker.js';
+
+/** `wal_autocheckpoint` of the writer connection while a checkpointer runs (32 MiB of WAL with 8 KiB pages). */
+export const WRITER_AUTOCHECKPOINT_PAGES = 4096;
+
+export class Checkpointer {
+  readonly #worker: Worker;
+  #closed: Promise<void> | undefined;
+
+  constructor(init: CheckpointInit, onError: (message: string) => void) {
+    const here = import.meta.url;
+    const source = here.endsWith('.ts');
+    this.#worker = new Worker(new URL('../../worker/entry.mjs', here), {
+      workerData: {
+        module: new URL(source ? './checkpoint-worker.ts' : './checkpoint-worker.js', here).href,
+        source,
+        ...init,
+      },
+    });
+    this.#worker.on('message', (reply: CheckpointReply) => {
+      if (reply.type === 'error') onError(reply.message);
+    });
+    this.#worker.on('error', (error) => onError(error.message));
+    // Not a reason to keep the process alive: the writer's safety-net checkpoint covers a stopped checkpointer.
+    this.#worker.unref();
+  }
+
+  close(): Promise<void> {
+    this.#closed ??= new Promise<void>((resolve) => {
+      this.#worker.on('message', (reply: CheckpointReply) => {
+        if (reply.type === 'closed') void this.#worker.terminate().then(() => resolve());
+      });
+      this.#worker.once('exit', () => resolve());
+      this.#worker.postMessage('close');
+    });
+    return this.#closed;
+  }
+}
