@@ -72,6 +72,13 @@ const walTimer = setInterval(() => {
     // not created yet
   }
 }, 100);
+// CPU seconds of the collector process (all its threads: HTTP, writer, checkpointer, GC helpers).
+function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+  // utime and stime, fields 14 and 15 of /proc/<pid>/stat, in clock ticks (USER_HZ = 100 on Linux).
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+const cpuStart = cpuSeconds(serverPid);
 const start = process.hrtime.bigint();
 await Promise.all(
   Array.from({ length: CONCURRENCY }, async () => {
@@ -82,6 +89,7 @@ await Promise.all(
   }),
 );
 const e2eSeconds = Number(process.hrtime.bigint() - start) / 1e9;
+const collectorCpu = cpuSeconds(serverPid) - cpuStart;
 clearInterval(walTimer);
 const e2eSpans = (batches.length - warm) * BATCH;
 const status = readFileSync(`/proc/${serverPid}/status`, 'utf8');
@@ -116,6 +124,9 @@ console.log(
 );
 console.log(
   `  collector peak RSS                          ${peakRssMiB.toFixed(0).padStart(9)} MiB`,
+);
+console.log(
+  `  collector CPU per span, all threads         ${((collectorCpu * 1e6) / e2eSpans).toFixed(1).padStart(9)} µs  (${(collectorCpu / e2eSeconds).toFixed(2)} of 2 cores)`,
 );
 console.log(
   `  peak WAL size while ingesting               ${(peakWalBytes / 2 ** 20).toFixed(0).padStart(9)} MiB`,
