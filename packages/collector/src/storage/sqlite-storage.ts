@@ -5,7 +5,7 @@ import Database from 'better-sqlite3';
 import { DEFAULT_DRIFT_THRESHOLDS, type DriftThresholds } from '../detectors/drift.js';
 import type { LoopThresholds } from '../detectors/retry-loops.js';
 import { BlockWriter } from './block-writer.js';
-import { Checkpointer } from './checkpointer.js';
+import { Checkpointer, WRITER_AUTOCHECKPOINT_PAGES } from './checkpointer.js';
 import { search, toolDetail } from './detail-reader.js';
 import { readFlags } from './flag-reader.js';
 import { migrate } from './schema.js';
@@ -44,13 +44,15 @@ export function openSqliteStorage(path: string, options: SqliteOptions = {}): St
   const threaded = !memory && options.writerThread !== false;
   const thresholds = options.thresholds ?? {};
   const drift: DriftThresholds = { ...DEFAULT_DRIFT_THRESHOLDS, ...options.drift };
-  const inProcess = threaded ? undefined : new BlockWriter(db, thresholds);
   const synchronous = options.synchronous ?? 'NORMAL';
-  const checkpointer = threaded
-    ? new Checkpointer({ path, synchronous, intervalMs: CHECKPOINT_INTERVAL_MS }, (message) =>
+  // Every file database gets the checkpointer thread, whichever thread writes (checkpointer.ts).
+  const checkpointer = memory
+    ? undefined
+    : new Checkpointer({ path, synchronous, intervalMs: CHECKPOINT_INTERVAL_MS }, (message) =>
         process.emitWarning(`toolscope: WAL checkpoint failed (retrying): ${message}`),
-      )
-    : undefined;
+      );
+  if (checkpointer && !threaded) db.pragma(`wal_autocheckpoint = ${WRITER_AUTOCHECKPOINT_PAGES}`);
+  const inProcess = threaded ? undefined : new BlockWriter(db, thresholds);
   const thread = threaded ? new WriterThread(path, synchronous, thresholds) : undefined;
   return {
     write: async (spans) => {
