@@ -1,5 +1,9 @@
 // A re-sent batch adds nothing, and a restart keeps what was acknowledged.
-import { statSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import type { CallsResponse, TraceResponse } from '../src/index.js';
 import { getJson, jsonBody, postJson, startTestCollector } from './harness.js';
@@ -53,6 +57,27 @@ describe('durability', () => {
     expect(sizeOf()).toBeGreaterThanOrEqual(before + 300_000);
     await c.stop();
   });
+});
+
+describe('closing a storage', () => {
+  // In a child process, so that "nothing else keeps the event loop alive" is real: closing must hold the
+  // checkpointer thread until it has answered (it once exited with the close unfinished, code 13).
+  for (const mode of ['in-process', 'thread']) {
+    it(`finishes in a process with nothing else to do (${mode} writer)`, () => {
+      const dir = mkdtempSync(join(tmpdir(), 'toolscope-close-'));
+      const tsx = fileURLToPath(new URL('../node_modules/.bin/tsx', import.meta.url));
+      const script = fileURLToPath(new URL('./fixtures/close-storage.ts', import.meta.url));
+      const run = spawnSync(
+        tsx,
+        ['--conditions=@toolscope/source', script, join(dir, 'c.db'), mode],
+        { encoding: 'utf8', timeout: 30_000 },
+      );
+      rmSync(dir, { recursive: true, force: true });
+      expect(run.stderr).toBe('');
+      expect(run.stdout.trim()).toBe('closed');
+      expect(run.status).toBe(0);
+    });
+  }
 });
 
 async function until(check: () => boolean, timeoutMs = 5000): Promise<void> {

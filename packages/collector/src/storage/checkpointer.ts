@@ -39,6 +39,8 @@ export class Checkpointer {
         if (reply.type === 'closed') void this.#worker.terminate().then(() => resolve());
       });
       this.#worker.once('exit', () => resolve());
+      // Unref'd while running; held while closing, or a process with nothing else to do exits before the reply.
+      this.#worker.ref();
       this.#worker.postMessage('close');
     });
     return this.#closed;
