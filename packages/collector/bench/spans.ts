@@ -53,7 +53,7 @@ export function makeSpans(traces: number, seed = 1): ReadableSpan[] {
           attributes: {
             'gen_ai.operation.name': 'execute_tool',
             'gen_ai.tool.name': tool,
-            'gen_ai.tool.call.id': `call_${n}`,
+            'gen_ai.tool.call.id': `call_${((n * 2654435761) % 4294967296).toString(36)}${((n * 40503) % 65536).toString(36)}`,
             'gen_ai.conversation.id': `conv-${t % 997}`,
             'toolscope.schema.version': String(1 + (n % 2)),
             'toolscope.schema.hash': n % 2 ? 'a1b2c3d4e5f60718' : '98dc0f2db7409f36',
