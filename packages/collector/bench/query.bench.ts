@@ -19,6 +19,8 @@ const nowNs = BigInt(Date.now()) * 1_000_000n;
 const resource = { 'service.name': 'bench-agent' };
 const hex = (n: number, len: number) => n.toString(16).padStart(len, '0');
 
+const callIdOf = (i: number) => `call_${((i * 2654435761) >>> 0).toString(36)}${i.toString(36)}`;
+
 function span(i: number): NormalizedSpan {
   const trace = Math.floor(i / PER_TRACE);
   const tool = (
@@ -33,6 +35,8 @@ function span(i: number): NormalizedSpan {
     'gen_ai.operation.name': 'execute_tool',
     'gen_ai.tool.name': tool,
     'gen_ai.conversation.id': `conv-${trace % 5000}`,
+    // Spread like real call ids, so the call-id index is measured as it behaves with them.
+    'gen_ai.tool.call.id': callIdOf(i),
     'toolscope.schema.version': String(1 + (i % 2)),
     'toolscope.schema.hash': i % 2 ? 'a1b2c3d4e5f60718' : '98dc0f2db7409f36',
     'toolscope.attempt': 1,
@@ -124,5 +128,16 @@ await timeIt(
 );
 await timeIt('GET /api/search?q=<trace id>', `/api/search?q=${hex(7, 32)}`, 21, 100);
 await timeIt('GET /api/search?q=get (tools, codes)', '/api/search?q=get', 21, 100);
+await timeIt(
+  'GET /api/search?q=<call id>',
+  `/api/search?q=${callIdOf(Math.floor(CALLS / 2))}`,
+  21,
+  100,
+);
+await timeIt(
+  'GET /api/calls?callId=<call id>',
+  `/api/calls?since=24h&callId=${callIdOf(Math.floor(CALLS / 3))}`,
+  21,
+);
 await collector.close();
 rmSync(dir, { recursive: true, force: true });

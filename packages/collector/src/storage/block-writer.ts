@@ -55,8 +55,8 @@ export class BlockWriter {
       insertCall: db.prepare(
         `INSERT INTO tool_calls (trace_seq, trace_id, span_id, parent_span_id, tool, version, schema_hash, attempt, code,
           error_type, reason, is_error, retryable, partial_effect, effect, duration_ms, start_ns, issues, input_hash,
-          input_shape, idempotency_key_hash, conversation_id, call_id, kind, service)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+          input_shape, idempotency_key_hash, conversation_id, call_id, kind, service, call_bucket)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       ),
       insertConversation: db.prepare(
         'INSERT OR IGNORE INTO conversation_traces (conversation_id, trace_seq) VALUES (?, ?)',

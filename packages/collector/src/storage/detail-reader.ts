@@ -2,6 +2,7 @@
 // the per-tool detector tables and the rollups.
 import type Database from 'better-sqlite3';
 import type { SearchResult, ToolDetailResponse } from '../api/schemas.js';
+import { callBucket } from './call-bucket.js';
 import { bucketBounds } from './histogram.js';
 import type { ToolSchemaRow, ToolShapeRow } from './schema.js';
 import { isoOf as iso, NS_PER_MINUTE } from './sqlite-reader.js';
@@ -100,11 +101,14 @@ export function search(db: Database.Database, query: string, sinceNs: bigint): S
   if (db.prepare('SELECT 1 FROM conversation_traces WHERE conversation_id = ? LIMIT 1').get(q)) {
     results.push({ kind: 'conversation', value: q, label: `conversation ${q}` });
   }
+  // One bucket of the window, newest first, from the (call_bucket, start_ns, call_id) index (call-bucket.ts).
   const calls = db
     .prepare(
-      'SELECT trace_id, span_id, tool FROM tool_calls WHERE call_id = ? AND call_id IS NOT NULL ORDER BY start_ns DESC LIMIT 10',
+      `SELECT trace_id, span_id, tool FROM tool_calls
+       WHERE call_bucket = ? AND start_ns >= ? AND call_id = ? AND call_id IS NOT NULL
+       ORDER BY start_ns DESC LIMIT 10`,
     )
-    .all(q) as { trace_id: string; span_id: string; tool: string }[];
+    .all(callBucket(q), sinceNs, q) as { trace_id: string; span_id: string; tool: string }[];
   for (const c of calls) {
     results.push({
       kind: 'call',

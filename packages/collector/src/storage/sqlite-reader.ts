@@ -1,6 +1,7 @@
 // Read queries of the JSON API: tool statistics (see tool-stats.ts), calls, traces and conversations.
 import type Database from 'better-sqlite3';
 import type { Call, SpanOut, ToolStats } from '../api/schemas.js';
+import { callBucket } from './call-bucket.js';
 import { decodeSpans } from './span-codec.js';
 import { aggregateTools, statsOf } from './tool-stats.js';
 
@@ -86,7 +87,12 @@ export class SqliteReader {
       if (f.code === 'OK') add('is_error = 0');
       else add('COALESCE(code, error_type) = ?', f.code);
     }
-    if (f.callId !== undefined) add('call_id = ? AND call_id IS NOT NULL', f.callId);
+    if (f.callId !== undefined)
+      add(
+        'call_bucket = ? AND call_id = ? AND call_id IS NOT NULL',
+        callBucket(f.callId),
+        f.callId,
+      );
     if (f.errors !== undefined) add(f.errors ? 'is_error = 1' : 'is_error = 0');
     if (f.traceId !== undefined) {
       where.push('trace_seq = (SELECT seq FROM traces WHERE trace_id = ?)');

@@ -2,6 +2,7 @@
 // tool call turned into its column values. The plan holds only strings and numbers, so it crosses to the
 // writer thread cheaply; what needs the database (ids, de-duplication, rollups) happens there.
 import type { NormalizedSpan } from '../otlp/model.js';
+import { callBucket } from './call-bucket.js';
 import { encodeSpan } from './span-codec.js';
 import { toolCallOf } from './tool-call.js';
 
@@ -31,6 +32,7 @@ export type CallValues = [
   callId: string | null,
   kind: number,
   service: string | null,
+  callBucket: number | null,
 ];
 
 /**
@@ -108,6 +110,7 @@ export function planWrite(spans: NormalizedSpan[]): WritePlan {
         c.callId,
         c.kind,
         c.service,
+        c.callId === null ? null : callBucket(c.callId),
       ]) - 1;
   }
   return plan;
