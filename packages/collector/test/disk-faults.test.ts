@@ -77,15 +77,19 @@ describe.skipIf(!mountable)('disk faults (tmpfs)', () => {
       const res = await postJson(collector.url, big(seed));
       statuses.push(res.status);
       if (res.status === 503) expect(res.headers.get('retry-after')).toMatch(/^\d+$/);
+      // A commit can still fit in a WAL the checkpointer already copied back (SQLite rewinds it): that 200 is
+      // a real commit, so it must be stored like any other acknowledged batch.
+      if (res.status === 200) acked.push(seed);
     }
     console.log(`disk full: ingest answered ${statuses.join(', ')}`);
-    expect(statuses).not.toContain(200);
-    expect(statuses.every((s) => s === 503)).toBe(true);
+    expect(statuses.every((s) => s === 503 || s === 200)).toBe(true);
+    expect(statuses).toContain(503);
     // Reads keep working while writes fail.
     expect((await fetch(`${collector.url}/api/tools`)).status).toBe(200);
     rmSync(filler);
     // The exporter re-sends what was refused; now it is stored.
     for (let seed = 10; seed < 16; seed++) {
+      if (acked.includes(seed)) continue;
       expect((await postJson(collector.url, big(seed))).status).toBe(200);
       acked.push(seed);
     }
