@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { NormalizedSpan } from '../src/index.js';
 import { openSqliteStorage, startCollector } from '../src/index.js';
-import { CODES, TOOLS } from './spans.js';
+import { CODES, spreadCallId, TOOLS } from './spans.js';
 
 const CALLS = Number(process.env.BENCH_CALLS ?? 1_000_000);
 const PER_TRACE = 6;
@@ -18,8 +18,6 @@ const db = join(dir, 'query.db');
 const nowNs = BigInt(Date.now()) * 1_000_000n;
 const resource = { 'service.name': 'bench-agent' };
 const hex = (n: number, len: number) => n.toString(16).padStart(len, '0');
-
-const callIdOf = (i: number) => `call_${((i * 2654435761) >>> 0).toString(36)}${i.toString(36)}`;
 
 function span(i: number): NormalizedSpan {
   const trace = Math.floor(i / PER_TRACE);
@@ -36,7 +34,7 @@ function span(i: number): NormalizedSpan {
     'gen_ai.tool.name': tool,
     'gen_ai.conversation.id': `conv-${trace % 5000}`,
     // Spread like real call ids, so the call-id index is measured as it behaves with them.
-    'gen_ai.tool.call.id': callIdOf(i),
+    'gen_ai.tool.call.id': spreadCallId(i),
     'toolscope.schema.version': String(1 + (i % 2)),
     'toolscope.schema.hash': i % 2 ? 'a1b2c3d4e5f60718' : '98dc0f2db7409f36',
     'toolscope.attempt': 1,
@@ -130,13 +128,13 @@ await timeIt('GET /api/search?q=<trace id>', `/api/search?q=${hex(7, 32)}`, 21, 
 await timeIt('GET /api/search?q=get (tools, codes)', '/api/search?q=get', 21, 100);
 await timeIt(
   'GET /api/search?q=<call id>',
-  `/api/search?q=${callIdOf(Math.floor(CALLS / 2))}`,
+  `/api/search?q=${spreadCallId(Math.floor(CALLS / 2))}`,
   21,
   100,
 );
 await timeIt(
   'GET /api/calls?callId=<call id>',
-  `/api/calls?since=24h&callId=${callIdOf(Math.floor(CALLS / 3))}`,
+  `/api/calls?since=24h&callId=${spreadCallId(Math.floor(CALLS / 3))}`,
   21,
 );
 await collector.close();

@@ -23,6 +23,11 @@ export const TOOLS = [
 ];
 export const CODES = ['INVALID_INPUT', 'RETRYABLE', 'REJECTED', 'INVALID_OUTPUT', 'FAILED'];
 
+/** A call id spread like real ones (they are random), unique per `n`: sequential ids would hide index costs. */
+export function spreadCallId(n: number): string {
+  return `call_${((n * 2654435761) >>> 0).toString(36)}${n.toString(36)}`;
+}
+
 export function makeSpans(traces: number, seed = 1): ReadableSpan[] {
   const exporter = new InMemorySpanExporter();
   const provider = new BasicTracerProvider({
@@ -53,7 +58,7 @@ export function makeSpans(traces: number, seed = 1): ReadableSpan[] {
           attributes: {
             'gen_ai.operation.name': 'execute_tool',
             'gen_ai.tool.name': tool,
-            'gen_ai.tool.call.id': `call_${((n * 2654435761) % 4294967296).toString(36)}${((n * 40503) % 65536).toString(36)}`,
+            'gen_ai.tool.call.id': spreadCallId(n),
             'gen_ai.conversation.id': `conv-${t % 997}`,
             'toolscope.schema.version': String(1 + (n % 2)),
             'toolscope.schema.hash': n % 2 ? 'a1b2c3d4e5f60718' : '98dc0f2db7409f36',

@@ -1,8 +1,8 @@
 // The single writer: requests queue their spans; each write takes everything queued meanwhile (up to a batch
 // cap) as one transaction, so batches grow by themselves under load. Two writes may be in flight: while the
 // writer thread commits one, this thread prepares the next (planWrite and the copy to the thread), so neither
-// waits for the other; the writer applies them in order. Each request learns when its spans are committed. The queue is bounded: overload becomes a 429 with Retry-After instead
-// of unbounded memory.
+// waits for the other; the writer applies them in order. Each request learns when its spans are committed.
+// The queue is bounded: overload becomes a 429 with Retry-After instead of unbounded memory.
 import type { NormalizedSpan } from '../otlp/model.js';
 import type { Storage } from '../storage/storage.js';
 

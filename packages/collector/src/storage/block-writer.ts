@@ -249,11 +249,12 @@ export class BlockWriter {
 }
 
 function accumulate(rollups: Map<string, Rollup>, call: CallValues): void {
-  const tool = call[3];
-  const version = call[4] ?? '';
-  const isError = call[10] === 1;
-  const code = codeKey(call[7], call[8], isError);
-  const bucket = call[15] / NS_PER_MINUTE;
+  const [, , , tool, rawVersion, , , rawCode, errorType, , errorFlag, , , , durationMs, startNs] =
+    call;
+  const version = rawVersion ?? '';
+  const isError = errorFlag === 1;
+  const code = codeKey(rawCode, errorType, isError);
+  const bucket = startNs / NS_PER_MINUTE;
   const key = `${bucket}\u0000${tool}\u0000${version}\u0000${code}`;
   let r = rollups.get(key);
   if (!r) {
@@ -271,7 +272,7 @@ function accumulate(rollups: Map<string, Rollup>, call: CallValues): void {
   }
   r.calls++;
   if (isError) r.errors++;
-  addTo(r.hist, call[14]);
+  addTo(r.hist, durationMs);
 }
 
 /** Hour rollups of a batch, derived from its minute rollups (hours keep long ranges cheap to read). */

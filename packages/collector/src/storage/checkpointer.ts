@@ -5,8 +5,9 @@
 // the last one. So the writer keeps an automatic checkpoint at WRITER_AUTOCHECKPOINT_PAGES: by then the
 // checkpointer has copied (and fsynced) almost all of the WAL, so the writer's checkpoint copies only the last
 // frames, and the WAL starts over. It also covers a checkpointer that stopped.
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import type { CheckpointInit, CheckpointReply } from './checkpoint-worker.js';
+import { startStorageWorker } from './storage-worker.js';
 
 /** `wal_autocheckpoint` of the writer connection while a checkpointer runs (32 MiB of WAL with 8 KiB pages). */
 export const WRITER_AUTOCHECKPOINT_PAGES = 4096;
@@ -16,15 +17,7 @@ export class Checkpointer {
   #closed: Promise<void> | undefined;
 
   constructor(init: CheckpointInit, onError: (message: string) => void) {
-    const here = import.meta.url;
-    const source = here.endsWith('.ts');
-    this.#worker = new Worker(new URL('../../worker/entry.mjs', here), {
-      workerData: {
-        module: new URL(source ? './checkpoint-worker.ts' : './checkpoint-worker.js', here).href,
-        source,
-        ...init,
-      },
-    });
+    this.#worker = startStorageWorker('checkpoint-worker', init);
     this.#worker.on('message', (reply: CheckpointReply) => {
       if (reply.type === 'error') onError(reply.message);
     });

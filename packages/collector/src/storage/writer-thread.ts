@@ -1,8 +1,9 @@
 // The main-thread side of the writer thread: requests become promises, and a thread that dies fails what was
 // in flight (the ingest route answers 503) and is started again for the next write.
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import type { LoopThresholds } from '../detectors/retry-loops.js';
 import type { WriteOutcome } from './block-writer.js';
+import { startStorageWorker } from './storage-worker.js';
 import type { WritePlan } from './write-plan.js';
 import type { WorkerReply, WorkerRequest } from './writer-worker.js';
 
@@ -51,16 +52,10 @@ export class WriterThread {
   }
 
   #start(): Worker {
-    const here = import.meta.url;
-    const source = here.endsWith('.ts');
-    const worker = new Worker(new URL('../../worker/entry.mjs', here), {
-      workerData: {
-        module: new URL(source ? './writer-worker.ts' : './writer-worker.js', here).href,
-        source,
-        path: this.#path,
-        synchronous: this.#synchronous,
-        thresholds: this.#thresholds,
-      },
+    const worker = startStorageWorker('writer-worker', {
+      path: this.#path,
+      synchronous: this.#synchronous,
+      thresholds: this.#thresholds,
     });
     worker.on('message', (reply: WorkerReply) => {
       const waiter = this.#waiting.get(reply.id);
