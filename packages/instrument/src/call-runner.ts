@@ -3,6 +3,7 @@
 import { type Attributes, diag, SpanKind } from '@opentelemetry/api';
 import { attempts } from './attempts.js';
 import { parseCallOptions } from './call-options.js';
+import { canonicalJson } from './canonical-json.js';
 import type { ToolResult } from './contract.js';
 import { failure } from './envelope.js';
 import { fingerprint } from './fingerprint.js';
@@ -28,13 +29,13 @@ export async function runCall(
   let opts: Opts = parsedOptions.ok ? parsedOptions.options : {};
   if (override?.executorSignal) opts = { ...opts, executorSignal: override.executorSignal };
   const firstAttempt = opts.attempt ?? 1;
-  const print = fingerprint(rawInput);
+  const print = fingerprint(rawInput, t.hasher);
   // Built by assignment, not spreads: this object is made on every call.
   const attributes: Attributes = Object.assign({}, t.baseAttributes);
   if (override?.attributes) Object.assign(attributes, override.attributes);
   attributes[sc.ATTR_TOOLSCOPE_ATTEMPT] = firstAttempt;
   attributes[sc.ATTR_TOOLSCOPE_PARTIAL_EFFECT] = false;
-  attributes[sc.ATTR_TOOLSCOPE_INPUT_HASH] = t.hasher(print.canonical);
+  attributes[sc.ATTR_TOOLSCOPE_INPUT_HASH] = print.hash;
   attributes[sc.ATTR_TOOLSCOPE_INPUT_SHAPE] = print.shape;
   if (opts.callId !== undefined) attributes[sc.ATTR_GEN_AI_TOOL_CALL_ID] = opts.callId;
   if (opts.conversationId !== undefined) {
@@ -74,16 +75,7 @@ export async function runCall(
     };
   } else {
     try {
-      executed = await withContext(
-        span.context,
-        execute,
-        t,
-        rawInput,
-        print.canonical,
-        opts,
-        firstAttempt,
-        span,
-      );
+      executed = await withContext(span.context, execute, t, rawInput, opts, firstAttempt, span);
     } catch (error) {
       // Only a defect of this package lands here; the caller still gets an envelope.
       diag.error(`@toolscope/instrument: internal error in ${t.name}.call`, error);
@@ -128,21 +120,20 @@ function safeRedact(redactor: Redactor, value: unknown): string {
 function execute(
   t: ToolInternals,
   rawInput: unknown,
-  inputText: string,
   opts: Opts,
   firstAttempt: number,
   span: SafeSpan,
 ): Executed | Promise<Executed> {
   const parsed = parseValue(t.input, rawInput);
   return parsed instanceof Promise
-    ? parsed.then((p) => afterInput(t, p, inputText, opts, firstAttempt, span))
-    : afterInput(t, parsed, inputText, opts, firstAttempt, span);
+    ? parsed.then((p) => afterInput(t, p, rawInput, opts, firstAttempt, span))
+    : afterInput(t, parsed, rawInput, opts, firstAttempt, span);
 }
 
 function afterInput(
   t: ToolInternals,
   parsed: ParseOutcome,
-  inputText: string,
+  rawInput: unknown,
   opts: Opts,
   firstAttempt: number,
   span: SafeSpan,
@@ -167,5 +158,6 @@ function afterInput(
   const key = opts.idempotencyKey;
   if (key === undefined) return attempts(t, parsed.data, opts, firstAttempt, span);
 
-  return runIdempotent(t, parsed.data, key, inputText, opts, firstAttempt, span);
+  // The canonical text is made again here, only for calls with a key: the span's input hash never builds it.
+  return runIdempotent(t, parsed.data, key, canonicalJson(rawInput), opts, firstAttempt, span);
 }

@@ -1,28 +1,48 @@
+import { createHmac } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { canonicalJson } from './canonical-json.js';
 import { fingerprint } from './fingerprint.js';
+import { createHasher } from './hashing.js';
 import { inputShape } from './input-shape.js';
 
+const KEY = 'fingerprint-test-key';
+const hasher = createHasher(KEY);
+/** What the fast path must agree with: the general shape, and node:crypto's HMAC of the general canonical JSON. */
+const expected = (value: unknown) => {
+  const canonical = canonicalJson(value);
+  return {
+    shape: inputShape(value),
+    hash: createHmac('sha256', KEY).update(canonical, 'utf8').digest('hex').slice(0, 16),
+  };
+};
+
 describe('fingerprint', () => {
-  it('agrees with the general canonical JSON and shape on any JSON value', () => {
+  it('agrees with the general shape and the keyed hash of the general canonical JSON on any JSON value', () => {
     fc.assert(
       fc.property(
         fc.oneof(
           fc.jsonValue(),
           fc.dictionary(
-            fc.string(),
-            fc.oneof(fc.string(), fc.double(), fc.boolean(), fc.constant(null)),
+            fc.string({ unit: 'binary' }),
+            fc.oneof(
+              fc.string(),
+              fc.string({ unit: 'binary' }),
+              fc.double(),
+              fc.boolean(),
+              fc.constant(null),
+            ),
+          ),
+          fc.dictionary(
+            fc.stringMatching(/^[A-Za-z_$][\w$-]{0,20}$/),
+            fc.oneof(fc.string(), fc.string({ unit: 'grapheme' }), fc.integer(), fc.boolean()),
           ),
         ),
         (value) => {
-          expect(fingerprint(value)).toEqual({
-            canonical: canonicalJson(value),
-            shape: inputShape(value),
-          });
+          expect(fingerprint(value, hasher)).toEqual(expected(value));
         },
       ),
-      { numRuns: 2000 },
+      { numRuns: 3000 },
     );
   });
 
@@ -33,11 +53,19 @@ describe('fingerprint', () => {
       { a: 1n },
       { a: Number.NaN },
       { __proto__: null, a: 1 },
+      { a: 'quote " and \\ backslash', b: 'tab\there' },
+      { a: 'é', b: '\u007f', c: '🙂', d: '\ud800', e: 'ü漢', f: 'line\n🙂' },
     ]) {
-      expect(fingerprint(value)).toEqual({
-        canonical: canonicalJson(value),
-        shape: inputShape(value),
-      });
+      expect(fingerprint(value, hasher)).toEqual(expected(value));
     }
+  });
+
+  it('hashes flat inputs longer than its scratch buffer, and reuses it after', () => {
+    const long = Object.fromEntries(
+      Array.from({ length: 60 }, (_, i) => [`k${i}`, 'x'.repeat(i * 40)]),
+    );
+    expect(fingerprint(long, hasher)).toEqual(expected(long));
+    expect(fingerprint({ a: 1 }, hasher)).toEqual(expected({ a: 1 }));
+    expect(fingerprint(long, hasher)).toEqual(expected(long));
   });
 });

@@ -1,42 +1,81 @@
-// One walk over a raw input gives both its canonical JSON (for the input hash) and its shape, because this
-// runs on every call and two walks cost twice.
+// One walk over a raw input gives its shape and the keyed hash of its canonical JSON, because this runs on every
+// call and two walks cost twice. For flat objects of primitives (the common tool input) the walk writes the
+// UTF-8 bytes of the canonical JSON straight into a buffer the hash reads: no JSON string is built at all.
 import { canonicalJson } from './canonical-json.js';
+import type { Hasher } from './hashing.js';
 import { inputShape } from './input-shape.js';
 
-export type Fingerprint = { canonical: string; shape: string };
+export type Fingerprint = { shape: string; hash: string };
 
-const SIMPLE_KEY = /^[A-Za-z_$][\w$-]*$/;
+const MAX_FLAT_KEYS = 64;
 
-/** Canonical JSON and shape of `value`; flat objects of primitives (the common tool input) take a fast path. */
-export function fingerprint(value: unknown): Fingerprint {
+// Scratch for the canonical bytes of the fast path; single-threaded, reused, grown on demand.
+let scratch = new Uint8Array(512);
+
+/** Shape of `value` and keyed hash of its canonical JSON; flat objects of primitives take a fast path. */
+export function fingerprint(value: unknown, hasher: Hasher): Fingerprint {
   if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
     try {
       if (Object.getPrototypeOf(value) === Object.prototype) {
-        const fast = flatFingerprint(value as Record<string, unknown>);
+        const fast = flatFingerprint(value as Record<string, unknown>, hasher);
         if (fast) return fast;
       }
     } catch {
       // A hostile proxy: the general path reads it defensively.
     }
   }
-  return { canonical: canonicalJson(value), shape: inputShape(value) };
+  return { shape: inputShape(value), hash: hasher(canonicalJson(value)) };
 }
 
-function flatFingerprint(obj: Record<string, unknown>): Fingerprint | undefined {
+/** Room for `more` bytes after `used`, keeping what is written. */
+function reserve(used: number, more: number): Uint8Array {
+  if (used + more > scratch.length) {
+    const grown = new Uint8Array(Math.max(scratch.length * 2, used + more));
+    grown.set(scratch.subarray(0, used));
+    scratch = grown;
+  }
+  return scratch;
+}
+
+const OPEN_BRACE = 0x7b;
+const CLOSE_BRACE = 0x7d;
+const QUOTE = 0x22;
+const COLON = 0x3a;
+const COMMA = 0x2c;
+
+function flatFingerprint(obj: Record<string, unknown>, hasher: Hasher): Fingerprint | undefined {
   const keys = Object.keys(obj);
-  if (keys.length === 0 || keys.length > 64) return undefined;
-  keys.sort();
-  let canonical = '{';
+  const n = keys.length;
+  if (n === 0 || n > MAX_FLAT_KEYS) return undefined;
+  // Insertion sort: tool inputs have a handful of keys, and the builtin sort costs more cold than it saves.
+  // String `<` orders by UTF-16 code units, as the default sort (and canonicalJson) does.
+  for (let i = 1; i < n; i++) {
+    const key = keys[i] as string;
+    let j = i - 1;
+    while (j >= 0 && (keys[j] as string) > key) {
+      keys[j + 1] = keys[j] as string;
+      j--;
+    }
+    keys[j + 1] = key;
+  }
   let shape = '';
-  let first = true;
-  for (const key of keys) {
-    if (!SIMPLE_KEY.test(key)) return undefined;
+  reserve(0, 1)[0] = OPEN_BRACE;
+  let at = 1;
+  for (let i = 0; i < n; i++) {
+    const key = keys[i] as string;
+    if (!isSimpleKey(key)) return undefined;
     const v: unknown = obj[key];
     let text: string;
     let type: string;
+    let quoted = false;
     switch (typeof v) {
       case 'string':
-        text = JSON.stringify(v);
+        // Written between quotes as it is, unless JSON would escape something in it.
+        if (needsEscape(v)) text = JSON.stringify(v);
+        else {
+          text = v;
+          quoted = true;
+        }
         type = 'string';
         break;
       case 'number':
@@ -56,9 +95,75 @@ function flatFingerprint(obj: Record<string, unknown>): Fingerprint | undefined 
         // undefined, functions, bigint, symbols: the general path knows their rules.
         return undefined;
     }
-    canonical += `${first ? '' : ','}"${key}":${text}`;
-    shape += `${first ? '' : ','}${key}:${type}`;
-    first = false;
+    if (i > 0) shape += ',';
+    shape += `${key}:${type}`;
+    // `,"key":text` (or `,"key":"text"`), with room for UTF-8 (at most 3 bytes per UTF-16 unit).
+    const buf = reserve(at, key.length + 3 * text.length + 6);
+    if (i > 0) buf[at++] = COMMA;
+    buf[at++] = QUOTE;
+    for (let k = 0; k < key.length; k++) buf[at++] = key.charCodeAt(k);
+    buf[at++] = QUOTE;
+    buf[at++] = COLON;
+    if (quoted) buf[at++] = QUOTE;
+    at = putUtf8(buf, at, text);
+    if (quoted) buf[at++] = QUOTE;
   }
-  return { canonical: `${canonical}}`, shape };
+  reserve(at, 1)[at++] = CLOSE_BRACE;
+  return { shape, hash: hasher.bytes(scratch, at) };
+}
+
+/**
+ * Writes `text` as UTF-8 into `buf` (with room for it) at `at`; returns the end. Only texts without lone
+ * surrogates reach it (those are escaped first), so a high surrogate is always followed by a low one.
+ */
+function putUtf8(buf: Uint8Array, at: number, text: string): number {
+  for (let i = 0; i < text.length; i++) {
+    let c = text.charCodeAt(i);
+    if (c < 0x80) {
+      buf[at++] = c;
+    } else if (c < 0x800) {
+      buf[at++] = 0xc0 | (c >> 6);
+      buf[at++] = 0x80 | (c & 0x3f);
+    } else if (c >= 0xd800 && c <= 0xdbff) {
+      c = 0x10000 + ((c - 0xd800) << 10) + (text.charCodeAt(++i) - 0xdc00);
+      buf[at++] = 0xf0 | (c >> 18);
+      buf[at++] = 0x80 | ((c >> 12) & 0x3f);
+      buf[at++] = 0x80 | ((c >> 6) & 0x3f);
+      buf[at++] = 0x80 | (c & 0x3f);
+    } else {
+      buf[at++] = 0xe0 | (c >> 12);
+      buf[at++] = 0x80 | ((c >> 6) & 0x3f);
+      buf[at++] = 0x80 | (c & 0x3f);
+    }
+  }
+  return at;
+}
+
+// These loops stand in for a RegExp and JSON.stringify: in an MCP round trip this code runs cold, and
+// entering the regexp engine or the JSON serializer costs microseconds there (measured in situ, decision 0002).
+
+/** `^[A-Za-z_$][\w$-]*$`: keys that need no escaping in JSON or in the shape. */
+function isSimpleKey(key: string): boolean {
+  const n = key.length;
+  if (n === 0) return false;
+  for (let i = 0; i < n; i++) {
+    const c = key.charCodeAt(i);
+    const letter = (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || c === 0x5f || c === 0x24;
+    if (letter) continue;
+    if (i > 0 && ((c >= 0x30 && c <= 0x39) || c === 0x2d)) continue;
+    return false;
+  }
+  return true;
+}
+
+/**
+ * Whether `s` needs JSON.stringify: quotes, backslashes, controls, or any surrogate (JSON.stringify escapes lone
+ * ones; pairs are rare enough in tool input to take the slow way too).
+ */
+function needsEscape(s: string): boolean {
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x20 || c === 0x22 || c === 0x5c || (c >= 0xd800 && c <= 0xdfff)) return true;
+  }
+  return false;
 }

@@ -2,12 +2,12 @@
 // and nobody without the key can test guesses against them.
 import { createHash, randomBytes } from 'node:crypto';
 import { diag } from '@opentelemetry/api';
-import { createHmacSha256 } from './hmac-sha256.js';
+import { createHmacSha256, type KeyedHash } from './hmac-sha256.js';
 
 const HASH_HEX_CHARS = 16;
 
-/** Hashes text with a secret key. */
-export type Hasher = (text: string) => string;
+/** Hashes text (or UTF-8 bytes, through `.bytes`) with a secret key. */
+export type Hasher = KeyedHash;
 
 let processKey: Buffer | undefined;
 let warnedRandomKey = false;

@@ -27,4 +27,17 @@ describe('createHmacSha256', () => {
     expect(hmac('é漢字🙂'.repeat(500))).toBe(native(key, 'é漢字🙂'.repeat(500), 16));
     expect(hmac('x')).toBe(native(key, 'x', 16));
   });
+
+  it('hashes bytes like the same text, for any even number of hex characters', () => {
+    const key = new TextEncoder().encode('bytes-key');
+    const text = '{"customerId":"cus_1"}';
+    const bytes = new TextEncoder().encode(`${text}trailing bytes not hashed`);
+    for (const hex of [2, 16, 40, 64]) {
+      const hmac = createHmacSha256(key, hex);
+      expect(hmac.bytes(bytes, text.length)).toBe(native(key, text, hex));
+      expect(hmac(text)).toBe(native(key, text, hex));
+    }
+    expect(() => createHmacSha256(key, 15)).toThrow(RangeError);
+    expect(() => createHmacSha256(key, 66)).toThrow(RangeError);
+  });
 });

@@ -78,10 +78,11 @@ function finish(state: Int32Array, data: Uint8Array, length: number, prefixBytes
   for (; offset + 64 <= length; offset += 64) compress(state, data, offset);
   const rest = length - offset;
   const end = rest < 56 ? 64 : 128;
-  TAIL.fill(0, 0, end);
-  for (let i = 0; i < rest; i++) TAIL[i] = data[offset + i] as number;
+  // Plain loops, not fill/set: this runs cold in a tool call, where each builtin entered costs more.
   const tail = TAIL;
+  for (let i = 0; i < rest; i++) tail[i] = data[offset + i] as number;
   tail[rest] = 0x80;
+  for (let i = rest + 1; i < end - 5; i++) tail[i] = 0;
   const bits = (prefixBytes + length) * 8;
   // Message length in bits, big-endian 64-bit; tool inputs stay far below 2^32 bytes.
   tail[end - 5] = Math.floor(bits / 2 ** 32) & 0xff;
@@ -93,11 +94,22 @@ function finish(state: Int32Array, data: Uint8Array, length: number, prefixBytes
   if (end === 128) compress(state, tail, 64);
 }
 
-const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
+// Char codes of '0'–'9', 'a'–'f'.
+const HEX_CODES = new Uint8Array([
+  48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 97, 98, 99, 100, 101, 102,
+]);
 const encoder = new TextEncoder();
 
-/** A function computing the first `hexChars` hex characters of HMAC-SHA-256(key, text). */
-export function createHmacSha256(key: Uint8Array, hexChars: number): (text: string) => string {
+/** A keyed hash: of a string (UTF-8), or of the first `length` bytes of a buffer. */
+export type KeyedHash = {
+  (text: string): string;
+  bytes: (data: Uint8Array, length: number) => string;
+};
+
+/** A function computing the first `hexChars` hex characters of HMAC-SHA-256(key, message). */
+export function createHmacSha256(key: Uint8Array, hexChars: number): KeyedHash {
+  if (!Number.isInteger(hexChars) || hexChars < 2 || hexChars > 64 || hexChars % 2 !== 0)
+    throw new RangeError(`hexChars must be an even number from 2 to 64, got ${hexChars}`);
   const block = new Uint8Array(64);
   if (key.length > 64) {
     const keyState = IV.slice();
@@ -120,8 +132,30 @@ export function createHmacSha256(key: Uint8Array, hexChars: number): (text: stri
   const inner = new Int32Array(8);
   const outer = new Int32Array(8);
   const innerDigest = new Uint8Array(32);
+  const hexCodes = new Array<number>(hexChars).fill(0);
   let buffer = new Uint8Array(256);
-  return (text) => {
+
+  const ofBytes = (data: Uint8Array, length: number): string => {
+    for (let i = 0; i < 8; i++) inner[i] = innerStart[i] as number;
+    finish(inner, data, length, 64);
+    for (let i = 0; i < 8; i++) {
+      const v = inner[i] as number;
+      innerDigest[i * 4] = v >>> 24;
+      innerDigest[i * 4 + 1] = (v >>> 16) & 0xff;
+      innerDigest[i * 4 + 2] = (v >>> 8) & 0xff;
+      innerDigest[i * 4 + 3] = v & 0xff;
+    }
+    for (let i = 0; i < 8; i++) outer[i] = outerStart[i] as number;
+    finish(outer, innerDigest, 32, 64);
+    // One string made from char codes, not a chain of concatenations.
+    for (let i = 0; i < hexChars; i++) {
+      const v = outer[i >> 3] as number;
+      hexCodes[i] = HEX_CODES[(v >>> (28 - (i & 7) * 4)) & 0xf] as number;
+    }
+    return String.fromCharCode.apply(null, hexCodes);
+  };
+
+  const ofText = (text: string): string => {
     // UTF-8 needs at most 3 bytes per UTF-16 unit.
     if (buffer.length < text.length * 3) buffer = new Uint8Array(text.length * 3);
     // ASCII (most tool inputs) is copied in JS; anything else goes through TextEncoder (a C++ call).
@@ -134,22 +168,7 @@ export function createHmacSha256(key: Uint8Array, hexChars: number): (text: stri
       }
       buffer[i] = c;
     }
-    inner.set(innerStart);
-    finish(inner, buffer, written, 64);
-    for (let i = 0; i < 8; i++) {
-      const v = inner[i] as number;
-      innerDigest[i * 4] = v >>> 24;
-      innerDigest[i * 4 + 1] = (v >>> 16) & 0xff;
-      innerDigest[i * 4 + 2] = (v >>> 8) & 0xff;
-      innerDigest[i * 4 + 3] = v & 0xff;
-    }
-    outer.set(outerStart);
-    finish(outer, innerDigest, 32, 64);
-    let hex = '';
-    for (let i = 0; i < hexChars / 2; i++) {
-      const v = outer[i >> 2] as number;
-      hex += HEX[(v >>> (24 - (i & 3) * 8)) & 0xff];
-    }
-    return hex;
+    return ofBytes(buffer, written);
   };
+  return Object.assign(ofText, { bytes: ofBytes });
 }

@@ -139,8 +139,8 @@ function addToolAttributes(
   attributes[sc.ATTR_TOOLSCOPE_EFFECT] = readOnly ? 'read' : 'write';
   attributes[sc.ATTR_TOOLSCOPE_ATTEMPT] = 1;
   attributes[sc.ATTR_TOOLSCOPE_PARTIAL_EFFECT] = false;
-  const print = fingerprint(args ?? {});
-  attributes[sc.ATTR_TOOLSCOPE_INPUT_HASH] = state.hasher(print.canonical);
+  const print = fingerprint(args ?? {}, state.hasher);
+  attributes[sc.ATTR_TOOLSCOPE_INPUT_HASH] = print.hash;
   attributes[sc.ATTR_TOOLSCOPE_INPUT_SHAPE] = print.shape;
   if (state.capture) attributes[sc.ATTR_GEN_AI_TOOL_CALL_ARGUMENTS] = state.redactor(args ?? {});
 }
