@@ -39,6 +39,8 @@ export type ToolOutcome =
       partialEffect: boolean;
     };
 
+const OK: ToolOutcome = Object.freeze({ ok: true });
+
 type ZodLike = {
   safeParse: (v: unknown) => { success: boolean; error?: { issues: z.core.$ZodIssue[] } };
 };
@@ -60,7 +62,7 @@ export function outcomeOfPlainResult(
   args: unknown,
   schemas: { input: unknown; output: unknown } | undefined,
 ): ToolOutcome {
-  if (!isRecord(result) || result.isError !== true) return { ok: true };
+  if (!isRecord(result) || result.isError !== true) return OK;
   const envelope = toolFailureSchema.safeParse(result.structuredContent);
   if (envelope.success) {
     const e = envelope.data;

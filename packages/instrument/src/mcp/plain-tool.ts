@@ -8,7 +8,7 @@ import { startSafeSpan, withContext } from '../telemetry.js';
 import { outcomeOfPlainResult } from './call-result.js';
 import { serverParent } from './propagation.js';
 import { decodeExtra, isRecord, type RawHandler, registeredTool } from './sdk-access.js';
-import { callIds, mcpServerAttributes, type ServerState } from './server-state.js';
+import { mcpServerCallAttributes, type ServerState } from './server-state.js';
 
 const INVALID_PARAMS = '-32602';
 const UNVERSIONED = 'unversioned';
@@ -43,10 +43,7 @@ export function plainToolsCall(state: ServerState, isDefined: (name: string) => 
 
       const e = decodeExtra(extra);
       const { parent, links } = serverParent(e.meta, e.headers);
-      const attributes = mcpServerAttributes(state, state.low, name, e);
-      const ids = callIds(state, name, e);
-      if (ids.conversationId) attributes[sc.ATTR_GEN_AI_CONVERSATION_ID] = ids.conversationId;
-      if (ids.callId) attributes[sc.ATTR_GEN_AI_TOOL_CALL_ID] = ids.callId;
+      const attributes = mcpServerCallAttributes(state, name, e);
       const registered = registeredTool(state.high, name);
       const protocolFailure =
         registered === undefined
@@ -83,23 +80,25 @@ export function plainToolsCall(state: ServerState, isDefined: (name: string) => 
             ? { input: registered.inputSchema, output: registered.outputSchema }
             : undefined,
         );
-        const end: Attributes = {};
-        if (!outcome.ok) {
-          end[sc.ATTR_ERROR_TYPE] = sc.ERROR_TYPE_TOOL_ERROR;
-          end[sc.ATTR_TOOLSCOPE_ERROR_CODE] = outcome.code;
-          end[sc.ATTR_TOOLSCOPE_RETRYABLE] = outcome.retryable;
-          end[sc.ATTR_TOOLSCOPE_PARTIAL_EFFECT] = outcome.partialEffect;
-          if (outcome.reason) end[sc.ATTR_TOOLSCOPE_ERROR_REASON] = outcome.reason;
-          if (outcome.issues)
-            end[sc.ATTR_TOOLSCOPE_VALIDATION_ISSUES] = JSON.stringify(outcome.issues);
+        // A plain success adds nothing: no object, and no attribute copy the SDK would make for it.
+        if (!outcome.ok || state.capture) {
+          const end: Attributes = {};
+          if (!outcome.ok) {
+            end[sc.ATTR_ERROR_TYPE] = sc.ERROR_TYPE_TOOL_ERROR;
+            end[sc.ATTR_TOOLSCOPE_ERROR_CODE] = outcome.code;
+            end[sc.ATTR_TOOLSCOPE_RETRYABLE] = outcome.retryable;
+            end[sc.ATTR_TOOLSCOPE_PARTIAL_EFFECT] = outcome.partialEffect;
+            if (outcome.reason) end[sc.ATTR_TOOLSCOPE_ERROR_REASON] = outcome.reason;
+            if (outcome.issues)
+              end[sc.ATTR_TOOLSCOPE_VALIDATION_ISSUES] = JSON.stringify(outcome.issues);
+          }
+          if (state.capture && isRecord(result)) {
+            end[sc.ATTR_GEN_AI_TOOL_CALL_RESULT] = state.redactor(
+              result.structuredContent ?? result.content,
+            );
+          }
+          span.setAttributes(end);
         }
-        if (state.capture && isRecord(result)) {
-          end[sc.ATTR_GEN_AI_TOOL_CALL_RESULT] = state.redactor(
-            result.structuredContent ?? result.content,
-          );
-        }
-        // A plain success adds nothing: skip the attribute copy the SDK would make for an empty object.
-        if (!outcome.ok || state.capture) span.setAttributes(end);
         span.end(outcome.ok ? undefined : outcome.code);
         return result;
       } catch (error) {

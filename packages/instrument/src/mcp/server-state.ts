@@ -67,6 +67,24 @@ function metaString(meta: Record<string, unknown> | undefined, key: string): str
     : undefined;
 }
 
+/** The conversation id the `conversationId` option gives for a request, if it gives a usable one. */
+function conversationIdFromOption(
+  state: ServerState,
+  toolName: string,
+  extra: DecodedExtra,
+): string | undefined {
+  const fromOption = state.options.conversationId;
+  if (!fromOption) return undefined;
+  try {
+    const value = fromOption({ toolName, meta: extra.meta, sessionId: extra.sessionId });
+    return typeof value === 'string' && value.length > 0 && value.length <= MAX_ID
+      ? value
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Conversation and call ids of a request: the option callback first, then the client adapter's `_meta` keys. */
 export function callIds(
   state: ServerState | undefined,
@@ -77,17 +95,7 @@ export function callIds(
   callId: string | undefined;
   idempotencyKey: string | undefined;
 } {
-  let conversationId: string | undefined;
-  const fromOption = state?.options.conversationId;
-  if (fromOption) {
-    try {
-      const value = fromOption({ toolName, meta: extra.meta, sessionId: extra.sessionId });
-      if (typeof value === 'string' && value.length > 0 && value.length <= MAX_ID)
-        conversationId = value;
-    } catch {
-      conversationId = undefined;
-    }
-  }
+  const conversationId = state ? conversationIdFromOption(state, toolName, extra) : undefined;
   return {
     conversationId: conversationId ?? metaString(extra.meta, sc.MCP_META_CONVERSATION_ID),
     callId: metaString(extra.meta, sc.MCP_META_CALL_ID),
@@ -114,5 +122,25 @@ export function mcpServerAttributes(
   if (version !== undefined) attributes[sc.ATTR_MCP_PROTOCOL_VERSION] = version;
   const transport = networkTransportOf(transportOf(low));
   if (transport !== undefined) attributes[sc.ATTR_NETWORK_TRANSPORT] = transport;
+  return attributes;
+}
+
+/**
+ * `mcpServerAttributes` plus the conversation and call ids, written straight into the attributes: the plain-tool
+ * path needs no other use of them, and skipping the ids object saves an allocation on every call.
+ */
+export function mcpServerCallAttributes(
+  state: ServerState,
+  toolName: string,
+  extra: DecodedExtra,
+): Attributes {
+  const attributes = mcpServerAttributes(state, state.low, toolName, extra);
+  const meta = extra.meta;
+  const conversationId =
+    (state.options.conversationId ? conversationIdFromOption(state, toolName, extra) : undefined) ??
+    metaString(meta, sc.MCP_META_CONVERSATION_ID);
+  if (conversationId) attributes[sc.ATTR_GEN_AI_CONVERSATION_ID] = conversationId;
+  const callId = metaString(meta, sc.MCP_META_CALL_ID);
+  if (callId) attributes[sc.ATTR_GEN_AI_TOOL_CALL_ID] = callId;
   return attributes;
 }
