@@ -60,6 +60,23 @@ describe('fingerprint', () => {
     }
   });
 
+  it('gives the right hash when a getter of the input fingerprints another input midway', () => {
+    const inner = { z: 'inner value', y: 2 };
+    let nested: unknown;
+    const outer = {
+      a: 'first',
+      get b() {
+        nested = fingerprint(inner, hasher);
+        return 'second';
+      },
+      c: 'third',
+    };
+    expect(fingerprint(outer, hasher)).toEqual(expected({ a: 'first', b: 'second', c: 'third' }));
+    expect(nested).toEqual(expected(inner));
+    // And the fast path is free again afterwards.
+    expect(fingerprint(inner, hasher)).toEqual(expected(inner));
+  });
+
   it('hashes flat inputs longer than its scratch buffer, and reuses it after', () => {
     const long = Object.fromEntries(
       Array.from({ length: 60 }, (_, i) => [`k${i}`, 'x'.repeat(i * 40)]),

@@ -9,19 +9,24 @@ export type Fingerprint = { shape: string; hash: string };
 
 const MAX_FLAT_KEYS = 64;
 
-// Scratch for the canonical bytes of the fast path; single-threaded, reused, grown on demand.
+// Scratch for the canonical bytes of the fast path; reused, grown on demand. A getter on the input can run code
+// that fingerprints another input midway, so a nested walk takes the general path instead of sharing it.
 let scratch = new Uint8Array(512);
+let walking = false;
 
 /** Shape of `value` and keyed hash of its canonical JSON; flat objects of primitives take a fast path. */
 export function fingerprint(value: unknown, hasher: Hasher): Fingerprint {
-  if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
+  if (!walking && typeof value === 'object' && value !== null && !Array.isArray(value)) {
+    walking = true;
     try {
       if (Object.getPrototypeOf(value) === Object.prototype) {
         const fast = flatFingerprint(value as Record<string, unknown>, hasher);
         if (fast) return fast;
       }
     } catch {
-      // A hostile proxy: the general path reads it defensively.
+      // A hostile proxy or a throwing getter: the general path reads it defensively.
+    } finally {
+      walking = false;
     }
   }
   return { shape: inputShape(value), hash: hasher(canonicalJson(value)) };
