@@ -52,8 +52,8 @@ function flatFingerprint(obj: Record<string, unknown>, hasher: Hasher): Fingerpr
   const keys = Object.keys(obj);
   const n = keys.length;
   if (n === 0 || n > MAX_FLAT_KEYS) return undefined;
-  // Insertion sort: tool inputs have a handful of keys, and the builtin sort costs more cold than it saves.
-  // String `<` orders by UTF-16 code units, as the default sort (and canonicalJson) does.
+  // Insertion sort: tool inputs have a handful of keys, and this stays in the walk's own code. String `<` orders
+  // by UTF-16 code units, as the default sort (and canonicalJson) does.
   for (let i = 1; i < n; i++) {
     const key = keys[i] as string;
     let j = i - 1;
@@ -144,8 +144,8 @@ function putUtf8(buf: Uint8Array, at: number, text: string): number {
   return at;
 }
 
-// These loops stand in for a RegExp and JSON.stringify: in an MCP round trip this code runs cold, and
-// entering the regexp engine or the JSON serializer costs microseconds there (measured in situ, decision 0002).
+// These loops stand in for a RegExp and JSON.stringify: in an MCP round trip this code runs cold. With them (and
+// the bytes written for the hash), the walk went from 4.0–5.5 to 2.0–2.7 µs per call in situ (decision 0002).
 
 /** `^[A-Za-z_$][\w$-]*$`: keys that need no escaping in JSON or in the shape. */
 function isSimpleKey(key: string): boolean {

@@ -67,22 +67,22 @@ function metaString(meta: Record<string, unknown> | undefined, key: string): str
     : undefined;
 }
 
-/** The conversation id the `conversationId` option gives for a request, if it gives a usable one. */
-function conversationIdFromOption(
-  state: ServerState,
+/** Conversation id of a request: a usable answer of the `conversationId` option, else the `_meta` key. */
+function conversationIdOf(
+  state: ServerState | undefined,
   toolName: string,
   extra: DecodedExtra,
 ): string | undefined {
-  const fromOption = state.options.conversationId;
-  if (!fromOption) return undefined;
-  try {
-    const value = fromOption({ toolName, meta: extra.meta, sessionId: extra.sessionId });
-    return typeof value === 'string' && value.length > 0 && value.length <= MAX_ID
-      ? value
-      : undefined;
-  } catch {
-    return undefined;
+  const fromOption = state?.options.conversationId;
+  if (fromOption) {
+    try {
+      const value = fromOption({ toolName, meta: extra.meta, sessionId: extra.sessionId });
+      if (typeof value === 'string' && value.length > 0 && value.length <= MAX_ID) return value;
+    } catch {
+      // A throwing callback falls back to the `_meta` key, as an unusable answer does.
+    }
   }
+  return metaString(extra.meta, sc.MCP_META_CONVERSATION_ID);
 }
 
 /** Conversation and call ids of a request: the option callback first, then the client adapter's `_meta` keys. */
@@ -95,9 +95,8 @@ export function callIds(
   callId: string | undefined;
   idempotencyKey: string | undefined;
 } {
-  const conversationId = state ? conversationIdFromOption(state, toolName, extra) : undefined;
   return {
-    conversationId: conversationId ?? metaString(extra.meta, sc.MCP_META_CONVERSATION_ID),
+    conversationId: conversationIdOf(state, toolName, extra),
     callId: metaString(extra.meta, sc.MCP_META_CALL_ID),
     idempotencyKey: metaString(extra.meta, sc.MCP_META_IDEMPOTENCY_KEY),
   };
@@ -135,12 +134,9 @@ export function mcpServerCallAttributes(
   extra: DecodedExtra,
 ): Attributes {
   const attributes = mcpServerAttributes(state, state.low, toolName, extra);
-  const meta = extra.meta;
-  const conversationId =
-    (state.options.conversationId ? conversationIdFromOption(state, toolName, extra) : undefined) ??
-    metaString(meta, sc.MCP_META_CONVERSATION_ID);
+  const conversationId = conversationIdOf(state, toolName, extra);
   if (conversationId) attributes[sc.ATTR_GEN_AI_CONVERSATION_ID] = conversationId;
-  const callId = metaString(meta, sc.MCP_META_CALL_ID);
+  const callId = metaString(extra.meta, sc.MCP_META_CALL_ID);
   if (callId) attributes[sc.ATTR_GEN_AI_TOOL_CALL_ID] = callId;
   return attributes;
 }
