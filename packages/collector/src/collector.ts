@@ -2,9 +2,10 @@
 // commits everything already acknowledged.
 import type { FastifyInstance } from 'fastify';
 import { startWebhook } from './alerts/webhook.js';
-import { buildApp } from './api/app.js';
+import { buildApp, DEFAULT_INFLIGHT_BYTES } from './api/app.js';
 import type { DriftThresholds } from './detectors/drift.js';
 import type { LoopThresholds } from './detectors/retry-loops.js';
+import { BodyBudget } from './ingest/body-budget.js';
 import { startRetention } from './ingest/retention.js';
 import { WriteQueue } from './ingest/write-queue.js';
 import { openSqliteStorage } from './storage/sqlite-storage.js';
@@ -20,6 +21,8 @@ export type CollectorOptions = {
   /** Delete data older than this many milliseconds. */
   retentionMs?: number | undefined;
   maxBodyBytes?: number;
+  /** Ingest bodies held in memory at once (as received plus inflated), beyond which ingest answers 429. */
+  maxInflightBytes?: number;
   /** Spans accepted but not yet committed, beyond which ingest answers 429. */
   maxPendingSpans?: number;
   /** Most spans committed in one transaction. */
@@ -40,6 +43,8 @@ export type Collector = {
   app: FastifyInstance;
   storage: Storage;
   queue: WriteQueue;
+  /** Request bodies held in memory right now, and the most at once. */
+  bodyBudget: BodyBudget;
   /** Base URL once listening, e.g. http://127.0.0.1:4318 */
   url: string;
   close(): Promise<void>;
@@ -55,12 +60,14 @@ export async function startCollector(options: CollectorOptions): Promise<Collect
     });
   const queue = new WriteQueue(storage, {
     maxPendingSpans: options.maxPendingSpans ?? 200_000,
-    maxBatchSpans: 8192,
+    maxBatchSpans: options.maxBatchSpans ?? 8192,
   });
+  const bodyBudget = new BodyBudget(options.maxInflightBytes ?? DEFAULT_INFLIGHT_BYTES);
   const app = await buildApp({
     storage,
     queue,
     maxBodyBytes: options.maxBodyBytes ?? 16 * 1024 * 1024,
+    bodyBudget,
     token: options.token,
     logger: options.logger ?? false,
     version: COLLECTOR_VERSION,
@@ -82,6 +89,7 @@ export async function startCollector(options: CollectorOptions): Promise<Collect
     app,
     storage,
     queue,
+    bodyBudget,
     url: address.replace('[::1]', 'localhost'),
     close: () => {
       closing ??= (async () => {

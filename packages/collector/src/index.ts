@@ -42,6 +42,8 @@ export type { LoopCall, LoopFlag, LoopThresholds } from './detectors/retry-loops
 export { DEFAULT_LOOP_THRESHOLDS, detectLoops } from './detectors/retry-loops.js';
 export type { CollectorErrorCode } from './errors.js';
 export { COLLECTOR_ERRORS, CollectorError } from './errors.js';
+export type { BodyBudgetStats } from './ingest/body-budget.js';
+export { BodyBudget } from './ingest/body-budget.js';
 export { WriteQueue } from './ingest/write-queue.js';
 export { decodeJson } from './otlp/decode-json.js';
 export { decodeProtobuf } from './otlp/decode-proto.js';

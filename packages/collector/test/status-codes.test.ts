@@ -1,4 +1,5 @@
 // Every status of the OTLP/HTTP contract, each in the request's own encoding where the spec says so.
+import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Storage } from '../src/index.js';
@@ -128,6 +129,63 @@ describe('backpressure', () => {
       ),
     );
     expect(stored.map((r) => r.status)).toEqual([200, 200, 404]);
+    await c.stop();
+  });
+});
+
+describe('bodies in flight', () => {
+  it('429 with Retry-After while other requests hold the in-flight budget, counted also without Content-Length', async () => {
+    const c = await startTestCollector({ maxInflightBytes: 256 * 1024, maxBodyBytes: 1024 * 1024 });
+    const body = Buffer.from(JSON.stringify(jsonBody(300, 1)));
+    // A chunked upload (no Content-Length) that sends 200 KiB of leading spaces and then waits: it holds them.
+    let answer!: (res: IncomingMessage) => void;
+    const held = new Promise<IncomingMessage>((resolve) => {
+      answer = resolve;
+    });
+    const slow = httpRequest(`${c.url}/v1/traces`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked' },
+    });
+    slow.on('response', answer);
+    slow.write(Buffer.alloc(200 * 1024, 0x20));
+    const deadline = Date.now() + 5000;
+    const inFlight = async () =>
+      ((await (await fetch(`${c.url}/api/health`)).json()) as { bodyBytesInFlight: number })
+        .bodyBytesInFlight;
+    while ((await inFlight()) < 200 * 1024 && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 20));
+    expect(await inFlight()).toBe(200 * 1024);
+
+    // With a Content-Length over what is left: refused before reading, in the request's encoding.
+    const declared = await fetch(`${c.url}/v1/traces`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-protobuf' },
+      body: new Uint8Array(100 * 1024),
+    });
+    expect(declared.status).toBe(429);
+    expect(['1', '2', '3']).toContain(declared.headers.get('retry-after'));
+    expect(declared.headers.get('content-type')).toBe('application/x-protobuf');
+    expect(RpcStatus.decode(new Uint8Array(await declared.arrayBuffer()))).toMatchObject({
+      code: 8,
+      message: expect.stringMatching(/in flight/),
+    });
+    // Without a Content-Length: refused once its chunks no longer fit.
+    const chunked = await fetch(`${c.url}/v1/traces`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: new Blob([Buffer.alloc(100 * 1024, 0x20)]).stream(),
+      duplex: 'half',
+    } as RequestInit);
+    expect(chunked.status).toBe(429);
+    expect(chunked.headers.get('retry-after')).toMatch(/^\d+$/);
+    // A request that fits still goes through, and the held one completes once its body ends.
+    expect((await postJson(c.url, jsonBody(301, 1))).status).toBe(200);
+    slow.end(body);
+    expect((await held).statusCode).toBe(200);
+    while ((await inFlight()) > 0 && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 20));
+    expect(await inFlight()).toBe(0);
+    expect(c.bodyBudget.stats.peakBytes).toBeLessThanOrEqual(256 * 1024);
     await c.stop();
   });
 });

@@ -1,11 +1,13 @@
 // Builds the collector's HTTP app (fastify), separate from listening, so tests can use it on any port.
 import Fastify, { type FastifyInstance } from 'fastify';
 import { COLLECTOR_ERRORS } from '../errors.js';
+import { BodyBudget } from '../ingest/body-budget.js';
 import type { WriteQueue } from '../ingest/write-queue.js';
+import { CONTENT_TYPES, RPC_CODE, statusBody } from '../otlp/responses.js';
 import type { Storage } from '../storage/storage.js';
 import { tokenCheck } from './auth.js';
 import { registerDetailRoutes } from './detail-routes.js';
-import { registerOtlpRoute } from './otlp-route.js';
+import { BODIES_IN_FLIGHT, encodingOf, registerOtlpRoute } from './otlp-route.js';
 import { registerQueryRoutes } from './query-routes.js';
 import {
   isDashboardAsset,
@@ -20,6 +22,8 @@ export type AppOptions = {
   queue: WriteQueue;
   /** Largest accepted body, compressed or not, in bytes. */
   maxBodyBytes: number;
+  /** Ingest bodies held in memory at once (received plus inflated); default 64 MiB. */
+  bodyBudget?: BodyBudget;
   token?: string | undefined;
   /** Folder of the built dashboard; defaults to the one built into this package. */
   dashboardDir?: string | undefined;
@@ -27,6 +31,8 @@ export type AppOptions = {
   logger?: boolean;
   version: string;
 };
+
+export const DEFAULT_INFLIGHT_BYTES = 64 * 1024 * 1024;
 
 export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
@@ -66,19 +72,33 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     });
   }
 
+  const retryAfterSeconds = opts.retryAfterSeconds ?? 1;
   app.setErrorHandler(
     (error: { code?: string; statusCode?: number; message: string }, request, reply) => {
       const status = error.code === 'FST_ERR_CTP_BODY_TOO_LARGE' ? 413 : (error.statusCode ?? 500);
       if (status >= 500) request.log.error({ err: error }, 'request failed');
       const message = status >= 500 ? COLLECTOR_ERRORS.INTERNAL.message : error.message;
+      if (error.code === BODIES_IN_FLIGHT && !reply.hasHeader('retry-after')) {
+        reply.header('retry-after', String(retryAfterSeconds));
+      }
+      if (request.url.startsWith('/v1/')) {
+        // OTLP clients read the answer in the encoding they sent (google.rpc.Status).
+        const encoding = encodingOf(request.headers['content-type']) ?? 'json';
+        const code =
+          status === 413 || status === 429
+            ? RPC_CODE.RESOURCE_EXHAUSTED
+            : status >= 500
+              ? RPC_CODE.INTERNAL
+              : RPC_CODE.INVALID_ARGUMENT;
+        return reply
+          .code(status)
+          .type(CONTENT_TYPES[encoding])
+          .send(statusBody(encoding, code, message));
+      }
       return reply
         .code(status)
         .type('application/json')
-        .send(
-          request.url.startsWith('/v1/')
-            ? { code: status === 413 ? 8 : 3, message }
-            : { error: { code: error.code ?? 'ERROR', message } },
-        );
+        .send({ error: { code: error.code ?? 'ERROR', message } });
     },
   );
   app.setNotFoundHandler((request, reply) =>
@@ -90,12 +110,19 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     }),
   );
 
+  const budget = opts.bodyBudget ?? new BodyBudget(DEFAULT_INFLIGHT_BYTES);
   registerOtlpRoute(app, {
     queue: opts.queue,
     maxBodyBytes: opts.maxBodyBytes,
-    retryAfterSeconds: opts.retryAfterSeconds ?? 1,
+    budget,
+    retryAfterSeconds,
   });
-  registerQueryRoutes(app, { storage: opts.storage, queue: opts.queue, version: opts.version });
+  registerQueryRoutes(app, {
+    storage: opts.storage,
+    queue: opts.queue,
+    budget,
+    version: opts.version,
+  });
   registerDetailRoutes(app, opts.storage);
   registerStaticRoutes(app, dashboard);
   return app;

@@ -1,7 +1,10 @@
 // POST /v1/traces: OTLP/HTTP as the specification says (protobuf and JSON, gzip, response in the request's
 // encoding, partial success, 400/413/415/429/503), answering 200 only after the spans are committed.
+import type { IncomingMessage } from 'node:http';
+import { Transform } from 'node:stream';
 import { gunzip } from 'node:zlib';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { BodyBudget } from '../ingest/body-budget.js';
 import type { WriteQueue } from '../ingest/write-queue.js';
 import { decodeJson } from '../otlp/decode-json.js';
 import { decodeProtobuf } from '../otlp/decode-proto.js';
@@ -16,28 +19,75 @@ import {
 export type OtlpRouteOptions = {
   queue: WriteQueue;
   maxBodyBytes: number;
+  budget: BodyBudget;
   retryAfterSeconds: number;
 };
 
-type Gunzip = { ok: true; body: Buffer } | { ok: false; status: 400 | 413; message: string };
+/** Error for bodies that do not fit the in-flight budget now; the app's error handler answers 429. */
+export const BODIES_IN_FLIGHT = 'TOOLSCOPE_BODIES_IN_FLIGHT';
+const busy = () =>
+  Object.assign(new Error('too many request bytes in flight: retry after the indicated delay'), {
+    statusCode: 429,
+    code: BODIES_IN_FLIGHT,
+  });
 
-function gunzipBounded(body: Buffer, limit: number): Promise<Gunzip> {
-  return new Promise((resolve) => {
-    // maxOutputLength stops inflating at the limit: a gzip bomb costs at most `limit` bytes of memory.
-    gunzip(body, { maxOutputLength: limit }, (error, out) => {
+type Gunzip = { ok: true; body: Buffer } | { ok: false; status: 400 | 413 | 429; message: string };
+
+/**
+ * Inflates at most `limit` bytes, and at most what the budget has room for: the room is reserved before
+ * inflating (concurrent inflations would each see the same room otherwise) and the unused part given back.
+ */
+async function gunzipBounded(
+  body: Buffer,
+  limit: number,
+  budget: BodyBudget,
+  request: IncomingMessage,
+): Promise<Gunzip> {
+  const cap = budget.takeUpTo(request, limit);
+  if (cap <= 0) return { ok: false, status: 429, message: busy().message };
+  const result = await new Promise<Gunzip>((resolve) => {
+    // maxOutputLength stops inflating at the cap: a gzip bomb costs at most `cap` bytes of memory.
+    gunzip(body, { maxOutputLength: cap }, (error, out) => {
       if (!error) resolve({ ok: true, body: out });
-      else if ((error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') {
+      else if ((error as NodeJS.ErrnoException).code !== 'ERR_BUFFER_TOO_LARGE') {
+        resolve({ ok: false, status: 400, message: 'invalid gzip body' });
+      } else if (cap < limit) {
+        // Over what was free but maybe not over the limit: later, with other bodies gone, it may fit.
+        resolve({ ok: false, status: 429, message: busy().message });
+      } else {
         resolve({
           ok: false,
           status: 413,
           message: `decompressed body is larger than ${limit} bytes`,
         });
-      } else resolve({ ok: false, status: 400, message: 'invalid gzip body' });
+      }
     });
   });
+  budget.giveBack(request, result.ok ? cap - result.body.length : cap);
+  return result;
 }
 
-function encodingOf(contentType: string | undefined): Encoding | undefined {
+/** Counts a body without a Content-Length against the budget as its chunks arrive. */
+function counted(payload: NodeJS.ReadableStream, take: (bytes: number) => boolean) {
+  const stream = new Transform({
+    transform(chunk: Buffer, _encoding, callback) {
+      if (take(chunk.length)) {
+        callback(null, chunk);
+        return;
+      }
+      // Data can flow before fastify listens for this stream's errors (pipe resumes on the next tick, the
+      // hook resolves later): stop the flow now and fail the stream once its reader is listening.
+      payload.unpipe(stream);
+      payload.pause();
+      callback();
+      setImmediate(() => stream.destroy(busy()));
+    },
+  });
+  payload.on('error', (error) => stream.destroy(error));
+  return payload.pipe(stream);
+}
+
+export function encodingOf(contentType: string | undefined): Encoding | undefined {
   const type = (contentType ?? '').split(';')[0]?.trim().toLowerCase();
   if (type === 'application/x-protobuf') return 'protobuf';
   if (type === 'application/json') return 'json';
@@ -57,7 +107,34 @@ export function registerOtlpRoute(app: FastifyInstance, opts: OtlpRouteOptions):
       .type(CONTENT_TYPES[encoding])
       .send(statusBody(encoding, code, message));
 
-  app.post('/v1/traces', async (request: FastifyRequest, reply: FastifyReply) => {
+  const { budget } = opts;
+  const retryAfter = () => opts.retryAfterSeconds + Math.floor(Math.random() * 3);
+
+  const preParsing = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    payload: NodeJS.ReadableStream,
+  ) => {
+    const { raw } = request;
+    // 'close' comes once the answer is sent or the connection is gone, whichever way the request ended.
+    reply.raw.once('close', () => budget.release(raw));
+    const declared = Number(request.headers['content-length']);
+    if (Number.isSafeInteger(declared) && declared >= 0) {
+      // Over the body limit: fastify answers 413 without reading it, so nothing is held for it.
+      if (declared <= opts.maxBodyBytes && !budget.take(raw, declared)) {
+        reply.header('retry-after', String(retryAfter()));
+        throw busy();
+      }
+      return payload;
+    }
+    return counted(payload, (bytes) => {
+      if (budget.take(raw, bytes)) return true;
+      reply.header('retry-after', String(retryAfter()));
+      return false;
+    });
+  };
+
+  app.post('/v1/traces', { preParsing }, async (request: FastifyRequest, reply: FastifyReply) => {
     const encoding = encodingOf(request.headers['content-type']);
     if (!encoding) {
       return fail(
@@ -73,8 +150,12 @@ export function registerOtlpRoute(app: FastifyInstance, opts: OtlpRouteOptions):
       .toLowerCase()
       .trim();
     if (contentEncoding === 'gzip') {
-      const out = await gunzipBounded(body, opts.maxBodyBytes);
-      if (!out.ok) return fail(reply, encoding, out.status, RPC_CODE.INVALID_ARGUMENT, out.message);
+      const out = await gunzipBounded(body, opts.maxBodyBytes, budget, request.raw);
+      if (!out.ok) {
+        if (out.status === 429) reply.header('retry-after', String(retryAfter()));
+        const code = out.status === 429 ? RPC_CODE.RESOURCE_EXHAUSTED : RPC_CODE.INVALID_ARGUMENT;
+        return fail(reply, encoding, out.status, code, out.message);
+      }
       body = out.body;
     } else if (contentEncoding !== 'identity' && contentEncoding !== '') {
       return fail(
@@ -94,9 +175,7 @@ export function registerOtlpRoute(app: FastifyInstance, opts: OtlpRouteOptions):
         const full = queued.reason === 'full';
         // Spread the retries: every refused exporter coming back after exactly the same delay would meet a
         // full queue again together.
-        const delay = full
-          ? opts.retryAfterSeconds + Math.floor(Math.random() * 3)
-          : opts.retryAfterSeconds;
+        const delay = full ? retryAfter() : opts.retryAfterSeconds;
         reply.header('retry-after', String(delay));
         return fail(
           reply,

@@ -1,6 +1,7 @@
 // GET /api/tools, /api/calls, /api/traces/:traceId, /api/conversations/:id and /api/health.
 import type { FastifyInstance } from 'fastify';
 import type { FlagsResponse } from '../detectors/flag.js';
+import type { BodyBudget } from '../ingest/body-budget.js';
 import type { WriteQueue } from '../ingest/write-queue.js';
 import type { Storage } from '../storage/storage.js';
 import {
@@ -20,11 +21,16 @@ import type {
   TraceResponse,
 } from './schemas.js';
 
-export type QueryRouteOptions = { storage: Storage; queue: WriteQueue; version: string };
+export type QueryRouteOptions = {
+  storage: Storage;
+  queue: WriteQueue;
+  budget: BodyBudget;
+  version: string;
+};
 
 export function registerQueryRoutes(
   app: FastifyInstance,
-  { storage, queue, version }: QueryRouteOptions,
+  { storage, queue, budget, version }: QueryRouteOptions,
 ): void {
   app.get('/api/tools', async (request, reply) => {
     const q = parseQuery(toolsQuerySchema, request.query);
@@ -74,5 +80,10 @@ export function registerQueryRoutes(
     return body;
   });
 
-  app.get('/api/health', async () => ({ status: 'ok', version, pendingSpans: queue.pendingSpans }));
+  app.get('/api/health', async () => ({
+    status: 'ok',
+    version,
+    pendingSpans: queue.pendingSpans,
+    bodyBytesInFlight: budget.stats.usedBytes,
+  }));
 }

@@ -17,6 +17,10 @@ Options:
   --retention AGE    delete data older than AGE, e.g. 7d, 24h (default: keep everything)
   --token TOKEN      require "Authorization: Bearer TOKEN" on every route (or set TOOLSCOPE_TOKEN)
   --max-body-mb N    largest accepted body after decompression, in MiB (default 16)
+  --max-inflight-mb N   request bodies held in memory at once, received plus inflated, in MiB;
+                     beyond it ingest answers 429 (default 64)
+  --max-pending-spans N   spans accepted but not yet committed; beyond it ingest answers 429
+                     (default 200000)
   --sync MODE        SQLite synchronous mode: normal (survives a process kill) or full (also power loss)
   --alert-webhook URL   POST each new flag once (JSON), retried with backoff
   --identical-retry-min N   calls with one input that make an identical_retry flag (default 3)
@@ -42,6 +46,8 @@ const serveFlagsSchema = z.object({
     .optional(),
   token: z.string().min(8, 'use at least 8 characters').optional(),
   'max-body-mb': z.coerce.number().min(0.001).max(1024).default(16),
+  'max-inflight-mb': z.coerce.number().min(0.001).max(65_536).default(64),
+  'max-pending-spans': z.coerce.number().int().min(1).max(100_000_000).default(200_000),
   sync: z.enum(['normal', 'full']).default('normal'),
   'alert-webhook': z.url({ protocol: /^https?$/ }).optional(),
   'identical-retry-min': z.coerce.number().int().min(2).max(100).optional(),
@@ -72,6 +78,8 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
         retention: { type: 'string' },
         token: { type: 'string' },
         'max-body-mb': { type: 'string' },
+        'max-inflight-mb': { type: 'string' },
+        'max-pending-spans': { type: 'string' },
         sync: { type: 'string' },
         'alert-webhook': { type: 'string' },
         'identical-retry-min': { type: 'string' },
@@ -117,6 +125,8 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
       token: f.token,
       retentionMs: f.retention,
       maxBodyBytes: Math.round(f['max-body-mb'] * 1024 * 1024),
+      maxInflightBytes: Math.round(f['max-inflight-mb'] * 1024 * 1024),
+      maxPendingSpans: f['max-pending-spans'],
       synchronous: f.sync === 'full' ? 'FULL' : 'NORMAL',
       alertWebhook: f['alert-webhook'],
       thresholds: {
