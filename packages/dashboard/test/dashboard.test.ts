@@ -8,7 +8,7 @@ import { type Collector, startCollector, type ToolsResponse } from '@toolscope/c
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launch, screenshot, watchedPage } from './browser.js';
-import { HOSTILE, type Seeded, seed } from './seed.js';
+import { CAPTURED_EMAIL, exportingProvider, HOSTILE, type Seeded, seed } from './seed.js';
 
 let dir: string;
 let collector: Collector;
@@ -64,8 +64,8 @@ describe('dashboard', () => {
       );
     }
     const getOrder = tools.find((t) => t.name === 'get_order');
-    // 3 + 1 invalid (story and uncorrected first try) of 4 + 1 + 12 calls.
-    expect(getOrder).toMatchObject({ calls: 17, errors: 4, codes: { INVALID_INPUT: 4 } });
+    // 3 + 1 invalid (story and uncorrected first try) of 4 + 1 + 1 (captured) + 12 calls.
+    expect(getOrder).toMatchObject({ calls: 18, errors: 4, codes: { INVALID_INPUT: 4 } });
     // Sorting by calls, ascending then descending, reorders the rows.
     const callsColumn = async () =>
       (await w.page.locator('table.tools tbody [data-col=calls]').allTextContents()).map(Number);
@@ -106,6 +106,18 @@ describe('dashboard', () => {
     expect(await story.nth(2).textContent()).toContain('same input as #1');
     expect(await story.nth(0).textContent()).toContain('do not retry as is');
     await screenshot(w.page, 'timeline');
+  });
+
+  it('shows a captured payload redacted, and the raw value nowhere on the page', async () => {
+    const w = await watchedPage(browser);
+    await w.page.goto(`${collector.url}/#/traces/${seeded.capturedTraceId}`);
+    const args = w.page.locator('details', { hasText: 'Arguments (redacted)' }).first();
+    await args.waitFor();
+    expect(await args.locator('pre.payload').textContent()).toContain('[REDACTED:email]');
+    for (const d of await w.page.locator('details').all())
+      await d.evaluate((el) => el.setAttribute('open', ''));
+    expect(await w.page.locator('main').textContent()).not.toContain(CAPTURED_EMAIL);
+    expect(w.errors).toEqual([]);
   });
 
   it('groups flags by kind and reaches the evidence from the flags view in two clicks', async () => {
@@ -173,10 +185,13 @@ describe('dashboard', () => {
 
     await box.fill('REJECTED');
     await box.press('Enter');
+    await w.page.getByRole('link', { name: 'code REJECTED' }).waitFor();
+    await screenshot(w.page, 'search');
     await w.page.getByRole('link', { name: 'code REJECTED' }).click();
     const calls = w.page.getByRole('table', { name: 'calls' });
     await calls.waitFor();
     expect(await calls.locator('tbody tr').count()).toBe(3);
+    await screenshot(w.page, 'calls');
   });
 
   it('renders hostile names and values as text and runs none of them', async () => {
@@ -226,6 +241,68 @@ describe('dashboard', () => {
     expect(w.errors).toEqual([]);
     expect(await w.violations()).toEqual([]);
   });
+});
+
+describe('time range and refresh', () => {
+  it('narrows to a custom range, refreshes on demand and live', async () => {
+    const w = await watchedPage(browser);
+    await w.page.goto(`${collector.url}/`);
+    const calls = w.page.locator('tr[data-tool="catalogue_list"] [data-col=calls]');
+    await calls.waitFor();
+    const before = Number(await calls.textContent());
+    expect(before).toBeGreaterThan(0);
+
+    // A custom range that ends before the data began: the overview is empty, and says so.
+    await w.page.getByRole('combobox', { name: 'time range' }).selectOption('custom');
+    const old = new Date(Date.now() - 3 * 86_400_000);
+    const stamp = (d: Date) => {
+      const pad = (n: number) => String(n).padStart(2, '0');
+      return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}`;
+    };
+    await w.page.getByLabel('from', { exact: true }).fill(stamp(old));
+    await w.page.getByLabel('to', { exact: true }).fill(stamp(new Date(old.getTime() + 3_600_000)));
+    await w.page.getByRole('button', { name: 'Apply' }).click();
+    await w.page.getByRole('heading', { name: 'No tool calls in this range yet' }).waitFor();
+    // A start after the end is refused with a message, not sent.
+    await w.page.getByLabel('to', { exact: true }).fill(stamp(new Date(old.getTime() - 3_600_000)));
+    await w.page.getByRole('button', { name: 'Apply' }).click();
+    await w.page
+      .getByRole('alert')
+      .getByText('the start must be a valid time before the end')
+      .waitFor();
+    await w.page.getByRole('combobox', { name: 'time range' }).selectOption('1h');
+    await calls.waitFor();
+    expect(Number(await calls.textContent())).toBe(before);
+
+    // New calls show after "refresh now", then by themselves with live on (every 10 s).
+    const more = async (n: number) => {
+      const provider = exportingProvider(collector.url, 'refresh-test');
+      const t = provider.getTracer('refresh');
+      for (let i = 0; i < n; i++)
+        t.startSpan('execute_tool catalogue_list', {
+          attributes: { 'gen_ai.tool.name': 'catalogue_list' },
+        }).end();
+      await provider.shutdown();
+    };
+    await more(2);
+    await w.page.getByRole('button', { name: 'refresh now' }).click();
+    await w.page.waitForFunction(
+      (want) =>
+        document.querySelector('tr[data-tool="catalogue_list"] [data-col=calls]')?.textContent ===
+        want,
+      String(before + 2),
+    );
+    await w.page.getByRole('checkbox', { name: 'live' }).check();
+    await more(3);
+    await w.page.waitForFunction(
+      (want) =>
+        document.querySelector('tr[data-tool="catalogue_list"] [data-col=calls]')?.textContent ===
+        want,
+      String(before + 5),
+      { timeout: 15_000 },
+    );
+    expect(w.errors).toEqual([]);
+  }, 40_000);
 });
 
 describe('dashboard states', () => {

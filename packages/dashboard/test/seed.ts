@@ -27,9 +27,14 @@ export type Seeded = {
   hostileTraceId: string;
   conversationId: string;
   callId: string;
+  /** A captured call whose arguments hold an e-mail address, which capture must mask. */
+  capturedTraceId: string;
 };
 
-function provider(url: string, service: string) {
+export const CAPTURED_EMAIL = 'ana.lima@example.com';
+
+/** A tracer provider that exports to the collector at `url` with the real OTLP protobuf exporter. */
+export function exportingProvider(url: string, service: string) {
   return new BasicTracerProvider({
     resource: resourceFromAttributes({ 'service.name': service }),
     spanProcessors: [
@@ -47,8 +52,8 @@ async function within<T>(root: Span, fn: () => Promise<T>): Promise<T> {
 export async function seed(url: string): Promise<Seeded> {
   const manager = new AsyncLocalStorageContextManager().enable();
   context.setGlobalContextManager(manager);
-  const orders = provider(url, 'orders-mcp');
-  const evil = provider(url, HOSTILE.service);
+  const orders = exportingProvider(url, 'orders-mcp');
+  const evil = exportingProvider(url, HOSTILE.service);
   const agent = orders.getTracer('scripted-agent');
 
   const getOrder = defineTool({
@@ -99,6 +104,11 @@ export async function seed(url: string): Promise<Seeded> {
     await getOrder.call({ customerId: 'c-42' }, { conversationId, callId });
   });
   fixed.end();
+  const captured = agent.startSpan('agent.turn');
+  await within(captured, async () => {
+    await getOrder.call({ customerId: CAPTURED_EMAIL });
+  });
+  captured.end();
   for (let i = 0; i < 12; i++) {
     const turn = agent.startSpan('agent.turn');
     await within(turn, async () => {
@@ -151,5 +161,6 @@ export async function seed(url: string): Promise<Seeded> {
     hostileTraceId: root.spanContext().traceId,
     conversationId,
     callId,
+    capturedTraceId: captured.spanContext().traceId,
   };
 }
