@@ -1,7 +1,9 @@
 // The executor's retry policy: how many attempts, how long to wait between them.
 import { z } from 'zod';
 
-export const retryPolicySchema = z.object({
+// Strict: a misspelt key (`baseDelayMs`, `retries`) would otherwise be dropped silently and the tool would run
+// with the defaults; defineTool refuses it at startup instead, naming the key.
+export const retryPolicySchema = z.strictObject({
   /** Attempts within one call, the first included; 1 means no retry. */
   maxAttempts: z.number().int().min(1).max(20).default(1),
   /** Base delay of the exponential backoff. */

@@ -377,5 +377,17 @@ describe('never throws', () => {
         execute: () => ({}),
       }),
     ).toThrow(/name: use 1–128 letters.*version/);
+    expect(() =>
+      defineTool({
+        name: 'typo',
+        version: '1',
+        effect: 'read',
+        description: '',
+        input: z.object({}),
+        output: z.object({}),
+        retry: { maxAttempts: 3, baseDelayMs: 10 } as never,
+        execute: () => ({}),
+      }),
+    ).toThrow(/retry: Unrecognized key: "baseDelayMs"/);
   });
 });
