@@ -243,6 +243,56 @@ describe('dashboard', () => {
   });
 });
 
+describe('keyboard and error states', () => {
+  it('reaches every control from the keyboard and sorts with Enter', async () => {
+    const w = await watchedPage(browser);
+    await w.page.goto(`${collector.url}/`);
+    await w.page.locator('table.tools').waitFor();
+    const reached: string[] = [];
+    for (let i = 0; i < 16; i++) {
+      await w.page.keyboard.press('Tab');
+      reached.push(
+        await w.page.evaluate(() => {
+          const el = document.activeElement as HTMLElement | null;
+          const tag = el?.tagName.toLowerCase();
+          const type = el?.getAttribute('type');
+          const name = el?.getAttribute('aria-label') ?? el?.textContent?.trim() ?? '';
+          return `${tag}${type === 'checkbox' ? '[checkbox]' : ''}:${name}`;
+        }),
+      );
+    }
+    for (const control of [
+      'a:Overview',
+      'a:Flags',
+      'input:search by trace id, call id, conversation id, tool or code',
+      'button:Search',
+      'select:time range',
+      'button:refresh now',
+    ])
+      expect(reached, control).toContain(control);
+    expect(reached, 'the live checkbox').toContain('input[checkbox]:');
+    expect(reached.some((r) => /^button:Tool/.test(r))).toBe(true); // the first sort header
+    // Sorting from the keyboard: focus the Calls header and press Enter.
+    await w.page.getByRole('button', { name: /^Calls/ }).focus();
+    await w.page.keyboard.press('Enter');
+    expect(
+      await w.page.getByRole('columnheader', { name: /^Calls/ }).getAttribute('aria-sort'),
+    ).toBe('ascending');
+  });
+
+  it('says what could not be found instead of showing an empty page', async () => {
+    const w = await watchedPage(browser);
+    await w.page.goto(`${collector.url}/#/traces/${'ab'.repeat(16)}`);
+    const alert = w.page.getByRole('alert');
+    await alert.waitFor();
+    expect(await alert.textContent()).toMatch(/Could not load .*trace/i);
+    await w.page.goto(`${collector.url}/#/traces/not-a-trace-id`);
+    await w.page.getByRole('alert').waitFor();
+    expect(await w.page.getByRole('alert').textContent()).toMatch(/traceId|trace id/i);
+    expect(w.errors).toEqual([]);
+  });
+});
+
 describe('time range and refresh', () => {
   it('narrows to a custom range, refreshes on demand and live', async () => {
     const w = await watchedPage(browser);
