@@ -31,7 +31,10 @@ describe('toolscope CLI', () => {
     const io = captureIo();
     expect(await runCli([], io)).toBe(2);
     expect(io.stdout).toContain('Usage: toolscope <command>');
-    expect(await runCli(['serve', '--help'], captureIo())).toBe(0);
+    const help = captureIo();
+    expect(await runCli(['serve', '--help'], help)).toBe(0);
+    for (const flag of ['--max-body-mb', '--max-inflight-mb', '--max-pending-spans'])
+      expect(help.stdout).toContain(flag);
   });
 
   it.each([
@@ -41,6 +44,8 @@ describe('toolscope CLI', () => {
     [['serve', '--retention', 'forever'], '--retention: expected a duration'],
     [['serve', '--frobnicate'], "Unknown option '--frobnicate'"],
     [['serve', '--token', 'short'], '--token: use at least 8 characters'],
+    [['serve', '--max-inflight-mb', '0'], '--max-inflight-mb:'],
+    [['serve', '--max-pending-spans', '1.5'], '--max-pending-spans:'],
   ])('exits 2 with a clear message for %j', async (argv, message) => {
     const io = captureIo();
     expect(await runCli(argv, io)).toBe(2);
