@@ -62,34 +62,14 @@ export async function runCall(
     diag.warn(
       `@toolscope/instrument: ${t.name}.call got invalid options: ${parsedOptions.problems}`,
     );
-    executed = {
-      result: failure({
-        code: 'FAILED',
-        tool: t.name,
-        attempt: firstAttempt,
-        retryable: false,
-        partialEffect: false,
-      }),
-      replay: false,
-      failedAttempts: 0,
-    };
+    executed = internalFailure(t.name, firstAttempt);
   } else {
     try {
       executed = await withContext(span.context, execute, t, rawInput, opts, firstAttempt, span);
     } catch (error) {
       // Only a defect of this package lands here; the caller still gets an envelope.
       diag.error(`@toolscope/instrument: internal error in ${t.name}.call`, error);
-      executed = {
-        result: failure({
-          code: 'FAILED',
-          tool: t.name,
-          attempt: firstAttempt,
-          retryable: false,
-          partialEffect: false,
-        }),
-        replay: false,
-        failedAttempts: 0,
-      };
+      executed = internalFailure(t.name, firstAttempt);
     }
   }
   recordResult(
@@ -107,6 +87,15 @@ export async function runCall(
   }
   span.end(executed.result.ok ? undefined : executed.result.code);
   return executed.result;
+}
+
+/** FAILED for bad call options or a defect of this package: the caller still gets an envelope. */
+function internalFailure(tool: string, attempt: number): Executed {
+  return {
+    result: failure({ code: 'FAILED', tool, attempt, retryable: false, partialEffect: false }),
+    replay: false,
+    failedAttempts: 0,
+  };
 }
 
 function safeRedact(redactor: Redactor, value: unknown): string {
