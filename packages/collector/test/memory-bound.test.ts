@@ -18,7 +18,7 @@ const CONNECTIONS = 96;
 const TRACES = 5000; // 8 spans each, 6 of them tool calls
 const BATCH = 1024;
 /**
- * Measured on this machine class with this load: 445-463 MiB peak with the budget, 680-683 MiB with it raised
+ * Measured on this machine class with this load: 411-463 MiB peak with the budget, 680-683 MiB with it raised
  * out of the way (--max-inflight-mb 60000: every bomb inflates its 8 MiB at once). About 120 MiB of either is
  * the process at start (tsx included), the rest decoded spans waiting in the queue and GC lag.
  */
