@@ -1,40 +1,15 @@
 // Crash safety: a client sends batches while the collector process is killed with SIGKILL at random moments,
 // 20 times. After each restart the database passes PRAGMA integrity_check and every span whose batch was
 // acknowledged with 200 is stored.
-import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { jsonBody } from './harness.js';
+import { jsonBody, startServe } from './harness.js';
 
-const main = fileURLToPath(new URL('../src/cli/main.ts', import.meta.url));
 const KILLS = 20;
 const SPANS_PER_BATCH = 20;
-
-/** One process (tsx as an in-process loader), so SIGKILL takes the writer thread down with it. */
-function startServe(db: string): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(
-    process.execPath,
-    ['--conditions=@toolscope/source', '--import', 'tsx', main, 'serve', '--db', db, '--port', '0'],
-    {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
-  return new Promise((resolve, reject) => {
-    let out = '';
-    child.stdout?.on('data', (d: Buffer) => {
-      out += d.toString();
-      const m = /listening on (http:\/\/\S+)/.exec(out);
-      if (m?.[1]) resolve({ child, url: m[1] });
-    });
-    child.on('exit', (code) =>
-      reject(new Error(`serve exited (${code}) before listening: ${out}`)),
-    );
-  });
-}
 
 describe('crash safety', () => {
   it(`keeps every acknowledged span through ${KILLS} SIGKILLs at random moments`, async () => {

@@ -8,7 +8,13 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runCli } from '../src/index.js';
-import { jsonBody, postJson, startTestCollector, type TestCollector } from './harness.js';
+import {
+  postJson,
+  startTestCollector,
+  type TestCollector,
+  toolBatch,
+  traceStored,
+} from './harness.js';
 
 function tryMount(dir: string, sizeMb: number): string | undefined {
   try {
@@ -45,16 +51,7 @@ afterEach(async () => {
 });
 
 /** A body big enough that its commit needs fresh pages: 400 spans with 2 KiB attributes. */
-const big = (seed: number) =>
-  jsonBody(seed, 400, (i) => ({
-    attributes: [
-      { key: 'gen_ai.tool.name', value: { stringValue: 'get_order' } },
-      { key: 'payload', value: { stringValue: `${seed}-${i}-`.padEnd(2048, 'x') } },
-    ],
-  }));
-
-const traceStored = async (url: string, seed: number) =>
-  (await fetch(`${url}/api/traces/${seed.toString(16).padStart(32, '0')}`)).status === 200;
+const big = (seed: number) => toolBatch(seed, 400, 2048);
 
 describe.skipIf(!mountable)('disk faults (tmpfs)', () => {
   it('answers 503 while the disk is full, loses nothing acknowledged, and recovers when space returns', async () => {

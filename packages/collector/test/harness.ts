@@ -1,8 +1,10 @@
 // Shared fixtures of the collector tests: a collector on a loopback port with a temporary SQLite file, real
 // OTel exporters pointed at it, and small request helpers.
+import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { OTLPTraceExporter as JsonExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { OTLPTraceExporter as ProtoExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { resourceFromAttributes } from '@opentelemetry/resources';
@@ -98,6 +100,59 @@ export function jsonBody(
       },
     ],
   };
+}
+
+/** `count` tool spans of one trace (id from `seed`), each with a `payloadBytes` string attribute. */
+export const toolBatch = (seed: number, count: number, payloadBytes: number) =>
+  jsonBody(seed, count, (i) => ({
+    attributes: [
+      { key: 'gen_ai.tool.name', value: { stringValue: 'get_order' } },
+      { key: 'payload', value: { stringValue: `${seed}-${i}-`.padEnd(payloadBytes, 'x') } },
+    ],
+  }));
+
+/** Whether the trace of `jsonBody(seed, …)` is stored. */
+export const traceStored = async (url: string, seed: number) =>
+  (await fetch(`${url}/api/traces/${hex(seed, 32)}`)).status === 200;
+
+const cliMain = fileURLToPath(new URL('../src/cli/main.ts', import.meta.url));
+
+/**
+ * `toolscope serve` as its own process (tsx as an in-process loader, so a signal to it reaches the writer
+ * thread too), resolved once it listens.
+ */
+export function startServe(
+  db: string,
+  extraArgs: string[] = [],
+): Promise<{ child: ChildProcess; url: string }> {
+  const child = spawn(
+    process.execPath,
+    [
+      '--conditions=@toolscope/source',
+      '--import',
+      'tsx',
+      cliMain,
+      'serve',
+      '--db',
+      db,
+      '--port',
+      '0',
+      ...extraArgs,
+    ],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  child.stderr?.resume();
+  return new Promise((resolve, reject) => {
+    let out = '';
+    child.stdout?.on('data', (d: Buffer) => {
+      out += d.toString();
+      const m = /listening on (http:\/\/\S+)/.exec(out);
+      if (m?.[1]) resolve({ child, url: m[1] });
+    });
+    child.on('exit', (code) =>
+      reject(new Error(`serve exited (${code}) before listening: ${out}`)),
+    );
+  });
 }
 
 export function postJson(url: string, body: unknown, headers: Record<string, string> = {}) {

@@ -3,22 +3,21 @@
 // spaces in 64 KiB, cut at the 8 MiB body limit) over and over, half sending 40 protobuf batches of 1,024 spans
 // and retrying on 429. Every bomb is refused (413 or 429, never 200 or 5xx), every batch is stored in the end,
 // and the process's peak RSS (VmHWM, read from /proc) stays under the ceiling below.
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
 import { makeSpans, protobufBatches } from '../bench/spans.js';
 import type { ToolsResponse } from '../src/index.js';
+import { startServe } from './harness.js';
 
-const main = fileURLToPath(new URL('../src/cli/main.ts', import.meta.url));
 const CONNECTIONS = 96;
 const TRACES = 5000; // 8 spans each, 6 of them tool calls
 const BATCH = 1024;
 /**
- * Measured on this machine class with this load: 411-463 MiB peak with the budget, 680-683 MiB with it raised
+ * Measured on this machine class with this load: 411-467 MiB peak with the budget, 680-683 MiB with it raised
  * out of the way (--max-inflight-mb 60000: every bomb inflates its 8 MiB at once). About 120 MiB of either is
  * the process at start (tsx included), the rest decoded spans waiting in the queue and GC lag.
  */
@@ -37,38 +36,16 @@ const statusMiB = (pid: number, field: 'VmHWM' | 'VmRSS') =>
 
 describe('memory under hostile concurrency', () => {
   it(`stays under ${CEILING_MIB} MiB with ${CONNECTIONS} connections of gzip bombs and large batches`, async () => {
-    const proc = spawn(
-      process.execPath,
-      [
-        '--conditions=@toolscope/source',
-        '--import',
-        'tsx',
-        main,
-        'serve',
-        '--db',
-        join(dir, 'memory.db'),
-        '--port',
-        '0',
-        '--max-body-mb',
-        '8',
-        '--max-inflight-mb',
-        '32',
-        '--max-pending-spans',
-        '20000',
-      ],
-      { stdio: ['ignore', 'pipe', 'inherit'] },
-    );
+    const { child: proc, url } = await startServe(join(dir, 'memory.db'), [
+      '--max-body-mb',
+      '8',
+      '--max-inflight-mb',
+      '32',
+      '--max-pending-spans',
+      '20000',
+    ]);
     child = proc;
     const pid = proc.pid as number;
-    let out = '';
-    const url = await new Promise<string>((resolve, reject) => {
-      proc.stdout?.on('data', (d: Buffer) => {
-        out += d.toString();
-        const m = /listening on (http:\/\/\S+)/.exec(out);
-        if (m?.[1]) resolve(m[1]);
-      });
-      proc.on('exit', (code) => reject(new Error(`serve exited (${code}): ${out}`)));
-    });
     const baseline = statusMiB(pid, 'VmRSS');
     const bomb = gzipSync(Buffer.alloc(64 * 1024 * 1024, 0x20));
     const batches = protobufBatches(makeSpans(TRACES), BATCH);

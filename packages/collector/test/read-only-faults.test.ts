@@ -10,7 +10,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import { jsonBody, postJson, startTestCollector, type TestCollector } from './harness.js';
+import {
+  postJson,
+  startTestCollector,
+  type TestCollector,
+  toolBatch,
+  traceStored,
+} from './harness.js';
 
 const chattr = (flag: '+i' | '-i', files: string[]) =>
   execFileSync('chattr', [flag, ...files], { stdio: 'pipe' });
@@ -44,16 +50,7 @@ afterEach(async () => {
   dir = undefined;
 });
 
-const batch = (seed: number) =>
-  jsonBody(seed, 200, (i) => ({
-    attributes: [
-      { key: 'gen_ai.tool.name', value: { stringValue: 'get_order' } },
-      { key: 'payload', value: { stringValue: `${seed}-${i}-`.padEnd(512, 'x') } },
-    ],
-  }));
-
-const traceStored = async (url: string, seed: number) =>
-  (await fetch(`${url}/api/traces/${seed.toString(16).padStart(32, '0')}`)).status === 200;
+const batch = (seed: number) => toolBatch(seed, 200, 512);
 
 describe.skipIf(!immutableFlag)('a database made read-only while the collector runs', () => {
   it('answers 503 while its files are immutable, keeps what it acknowledged, and recovers', async () => {

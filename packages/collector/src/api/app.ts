@@ -7,7 +7,7 @@ import { CONTENT_TYPES, RPC_CODE, statusBody } from '../otlp/responses.js';
 import type { Storage } from '../storage/storage.js';
 import { tokenCheck } from './auth.js';
 import { registerDetailRoutes } from './detail-routes.js';
-import { BODIES_IN_FLIGHT, encodingOf, registerOtlpRoute } from './otlp-route.js';
+import { BODIES_IN_FLIGHT, encodingOf, registerOtlpRoute, spreadRetryAfter } from './otlp-route.js';
 import { registerQueryRoutes } from './query-routes.js';
 import {
   isDashboardAsset,
@@ -78,8 +78,8 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
       const status = error.code === 'FST_ERR_CTP_BODY_TOO_LARGE' ? 413 : (error.statusCode ?? 500);
       if (status >= 500) request.log.error({ err: error }, 'request failed');
       const message = status >= 500 ? COLLECTOR_ERRORS.INTERNAL.message : error.message;
-      if (error.code === BODIES_IN_FLIGHT && !reply.hasHeader('retry-after')) {
-        reply.header('retry-after', String(retryAfterSeconds));
+      if (error.code === BODIES_IN_FLIGHT) {
+        reply.header('retry-after', spreadRetryAfter(retryAfterSeconds));
       }
       if (request.url.startsWith('/v1/')) {
         // OTLP clients read the answer in the encoding they sent (google.rpc.Status).

@@ -25,11 +25,16 @@ export type OtlpRouteOptions = {
 
 /** Error for bodies that do not fit the in-flight budget now; the app's error handler answers 429. */
 export const BODIES_IN_FLIGHT = 'TOOLSCOPE_BODIES_IN_FLIGHT';
+const BUSY_MESSAGE = 'too many request bytes in flight: retry after the indicated delay';
 const busy = () =>
-  Object.assign(new Error('too many request bytes in flight: retry after the indicated delay'), {
-    statusCode: 429,
-    code: BODIES_IN_FLIGHT,
-  });
+  Object.assign(new Error(BUSY_MESSAGE), { statusCode: 429, code: BODIES_IN_FLIGHT });
+
+/**
+ * Retry-After for a 429: spread over a few seconds, since every refused exporter coming back after exactly the
+ * same delay would meet a full queue or budget again together.
+ */
+export const spreadRetryAfter = (baseSeconds: number) =>
+  String(baseSeconds + Math.floor(Math.random() * 3));
 
 type Gunzip = { ok: true; body: Buffer } | { ok: false; status: 400 | 413 | 429; message: string };
 
@@ -44,7 +49,7 @@ async function gunzipBounded(
   request: IncomingMessage,
 ): Promise<Gunzip> {
   const cap = budget.takeUpTo(request, limit);
-  if (cap <= 0) return { ok: false, status: 429, message: busy().message };
+  if (cap <= 0) return { ok: false, status: 429, message: BUSY_MESSAGE };
   const result = await new Promise<Gunzip>((resolve) => {
     // maxOutputLength stops inflating at the cap: a gzip bomb costs at most `cap` bytes of memory.
     gunzip(body, { maxOutputLength: cap }, (error, out) => {
@@ -53,7 +58,7 @@ async function gunzipBounded(
         resolve({ ok: false, status: 400, message: 'invalid gzip body' });
       } else if (cap < limit) {
         // Over what was free but maybe not over the limit: later, with other bodies gone, it may fit.
-        resolve({ ok: false, status: 429, message: busy().message });
+        resolve({ ok: false, status: 429, message: BUSY_MESSAGE });
       } else {
         resolve({
           ok: false,
@@ -108,7 +113,6 @@ export function registerOtlpRoute(app: FastifyInstance, opts: OtlpRouteOptions):
       .send(statusBody(encoding, code, message));
 
   const { budget } = opts;
-  const retryAfter = () => opts.retryAfterSeconds + Math.floor(Math.random() * 3);
 
   const preParsing = async (
     request: FastifyRequest,
@@ -121,17 +125,11 @@ export function registerOtlpRoute(app: FastifyInstance, opts: OtlpRouteOptions):
     const declared = Number(request.headers['content-length']);
     if (Number.isSafeInteger(declared) && declared >= 0) {
       // Over the body limit: fastify answers 413 without reading it, so nothing is held for it.
-      if (declared <= opts.maxBodyBytes && !budget.take(raw, declared)) {
-        reply.header('retry-after', String(retryAfter()));
-        throw busy();
-      }
+      // The app's error handler answers the thrown error: 429 with Retry-After.
+      if (declared <= opts.maxBodyBytes && !budget.take(raw, declared)) throw busy();
       return payload;
     }
-    return counted(payload, (bytes) => {
-      if (budget.take(raw, bytes)) return true;
-      reply.header('retry-after', String(retryAfter()));
-      return false;
-    });
+    return counted(payload, (bytes) => budget.take(raw, bytes));
   };
 
   app.post('/v1/traces', { preParsing }, async (request: FastifyRequest, reply: FastifyReply) => {
@@ -152,7 +150,8 @@ export function registerOtlpRoute(app: FastifyInstance, opts: OtlpRouteOptions):
     if (contentEncoding === 'gzip') {
       const out = await gunzipBounded(body, opts.maxBodyBytes, budget, request.raw);
       if (!out.ok) {
-        if (out.status === 429) reply.header('retry-after', String(retryAfter()));
+        if (out.status === 429)
+          reply.header('retry-after', spreadRetryAfter(opts.retryAfterSeconds));
         const code = out.status === 429 ? RPC_CODE.RESOURCE_EXHAUSTED : RPC_CODE.INVALID_ARGUMENT;
         return fail(reply, encoding, out.status, code, out.message);
       }
@@ -173,10 +172,10 @@ export function registerOtlpRoute(app: FastifyInstance, opts: OtlpRouteOptions):
       const queued = opts.queue.enqueue(spans);
       if (!queued.ok) {
         const full = queued.reason === 'full';
-        // Spread the retries: every refused exporter coming back after exactly the same delay would meet a
-        // full queue again together.
-        const delay = full ? retryAfter() : opts.retryAfterSeconds;
-        reply.header('retry-after', String(delay));
+        reply.header(
+          'retry-after',
+          full ? spreadRetryAfter(opts.retryAfterSeconds) : String(opts.retryAfterSeconds),
+        );
         return fail(
           reply,
           encoding,
