@@ -70,7 +70,7 @@ if (code !== 0) process.stderr.write(`demo: the agent exited with ${code}\n`);
 // Everything the agent and servers exported is acknowledged; wait until it is committed too.
 while (collector.queue.pendingSpans > 0) await new Promise((r) => setTimeout(r, 50));
 const now = BigInt(Date.now()) * 1_000_000n;
-const flags: Flag[] = collector.storage.flags(now - 3_600_000n * 1_000_000n, now + 1n, {});
+const flags: Flag[] = await collector.storage.flags(now - 3_600_000n * 1_000_000n, now + 1n, {});
 process.stdout.write('\nflags:\n');
 let missing = 0;
 for (const expected of EXPECTED_FLAGS) {

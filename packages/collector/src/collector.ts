@@ -8,13 +8,15 @@ import type { LoopThresholds } from './detectors/retry-loops.js';
 import { BodyBudget } from './ingest/body-budget.js';
 import { startRetention } from './ingest/retention.js';
 import { WriteQueue } from './ingest/write-queue.js';
-import { openSqliteStorage } from './storage/sqlite-storage.js';
-import type { Storage } from './storage/storage.js';
+import type { Storage } from './storage/contract.js';
+import { openStorage } from './storage/open.js';
 import { COLLECTOR_VERSION } from './version.js';
 
 export type CollectorOptions = {
-  /** SQLite file; `:memory:` for a throwaway store. */
+  /** SQLite file (`:memory:` for a throwaway store) or a `postgres://` URL. */
   db: string;
+  /** Most PostgreSQL connections of this process (default 10). */
+  poolSize?: number;
   host?: string;
   port?: number;
   token?: string | undefined;
@@ -53,11 +55,12 @@ export type Collector = {
 export async function startCollector(options: CollectorOptions): Promise<Collector> {
   const storage =
     options.storage ??
-    openSqliteStorage(options.db, {
+    (await openStorage(options.db, {
+      ...(options.poolSize ? { poolSize: options.poolSize } : {}),
       ...(options.synchronous ? { synchronous: options.synchronous } : {}),
       ...(options.thresholds ? { thresholds: options.thresholds } : {}),
       ...(options.drift ? { drift: options.drift } : {}),
-    });
+    }));
   const queue = new WriteQueue(storage, {
     maxPendingSpans: options.maxPendingSpans ?? 200_000,
     maxBatchSpans: options.maxBatchSpans ?? 8192,

@@ -54,7 +54,25 @@ export type {
   DecodeResult,
   NormalizedSpan,
 } from './otlp/model.js';
-export type { SqliteOptions } from './storage/sqlite-storage.js';
-export { openSqliteStorage } from './storage/sqlite-storage.js';
-export type { CallFilter, Storage, WriteOutcome } from './storage/storage.js';
+export type {
+  BackendKind,
+  CallFilter,
+  CallPage,
+  CallRecord,
+  ConversationSpans,
+  FlagFilter,
+  SearchHit,
+  Series,
+  SpanReader,
+  SpanWriter,
+  Storage,
+  StoredSpan,
+  ToolDetail,
+  ToolSummary,
+  WriteOutcome,
+} from './storage/contract.js';
+export type { OpenOptions } from './storage/open.js';
+export { isPostgresUrl, openStorage } from './storage/open.js';
+export type { SqliteOptions } from './storage/sqlite/sqlite-storage.js';
+export { openSqliteStorage } from './storage/sqlite/sqlite-storage.js';
 export { COLLECTOR_VERSION } from './version.js';

@@ -85,7 +85,7 @@ describe('toolscope CLI', () => {
     // The data is there for the next process.
     const { openSqliteStorage } = await import('../src/index.js');
     const storage = openSqliteStorage(join(dir, 'x.db'));
-    expect(storage.trace((77).toString(16).padStart(32, '0'))).toHaveLength(3);
+    expect(await storage.trace((77).toString(16).padStart(32, '0'))).toHaveLength(3);
     await storage.close();
   });
 });

@@ -2,7 +2,7 @@
 // is retried with backoff and never blocks ingest. Flags present when the collector starts count as already
 // sent, so a restart does not repeat them.
 import type { Flag } from '../detectors/flag.js';
-import type { Storage } from '../storage/storage.js';
+import type { Storage } from '../storage/contract.js';
 
 export type WebhookOptions = {
   intervalMs?: number;
@@ -72,7 +72,11 @@ export function startWebhook(storage: Storage, url: string, options: WebhookOpti
     const untilNs = BigInt(Date.now()) * 1_000_000n;
     let flags: Flag[];
     try {
-      flags = storage.flags(untilNs - BigInt(windowMs) * 1_000_000n, untilNs + 60_000_000_000n, {});
+      flags = await storage.flags(
+        untilNs - BigInt(windowMs) * 1_000_000n,
+        untilNs + 60_000_000_000n,
+        {},
+      );
     } catch (error) {
       options.onError?.(
         `alert webhook: cannot read flags: ${error instanceof Error ? error.message : String(error)}`,

@@ -4,7 +4,7 @@ import { COLLECTOR_ERRORS } from '../errors.js';
 import { BodyBudget } from '../ingest/body-budget.js';
 import type { WriteQueue } from '../ingest/write-queue.js';
 import { CONTENT_TYPES, RPC_CODE, statusBody } from '../otlp/responses.js';
-import type { Storage } from '../storage/storage.js';
+import type { Storage } from '../storage/contract.js';
 import { tokenCheck } from './auth.js';
 import { registerDetailRoutes } from './detail-routes.js';
 import { BODIES_IN_FLIGHT, encodingOf, registerOtlpRoute, spreadRetryAfter } from './otlp-route.js';

@@ -1,7 +1,7 @@
 // GET /api/tools/:name, /api/timeseries and /api/search: the data behind the dashboard's tool page, the
 // overview chart and the search box.
 import type { FastifyInstance } from 'fastify';
-import type { Storage } from '../storage/storage.js';
+import type { Storage } from '../storage/contract.js';
 import {
   parseQuery,
   rangeOf,
@@ -23,7 +23,7 @@ export function registerDetailRoutes(app: FastifyInstance, storage: Storage): vo
     if (!q.ok) return badRequest(reply, q.message);
     const range = rangeOf(q.data);
     if ('error' in range) return badRequest(reply, range.error);
-    const body: ToolDetailResponse | null = storage.toolDetail(
+    const body: ToolDetailResponse | null = await storage.toolDetail(
       p.data.name,
       range.sinceNs,
       range.untilNs,
@@ -40,7 +40,7 @@ export function registerDetailRoutes(app: FastifyInstance, storage: Storage): vo
     // Default step: about 60 points over the range.
     const rangeMs = Number((range.untilNs - range.sinceNs) / 1_000_000n);
     const step = q.data.step ?? Math.max(60_000, Math.round(rangeMs / 60 / 60_000) * 60_000);
-    const body: TimeseriesResponse = storage.timeseries(
+    const body: TimeseriesResponse = await storage.timeseries(
       range.sinceNs,
       range.untilNs,
       step,
@@ -53,7 +53,7 @@ export function registerDetailRoutes(app: FastifyInstance, storage: Storage): vo
     const q = parseQuery(searchQuerySchema, request.query);
     if (!q.ok) return badRequest(reply, q.message);
     const body: SearchResponse = {
-      results: storage.search(q.data.q, BigInt(Date.now()) * 1_000_000n - WEEK_NS),
+      results: await storage.search(q.data.q, BigInt(Date.now()) * 1_000_000n - WEEK_NS),
     };
     return body;
   });

@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import type { FlagsResponse } from '../detectors/flag.js';
 import type { BodyBudget } from '../ingest/body-budget.js';
 import type { WriteQueue } from '../ingest/write-queue.js';
-import type { Storage } from '../storage/storage.js';
+import type { Storage } from '../storage/contract.js';
 import {
   callsQuerySchema,
   conversationParams,
@@ -37,7 +37,9 @@ export function registerQueryRoutes(
     if (!q.ok) return badRequest(reply, q.message);
     const range = rangeOf(q.data);
     if ('error' in range) return badRequest(reply, range.error);
-    const body: ToolsResponse = { tools: storage.tools(range.sinceNs, range.untilNs, q.data.tool) };
+    const body: ToolsResponse = {
+      tools: await storage.tools(range.sinceNs, range.untilNs, q.data.tool),
+    };
     return body;
   });
 
@@ -47,14 +49,14 @@ export function registerQueryRoutes(
     const range = rangeOf(q.data);
     if ('error' in range) return badRequest(reply, range.error);
     const { since: _s, until: _u, ...filters } = q.data;
-    const body: CallsResponse = storage.calls({ ...filters, ...range });
+    const body: CallsResponse = await storage.calls({ ...filters, ...range });
     return body;
   });
 
   app.get('/api/traces/:traceId', async (request, reply) => {
     const p = parseQuery(traceIdParams, request.params);
     if (!p.ok) return badRequest(reply, p.message);
-    const spans = storage.trace(p.data.traceId);
+    const spans = await storage.trace(p.data.traceId);
     if (!spans) return notFound(reply, `trace ${p.data.traceId} is not stored`);
     const body: TraceResponse = { traceId: p.data.traceId, spans };
     return body;
@@ -63,7 +65,7 @@ export function registerQueryRoutes(
   app.get('/api/conversations/:id', async (request, reply) => {
     const p = parseQuery(conversationParams, request.params);
     if (!p.ok) return badRequest(reply, p.message);
-    const found = storage.conversation(p.data.id);
+    const found = await storage.conversation(p.data.id);
     if (!found) return notFound(reply, `conversation ${p.data.id} is not stored`);
     const body: ConversationResponse = { conversationId: p.data.id, ...found };
     return body;
@@ -75,7 +77,10 @@ export function registerQueryRoutes(
     const range = rangeOf(q.data);
     if ('error' in range) return badRequest(reply, range.error);
     const body: FlagsResponse = {
-      flags: storage.flags(range.sinceNs, range.untilNs, { kind: q.data.kind, tool: q.data.tool }),
+      flags: await storage.flags(range.sinceNs, range.untilNs, {
+        kind: q.data.kind,
+        tool: q.data.tool,
+      }),
     };
     return body;
   });

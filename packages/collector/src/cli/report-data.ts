@@ -2,8 +2,8 @@
 import { existsSync } from 'node:fs';
 import { type ToolStats, toolsResponseSchema } from '../api/schemas.js';
 import { type Flag, flagsResponseSchema } from '../detectors/flag.js';
-import { openSqliteStorage } from '../storage/sqlite-storage.js';
-import type { Storage } from '../storage/storage.js';
+import type { Storage } from '../storage/contract.js';
+import { isPostgresUrl, openStorage, redactDbUrl } from '../storage/open.js';
 
 export type ReportData = { tools: ToolStats[]; flags: Flag[] };
 export type Source =
@@ -20,28 +20,29 @@ export async function loadReport(source: Source, sinceMs: number): Promise<Loade
     return {
       ok: true,
       data: {
-        tools: source.storage.tools(sinceNs, untilNs),
-        flags: source.storage.flags(sinceNs, untilNs, {}),
+        tools: await source.storage.tools(sinceNs, untilNs),
+        flags: await source.storage.flags(sinceNs, untilNs, {}),
       },
     };
   }
   if ('db' in source) {
-    if (!existsSync(source.db)) return { ok: false, message: `no database at ${source.db}` };
+    if (!isPostgresUrl(source.db) && !existsSync(source.db))
+      return { ok: false, message: `no database at ${source.db}` };
     let storage: Storage;
     try {
-      storage = openSqliteStorage(source.db);
+      storage = await openStorage(source.db);
     } catch (error) {
       return {
         ok: false,
-        message: `cannot open ${source.db}: ${error instanceof Error ? error.message : String(error)}`,
+        message: `cannot open ${redactDbUrl(source.db)}: ${error instanceof Error ? error.message : String(error)}`,
       };
     }
     try {
       return {
         ok: true,
         data: {
-          tools: storage.tools(sinceNs, untilNs),
-          flags: storage.flags(sinceNs, untilNs, {}),
+          tools: await storage.tools(sinceNs, untilNs),
+          flags: await storage.flags(sinceNs, untilNs, {}),
         },
       };
     } finally {

@@ -1,7 +1,9 @@
 // Schema-drift detectors (DESIGN.md §4), per tool over a window: computed at query time from small per-tool
 // tables (schema hashes, input shapes, failing paths) and the rollups, never from raw calls.
-import type { ToolStats } from '../api/schemas.js';
 import type { Flag } from './flag.js';
+
+/** What drift needs of a tool's statistics over part of the window. */
+export type ToolCounts = { name: string; calls: number; codes: Record<string, number> };
 
 export type SchemaRow = {
   tool: string;
@@ -50,8 +52,8 @@ export type DriftInput = {
   /** Start of the recent part of the window: before it is the baseline. */
   splitNs: bigint;
   schemas: SchemaRow[];
-  baseline: ToolStats[];
-  current: ToolStats[];
+  baseline: ToolCounts[];
+  current: ToolCounts[];
   shapes: ShapeRow[];
   paths: PathRow[];
   /** Distinct traces with a call of `tool` failing with `code` in the recent part. */

@@ -1,6 +1,6 @@
 // Retention: deletes data older than the configured age in small steps through the writer, yielding between
 // steps, so a large backlog never stalls ingest.
-import type { Storage } from '../storage/storage.js';
+import type { Storage } from '../storage/contract.js';
 import type { WriteQueue } from './write-queue.js';
 
 export type Retention = { stop(): void; runOnce(): Promise<number> };

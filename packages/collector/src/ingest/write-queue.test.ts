@@ -3,7 +3,7 @@
 // how many writes are outstanding at once and what a retention step waits for, so this stand-in records that.
 import { describe, expect, it } from 'vitest';
 import type { NormalizedSpan } from '../otlp/model.js';
-import type { Storage, WriteOutcome } from '../storage/storage.js';
+import type { Storage, WriteOutcome } from '../storage/contract.js';
 import { WriteQueue } from './write-queue.js';
 
 type Gate = { spans: number; finish: (fail?: Error) => void };

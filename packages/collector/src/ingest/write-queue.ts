@@ -4,7 +4,7 @@
 // waits for the other; the writer applies them in order. Each request learns when its spans are committed.
 // The queue is bounded: overload becomes a 429 with Retry-After instead of unbounded memory.
 import type { NormalizedSpan } from '../otlp/model.js';
-import type { Storage } from '../storage/storage.js';
+import type { Storage } from '../storage/contract.js';
 
 export type Enqueued =
   | { ok: true; committed: Promise<void> }

@@ -1,7 +1,8 @@
 // How spans are kept inside a block row: compact JSON keys, nanoseconds as decimal strings. Reading back
 // checks every field, so a damaged row degrades to a partial trace instead of a failed request.
-import type { SpanOut } from '../api/schemas.js';
+
 import type { AttrMap, NormalizedSpan } from '../otlp/model.js';
+import type { StoredSpan } from './contract.js';
 
 type Stored = {
   s: string;
@@ -66,7 +67,7 @@ export function decodeSpans(
   traceId: string,
   json: string,
   resource: Record<string, unknown>,
-): SpanOut[] {
+): StoredSpan[] {
   let parsed: unknown;
   try {
     parsed = JSON.parse(json);

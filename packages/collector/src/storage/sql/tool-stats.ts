@@ -1,11 +1,15 @@
 // Tool statistics from the rollups: hour and minute rows for the whole minutes and hours of a range, and raw
 // tool_calls rows only for the partial minutes at its edges, so /api/tools costs the same for 1k or 1M calls.
-import type Database from 'better-sqlite3';
-import type { ToolStats } from '../api/schemas.js';
-import { addTo, deserialize, type Histogram, mergeInto, quantile } from './histogram.js';
-
-const NS_MIN = 60_000_000_000n;
-const NS_HOUR = 60n * NS_MIN;
+import type { Series, ToolSummary } from '../contract.js';
+import { addTo, deserialize, type Histogram, mergeInto, quantile } from '../histogram.js';
+import {
+  big,
+  NS_PER_HOUR as NS_HOUR,
+  NS_PER_MINUTE as NS_MIN,
+  num,
+  type ReadDb,
+  text,
+} from './db.js';
 
 export type ToolAgg = {
   calls: number;
@@ -22,30 +26,13 @@ export function emptyToolAgg(): ToolAgg {
 const ceilTo = (ns: bigint, unit: bigint) => ((ns + unit - 1n) / unit) * unit;
 const floorTo = (ns: bigint, unit: bigint) => (ns / unit) * unit;
 
-type RollupRow = {
-  tool: string;
-  version: string;
-  code: string;
-  calls: number;
-  errors: number;
-  hist: string;
-};
-
-type RawRow = {
-  tool: string;
-  version: string | null;
-  code_key: string;
-  is_error: number;
-  duration_ms: number;
-};
-
 /** Aggregates per tool over [sinceNs, untilNs), optionally for one tool. */
-export function aggregateTools(
-  db: Database.Database,
+export async function aggregateTools(
+  db: ReadDb,
   sinceNs: bigint,
   untilNs: bigint,
   tool?: string,
-): Map<string, ToolAgg> {
+): Promise<Map<string, ToolAgg>> {
   const byTool = new Map<string, ToolAgg>();
   const agg = (name: string): ToolAgg => {
     let a = byTool.get(name);
@@ -55,7 +42,7 @@ export function aggregateTools(
     }
     return a;
   };
-  const addRollup = (
+  const addRollup = async (
     table: 'tool_hours' | 'tool_minutes',
     col: 'hour' | 'minute',
     unit: bigint,
@@ -63,58 +50,61 @@ export function aggregateTools(
     to: bigint,
   ) => {
     if (from >= to) return;
-    const rows = db
-      .prepare(
-        `SELECT tool, version, code, calls, errors, hist FROM ${table} WHERE ${col} >= ? AND ${col} < ?${tool ? ' AND tool = ?' : ''}`,
-      )
-      .all(...(tool ? [from / unit, to / unit, tool] : [from / unit, to / unit])) as RollupRow[];
+    const rows = await db.all(
+      `SELECT tool, version, code, calls, errors, hist FROM ${table} WHERE ${col} >= ? AND ${col} < ?${tool ? ' AND tool = ?' : ''}`,
+      tool ? [from / unit, to / unit, tool] : [from / unit, to / unit],
+    );
     for (const r of rows) {
-      const a = agg(r.tool);
-      a.calls += r.calls;
-      a.errors += r.errors;
-      if (r.code) a.codes.set(r.code, (a.codes.get(r.code) ?? 0) + r.calls);
-      if (r.version) a.versions.add(r.version);
-      mergeInto(a.hist, deserialize(r.hist));
+      const a = agg(text(r.tool));
+      const calls = num(r.calls);
+      const code = text(r.code);
+      const version = text(r.version);
+      a.calls += calls;
+      a.errors += num(r.errors);
+      if (code) a.codes.set(code, (a.codes.get(code) ?? 0) + calls);
+      if (version) a.versions.add(version);
+      mergeInto(a.hist, deserialize(text(r.hist)));
     }
   };
-  const addRaw = (from: bigint, to: bigint) => {
+  const addRaw = async (from: bigint, to: bigint) => {
     if (from >= to) return;
-    const rows = db
-      .prepare(
-        `SELECT tool, version, COALESCE(code, error_type, CASE WHEN is_error = 1 THEN 'ERROR' ELSE '' END) AS code_key,
-                is_error, duration_ms FROM tool_calls WHERE start_ns >= ? AND start_ns < ? AND kind != 3${tool ? ' AND tool = ?' : ''}`,
-      )
-      .all(...(tool ? [from, to, tool] : [from, to])) as RawRow[];
+    const rows = await db.all(
+      `SELECT tool, version, COALESCE(code, error_type, CASE WHEN is_error = 1 THEN 'ERROR' ELSE '' END) AS code_key,
+              is_error, duration_ms FROM tool_calls WHERE start_ns >= ? AND start_ns < ? AND kind != 3${tool ? ' AND tool = ?' : ''}`,
+      tool ? [from, to, tool] : [from, to],
+    );
     for (const r of rows) {
-      const a = agg(r.tool);
+      const a = agg(text(r.tool));
+      const codeKey = text(r.code_key);
+      const version = text(r.version);
       a.calls++;
-      if (r.is_error) a.errors++;
-      if (r.code_key) a.codes.set(r.code_key, (a.codes.get(r.code_key) ?? 0) + 1);
-      if (r.version) a.versions.add(r.version);
-      addTo(a.hist, r.duration_ms);
+      if (num(r.is_error)) a.errors++;
+      if (codeKey) a.codes.set(codeKey, (a.codes.get(codeKey) ?? 0) + 1);
+      if (version) a.versions.add(version);
+      addTo(a.hist, num(r.duration_ms));
     }
   };
   const minStart = ceilTo(sinceNs, NS_MIN);
   const minEnd = floorTo(untilNs, NS_MIN);
   if (minStart >= minEnd) {
-    addRaw(sinceNs, untilNs);
+    await addRaw(sinceNs, untilNs);
   } else {
     const hourStart = ceilTo(minStart, NS_HOUR);
     const hourEnd = floorTo(minEnd, NS_HOUR);
     if (hourStart < hourEnd) {
-      addRollup('tool_hours', 'hour', NS_HOUR, hourStart, hourEnd);
-      addRollup('tool_minutes', 'minute', NS_MIN, minStart, hourStart);
-      addRollup('tool_minutes', 'minute', NS_MIN, hourEnd, minEnd);
+      await addRollup('tool_hours', 'hour', NS_HOUR, hourStart, hourEnd);
+      await addRollup('tool_minutes', 'minute', NS_MIN, minStart, hourStart);
+      await addRollup('tool_minutes', 'minute', NS_MIN, hourEnd, minEnd);
     } else {
-      addRollup('tool_minutes', 'minute', NS_MIN, minStart, minEnd);
+      await addRollup('tool_minutes', 'minute', NS_MIN, minStart, minEnd);
     }
-    addRaw(sinceNs, minStart);
-    addRaw(minEnd, untilNs);
+    await addRaw(sinceNs, minStart);
+    await addRaw(minEnd, untilNs);
   }
   return byTool;
 }
 
-export function statsOf(name: string, a: ToolAgg): ToolStats {
+export function statsOf(name: string, a: ToolAgg): ToolSummary {
   return {
     name,
     calls: a.calls,
@@ -128,8 +118,6 @@ export function statsOf(name: string, a: ToolAgg): ToolStats {
   };
 }
 
-export type SeriesPoint = { t: string; calls: number; errors: number };
-
 /** The most points a series returns; a longer range gets a coarser step. */
 export const MAX_POINTS = 1_500;
 
@@ -137,13 +125,13 @@ export const MAX_POINTS = 1_500;
  * Calls and errors per step over [sinceNs, untilNs), every step present (zeros included). Steps of an hour
  * or more read the hour rollup, shorter ones the minute rollup; the step is at least a minute.
  */
-export function timeseries(
-  db: Database.Database,
+export async function timeseries(
+  db: ReadDb,
   sinceNs: bigint,
   untilNs: bigint,
   stepMs: number,
   tool?: string,
-): { stepMs: number; points: SeriesPoint[] } {
+): Promise<Series> {
   const rangeMs = Number((untilNs - sinceNs) / 1_000_000n);
   let step = Math.max(60_000, Math.ceil(stepMs / 60_000) * 60_000);
   if (rangeMs / step > MAX_POINTS) step = Math.ceil(rangeMs / MAX_POINTS / 60_000) * 60_000;
@@ -152,30 +140,26 @@ export function timeseries(
   const stepNs = BigInt(step) * 1_000_000n;
   const first = floorTo(sinceNs, stepNs);
   const count = Number((untilNs - first + stepNs - 1n) / stepNs);
-  const points: SeriesPoint[] = Array.from({ length: count }, (_, i) => ({
+  const points: Series['points'] = Array.from({ length: count }, (_, i) => ({
     t: new Date(Number((first + BigInt(i) * stepNs) / 1_000_000n)).toISOString(),
     calls: 0,
     errors: 0,
   }));
   const table = hourly ? 'tool_hours' : 'tool_minutes';
   const col = hourly ? 'hour' : 'minute';
-  const rows = db
-    .prepare(
-      `SELECT ${col} AS at, SUM(calls) AS calls, SUM(errors) AS errors FROM ${table}
-        WHERE ${col} >= ? AND ${col} < ?${tool ? ' AND tool = ?' : ''} GROUP BY ${col}`,
-    )
-    .safeIntegers(true)
-    .all(
-      ...(tool
-        ? [first / unit, ceilTo(untilNs, unit) / unit, tool]
-        : [first / unit, ceilTo(untilNs, unit) / unit]),
-    ) as { at: bigint; calls: bigint; errors: bigint }[];
+  const rows = await db.all(
+    `SELECT ${col} AS at, SUM(calls) AS calls, SUM(errors) AS errors FROM ${table}
+      WHERE ${col} >= ? AND ${col} < ?${tool ? ' AND tool = ?' : ''} GROUP BY ${col}`,
+    tool
+      ? [first / unit, ceilTo(untilNs, unit) / unit, tool]
+      : [first / unit, ceilTo(untilNs, unit) / unit],
+  );
   for (const r of rows) {
-    const i = Number((r.at * unit - first) / stepNs);
+    const i = Number((big(r.at) * unit - first) / stepNs);
     const p = points[i];
     if (!p) continue;
-    p.calls += Number(r.calls);
-    p.errors += Number(r.errors);
+    p.calls += num(r.calls);
+    p.errors += num(r.errors);
   }
   return { stepMs: step, points };
 }

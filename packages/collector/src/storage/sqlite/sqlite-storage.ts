@@ -1,18 +1,17 @@
-// The SQLite backend: a writer thread owns the writing connection (WAL, synchronous=NORMAL), the main thread
-// reads through its own connection, so API queries and commits never wait for each other. See
-// docs/decisions/0003 for the layout and durability choices.
+// The SQLite backend: a writer thread owns the writing connection (WAL, synchronous=NORMAL), a reader thread
+// answers queries from its own connection, and the main thread (HTTP) only hands work over, so API reads,
+// commits and ingest never wait for each other. See docs/decisions/0003 for the layout and durability choices.
 import Database from 'better-sqlite3';
-import { DEFAULT_DRIFT_THRESHOLDS, type DriftThresholds } from '../detectors/drift.js';
-import type { LoopThresholds } from '../detectors/retry-loops.js';
+import { DEFAULT_DRIFT_THRESHOLDS, type DriftThresholds } from '../../detectors/drift.js';
+import type { LoopThresholds } from '../../detectors/retry-loops.js';
+import type { SpanReader, Storage } from '../contract.js';
+import { SqlReader } from '../sql/reader.js';
+import { planWrite } from '../write-plan.js';
 import { BlockWriter } from './block-writer.js';
 import { Checkpointer, WRITER_AUTOCHECKPOINT_PAGES } from './checkpointer.js';
-import { search, toolDetail } from './detail-reader.js';
-import { readFlags } from './flag-reader.js';
+import { sqliteReadDb, tuneConnection } from './read-db.js';
+import { readerThread } from './reader-thread.js';
 import { migrate } from './schema.js';
-import { SqliteReader } from './sqlite-reader.js';
-import type { Storage } from './storage.js';
-import { timeseries } from './tool-stats.js';
-import { planWrite } from './write-plan.js';
 import { WriterThread } from './writer-thread.js';
 
 export type SqliteOptions = {
@@ -20,6 +19,8 @@ export type SqliteOptions = {
   synchronous?: 'NORMAL' | 'FULL';
   /** Commit on a separate thread (default for files; `:memory:` always writes in-process). */
   writerThread?: boolean;
+  /** Answer reads on a separate thread (default for files; `:memory:` always reads in-process). */
+  readerThread?: boolean;
   /** Retry-loop detector thresholds. */
   thresholds?: Partial<LoopThresholds>;
   /** Drift detector thresholds. */
@@ -36,11 +37,8 @@ export function openSqliteStorage(path: string, options: SqliteOptions = {}): St
   db.pragma('page_size = 8192');
   db.pragma('journal_mode = WAL');
   db.pragma(`synchronous = ${options.synchronous ?? 'NORMAL'}`);
-  db.pragma('busy_timeout = 5000');
-  db.pragma('cache_size = -65536');
-  db.pragma('temp_store = MEMORY');
+  tuneConnection(db);
   migrate(db);
-  const reader = new SqliteReader(db);
   const threaded = !memory && options.writerThread !== false;
   const thresholds = options.thresholds ?? {};
   const drift: DriftThresholds = { ...DEFAULT_DRIFT_THRESHOLDS, ...options.drift };
@@ -54,25 +52,39 @@ export function openSqliteStorage(path: string, options: SqliteOptions = {}): St
   if (checkpointer && !threaded) db.pragma(`wal_autocheckpoint = ${WRITER_AUTOCHECKPOINT_PAGES}`);
   const inProcess = threaded ? undefined : new BlockWriter(db, thresholds);
   const thread = threaded ? new WriterThread(path, synchronous, thresholds) : undefined;
+  const readsOnThread = !memory && options.readerThread !== false;
+  const reads = readsOnThread ? readerThread(path, drift) : undefined;
+  const reader: SpanReader = reads ?? new SqlReader(sqliteReadDb(db), drift);
   return {
+    backend: 'sqlite',
+    location: memory ? ':memory:' : path,
     write: async (spans) => {
       const plan = planWrite(spans);
       if (thread) return thread.write(plan);
       return (inProcess as BlockWriter).apply(plan);
     },
-    tools: (since, until, tool) => reader.tools(since, until, tool),
-    calls: (filter) => reader.calls(filter),
-    trace: (id) => reader.trace(id),
-    conversation: (id) => reader.conversation(id),
-    flags: (since, until, filter) => readFlags(db, reader, since, until, filter, drift),
-    toolDetail: (name, since, until) => toolDetail(db, name, since, until),
-    timeseries: (since, until, step, tool) => timeseries(db, since, until, step, tool),
-    search: (query, since) => search(db, query, since),
     deleteBefore: async (cutoffNs, maxTraces) => {
       if (thread) return thread.deleteBefore(cutoffNs, maxTraces);
       return (inProcess as BlockWriter).deleteBefore(cutoffNs, maxTraces);
     },
+    tools: (since, until, tool) => reader.tools(since, until, tool),
+    calls: (filter) => reader.calls(filter),
+    trace: (id) => reader.trace(id),
+    conversation: (id) => reader.conversation(id),
+    flags: (since, until, filter) => reader.flags(since, until, filter),
+    toolDetail: (name, since, until) => reader.toolDetail(name, since, until),
+    timeseries: (since, until, step, tool) => reader.timeseries(since, until, step, tool),
+    search: (query, since) => reader.search(query, since),
+    ready: async () => {
+      try {
+        db.prepare('SELECT 1').get();
+        return { ok: true };
+      } catch (error) {
+        return { ok: false, reason: error instanceof Error ? error.message : String(error) };
+      }
+    },
     close: async () => {
+      await reads?.close();
       await checkpointer?.close();
       await thread?.close();
       if (!memory) db.pragma('wal_checkpoint(TRUNCATE)');

@@ -2,7 +2,7 @@
 // and lookups by call id find them through the new index.
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { CALL_BUCKETS, callBucket } from './call-bucket.js';
+import { CALL_BUCKETS, callBucket } from '../call-bucket.js';
 import { MIGRATIONS, migrate } from './schema.js';
 
 function databaseAtVersion(version: number): Database.Database {

@@ -2,19 +2,13 @@
 // hold the HTTP thread and API reads never wait for them (WAL).
 import { parentPort, workerData } from 'node:worker_threads';
 import Database from 'better-sqlite3';
-import type { LoopThresholds } from '../detectors/retry-loops.js';
+import type { LoopThresholds } from '../../detectors/retry-loops.js';
 import { BlockWriter } from './block-writer.js';
 import { WRITER_AUTOCHECKPOINT_PAGES } from './checkpointer.js';
-import type { WritePlan } from './write-plan.js';
+import { failureReply, type ThreadReply } from './thread-client.js';
+import type { WriterBody } from './writer-thread.js';
 
-export type WorkerRequest =
-  | { id: number; type: 'write'; plan: WritePlan }
-  | { id: number; type: 'delete'; cutoffNs: bigint; maxTraces: number }
-  | { id: number; type: 'close' };
-
-export type WorkerReply =
-  | { id: number; ok: true; value: unknown }
-  | { id: number; ok: false; message: string };
+type WorkerRequest = WriterBody & { id: number };
 
 type Init = { path: string; synchronous: 'NORMAL' | 'FULL'; thresholds: Partial<LoopThresholds> };
 
@@ -34,7 +28,7 @@ db.pragma(`wal_autocheckpoint = ${WRITER_AUTOCHECKPOINT_PAGES}`);
 const writer = new BlockWriter(db, init.thresholds);
 
 port.on('message', (request: WorkerRequest) => {
-  let reply: WorkerReply;
+  let reply: ThreadReply;
   try {
     switch (request.type) {
       case 'write':
@@ -54,11 +48,7 @@ port.on('message', (request: WorkerRequest) => {
         break;
     }
   } catch (error) {
-    reply = {
-      id: request.id,
-      ok: false,
-      message: error instanceof Error ? error.message : String(error),
-    };
+    reply = failureReply(request.id, error);
   }
   port.postMessage(reply);
 });

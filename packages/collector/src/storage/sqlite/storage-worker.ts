@@ -1,14 +1,14 @@
-// Starts one of this folder's worker modules (writer-worker, checkpoint-worker) through worker/entry.mjs, which
+// Starts one of this folder's worker modules (writer, reader, checkpoint) through worker/entry.mjs, which
 // registers tsx first when running from sources, so the same code runs from `src` and from the built package.
 import { Worker } from 'node:worker_threads';
 
 export function startStorageWorker(
-  name: 'writer-worker' | 'checkpoint-worker',
+  name: 'writer-worker' | 'checkpoint-worker' | 'reader-worker',
   data: Record<string, unknown>,
 ): Worker {
   const here = import.meta.url;
   const source = here.endsWith('.ts');
-  return new Worker(new URL('../../worker/entry.mjs', here), {
+  return new Worker(new URL('../../../worker/entry.mjs', here), {
     workerData: {
       module: new URL(`./${name}.${source ? 'ts' : 'js'}`, here).href,
       source,

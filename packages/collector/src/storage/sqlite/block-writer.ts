@@ -3,35 +3,20 @@
 // hour rollups, all in one transaction.
 import { createHash } from 'node:crypto';
 import type Database from 'better-sqlite3';
-import type { LoopThresholds } from '../detectors/retry-loops.js';
-import { DetectorState, newTouch, touchCall } from './detector-state.js';
-import { addTo, deserialize, type Histogram, mergeInto, serialize } from './histogram.js';
-import { codeKey, KIND_CLIENT } from './tool-call.js';
-import type { CallValues, WritePlan } from './write-plan.js';
+import type { LoopThresholds } from '../../detectors/retry-loops.js';
+import { assemble } from '../assemble.js';
+import type { WriteOutcome } from '../contract.js';
+import { deserialize, mergeInto, serialize } from '../histogram.js';
+import { NS_PER_HOUR, NS_PER_MINUTE } from '../rollups.js';
+import type { WritePlan } from '../write-plan.js';
+import { DetectorState } from './detector-state.js';
 
-const NS_PER_MINUTE = 60_000_000_000n;
-const NS_PER_HOUR = 60n * NS_PER_MINUTE;
 const CACHE_MAX = 50_000;
-
-type Rollup = {
-  table: 'tool_minutes' | 'tool_hours';
-  bucket: bigint;
-  tool: string;
-  version: string;
-  code: string;
-  calls: number;
-  errors: number;
-  hist: Histogram;
-};
-
-export type WriteOutcome = { inserted: number; duplicates: number; toolCalls: number };
 
 export class BlockWriter {
   readonly #traceSeq = new Map<string, number>();
   readonly #recentIds = new Map<number, Set<string>>();
   readonly #resourceIds = new Map<string, number>();
-  /** Current rollup rows this writer has read or written: it is the only writer, so they stay exact. */
-  readonly #rollupRows = new Map<string, { calls: number; errors: number; hist: Histogram }>();
   readonly #stmt;
   readonly #applyTx: (plan: WritePlan) => WriteOutcome;
   readonly #detectors: DetectorState;
@@ -93,6 +78,14 @@ export class BlockWriter {
         .pluck()
         .all(cutoffNs, maxTraces) as number[];
       if (seqs.length === 0) return 0;
+      // Conversations that lose their last trace lose their key filter too (key-bloom.ts).
+      const marks = seqs.map(() => '?').join(', ');
+      const conversations = db
+        .prepare(
+          `SELECT DISTINCT conversation_id FROM conversation_traces WHERE trace_seq IN (${marks})`,
+        )
+        .pluck()
+        .all(...seqs) as string[];
       const statements = ['span_blocks', 'tool_calls', 'conversation_traces'].map((t) =>
         db.prepare(`DELETE FROM ${t} WHERE trace_seq = ?`),
       );
@@ -101,6 +94,11 @@ export class BlockWriter {
         for (const s of statements) s.run(seq);
         trace.run(seq);
       }
+      const orphan = db.prepare(
+        `DELETE FROM conversations WHERE conversation_id = ?
+           AND NOT EXISTS (SELECT 1 FROM conversation_traces WHERE conversation_id = ?)`,
+      );
+      for (const id of conversations) orphan.run(id, id);
       db.prepare('DELETE FROM tool_minutes WHERE minute < ?').run(cutoffNs / NS_PER_MINUTE);
       db.prepare('DELETE FROM tool_hours WHERE hour < ?').run(cutoffNs / NS_PER_HOUR);
       db.prepare('DELETE FROM flags WHERE last_ns < ?').run(cutoffNs);
@@ -133,10 +131,9 @@ export class BlockWriter {
     this.#traceSeq.clear();
     this.#recentIds.clear();
     this.#resourceIds.clear();
-    this.#rollupRows.clear();
-    this.#detectors.forget();
   }
 
+  /** Caches of rows this writer read or wrote; the only writer of the file, so they stay exact. */
   #seqOf(traceId: string, startNs: bigint): { seq: number; created: boolean } {
     const cached = this.#traceSeq.get(traceId);
     if (cached !== undefined) return { seq: cached, created: false };
@@ -178,58 +175,26 @@ export class BlockWriter {
 
   #apply(plan: WritePlan): WriteOutcome {
     const resourceIds = plan.resources.map((json) => this.#resourceId(json));
-    const blocks = new Map<
-      string,
-      { seq: number; resourceId: number; ids: string[]; json: string[] }
-    >();
-    const minutes = new Map<string, Rollup>();
-    const conversations = new Set<string>();
-    const touch = newTouch();
-    let inserted = 0;
-    let toolCalls = 0;
-    const n = plan.traceIds.length;
-    for (let i = 0; i < n; i++) {
-      const traceId = plan.traceIds[i] as string;
-      const spanId = plan.spanIds[i] as string;
-      const { seq, created } = this.#seqOf(traceId, plan.startNs[i] as bigint);
-      const stored = this.#storedIds(seq, created);
-      if (stored.has(spanId)) continue;
-      stored.add(spanId);
-      inserted++;
-      const resourceId = resourceIds[plan.resource[i] as number] ?? 0;
-      const key = `${seq}:${resourceId}`;
-      let block = blocks.get(key);
-      if (!block) {
-        block = { seq, resourceId, ids: [], json: [] };
-        blocks.set(key, block);
-      }
-      block.ids.push(spanId);
-      block.json.push(plan.json[i] as string);
-      const c = plan.call[i] as number;
-      if (c < 0) continue;
-      const call = plan.calls[c] as CallValues;
-      toolCalls++;
-      this.#stmt.insertCall.run(seq, ...call);
-      const conversationId = call[20];
-      if (conversationId) {
-        // One row per (conversation, trace): most calls of a batch repeat a pair already written.
-        const pair = `${seq}\u0000${conversationId}`;
-        if (!conversations.has(pair)) {
-          conversations.add(pair);
-          this.#stmt.insertConversation.run(conversationId, seq);
+    const seqs = new Map<string, number>();
+    const created = new Set<string>();
+    const a = assemble(plan, {
+      seqOf: (traceId, startNs) => {
+        let seq = seqs.get(traceId);
+        if (seq === undefined) {
+          const found = this.#seqOf(traceId, startNs);
+          seq = found.seq;
+          seqs.set(traceId, seq);
+          if (found.created) created.add(traceId);
         }
-      }
-      // Client-side spans are not counted and feed no detector: the server's span of the same call does
-      // (counting both would double every call).
-      if (call[22] !== KIND_CLIENT) {
-        accumulate(minutes, call);
-        touchCall(touch, seq, call);
-      }
-    }
-    for (const b of blocks.values()) {
-      this.#stmt.insertBlock.run(b.seq, b.resourceId, b.ids.join(' '), `[${b.json.join(',')}]`);
-    }
-    for (const r of withHours(minutes)) {
+        return seq;
+      },
+      storedIds: (seq, traceId) => this.#storedIds(seq, created.has(traceId)),
+      resourceIds,
+    });
+    for (const c of a.calls) this.#stmt.insertCall.run(c.seq, ...c.values);
+    for (const p of a.conversationPairs) this.#stmt.insertConversation.run(p.conversationId, p.seq);
+    for (const b of a.blocks) this.#stmt.insertBlock.run(b.seq, b.resourceId, b.spanIds, b.spans);
+    for (const r of a.rollups) {
       const existing = this.#stmt.findRollup[r.table].get(r.bucket, r.tool, r.version, r.code);
       const hist = existing ? deserialize(existing.hist) : new Map<number, number>();
       mergeInto(hist, r.hist);
@@ -243,52 +208,7 @@ export class BlockWriter {
         serialize(hist),
       );
     }
-    this.#detectors.apply(touch);
-    return { inserted, duplicates: n - inserted, toolCalls };
+    this.#detectors.apply(a.touch, (traceId) => seqs.get(traceId) ?? -1, created);
+    return { inserted: a.inserted, duplicates: a.duplicates, toolCalls: a.toolCalls };
   }
-}
-
-function accumulate(rollups: Map<string, Rollup>, call: CallValues): void {
-  const [, , , tool, rawVersion, , , rawCode, errorType, , errorFlag, , , , durationMs, startNs] =
-    call;
-  const version = rawVersion ?? '';
-  const isError = errorFlag === 1;
-  const code = codeKey(rawCode, errorType, isError);
-  const bucket = startNs / NS_PER_MINUTE;
-  const key = `${bucket}\u0000${tool}\u0000${version}\u0000${code}`;
-  let r = rollups.get(key);
-  if (!r) {
-    r = {
-      table: 'tool_minutes',
-      bucket,
-      tool,
-      version,
-      code,
-      calls: 0,
-      errors: 0,
-      hist: new Map(),
-    };
-    rollups.set(key, r);
-  }
-  r.calls++;
-  if (isError) r.errors++;
-  addTo(r.hist, durationMs);
-}
-
-/** Hour rollups of a batch, derived from its minute rollups (hours keep long ranges cheap to read). */
-function withHours(minutes: Map<string, Rollup>): Rollup[] {
-  const hours = new Map<string, Rollup>();
-  for (const m of minutes.values()) {
-    const bucket = (m.bucket * NS_PER_MINUTE) / NS_PER_HOUR;
-    const key = `${bucket}\u0000${m.tool}\u0000${m.version}\u0000${m.code}`;
-    let h = hours.get(key);
-    if (!h) {
-      h = { ...m, table: 'tool_hours', bucket, calls: 0, errors: 0, hist: new Map() };
-      hours.set(key, h);
-    }
-    h.calls += m.calls;
-    h.errors += m.errors;
-    mergeInto(h.hist, m.hist);
-  }
-  return [...minutes.values(), ...hours.values()];
 }

@@ -2,7 +2,9 @@
 // Layout (docs/decisions/0003): the spans of one trace from one batch are one row (a block) in append order
 // with a mostly-increasing index on trace_seq; the only random-key index is one entry per trace, not per span.
 import type Database from 'better-sqlite3';
-import { callBucket } from './call-bucket.js';
+import { callBucket } from '../call-bucket.js';
+import { bloomAdd, bloomOf } from '../key-bloom.js';
+import { groupKey } from '../loop-scopes.js';
 
 /** A schema step: SQL, or a function for steps SQL alone cannot do (filling a column computed in JS). */
 export type Migration = string | ((db: Database.Database) => void);
@@ -161,6 +163,37 @@ export const MIGRATIONS: readonly Migration[] = [
       DROP INDEX tool_calls_by_call_id;
       CREATE INDEX tool_calls_by_call ON tool_calls(call_bucket, start_ns, call_id) WHERE call_id IS NOT NULL;
     `);
+  },
+  // v5: stateless loop detection (loop-scopes.ts). Flags are replaced per (scope, tool, input hash) group, and
+  // each conversation keeps a filter of the keys it has called, built here from the calls already stored, so a
+  // loop that straddles the upgrade is still found.
+  (db) => {
+    db.exec(`
+      ALTER TABLE flags ADD COLUMN input_hash TEXT;
+      UPDATE flags SET input_hash = json_extract(evidence, '$.inputHash') WHERE json_valid(evidence);
+      CREATE INDEX flags_by_group ON flags(scope, scope_key, tool, input_hash);
+      CREATE TABLE conversations (
+        conversation_id TEXT PRIMARY KEY,
+        keys BLOB NOT NULL
+      ) WITHOUT ROWID;
+    `);
+    const blooms = new Map<string, Uint8Array>();
+    const rows = db
+      .prepare(
+        `SELECT conversation_id, tool, input_hash FROM tool_calls
+          WHERE conversation_id IS NOT NULL AND input_hash IS NOT NULL AND kind != 3`,
+      )
+      .iterate() as Iterable<{ conversation_id: string; tool: string; input_hash: string }>;
+    for (const r of rows) {
+      let b = blooms.get(r.conversation_id);
+      if (!b) {
+        b = bloomOf(null);
+        blooms.set(r.conversation_id, b);
+      }
+      bloomAdd(b, groupKey(r.tool, r.input_hash));
+    }
+    const insert = db.prepare('INSERT INTO conversations (conversation_id, keys) VALUES (?, ?)');
+    for (const [id, keys] of blooms) insert.run(id, keys);
   },
 ];
 

@@ -1,0 +1,158 @@
+// What one batch changes for the detectors, gathered while its calls are written (both backends): the calls
+// loop detection must look at, and the per-tool schema, input-shape and failing-path counts drift reads.
+import { groupKey, type ScopeCheck } from './loop-scopes.js';
+import type { CallValues } from './write-plan.js';
+
+const NS_PER_MINUTE = 60_000_000_000n;
+
+/** A new, non-client call with an input hash: what loop detection needs to know of it. */
+export type TouchedCall = {
+  traceId: string;
+  conversationId: string | null;
+  tool: string;
+  inputHash: string;
+};
+
+export type BatchTouch = {
+  calls: TouchedCall[];
+  schemas: Map<
+    string,
+    {
+      tool: string;
+      version: string;
+      hash: string;
+      first: bigint;
+      last: bigint;
+      calls: number;
+      traceId: string;
+    }
+  >;
+  shapes: Map<
+    string,
+    { tool: string; shape: string; first: bigint; last: bigint; calls: number; invalid: number }
+  >;
+  paths: Map<
+    string,
+    { tool: string; code: string; path: string; minute: bigint; count: number; traceId: string }
+  >;
+};
+
+export function newTouch(): BatchTouch {
+  return {
+    calls: [],
+    schemas: new Map(),
+    shapes: new Map(),
+    paths: new Map(),
+  };
+}
+
+/** Records what one new, non-client tool call changes for the detectors. */
+export function touchCall(t: BatchTouch, call: CallValues): void {
+  const traceId = call[0];
+  const tool = call[3];
+  const version = call[4];
+  const schemaHash = call[5];
+  const code = call[7];
+  const startNs = call[15];
+  const issues = call[16];
+  const inputHash = call[17];
+  const inputShape = call[18];
+  const conversationId = call[20];
+  if (inputHash !== null) {
+    t.calls.push({ traceId, conversationId, tool, inputHash });
+  }
+  if (version !== null && schemaHash !== null) {
+    const key = `${tool}\u0000${version}\u0000${schemaHash}`;
+    const s = t.schemas.get(key);
+    if (s) {
+      s.calls++;
+      if (startNs < s.first) s.first = startNs;
+      if (startNs > s.last) {
+        s.last = startNs;
+        s.traceId = traceId;
+      }
+    } else
+      t.schemas.set(key, {
+        tool,
+        version,
+        hash: schemaHash,
+        first: startNs,
+        last: startNs,
+        calls: 1,
+        traceId,
+      });
+  }
+  if (inputShape !== null) {
+    const key = `${tool}\u0000${inputShape}`;
+    const s = t.shapes.get(key) ?? {
+      tool,
+      shape: inputShape,
+      first: startNs,
+      last: startNs,
+      calls: 0,
+      invalid: 0,
+    };
+    s.calls++;
+    if (code === 'INVALID_INPUT') s.invalid++;
+    if (startNs < s.first) s.first = startNs;
+    if (startNs > s.last) s.last = startNs;
+    t.shapes.set(key, s);
+  }
+  if (issues !== null && (code === 'INVALID_INPUT' || code === 'INVALID_OUTPUT')) {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(issues);
+    } catch {
+      parsed = [];
+    }
+    const minute = startNs / NS_PER_MINUTE;
+    for (const issue of Array.isArray(parsed) ? parsed : []) {
+      const path =
+        typeof issue === 'object' && issue !== null ? Reflect.get(issue, 'path') : undefined;
+      if (typeof path !== 'string') continue;
+      const key = `${tool}\u0000${code}\u0000${path}\u0000${minute}`;
+      const p = t.paths.get(key) ?? { tool, code, path, minute, count: 0, traceId };
+      p.count++;
+      p.traceId = traceId;
+      t.paths.set(key, p);
+    }
+  }
+}
+
+/**
+ * The scopes to re-evaluate: a trace that existed before this batch or repeats a key within it, and a
+ * conversation whose stored key filter may hold one of its keys or that repeats a key within the batch.
+ */
+export function scopeChecks(
+  t: BatchTouch,
+  traceExisted: (traceId: string) => boolean,
+  conversationMayHave: (conversationId: string, key: string) => boolean,
+): ScopeCheck[] {
+  const scopes = new Map<string, { check: ScopeCheck; seen: Set<string>; due: boolean }>();
+  const visit = (scope: ScopeCheck['scope'], key: string, c: TouchedCall, due: boolean) => {
+    const id = `${scope}\u0000${key}`;
+    let s = scopes.get(id);
+    if (!s) {
+      s = { check: { scope, key, groups: [] }, seen: new Set(), due: false };
+      scopes.set(id, s);
+    }
+    const g = groupKey(c.tool, c.inputHash);
+    if (s.seen.has(g)) s.due = true;
+    else {
+      s.seen.add(g);
+      s.check.groups.push({ tool: c.tool, inputHash: c.inputHash });
+    }
+    if (due) s.due = true;
+  };
+  for (const c of t.calls) {
+    visit('trace', c.traceId, c, traceExisted(c.traceId));
+    if (c.conversationId)
+      visit(
+        'conversation',
+        c.conversationId,
+        c,
+        conversationMayHave(c.conversationId, groupKey(c.tool, c.inputHash)),
+      );
+  }
+  return [...scopes.values()].filter((s) => s.due).map((s) => s.check);
+}

@@ -1,0 +1,161 @@
+// The storage contract (DESIGN.md §5): an async writer side and reader side with types of their own, as Jaeger's
+// SpanWriter/SpanReader. Routes, CLI, webhook, retention and detectors see only this module; SQLite
+// (storage/sqlite) and PostgreSQL (storage/postgres) implement it, and one conformance suite runs against both.
+// The record types are plain data that the JSON API can send as they are; the API's Zod schemas check them.
+import type { Flag } from '../detectors/flag.js';
+import type { NormalizedSpan } from '../otlp/model.js';
+
+/** What a write did: spans stored, spans already stored (exporter retries), tool calls among the stored. */
+export type WriteOutcome = { inserted: number; duplicates: number; toolCalls: number };
+
+export type CallFilter = {
+  tool?: string | undefined;
+  code?: string | undefined;
+  version?: string | undefined;
+  traceId?: string | undefined;
+  conversationId?: string | undefined;
+  callId?: string | undefined;
+  /** true: failing calls only; false: successful calls only. */
+  errors?: boolean | undefined;
+  sinceNs: bigint;
+  untilNs: bigint;
+  limit: number;
+  cursor?: { startNs: bigint; id: number } | undefined;
+};
+
+export type CallIssue = { path: string; code: string; message: string };
+
+/** One stored tool call (the server's or the tool's own side). */
+export type CallRecord = {
+  traceId: string;
+  spanId: string;
+  tool: string;
+  version: string | null;
+  schemaHash: string | null;
+  attempt: number;
+  code: string | null;
+  retryable: boolean | null;
+  partialEffect: boolean;
+  durationMs: number;
+  startTime: string;
+  issues: CallIssue[];
+  inputHash: string | null;
+  inputShape: string | null;
+  errorType: string | null;
+  reason: string | null;
+  effect: string | null;
+  conversationId: string | null;
+  callId: string | null;
+  service: string | null;
+  kind: number;
+  parentSpanId: string | null;
+};
+
+export type CallPage = { calls: CallRecord[]; nextCursor: string | null };
+
+type Attributes = Record<string, unknown>;
+
+/** One stored span as read back. */
+export type StoredSpan = {
+  traceId: string;
+  spanId: string;
+  parentSpanId: string | null;
+  name: string;
+  kind: number;
+  startTime: string;
+  startTimeUnixNano: string;
+  endTimeUnixNano: string;
+  durationMs: number;
+  status: { code: number; message: string };
+  attributes: Attributes;
+  events: { timeUnixNano: string; name: string; attributes: Attributes }[];
+  links: { traceId: string; spanId: string; attributes: Attributes }[];
+  resource: Attributes;
+  scope: { name: string; version: string };
+  truncatedAttributes: string[];
+  droppedAttributes: number;
+};
+
+export type ConversationSpans = { traceIds: string[]; spans: StoredSpan[] };
+
+/** Per-tool statistics over a window. */
+export type ToolSummary = {
+  name: string;
+  calls: number;
+  errors: number;
+  errorRate: number;
+  p50Ms: number | null;
+  p95Ms: number | null;
+  p99Ms: number | null;
+  codes: Record<string, number>;
+  versions: string[];
+};
+
+/** The tool page: versions and hashes, failing paths, input shapes, latency buckets. */
+export type ToolDetail = {
+  name: string;
+  stats: ToolSummary;
+  versions: {
+    version: string;
+    schemaHash: string;
+    firstSeen: string;
+    lastSeen: string;
+    calls: number;
+    lastTraceId: string;
+    silentChange: boolean;
+  }[];
+  failingPaths: { code: string; path: string; count: number; lastTraceId: string }[];
+  shapes: { shape: string; firstSeen: string; lastSeen: string; calls: number; invalid: number }[];
+  latency: { fromMs: number; toMs: number; count: number }[];
+};
+
+export type Series = { stepMs: number; points: { t: string; calls: number; errors: number }[] };
+
+export type SearchHit = {
+  kind: 'trace' | 'conversation' | 'call' | 'tool' | 'code';
+  value: string;
+  label: string;
+  traceId?: string;
+};
+
+export type FlagFilter = { kind?: string | undefined; tool?: string | undefined };
+
+/** The writer side: what ingest and retention call. */
+export interface SpanWriter {
+  /**
+   * Commits a batch before resolving (durable as the backend defines it); spans already stored are ignored.
+   * Retry-loop flags of the traces and conversations it touched are re-evaluated from stored calls in the
+   * same transaction, so any collector writing to the same store finds them.
+   */
+  write(spans: NormalizedSpan[]): Promise<WriteOutcome>;
+  /** Deletes at most `maxTraces` traces (and their calls) that started before the cutoff; returns how many. */
+  deleteBefore(cutoffNs: bigint, maxTraces: number): Promise<number>;
+}
+
+/** The reader side: what the JSON API, `report`, the webhook and the dashboard's data come from. */
+export interface SpanReader {
+  tools(sinceNs: bigint, untilNs: bigint, tool?: string): Promise<ToolSummary[]>;
+  calls(filter: CallFilter): Promise<CallPage>;
+  /** Spans of one trace in start order, or null when the trace is unknown. */
+  trace(traceId: string): Promise<StoredSpan[] | null>;
+  conversation(id: string): Promise<ConversationSpans | null>;
+  /** Retry-loop and drift flags of the window (DESIGN.md §4). */
+  flags(sinceNs: bigint, untilNs: bigint, filter: FlagFilter): Promise<Flag[]>;
+  /** The tool page's data, or null for a tool never seen. */
+  toolDetail(name: string, sinceNs: bigint, untilNs: bigint): Promise<ToolDetail | null>;
+  /** Calls and errors per step (all tools, or one). */
+  timeseries(sinceNs: bigint, untilNs: bigint, stepMs: number, tool?: string): Promise<Series>;
+  /** What a search term can mean: trace, conversation, call id, tool, error code. */
+  search(query: string, sinceNs: bigint): Promise<SearchHit[]>;
+}
+
+export type BackendKind = 'sqlite' | 'postgres';
+
+export interface Storage extends SpanWriter, SpanReader {
+  readonly backend: BackendKind;
+  /** Where the data lives, without credentials (for logs and the start-up banner). */
+  readonly location: string;
+  /** Answers when the store is reachable and migrated (GET /readyz); never throws. */
+  ready(): Promise<{ ok: true } | { ok: false; reason: string }>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,43 @@
+// Opens the backend a `--db` value names: a `postgres://` or `postgresql://` URL is PostgreSQL, anything else
+// a SQLite file (`:memory:` for a throwaway store).
+import type { DriftThresholds } from '../detectors/drift.js';
+import type { LoopThresholds } from '../detectors/retry-loops.js';
+import type { Storage } from './contract.js';
+import { openSqliteStorage } from './sqlite/sqlite-storage.js';
+
+export type OpenOptions = {
+  /** SQLite `synchronous` pragma (ignored by PostgreSQL, which commits durably). */
+  synchronous?: 'NORMAL' | 'FULL';
+  /** Most PostgreSQL connections this process opens (default 10). */
+  poolSize?: number;
+  thresholds?: Partial<LoopThresholds>;
+  drift?: Partial<DriftThresholds>;
+};
+
+export function isPostgresUrl(db: string): boolean {
+  return /^postgres(ql)?:\/\//i.test(db);
+}
+
+/** The database named without its password, for logs and banners. */
+export function redactDbUrl(db: string): string {
+  if (!isPostgresUrl(db)) return db;
+  try {
+    const url = new URL(db);
+    if (url.password) url.password = '***';
+    return url.toString();
+  } catch {
+    return 'postgres://(unparseable URL)';
+  }
+}
+
+export async function openStorage(db: string, options: OpenOptions = {}): Promise<Storage> {
+  if (isPostgresUrl(db)) {
+    const { openPostgresStorage } = await import('./postgres/pg-storage.js');
+    return openPostgresStorage(db, options);
+  }
+  return openSqliteStorage(db, {
+    ...(options.synchronous ? { synchronous: options.synchronous } : {}),
+    ...(options.thresholds ? { thresholds: options.thresholds } : {}),
+    ...(options.drift ? { drift: options.drift } : {}),
+  });
+}

@@ -1,0 +1,191 @@
+// The PostgreSQL schema: the same tables and columns as SQLite's (sqlite/schema.ts, version 5), so the shared
+// read queries (storage/sql) run unchanged. Versioned in toolscope_schema; each step runs once, in a
+// transaction, under an advisory lock, so collectors starting together migrate once.
+import type { PoolClient } from 'pg';
+
+/** pg_advisory_xact_lock key of migrations ("toolscop" as ASCII bytes). */
+const MIGRATION_LOCK = 8_390_047_142_397_570_928n;
+
+export const PG_MIGRATIONS: readonly string[] = [
+  `
+  CREATE TABLE traces (
+    seq BIGSERIAL PRIMARY KEY,
+    trace_id TEXT NOT NULL UNIQUE,
+    first_ns BIGINT NOT NULL
+  );
+  CREATE INDEX traces_by_first ON traces(first_ns);
+
+  CREATE TABLE resources (
+    id BIGSERIAL PRIMARY KEY,
+    digest TEXT NOT NULL UNIQUE,
+    attributes TEXT NOT NULL
+  );
+
+  CREATE TABLE span_blocks (
+    id BIGSERIAL PRIMARY KEY,
+    trace_seq BIGINT NOT NULL,
+    resource_id BIGINT NOT NULL,
+    span_ids TEXT NOT NULL,
+    spans TEXT NOT NULL
+  );
+  CREATE INDEX span_blocks_by_trace ON span_blocks(trace_seq);
+
+  CREATE TABLE tool_calls (
+    id BIGSERIAL PRIMARY KEY,
+    trace_seq BIGINT NOT NULL,
+    trace_id TEXT NOT NULL,
+    span_id TEXT NOT NULL,
+    parent_span_id TEXT,
+    tool TEXT NOT NULL,
+    version TEXT,
+    schema_hash TEXT,
+    attempt INTEGER NOT NULL,
+    code TEXT,
+    error_type TEXT,
+    reason TEXT,
+    is_error SMALLINT NOT NULL,
+    retryable SMALLINT,
+    partial_effect SMALLINT NOT NULL,
+    effect TEXT,
+    duration_ms DOUBLE PRECISION NOT NULL,
+    start_ns BIGINT NOT NULL,
+    issues TEXT,
+    input_hash TEXT,
+    input_shape TEXT,
+    idempotency_key_hash TEXT,
+    conversation_id TEXT,
+    call_id TEXT,
+    kind SMALLINT NOT NULL,
+    service TEXT,
+    call_bucket INTEGER
+  );
+  CREATE INDEX tool_calls_by_time ON tool_calls(start_ns);
+  CREATE INDEX tool_calls_by_tool ON tool_calls(tool, start_ns);
+  CREATE INDEX tool_calls_by_trace ON tool_calls(trace_seq);
+  CREATE INDEX tool_calls_by_call ON tool_calls(call_bucket, start_ns, call_id) WHERE call_id IS NOT NULL;
+
+  CREATE TABLE conversation_traces (
+    conversation_id TEXT NOT NULL,
+    trace_seq BIGINT NOT NULL,
+    PRIMARY KEY (conversation_id, trace_seq)
+  );
+  CREATE INDEX conversation_traces_by_trace ON conversation_traces(trace_seq);
+
+  -- One row per conversation: the lock that orders its writers, and its key filter (key-bloom.ts).
+  CREATE TABLE conversations (
+    conversation_id TEXT PRIMARY KEY,
+    keys BYTEA NOT NULL
+  );
+
+  CREATE TABLE tool_minutes (
+    minute BIGINT NOT NULL,
+    tool TEXT NOT NULL,
+    version TEXT NOT NULL,
+    code TEXT NOT NULL,
+    calls BIGINT NOT NULL,
+    errors BIGINT NOT NULL,
+    hist TEXT NOT NULL,
+    PRIMARY KEY (minute, tool, version, code)
+  );
+
+  CREATE TABLE tool_hours (
+    hour BIGINT NOT NULL,
+    tool TEXT NOT NULL,
+    version TEXT NOT NULL,
+    code TEXT NOT NULL,
+    calls BIGINT NOT NULL,
+    errors BIGINT NOT NULL,
+    hist TEXT NOT NULL,
+    PRIMARY KEY (hour, tool, version, code)
+  );
+
+  CREATE TABLE flags (
+    id BIGSERIAL PRIMARY KEY,
+    kind TEXT NOT NULL,
+    severity TEXT NOT NULL,
+    tool TEXT NOT NULL,
+    scope TEXT NOT NULL,
+    scope_key TEXT NOT NULL,
+    trace_id TEXT,
+    conversation_id TEXT,
+    count INTEGER NOT NULL,
+    first_ns BIGINT NOT NULL,
+    last_ns BIGINT NOT NULL,
+    summary TEXT NOT NULL,
+    evidence TEXT NOT NULL,
+    input_hash TEXT
+  );
+  CREATE INDEX flags_by_time ON flags(last_ns);
+  CREATE INDEX flags_by_group ON flags(scope, scope_key, tool, input_hash);
+
+  CREATE TABLE tool_schemas (
+    tool TEXT NOT NULL,
+    version TEXT NOT NULL,
+    schema_hash TEXT NOT NULL,
+    first_ns BIGINT NOT NULL,
+    last_ns BIGINT NOT NULL,
+    calls BIGINT NOT NULL,
+    last_trace_id TEXT NOT NULL,
+    PRIMARY KEY (tool, version, schema_hash)
+  );
+
+  CREATE TABLE tool_shapes (
+    tool TEXT NOT NULL,
+    shape TEXT NOT NULL,
+    first_ns BIGINT NOT NULL,
+    last_ns BIGINT NOT NULL,
+    calls BIGINT NOT NULL,
+    invalid BIGINT NOT NULL,
+    PRIMARY KEY (tool, shape)
+  );
+
+  CREATE TABLE tool_paths (
+    tool TEXT NOT NULL,
+    code TEXT NOT NULL,
+    path TEXT NOT NULL,
+    minute BIGINT NOT NULL,
+    count BIGINT NOT NULL,
+    last_trace_id TEXT NOT NULL,
+    PRIMARY KEY (tool, code, path, minute)
+  );
+
+  -- Merges two latency histograms (histogram.ts: JSON objects of bucket -> count) inside an upsert, so
+  -- concurrent collectors add to a rollup row without reading it first.
+  CREATE FUNCTION toolscope_hist_merge(a TEXT, b TEXT) RETURNS TEXT LANGUAGE sql IMMUTABLE AS $$
+    SELECT COALESCE(jsonb_object_agg(k, n), '{}'::jsonb)::text FROM (
+      SELECT k, SUM(v::numeric) AS n FROM (
+        SELECT key AS k, value AS v FROM jsonb_each_text(a::jsonb)
+        UNION ALL SELECT key, value FROM jsonb_each_text(b::jsonb)
+      ) AS both_sides GROUP BY k
+    ) AS merged
+  $$;
+  `,
+];
+
+export type PgMigration = { from: number; to: number };
+
+/** Brings the database to the newest schema; refuses a database from a newer collector. */
+export async function migratePostgres(client: PoolClient): Promise<PgMigration> {
+  await client.query('BEGIN');
+  try {
+    await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK.toString()]);
+    await client.query('CREATE TABLE IF NOT EXISTS toolscope_schema (version INTEGER NOT NULL)');
+    const found = await client.query<{ version: number }>('SELECT version FROM toolscope_schema');
+    const from = found.rows[0]?.version ?? 0;
+    if (found.rows.length === 0) await client.query('INSERT INTO toolscope_schema VALUES (0)');
+    if (from > PG_MIGRATIONS.length) {
+      throw new Error(
+        `database schema version ${from} is newer than this collector (${PG_MIGRATIONS.length}); upgrade toolscope`,
+      );
+    }
+    for (let v = from; v < PG_MIGRATIONS.length; v++) {
+      await client.query(PG_MIGRATIONS[v] as string);
+      await client.query('UPDATE toolscope_schema SET version = $1', [v + 1]);
+    }
+    await client.query('COMMIT');
+    return { from, to: PG_MIGRATIONS.length };
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => {});
+    throw error;
+  }
+}

@@ -1,0 +1,162 @@
+// The shared rows a PostgreSQL batch adds to: loop flags of the scopes it must re-evaluate, the per-tool
+// detector tables, and the rollups. Upserts go in key order (see pg-writer.ts on lock order) and add to what
+// other collectors wrote instead of overwriting it; histograms are merged by toolscope_hist_merge.
+import type pg from 'pg';
+import type { LoopThresholds } from '../../detectors/retry-loops.js';
+import type { BatchTouch } from '../batch-touch.js';
+import { serialize } from '../histogram.js';
+import {
+  CONVERSATION_CALLS,
+  evaluateScope,
+  evidenceOf,
+  LOOP_CALL_COLUMNS,
+  loopCallOf,
+  type ScopeCheck,
+} from '../loop-scopes.js';
+import type { Rollup } from '../rollups.js';
+import type { Row } from '../sql/db.js';
+
+const byKey = <T>(entries: Iterable<[string, T]>) =>
+  [...entries].sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0)).map(([, v]) => v);
+const str = (v: bigint) => v.toString();
+
+export async function evaluateLoops(
+  client: pg.PoolClient,
+  checks: ScopeCheck[],
+  seqs: Map<string, number>,
+  thresholds: LoopThresholds,
+): Promise<void> {
+  for (const check of checks) {
+    const hashes = [...new Set(check.groups.map((g) => g.inputHash))];
+    const rows =
+      check.scope === 'trace'
+        ? await client.query(
+            `SELECT ${LOOP_CALL_COLUMNS} FROM tool_calls
+              WHERE trace_seq = $1 AND kind != 3 AND input_hash = ANY($2::text[])`,
+            [seqs.get(check.key) ?? -1, hashes],
+          )
+        : await client.query(
+            `SELECT ${LOOP_CALL_COLUMNS} FROM tool_calls
+              WHERE trace_seq IN (SELECT trace_seq FROM conversation_traces WHERE conversation_id = $1)
+                AND conversation_id = $1 AND kind != 3 AND input_hash = ANY($2::text[])
+              ORDER BY start_ns DESC LIMIT ${CONVERSATION_CALLS}`,
+            [check.key, hashes],
+          );
+    const traceId = check.scope === 'trace' ? check.key : null;
+    const conversationId = check.scope === 'conversation' ? check.key : null;
+    const groups = evaluateScope(check, (rows.rows as Row[]).map(loopCallOf), thresholds);
+    for (const { group, flags } of groups) {
+      await client.query(
+        'DELETE FROM flags WHERE scope = $1 AND scope_key = $2 AND tool = $3 AND input_hash = $4',
+        [check.scope, check.key, group.tool, group.inputHash],
+      );
+      for (const f of flags) {
+        await client.query(
+          `INSERT INTO flags (kind, severity, tool, scope, scope_key, trace_id, conversation_id, count, first_ns,
+             last_ns, summary, evidence, input_hash) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
+          [
+            f.kind,
+            f.severity,
+            f.tool,
+            check.scope,
+            check.key,
+            traceId,
+            conversationId,
+            f.count,
+            str(f.firstNs),
+            str(f.lastNs),
+            f.summary,
+            evidenceOf(f),
+            group.inputHash,
+          ],
+        );
+      }
+    }
+  }
+}
+
+export async function saveDetectorRows(client: pg.PoolClient, t: BatchTouch): Promise<void> {
+  const schemas = byKey(t.schemas.entries());
+  if (schemas.length > 0)
+    await client.query(
+      `INSERT INTO tool_schemas AS s (tool, version, schema_hash, first_ns, last_ns, calls, last_trace_id)
+       SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::bigint[], $6::bigint[], $7::text[])
+       ON CONFLICT (tool, version, schema_hash) DO UPDATE SET first_ns = LEAST(s.first_ns, excluded.first_ns),
+         last_trace_id = CASE WHEN excluded.last_ns > s.last_ns THEN excluded.last_trace_id ELSE s.last_trace_id END,
+         last_ns = GREATEST(s.last_ns, excluded.last_ns), calls = s.calls + excluded.calls`,
+      [
+        schemas.map((s) => s.tool),
+        schemas.map((s) => s.version),
+        schemas.map((s) => s.hash),
+        schemas.map((s) => str(s.first)),
+        schemas.map((s) => str(s.last)),
+        schemas.map((s) => s.calls),
+        schemas.map((s) => s.traceId),
+      ],
+    );
+  const shapes = byKey(t.shapes.entries());
+  if (shapes.length > 0)
+    await client.query(
+      `INSERT INTO tool_shapes AS s (tool, shape, first_ns, last_ns, calls, invalid)
+       SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[], $4::bigint[], $5::bigint[], $6::bigint[])
+       ON CONFLICT (tool, shape) DO UPDATE SET first_ns = LEAST(s.first_ns, excluded.first_ns),
+         last_ns = GREATEST(s.last_ns, excluded.last_ns), calls = s.calls + excluded.calls,
+         invalid = s.invalid + excluded.invalid`,
+      [
+        shapes.map((s) => s.tool),
+        shapes.map((s) => s.shape),
+        shapes.map((s) => str(s.first)),
+        shapes.map((s) => str(s.last)),
+        shapes.map((s) => s.calls),
+        shapes.map((s) => s.invalid),
+      ],
+    );
+  const paths = byKey(t.paths.entries());
+  if (paths.length > 0)
+    await client.query(
+      `INSERT INTO tool_paths AS p (tool, code, path, minute, count, last_trace_id)
+       SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::bigint[], $6::text[])
+       ON CONFLICT (tool, code, path, minute) DO UPDATE SET count = p.count + excluded.count,
+         last_trace_id = excluded.last_trace_id`,
+      [
+        paths.map((p) => p.tool),
+        paths.map((p) => p.code),
+        paths.map((p) => p.path),
+        paths.map((p) => str(p.minute)),
+        paths.map((p) => p.count),
+        paths.map((p) => p.traceId),
+      ],
+    );
+}
+
+export async function saveRollups(client: pg.PoolClient, rollups: Rollup[]): Promise<void> {
+  for (const [table, column] of [
+    ['tool_minutes', 'minute'],
+    ['tool_hours', 'hour'],
+  ] as const) {
+    const rows = byKey(
+      rollups
+        .filter((r) => r.table === table)
+        .map((r): [string, Rollup] => [
+          `${String(r.bucket).padStart(20, '0')}\u0000${r.tool}\u0000${r.version}\u0000${r.code}`,
+          r,
+        ]),
+    );
+    if (rows.length === 0) continue;
+    await client.query(
+      `INSERT INTO ${table} AS r (${column}, tool, version, code, calls, errors, hist)
+       SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::bigint[], $7::text[])
+       ON CONFLICT (${column}, tool, version, code) DO UPDATE SET calls = r.calls + excluded.calls,
+         errors = r.errors + excluded.errors, hist = toolscope_hist_merge(r.hist, excluded.hist)`,
+      [
+        rows.map((r) => str(r.bucket)),
+        rows.map((r) => r.tool),
+        rows.map((r) => r.version),
+        rows.map((r) => r.code),
+        rows.map((r) => r.calls),
+        rows.map((r) => r.errors),
+        rows.map((r) => serialize(r.hist)),
+      ],
+    );
+  }
+}

@@ -1,0 +1,108 @@
+// The PostgreSQL backend (`--db postgres://…`): any number of stateless collectors share one database. Writes
+// are one transaction per batch (pg-writer.ts), acknowledged after COMMIT; reads are the shared SQL queries
+// (storage/sql) on the pool; retention deletes in small transactions, one collector at a time.
+import { DEFAULT_DRIFT_THRESHOLDS, type DriftThresholds } from '../../detectors/drift.js';
+import type { LoopThresholds } from '../../detectors/retry-loops.js';
+import type { Storage } from '../contract.js';
+import { redactDbUrl } from '../open.js';
+import { SqlReader } from '../sql/reader.js';
+import { planWrite } from '../write-plan.js';
+import { migratePostgres } from './migrations.js';
+import { createPool, inTransaction, pgReadDb } from './pg-db.js';
+import { PgWriter } from './pg-writer.js';
+
+export type PostgresOptions = {
+  /** Most connections this process opens (default 10). */
+  poolSize?: number;
+  thresholds?: Partial<LoopThresholds>;
+  drift?: Partial<DriftThresholds>;
+  /** Told of errors of idle connections (the pool replaces them). */
+  onPoolError?: (error: Error) => void;
+};
+
+/** pg_try_advisory_xact_lock key of retention: one collector deletes while the others skip the step. */
+const RETENTION_LOCK = 8_390_047_142_397_570_929n;
+const NS_PER_MINUTE = 60_000_000_000n;
+
+export async function openPostgresStorage(
+  url: string,
+  options: PostgresOptions = {},
+): Promise<Storage> {
+  const pool = createPool(url, options.poolSize ?? 10, (error) =>
+    (options.onPoolError ?? ((e: Error) => process.emitWarning(`toolscope: ${e.message}`)))(error),
+  );
+  try {
+    const client = await pool.connect();
+    try {
+      await migratePostgres(client);
+    } finally {
+      client.release();
+    }
+  } catch (error) {
+    await pool.end();
+    throw error;
+  }
+  const writer = new PgWriter(pool, options.thresholds);
+  const reader = new SqlReader(pgReadDb(pool), { ...DEFAULT_DRIFT_THRESHOLDS, ...options.drift });
+  return {
+    backend: 'postgres',
+    location: redactDbUrl(url),
+    write: (spans) => writer.write(planWrite(spans)),
+    deleteBefore: (cutoffNs, maxTraces) =>
+      inTransaction(pool, async (client) => {
+        const lock = await client.query<{ got: boolean }>(
+          'SELECT pg_try_advisory_xact_lock($1) AS got',
+          [RETENTION_LOCK.toString()],
+        );
+        if (!lock.rows[0]?.got) return 0;
+        // SKIP LOCKED: a trace a batch is writing right now is left for the next step.
+        const old = await client.query<{ seq: string }>(
+          'SELECT seq FROM traces WHERE first_ns < $1 ORDER BY first_ns LIMIT $2 FOR UPDATE SKIP LOCKED',
+          [cutoffNs.toString(), maxTraces],
+        );
+        const seqs = old.rows.map((r) => r.seq);
+        if (seqs.length > 0) {
+          const conversations = await client.query<{ conversation_id: string }>(
+            'SELECT DISTINCT conversation_id FROM conversation_traces WHERE trace_seq = ANY($1::bigint[])',
+            [seqs],
+          );
+          for (const table of ['span_blocks', 'tool_calls', 'conversation_traces'])
+            await client.query(`DELETE FROM ${table} WHERE trace_seq = ANY($1::bigint[])`, [seqs]);
+          await client.query('DELETE FROM traces WHERE seq = ANY($1::bigint[])', [seqs]);
+          await client.query(
+            `DELETE FROM conversations c WHERE c.conversation_id = ANY($1::text[])
+               AND NOT EXISTS (SELECT 1 FROM conversation_traces ct WHERE ct.conversation_id = c.conversation_id)`,
+            [conversations.rows.map((r) => r.conversation_id)],
+          );
+        }
+        const minute = (cutoffNs / NS_PER_MINUTE).toString();
+        await client.query('DELETE FROM tool_minutes WHERE minute < $1', [minute]);
+        await client.query('DELETE FROM tool_hours WHERE hour < $1', [
+          (cutoffNs / (60n * NS_PER_MINUTE)).toString(),
+        ]);
+        for (const table of ['flags', 'tool_schemas', 'tool_shapes'])
+          await client.query(`DELETE FROM ${table} WHERE last_ns < $1`, [cutoffNs.toString()]);
+        await client.query('DELETE FROM tool_paths WHERE minute < $1', [minute]);
+        return seqs.length;
+      }),
+    tools: (since, until, tool) => reader.tools(since, until, tool),
+    calls: (filter) => reader.calls(filter),
+    trace: (id) => reader.trace(id),
+    conversation: (id) => reader.conversation(id),
+    flags: (since, until, filter) => reader.flags(since, until, filter),
+    toolDetail: (name, since, until) => reader.toolDetail(name, since, until),
+    timeseries: (since, until, step, tool) => reader.timeseries(since, until, step, tool),
+    search: (query, since) => reader.search(query, since),
+    ready: async () => {
+      try {
+        const found = await pool.query<{ version: number }>('SELECT version FROM toolscope_schema');
+        return found.rows.length === 1
+          ? { ok: true }
+          : { ok: false, reason: 'schema version row missing' };
+      } catch (error) {
+        return { ok: false, reason: error instanceof Error ? error.message : String(error) };
+      }
+    },
+    close: () => pool.end(),
+  };
+}

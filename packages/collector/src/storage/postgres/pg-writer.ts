@@ -1,0 +1,207 @@
+// The PostgreSQL writer: one transaction per batch, safe with any number of collectors writing at once. Rows a
+// batch shares with other writers are locked in one global order (its traces by id, then its conversations,
+// then the rollup and detector rows by key), so concurrent batches of one trace or conversation run one after
+// the other and never deadlock among themselves; each then sees the other's calls when it re-evaluates loops.
+import { createHash } from 'node:crypto';
+import type pg from 'pg';
+import { DEFAULT_LOOP_THRESHOLDS, type LoopThresholds } from '../../detectors/retry-loops.js';
+import { assemble } from '../assemble.js';
+import { scopeChecks } from '../batch-touch.js';
+import type { WriteOutcome } from '../contract.js';
+import { bloomAdd, bloomHas, bloomOf } from '../key-bloom.js';
+import { groupKey } from '../loop-scopes.js';
+import type { WritePlan } from '../write-plan.js';
+import { inTransaction } from './pg-db.js';
+import { evaluateLoops, saveDetectorRows, saveRollups } from './pg-rows.js';
+
+const CALL_COLUMNS = `trace_seq, trace_id, span_id, parent_span_id, tool, version, schema_hash, attempt, code, error_type,
+  reason, is_error, retryable, partial_effect, effect, duration_ms, start_ns, issues, input_hash, input_shape,
+  idempotency_key_hash, conversation_id, call_id, kind, service, call_bucket`;
+const CALL_TYPES = [
+  'bigint',
+  'text',
+  'text',
+  'text',
+  'text',
+  'text',
+  'text',
+  'integer',
+  'text',
+  'text',
+  'text',
+  'smallint',
+  'smallint',
+  'smallint',
+  'text',
+  'float8',
+  'bigint',
+  'text',
+  'text',
+  'text',
+  'text',
+  'text',
+  'text',
+  'smallint',
+  'text',
+  'integer',
+];
+const unnestOf = (types: string[]) => types.map((t, i) => `$${i + 1}::${t}[]`).join(', ');
+const cell = (v: unknown) => (typeof v === 'bigint' ? v.toString() : v);
+
+export class PgWriter {
+  readonly #pool: pg.Pool;
+  readonly #thresholds: LoopThresholds;
+  /** Resource rows never change or go away once written, so their ids can be remembered. */
+  readonly #resourceIds = new Map<string, number>();
+
+  constructor(pool: pg.Pool, thresholds: Partial<LoopThresholds> = {}) {
+    this.#pool = pool;
+    this.#thresholds = { ...DEFAULT_LOOP_THRESHOLDS, ...thresholds };
+  }
+
+  async write(plan: WritePlan): Promise<WriteOutcome> {
+    try {
+      return await inTransaction(this.#pool, (client) => this.#apply(client, plan));
+    } catch (error) {
+      // A rolled-back batch may have taught the cache ids of resource rows that were never committed.
+      this.#resourceIds.clear();
+      throw error;
+    }
+  }
+
+  async #apply(client: pg.PoolClient, plan: WritePlan): Promise<WriteOutcome> {
+    const firstNs = new Map<string, bigint>();
+    plan.traceIds.forEach((id, i) => {
+      const ns = plan.startNs[i] as bigint;
+      const seen = firstNs.get(id);
+      if (seen === undefined || ns < seen) firstNs.set(id, ns);
+    });
+    const ids = [...firstNs.keys()].sort();
+    // Locks the batch's traces in id order; xmax = 0 marks rows this statement inserted.
+    const traces = await client.query<{ seq: string; trace_id: string; created: boolean }>(
+      `INSERT INTO traces (trace_id, first_ns)
+       SELECT * FROM unnest($1::text[], $2::bigint[]) AS t(trace_id, first_ns) ORDER BY trace_id
+       ON CONFLICT (trace_id) DO UPDATE SET first_ns = LEAST(traces.first_ns, excluded.first_ns)
+       RETURNING seq, trace_id, (xmax = 0) AS created`,
+      [ids, ids.map((id) => String(firstNs.get(id)))],
+    );
+    const seqs = new Map<string, number>();
+    const created = new Set<string>();
+    for (const r of traces.rows) {
+      seqs.set(r.trace_id, Number(r.seq));
+      if (r.created) created.add(r.trace_id);
+    }
+    const stored = new Map<number, Set<string>>();
+    const existing = traces.rows.filter((r) => !r.created).map((r) => r.seq);
+    if (existing.length > 0) {
+      const blocks = await client.query<{ trace_seq: string; span_ids: string }>(
+        'SELECT trace_seq, span_ids FROM span_blocks WHERE trace_seq = ANY($1::bigint[])',
+        [existing],
+      );
+      for (const b of blocks.rows) {
+        const set = stored.get(Number(b.trace_seq)) ?? new Set<string>();
+        for (const id of b.span_ids.split(' ')) set.add(id);
+        stored.set(Number(b.trace_seq), set);
+      }
+    }
+    const a = assemble(plan, {
+      seqOf: (traceId) => seqs.get(traceId) ?? -1,
+      storedIds: (seq) => {
+        let set = stored.get(seq);
+        if (!set) {
+          set = new Set();
+          stored.set(seq, set);
+        }
+        return set;
+      },
+      resourceIds: await this.#resourceIdsOf(client, plan.resources),
+    });
+
+    // Conversations with loop-relevant calls, locked in id order; their key filters come back with the lock.
+    const conversationIds = [
+      ...new Set(a.touch.calls.flatMap((c) => (c.conversationId ? [c.conversationId] : []))),
+    ].sort();
+    const blooms = new Map<string, Uint8Array>();
+    if (conversationIds.length > 0) {
+      const locked = await client.query<{ conversation_id: string; keys: Buffer }>(
+        `INSERT INTO conversations (conversation_id, keys)
+         SELECT id, '\\x'::bytea FROM unnest($1::text[]) AS c(id) ORDER BY id
+         ON CONFLICT (conversation_id) DO UPDATE SET conversation_id = excluded.conversation_id
+         RETURNING conversation_id, keys`,
+        [conversationIds],
+      );
+      for (const r of locked.rows) blooms.set(r.conversation_id, bloomOf(r.keys));
+    }
+
+    if (a.blocks.length > 0)
+      await client.query(
+        `INSERT INTO span_blocks (trace_seq, resource_id, span_ids, spans)
+         SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::text[], $4::text[])`,
+        [
+          a.blocks.map((b) => b.seq),
+          a.blocks.map((b) => b.resourceId),
+          a.blocks.map((b) => b.spanIds),
+          a.blocks.map((b) => b.spans),
+        ],
+      );
+    if (a.calls.length > 0) {
+      const columns: unknown[][] = CALL_TYPES.map(() => []);
+      for (const c of a.calls) {
+        columns[0]?.push(c.seq);
+        for (let i = 0; i < c.values.length; i++) columns[i + 1]?.push(cell(c.values[i]));
+      }
+      await client.query(
+        `INSERT INTO tool_calls (${CALL_COLUMNS}) SELECT * FROM unnest(${unnestOf(CALL_TYPES)})`,
+        columns,
+      );
+    }
+    if (a.conversationPairs.length > 0)
+      await client.query(
+        `INSERT INTO conversation_traces (conversation_id, trace_seq)
+         SELECT * FROM unnest($1::text[], $2::bigint[]) ON CONFLICT DO NOTHING`,
+        [a.conversationPairs.map((p) => p.conversationId), a.conversationPairs.map((p) => p.seq)],
+      );
+
+    const checks = scopeChecks(
+      a.touch,
+      (traceId) => !created.has(traceId),
+      (conversationId, key) => bloomHas(blooms.get(conversationId) ?? bloomOf(null), key),
+    );
+    for (const c of a.touch.calls) {
+      const bloom = c.conversationId ? blooms.get(c.conversationId) : undefined;
+      if (bloom) bloomAdd(bloom, groupKey(c.tool, c.inputHash));
+    }
+    if (blooms.size > 0)
+      await client.query(
+        `UPDATE conversations SET keys = d.keys FROM unnest($1::text[], $2::bytea[]) AS d(id, keys)
+          WHERE conversation_id = d.id`,
+        [[...blooms.keys()], [...blooms.values()].map((b) => Buffer.from(b))],
+      );
+    await evaluateLoops(client, checks, seqs, this.#thresholds);
+    await saveDetectorRows(client, a.touch);
+    await saveRollups(client, a.rollups);
+    return { inserted: a.inserted, duplicates: a.duplicates, toolCalls: a.toolCalls };
+  }
+
+  async #resourceIdsOf(client: pg.PoolClient, resources: string[]): Promise<number[]> {
+    const digests = resources.map((json) => createHash('sha1').update(json).digest('base64'));
+    const missing = digests.flatMap((d, i) =>
+      this.#resourceIds.has(d) ? [] : [{ digest: d, json: resources[i] as string }],
+    );
+    if (missing.length > 0) {
+      // DO NOTHING takes no lock on an existing row: every collector shares the same few resources.
+      await client.query(
+        `INSERT INTO resources (digest, attributes) SELECT * FROM unnest($1::text[], $2::text[])
+         ON CONFLICT (digest) DO NOTHING`,
+        [missing.map((m) => m.digest), missing.map((m) => m.json)],
+      );
+      const found = await client.query<{ id: string; digest: string }>(
+        'SELECT id, digest FROM resources WHERE digest = ANY($1::text[])',
+        [missing.map((m) => m.digest)],
+      );
+      if (this.#resourceIds.size > 10_000) this.#resourceIds.clear();
+      for (const r of found.rows) this.#resourceIds.set(r.digest, Number(r.id));
+    }
+    return digests.map((d) => this.#resourceIds.get(d) ?? 0);
+  }
+}

@@ -1,0 +1,54 @@
+// The one thing the shared read queries need from a backend: run SQL with `?` placeholders and return rows.
+// Both backends keep the same tables and columns (storage/sqlite/schema.ts, storage/postgres/migrations.ts),
+// so each read query is written once. Drivers return integers differently (better-sqlite3 bigint, pg bigint
+// or string, SUMs as numeric strings): rows are read through the converters below, never cast.
+
+export type SqlValue = string | number | bigint | null;
+export type Row = Record<string, unknown>;
+
+export interface ReadDb {
+  all(sql: string, params?: readonly SqlValue[]): Promise<Row[]>;
+}
+
+export async function first(db: ReadDb, sql: string, params?: readonly SqlValue[]) {
+  const rows = await db.all(sql, params);
+  return rows[0];
+}
+
+/** An integer or float column as a number (0 for null or garbage). */
+export function num(v: unknown): number {
+  if (typeof v === 'number') return v;
+  if (typeof v === 'bigint') return Number(v);
+  if (typeof v === 'string' && v !== '') {
+    const n = Number(v);
+    return Number.isFinite(n) ? n : 0;
+  }
+  return 0;
+}
+
+/** An integer column as a bigint (nanosecond times, minute and hour numbers). */
+export function big(v: unknown): bigint {
+  if (typeof v === 'bigint') return v;
+  if (typeof v === 'number' && Number.isFinite(v)) return BigInt(Math.trunc(v));
+  if (typeof v === 'string' && /^-?\d+$/.test(v)) return BigInt(v);
+  return 0n;
+}
+
+export function text(v: unknown): string {
+  return typeof v === 'string' ? v : v === null || v === undefined ? '' : String(v);
+}
+
+export function textOrNull(v: unknown): string | null {
+  return v === null || v === undefined ? null : text(v);
+}
+
+export function numOrNull(v: unknown): number | null {
+  return v === null || v === undefined ? null : num(v);
+}
+
+export const NS_PER_MINUTE = 60_000_000_000n;
+export const NS_PER_HOUR = 60n * NS_PER_MINUTE;
+
+export function isoOf(ns: bigint): string {
+  return new Date(Number(ns / 1_000_000n)).toISOString();
+}

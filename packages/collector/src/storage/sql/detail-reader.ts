@@ -1,0 +1,129 @@
+// The dashboard's tool page (GET /api/tools/:name) and search (GET /api/search): small indexed queries over
+// the per-tool detector tables and the rollups.
+import { callBucket } from '../call-bucket.js';
+import type { SearchHit, ToolDetail } from '../contract.js';
+import { bucketBounds } from '../histogram.js';
+import { big, isoOf as iso, NS_PER_HOUR, NS_PER_MINUTE, num, type ReadDb, text } from './db.js';
+import { aggregateTools, emptyToolAgg, statsOf } from './tool-stats.js';
+
+/** Everything the tool page shows for [sinceNs, untilNs), or null when the tool was never seen. */
+export async function toolDetail(
+  db: ReadDb,
+  name: string,
+  sinceNs: bigint,
+  untilNs: bigint,
+): Promise<ToolDetail | null> {
+  const agg = (await aggregateTools(db, sinceNs, untilNs, name)).get(name);
+  // Versions over all time: a silent change is visible only next to what came before it.
+  const schemas = await db.all(
+    `SELECT version, schema_hash, first_ns, last_ns, calls, last_trace_id FROM tool_schemas
+      WHERE tool = ? ORDER BY first_ns LIMIT 200`,
+    [name],
+  );
+  if (!agg && schemas.length === 0) {
+    const seen = await db.all('SELECT 1 AS one FROM tool_hours WHERE tool = ? LIMIT 1', [name]);
+    if (seen.length === 0) return null;
+  }
+  const hashesPerVersion = new Map<string, number>();
+  for (const s of schemas) {
+    const v = text(s.version);
+    hashesPerVersion.set(v, (hashesPerVersion.get(v) ?? 0) + 1);
+  }
+  const paths = await db.all(
+    `SELECT code, path, SUM(count) AS count, MAX(last_trace_id) AS last_trace_id FROM tool_paths
+      WHERE tool = ? AND minute >= ? AND minute <= ? GROUP BY code, path ORDER BY count DESC, path LIMIT 25`,
+    [name, sinceNs / NS_PER_MINUTE, untilNs / NS_PER_MINUTE],
+  );
+  const shapes = await db.all(
+    `SELECT shape, first_ns, last_ns, calls, invalid FROM tool_shapes
+      WHERE tool = ? AND last_ns >= ? AND first_ns < ? ORDER BY calls DESC, shape LIMIT 50`,
+    [name, sinceNs, untilNs],
+  );
+  const a = agg ?? emptyToolAgg();
+  return {
+    name,
+    stats: statsOf(name, a),
+    versions: schemas.map((s) => ({
+      version: text(s.version),
+      schemaHash: text(s.schema_hash),
+      firstSeen: iso(big(s.first_ns)),
+      lastSeen: iso(big(s.last_ns)),
+      calls: num(s.calls),
+      lastTraceId: text(s.last_trace_id),
+      silentChange: (hashesPerVersion.get(text(s.version)) ?? 0) > 1,
+    })),
+    failingPaths: paths.map((p) => ({
+      code: text(p.code),
+      path: text(p.path),
+      count: num(p.count),
+      lastTraceId: text(p.last_trace_id),
+    })),
+    shapes: shapes.map((s) => ({
+      shape: text(s.shape),
+      firstSeen: iso(big(s.first_ns)),
+      lastSeen: iso(big(s.last_ns)),
+      calls: num(s.calls),
+      invalid: num(s.invalid),
+    })),
+    latency: [...a.hist.entries()]
+      .sort(([x], [y]) => x - y)
+      .map(([bucket, count]) => {
+        const b = bucketBounds(bucket);
+        return {
+          fromMs: Math.round(b.fromMs * 1000) / 1000,
+          toMs: Math.round(b.toMs * 1000) / 1000,
+          count,
+        };
+      }),
+  };
+}
+
+const HEX32 = /^[0-9a-f]{32}$/;
+
+/** What a search box entry can mean: a trace id, a conversation id, a call id, a tool name or an error code. */
+export async function search(db: ReadDb, query: string, sinceNs: bigint): Promise<SearchHit[]> {
+  const q = query.trim();
+  const results: SearchHit[] = [];
+  if (q === '') return results;
+  const lower = q.toLowerCase();
+  if (HEX32.test(lower)) {
+    const found = await db.all('SELECT 1 AS one FROM traces WHERE trace_id = ?', [lower]);
+    if (found.length > 0) results.push({ kind: 'trace', value: lower, label: `trace ${lower}` });
+  }
+  const conversation = await db.all(
+    'SELECT 1 AS one FROM conversation_traces WHERE conversation_id = ? LIMIT 1',
+    [q],
+  );
+  if (conversation.length > 0)
+    results.push({ kind: 'conversation', value: q, label: `conversation ${q}` });
+  // One bucket of the window, newest first, from the (call_bucket, start_ns, call_id) index (call-bucket.ts).
+  const calls = await db.all(
+    `SELECT trace_id, span_id, tool FROM tool_calls
+      WHERE call_bucket = ? AND start_ns >= ? AND call_id = ? AND call_id IS NOT NULL
+      ORDER BY start_ns DESC LIMIT 10`,
+    [callBucket(q), sinceNs, q],
+  );
+  for (const c of calls) {
+    results.push({
+      kind: 'call',
+      value: text(c.span_id),
+      label: `call ${q} (${text(c.tool)})`,
+      traceId: text(c.trace_id),
+    });
+  }
+  const hour = sinceNs / NS_PER_HOUR;
+  const like = `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  const tools = await db.all(
+    `SELECT DISTINCT tool FROM tool_hours WHERE hour >= ? AND tool LIKE ? ESCAPE '\\' ORDER BY tool LIMIT 20`,
+    [hour, like],
+  );
+  for (const t of tools)
+    results.push({ kind: 'tool', value: text(t.tool), label: `tool ${text(t.tool)}` });
+  const codes = await db.all(
+    `SELECT DISTINCT code FROM tool_hours WHERE hour >= ? AND code != '' AND code LIKE ? ESCAPE '\\' ORDER BY code LIMIT 10`,
+    [hour, like],
+  );
+  for (const c of codes)
+    results.push({ kind: 'code', value: text(c.code), label: `code ${text(c.code)}` });
+  return results;
+}

@@ -1,0 +1,224 @@
+// The reader side of the contract, written once over ReadDb for every SQL backend: tool statistics
+// (tool-stats.ts), calls, traces, conversations, flags (flag-reader.ts), the tool page and search
+// (detail-reader.ts). SQLite runs it on a reader thread, PostgreSQL on the pool.
+import type { DriftThresholds } from '../../detectors/drift.js';
+import type { Flag } from '../../detectors/flag.js';
+import { callBucket } from '../call-bucket.js';
+import type {
+  CallFilter,
+  CallIssue,
+  CallPage,
+  CallRecord,
+  ConversationSpans,
+  FlagFilter,
+  SearchHit,
+  Series,
+  SpanReader,
+  StoredSpan,
+  ToolDetail,
+  ToolSummary,
+} from '../contract.js';
+import { decodeSpans } from '../span-codec.js';
+import {
+  big,
+  isoOf,
+  num,
+  numOrNull,
+  type ReadDb,
+  type Row,
+  type SqlValue,
+  text,
+  textOrNull,
+} from './db.js';
+import { search, toolDetail } from './detail-reader.js';
+import { readFlags } from './flag-reader.js';
+import { aggregateTools, statsOf, timeseries } from './tool-stats.js';
+
+/** Most traces a conversation view reads, and most blocks per trace. */
+const CONVERSATION_TRACES = 500;
+const BLOCKS_PER_TRACE = 10_000;
+
+export class SqlReader implements SpanReader {
+  readonly #db: ReadDb;
+  readonly #drift: DriftThresholds;
+
+  constructor(db: ReadDb, drift: DriftThresholds) {
+    this.#db = db;
+    this.#drift = drift;
+  }
+
+  async tools(sinceNs: bigint, untilNs: bigint, tool?: string): Promise<ToolSummary[]> {
+    return [...(await aggregateTools(this.#db, sinceNs, untilNs, tool)).entries()]
+      .map(([name, a]) => statsOf(name, a))
+      .sort((x, y) => y.calls - x.calls || (x.name < y.name ? -1 : 1));
+  }
+
+  async calls(f: CallFilter): Promise<CallPage> {
+    const where: string[] = ['start_ns >= ?', 'start_ns < ?', 'kind != 3'];
+    const args: SqlValue[] = [f.sinceNs, f.untilNs];
+    const add = (clause: string, ...values: SqlValue[]) => {
+      where.push(clause);
+      args.push(...values);
+    };
+    if (f.tool !== undefined) add('tool = ?', f.tool);
+    if (f.version !== undefined) add('version = ?', f.version);
+    if (f.code !== undefined) {
+      if (f.code === 'OK') add('is_error = 0');
+      else add('COALESCE(code, error_type) = ?', f.code);
+    }
+    if (f.callId !== undefined)
+      add(
+        'call_bucket = ? AND call_id = ? AND call_id IS NOT NULL',
+        callBucket(f.callId),
+        f.callId,
+      );
+    if (f.errors !== undefined) add(f.errors ? 'is_error = 1' : 'is_error = 0');
+    if (f.traceId !== undefined)
+      add('trace_seq = (SELECT seq FROM traces WHERE trace_id = ?)', f.traceId);
+    if (f.conversationId !== undefined)
+      add(
+        'trace_seq IN (SELECT trace_seq FROM conversation_traces WHERE conversation_id = ?) AND conversation_id = ?',
+        f.conversationId,
+        f.conversationId,
+      );
+    if (f.cursor)
+      add(
+        '(start_ns < ? OR (start_ns = ? AND id < ?))',
+        f.cursor.startNs,
+        f.cursor.startNs,
+        f.cursor.id,
+      );
+    const rows = await this.#db.all(
+      `SELECT * FROM tool_calls WHERE ${where.join(' AND ')} ORDER BY start_ns DESC, id DESC LIMIT ?`,
+      [...args, f.limit + 1],
+    );
+    const page = rows.slice(0, f.limit);
+    const last = page.at(-1);
+    const nextCursor =
+      rows.length > f.limit && last
+        ? Buffer.from(`${big(last.start_ns)}:${big(last.id)}`).toString('base64url')
+        : null;
+    return { calls: page.map(callOf), nextCursor };
+  }
+
+  async trace(traceId: string): Promise<StoredSpan[] | null> {
+    const rows = await this.#db.all('SELECT seq FROM traces WHERE trace_id = ?', [traceId]);
+    const row = rows[0];
+    if (!row) return null;
+    return this.#spansOf([big(row.seq)]);
+  }
+
+  async conversation(id: string): Promise<ConversationSpans | null> {
+    const rows = await this.#db.all(
+      `SELECT ct.trace_seq AS seq, t.trace_id FROM conversation_traces ct JOIN traces t ON t.seq = ct.trace_seq
+        WHERE ct.conversation_id = ? ORDER BY t.first_ns LIMIT ${CONVERSATION_TRACES}`,
+      [id],
+    );
+    if (rows.length === 0) return null;
+    return {
+      traceIds: rows.map((r) => text(r.trace_id)),
+      spans: await this.#spansOf(rows.map((r) => big(r.seq))),
+    };
+  }
+
+  flags(sinceNs: bigint, untilNs: bigint, filter: FlagFilter): Promise<Flag[]> {
+    return readFlags(this.#db, this, sinceNs, untilNs, filter, this.#drift);
+  }
+
+  toolDetail(name: string, sinceNs: bigint, untilNs: bigint): Promise<ToolDetail | null> {
+    return toolDetail(this.#db, name, sinceNs, untilNs);
+  }
+
+  timeseries(sinceNs: bigint, untilNs: bigint, stepMs: number, tool?: string): Promise<Series> {
+    return timeseries(this.#db, sinceNs, untilNs, stepMs, tool);
+  }
+
+  search(query: string, sinceNs: bigint): Promise<SearchHit[]> {
+    return search(this.#db, query, sinceNs);
+  }
+
+  async #spansOf(seqs: bigint[]): Promise<StoredSpan[]> {
+    const spans: StoredSpan[] = [];
+    for (const seq of seqs) {
+      const rows = await this.#db.all(
+        `SELECT t.trace_id, b.spans, r.attributes AS resource
+           FROM span_blocks b JOIN traces t ON t.seq = b.trace_seq JOIN resources r ON r.id = b.resource_id
+          WHERE b.trace_seq = ? ORDER BY b.id LIMIT ${BLOCKS_PER_TRACE}`,
+        [seq],
+      );
+      for (const row of rows) {
+        spans.push(
+          ...decodeSpans(text(row.trace_id), text(row.spans), parseJson(row.resource, {})),
+        );
+      }
+    }
+    // Equal start times are common (clock granularity): then a parent comes before its children.
+    const depth = depthsOf(spans);
+    const start = (s: StoredSpan) => BigInt(s.startTimeUnixNano);
+    spans.sort((a, b) => {
+      const x = start(a);
+      const y = start(b);
+      return x < y ? -1 : x > y ? 1 : (depth.get(a.spanId) ?? 0) - (depth.get(b.spanId) ?? 0);
+    });
+    return spans;
+  }
+}
+
+function parseJson<T>(value: unknown, fallback: T): T {
+  if (typeof value !== 'string') return fallback;
+  try {
+    return JSON.parse(value) as T;
+  } catch {
+    return fallback;
+  }
+}
+
+/** Depth of each span in its trace's tree (roots 0); cycles and missing parents count as roots. */
+function depthsOf(rows: StoredSpan[]): Map<string, number> {
+  const parent = new Map(rows.map((r) => [r.spanId, r.parentSpanId]));
+  const depth = new Map<string, number>();
+  for (const r of rows) {
+    let d = 0;
+    let cur = r.parentSpanId;
+    const seen = new Set<string>([r.spanId]);
+    while (cur && parent.has(cur) && !seen.has(cur) && d < 1000) {
+      seen.add(cur);
+      d++;
+      cur = parent.get(cur) ?? null;
+    }
+    depth.set(r.spanId, d);
+  }
+  return depth;
+}
+
+function flag01(v: unknown): boolean | null {
+  const n = numOrNull(v);
+  return n === null ? null : n === 1;
+}
+
+function callOf(r: Row): CallRecord {
+  return {
+    traceId: text(r.trace_id),
+    spanId: text(r.span_id),
+    tool: text(r.tool),
+    version: textOrNull(r.version),
+    schemaHash: textOrNull(r.schema_hash),
+    attempt: num(r.attempt),
+    code: textOrNull(r.code) ?? textOrNull(r.error_type),
+    retryable: flag01(r.retryable),
+    partialEffect: num(r.partial_effect) === 1,
+    durationMs: Math.round(num(r.duration_ms) * 1000) / 1000,
+    startTime: isoOf(big(r.start_ns)),
+    issues: parseJson<CallIssue[]>(r.issues, []),
+    inputHash: textOrNull(r.input_hash),
+    inputShape: textOrNull(r.input_shape),
+    errorType: textOrNull(r.error_type),
+    reason: textOrNull(r.reason),
+    effect: textOrNull(r.effect),
+    conversationId: textOrNull(r.conversation_id),
+    callId: textOrNull(r.call_id),
+    service: textOrNull(r.service),
+    kind: num(r.kind),
+    parentSpanId: textOrNull(r.parent_span_id),
+  };
+}
