@@ -20,7 +20,7 @@ function* positions(key: string): Generator<number> {
   const a = fnv1a(key, 0x811c9dc5);
   // An odd second hash keeps the probes of double hashing distinct.
   const b = fnv1a(key, 0x9e3779b9) | 1;
-  for (let i = 0; i < PROBES; i++) yield ((a + Math.imul(i, b)) % BITS) >>> 0;
+  for (let i = 0; i < PROBES; i++) yield ((a + Math.imul(i, b)) >>> 0) % BITS;
 }
 
 /** A filter read from the database, or an empty one for a missing or malformed value. */

@@ -1,0 +1,80 @@
+// The storage backends every conformance test runs against: SQLite on a temporary file, and PostgreSQL on a
+// fresh database of the server scripts/with-postgres.sh started (TOOLSCOPE_TEST_PG). With CI=true a missing
+// server fails the suite; elsewhere the PostgreSQL cases are reported as skipped with the reason.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { type OpenOptions, openStorage, type Storage } from '../src/index.js';
+
+export const PG_URL = process.env.TOOLSCOPE_TEST_PG;
+
+if (!PG_URL && process.env.CI === 'true') {
+  throw new Error(
+    'TOOLSCOPE_TEST_PG is not set: CI must run the tests through scripts/with-postgres.sh',
+  );
+}
+
+/** A new, empty database on the test server; its URL. */
+export async function freshPgDatabase(): Promise<string> {
+  if (!PG_URL) throw new Error('no PostgreSQL server (TOOLSCOPE_TEST_PG)');
+  const name = `toolscope_${process.pid}_${Math.random().toString(36).slice(2, 10)}`;
+  const admin = new pg.Client(PG_URL);
+  await admin.connect();
+  try {
+    await admin.query(`CREATE DATABASE ${name}`);
+  } finally {
+    await admin.end();
+  }
+  const url = new URL(PG_URL);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+/** A place to keep a store: `db` opens it (again, after a restart); `drop` removes it. */
+export type StoreLocation = { db: string; drop(): Promise<void> };
+
+export type Backend = {
+  name: 'sqlite' | 'postgres';
+  available: boolean;
+  location(): Promise<StoreLocation>;
+};
+
+export const BACKENDS: Backend[] = [
+  {
+    name: 'sqlite',
+    available: true,
+    location: async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'toolscope-conf-'));
+      return {
+        db: join(dir, 'store.db'),
+        drop: async () => rmSync(dir, { recursive: true, force: true }),
+      };
+    },
+  },
+  {
+    name: 'postgres',
+    available: PG_URL !== undefined,
+    location: async () => {
+      const db = await freshPgDatabase();
+      return {
+        db,
+        drop: async () => {
+          const admin = new pg.Client(PG_URL);
+          await admin.connect();
+          try {
+            await admin.query(
+              `DROP DATABASE IF EXISTS ${new URL(db).pathname.slice(1)} WITH (FORCE)`,
+            );
+          } finally {
+            await admin.end();
+          }
+        },
+      };
+    },
+  },
+];
+
+export function open(db: string, options: OpenOptions = {}): Promise<Storage> {
+  return openStorage(db, options);
+}

@@ -1,0 +1,70 @@
+// Tool-call spans built directly in the collector's model, for the conformance suite: each backend gets the
+// same spans, so every difference in what it answers is a difference of the backend.
+import type { NormalizedSpan } from '../../src/index.js';
+
+const hex = (n: number, len: number) => n.toString(16).padStart(len, '0');
+export const traceIdOf = (n: number) => hex(n, 32);
+
+export type CallSpec = {
+  trace: number;
+  span: number;
+  tool?: string;
+  /** Milliseconds before now. */
+  agoMs?: number;
+  durationMs?: number;
+  code?: string;
+  retryable?: boolean;
+  input?: string;
+  conversation?: string;
+  callId?: string;
+  version?: string;
+  schemaHash?: string;
+  kind?: number;
+  issues?: string;
+};
+
+export function callSpan(c: CallSpec): NormalizedSpan {
+  const tool = c.tool ?? 'get_order';
+  const startNs = (BigInt(Date.now() - (c.agoMs ?? 1000)) * 1_000_000n) as bigint;
+  const attributes: NormalizedSpan['attributes'] = {
+    'gen_ai.operation.name': 'execute_tool',
+    'gen_ai.tool.name': tool,
+    'toolscope.schema.version': c.version ?? '1',
+    'toolscope.schema.hash': c.schemaHash ?? 'aaaaaaaaaaaaaaaa',
+    'toolscope.attempt': 1,
+    'toolscope.effect': 'read',
+    'toolscope.partial_effect': false,
+    'toolscope.input.hash': c.input ?? hex(c.trace * 1000 + c.span, 16),
+    'toolscope.input.shape': 'customerId:number',
+  };
+  if (c.conversation) attributes['gen_ai.conversation.id'] = c.conversation;
+  if (c.callId) attributes['gen_ai.tool.call.id'] = c.callId;
+  if (c.code) {
+    attributes['error.type'] = c.code;
+    attributes['toolscope.error.code'] = c.code;
+    attributes['toolscope.retryable'] = c.retryable ?? false;
+  }
+  if (c.issues) attributes['toolscope.validation.issues'] = c.issues;
+  return {
+    traceId: traceIdOf(c.trace),
+    spanId: hex(c.trace * 1000 + c.span, 16),
+    parentSpanId: null,
+    name: `execute_tool ${tool}`,
+    kind: c.kind ?? 1,
+    startNs,
+    endNs: startNs + BigInt(Math.round((c.durationMs ?? 5) * 1e6)),
+    statusCode: c.code ? 2 : 0,
+    statusMessage: '',
+    attributes,
+    events: [],
+    links: [],
+    resource: { 'service.name': 'conformance' },
+    scopeName: '@toolscope/instrument',
+    scopeVersion: '0.1.0',
+    truncatedKeys: [],
+    droppedAttributes: 0,
+  };
+}
+
+export const HOUR_NS = 3_600_000_000_000n;
+export const nowNs = () => BigInt(Date.now()) * 1_000_000n;

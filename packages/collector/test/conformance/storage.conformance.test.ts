@@ -1,0 +1,213 @@
+// The storage conformance suite (Jaeger's pattern): the same specification of the contract, run against every
+// backend. Anything the API, CLI, webhook or detectors rely on from storage is asserted here.
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Storage } from '../../src/index.js';
+import { BACKENDS, open, type StoreLocation } from '../backends.js';
+import { callSpan, HOUR_NS, nowNs, traceIdOf } from './spans.js';
+
+const INVALID = JSON.stringify([
+  { path: 'customerId', code: 'invalid_type', message: 'expected string' },
+]);
+
+for (const backend of BACKENDS) {
+  describe.skipIf(!backend.available)(`storage contract: ${backend.name}`, () => {
+    const opened: Storage[] = [];
+    const places: StoreLocation[] = [];
+    const fresh = async () => {
+      const place = await backend.location();
+      places.push(place);
+      return place;
+    };
+    const openAt = async (place: StoreLocation) => {
+      const s = await open(place.db);
+      opened.push(s);
+      return s;
+    };
+    afterEach(async () => {
+      for (const s of opened.splice(0)) await s.close().catch(() => {});
+      for (const p of places.splice(0)) await p.drop();
+    });
+    const window = () => ({ since: nowNs() - HOUR_NS, until: nowNs() + HOUR_NS });
+
+    it('writes, de-duplicates a re-sent batch, and reads calls, traces, conversations and tools back', async () => {
+      const s = await openAt(await fresh());
+      const batch = [
+        callSpan({ trace: 1, span: 1, conversation: 'conv-a', callId: 'call_x1', durationMs: 2 }),
+        callSpan({
+          trace: 1,
+          span: 2,
+          conversation: 'conv-a',
+          code: 'RETRYABLE',
+          retryable: true,
+          durationMs: 40,
+        }),
+        callSpan({ trace: 2, span: 1, tool: 'list_orders', conversation: 'conv-a', durationMs: 9 }),
+        callSpan({ trace: 2, span: 2, tool: 'list_orders', kind: 3 }),
+      ];
+      expect(await s.write(batch)).toEqual({ inserted: 4, duplicates: 0, toolCalls: 4 });
+      expect(await s.write(batch)).toEqual({ inserted: 0, duplicates: 4, toolCalls: 0 });
+      const { since, until } = window();
+      const tools = await s.tools(since, until);
+      // The CLIENT span is stored but not counted (the server's span of the call is).
+      expect(tools.map((t) => [t.name, t.calls, t.errors])).toEqual([
+        ['get_order', 2, 1],
+        ['list_orders', 1, 0],
+      ]);
+      expect(tools[0]?.codes).toEqual({ RETRYABLE: 1 });
+      expect(tools[0]?.p99Ms).toBeGreaterThan(30);
+      const page = await s.calls({ sinceNs: since, untilNs: until, limit: 2 });
+      expect(page.calls).toHaveLength(2);
+      expect(page.nextCursor).not.toBeNull();
+      const failing = await s.calls({
+        sinceNs: since,
+        untilNs: until,
+        limit: 10,
+        code: 'RETRYABLE',
+      });
+      expect(failing.calls.map((c) => [c.tool, c.retryable, c.conversationId])).toEqual([
+        ['get_order', true, 'conv-a'],
+      ]);
+      const byCallId = await s.calls({
+        sinceNs: since,
+        untilNs: until,
+        limit: 10,
+        callId: 'call_x1',
+      });
+      expect(byCallId.calls.map((c) => c.spanId)).toEqual([batch[0]?.spanId]);
+      const trace = await s.trace(traceIdOf(1));
+      expect(trace?.map((sp) => sp.spanId)).toEqual([batch[0]?.spanId, batch[1]?.spanId]);
+      expect(trace?.[0]?.resource).toEqual({ 'service.name': 'conformance' });
+      expect(await s.trace(traceIdOf(99))).toBeNull();
+      const conversation = await s.conversation('conv-a');
+      expect(conversation?.traceIds.sort()).toEqual([traceIdOf(1), traceIdOf(2)]);
+      expect(conversation?.spans).toHaveLength(4);
+      const detail = await s.toolDetail('get_order', since, until);
+      expect(detail?.versions.map((v) => [v.version, v.schemaHash, v.calls])).toEqual([
+        ['1', 'aaaaaaaaaaaaaaaa', 2],
+      ]);
+      expect(await s.toolDetail('never_called', since, until)).toBeNull();
+      const series = await s.timeseries(since, until, 60_000);
+      expect(series.points.reduce((n, p) => n + p.calls, 0)).toBe(3);
+      const hits = await s.search('call_x1', since);
+      expect(hits.map((h) => h.kind)).toContain('call');
+      expect((await s.search('list_', since)).map((h) => h.value)).toEqual(['list_orders']);
+      expect((await s.search(traceIdOf(2), since)).map((h) => h.kind)).toEqual(['trace']);
+    });
+
+    it('flags a loop whose calls arrive in separate batches, once, and replaces it as it grows', async () => {
+      const s = await openAt(await fresh());
+      for (let i = 1; i <= 3; i++)
+        await s.write([
+          callSpan({
+            trace: 7,
+            span: i,
+            input: 'feedfacefeedface',
+            code: 'INVALID_INPUT',
+            issues: INVALID,
+          }),
+        ]);
+      const { since, until } = window();
+      const loops = (await s.flags(since, until, {})).filter((f) => f.traceId === traceIdOf(7));
+      expect(loops.map((f) => [f.kind, f.count]).sort()).toEqual([
+        ['identical_retry', 3],
+        ['unrepaired_invalid_input', 3],
+      ]);
+      await s.write([
+        callSpan({ trace: 7, span: 4, input: 'feedfacefeedface', code: 'INVALID_INPUT' }),
+      ]);
+      const grown = (await s.flags(since, until, { kind: 'identical_retry' })).filter(
+        (f) => f.traceId === traceIdOf(7),
+      );
+      expect(grown.map((f) => f.count)).toEqual([4]);
+    });
+
+    it('flags a loop across the traces of a conversation, and stays quiet for polling that succeeds', async () => {
+      const s = await openAt(await fresh());
+      for (let t = 10; t < 13; t++)
+        await s.write([
+          callSpan({
+            trace: t,
+            span: 1,
+            conversation: 'conv-loop',
+            input: 'abababababababab',
+            code: 'REJECTED',
+          }),
+        ]);
+      for (let t = 20; t < 24; t++)
+        await s.write([
+          callSpan({ trace: t, span: 1, conversation: 'conv-poll', input: 'cdcdcdcdcdcdcdcd' }),
+        ]);
+      const { since, until } = window();
+      const flags = await s.flags(since, until, {});
+      const conv = flags.filter((f) => f.conversationId === 'conv-loop');
+      expect(conv.map((f) => f.kind).sort()).toEqual([
+        'identical_retry',
+        'retry_after_non_retryable',
+      ]);
+      expect(conv[0]?.evidence.traceIds?.sort()).toEqual([
+        traceIdOf(10),
+        traceIdOf(11),
+        traceIdOf(12),
+      ]);
+      expect(flags.filter((f) => f.conversationId === 'conv-poll')).toEqual([]);
+    });
+
+    it('keeps flagging a loop across a restart and right after a retention step', async () => {
+      const place = await fresh();
+      const first = await openAt(place);
+      await first.write([
+        callSpan({ trace: 30, span: 1, input: '1111111111111111', code: 'FAILED' }),
+      ]);
+      await first.write([
+        callSpan({ trace: 30, span: 2, input: '1111111111111111', code: 'FAILED' }),
+      ]);
+      // A retention step that deletes something else in between (it used to forget every scope's counts).
+      await first.write([callSpan({ trace: 31, span: 1, agoMs: 3 * 3_600_000 })]);
+      expect(await first.deleteBefore(nowNs() - 2n * HOUR_NS, 200)).toBe(1);
+      expect(await first.trace(traceIdOf(31))).toBeNull();
+      await first.close();
+      opened.splice(opened.indexOf(first), 1);
+      const second = await openAt(place);
+      await second.write([
+        callSpan({ trace: 30, span: 3, input: '1111111111111111', code: 'FAILED' }),
+      ]);
+      const { since, until } = window();
+      const flags = await second.flags(since, until, { kind: 'identical_retry' });
+      expect(flags.map((f) => [f.traceId, f.count])).toEqual([[traceIdOf(30), 3]]);
+      expect((await second.trace(traceIdOf(30)))?.length).toBe(3);
+    });
+
+    it('removes what retention cut off and nothing newer', async () => {
+      const s = await openAt(await fresh());
+      await s.write([
+        callSpan({ trace: 40, span: 1, agoMs: 5 * 3_600_000, conversation: 'old' }),
+        callSpan({ trace: 41, span: 1, agoMs: 1000, conversation: 'new' }),
+      ]);
+      let deleted = 0;
+      for (;;) {
+        const n = await s.deleteBefore(nowNs() - HOUR_NS, 1);
+        deleted += n;
+        if (n === 0) break;
+      }
+      expect(deleted).toBe(1);
+      expect(await s.trace(traceIdOf(40))).toBeNull();
+      expect(await s.conversation('old')).toBeNull();
+      expect((await s.trace(traceIdOf(41)))?.length).toBe(1);
+      const { since, until } = window();
+      expect((await s.tools(nowNs() - 10n * HOUR_NS, until)).map((t) => t.calls)).toEqual([1]);
+      expect((await s.calls({ sinceNs: since, untilNs: until, limit: 10 })).calls).toHaveLength(1);
+    });
+
+    it('reports drift: one version served with two contracts', async () => {
+      const s = await openAt(await fresh());
+      await s.write([callSpan({ trace: 50, span: 1, schemaHash: '1111222233334444' })]);
+      await s.write([callSpan({ trace: 51, span: 1, schemaHash: '5555666677778888' })]);
+      const { since, until } = window();
+      const silent = await s.flags(since, until, { kind: 'silent_schema_change' });
+      expect(silent.map((f) => [f.tool, f.version, f.evidence.schemaHashes?.sort()])).toEqual([
+        ['get_order', '1', ['1111222233334444', '5555666677778888']],
+      ]);
+      expect(await s.ready()).toEqual({ ok: true });
+    });
+  });
+}
