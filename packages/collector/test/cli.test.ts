@@ -6,25 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import type { CliIo } from '../src/cli/io.js';
 import { runCli } from '../src/index.js';
-import { jsonBody } from './harness.js';
-
-function captureIo(env: NodeJS.ProcessEnv = {}): CliIo & { stdout: string; stderr: string } {
-  const io = {
-    stdout: '',
-    stderr: '',
-    env,
-    out: (t: string) => {
-      io.stdout += t;
-    },
-    err: (t: string) => {
-      io.stderr += t;
-    },
-    onSignal: () => {},
-  };
-  return io;
-}
+import { captureIo, jsonBody } from './harness.js';
 
 describe('toolscope CLI', () => {
   it('prints usage and exits 2 without a command, 0 for --help', async () => {

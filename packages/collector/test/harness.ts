@@ -13,6 +13,7 @@ import {
   BatchSpanProcessor,
   type SpanExporter,
 } from '@opentelemetry/sdk-trace-base';
+import type { CliIo } from '../src/cli/io.js';
 import { type Collector, type CollectorOptions, startCollector } from '../src/index.js';
 
 export type TestCollector = Collector & { dir: string; dbPath: string; stop(): Promise<void> };
@@ -238,4 +239,21 @@ export function otlpToolCalls(calls: ToolCallSpec[]) {
       },
     ],
   };
+}
+
+/** A CLI io that keeps what a command prints. */
+export function captureIo(env: NodeJS.ProcessEnv = {}): CliIo & { stdout: string; stderr: string } {
+  const io = {
+    stdout: '',
+    stderr: '',
+    env,
+    out: (t: string) => {
+      io.stdout += t;
+    },
+    err: (t: string) => {
+      io.stderr += t;
+    },
+    onSignal: () => {},
+  };
+  return io;
 }

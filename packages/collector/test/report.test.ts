@@ -6,25 +6,14 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { XMLParser } from 'fast-xml-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CliIo } from '../src/cli/io.js';
 import { runCli } from '../src/index.js';
-import { otlpToolCalls, postJson, startTestCollector, type TestCollector } from './harness.js';
-
-function io(env: NodeJS.ProcessEnv = {}): CliIo & { stdout: string; stderr: string } {
-  const o = {
-    stdout: '',
-    stderr: '',
-    env,
-    out: (t: string) => {
-      o.stdout += t;
-    },
-    err: (t: string) => {
-      o.stderr += t;
-    },
-    onSignal: () => {},
-  };
-  return o;
-}
+import {
+  captureIo as io,
+  otlpToolCalls,
+  postJson,
+  startTestCollector,
+  type TestCollector,
+} from './harness.js';
 
 let c: TestCollector;
 const now = Date.now();

@@ -14,7 +14,8 @@ export const REPORT_USAGE = `Usage: toolscope report [options]
 Prints per-tool calls, error rate, p95, error codes and flags, and fails when a threshold is crossed.
 
 Options:
-  --db PATH              read this SQLite database (default ./toolscope.db)
+  --db PATH|URL          read this SQLite file or postgres:// database (default: TOOLSCOPE_DB, else
+                         ./toolscope.db)
   --url URL              or ask a running collector (its JSON API); --token or TOOLSCOPE_TOKEN if it needs one
   --since AGE            window, e.g. 24h, 30m, 7d (default 24h)
   --format FORMAT        markdown (default), json or junit
@@ -144,6 +145,8 @@ export async function report(argv: string[], io: CliIo): Promise<number> {
     return 2;
   }
   const f = parsed.flags;
-  const source: Source = f.url ? { url: f.url, token: f.token } : { db: f.db ?? './toolscope.db' };
+  const source: Source = f.url
+    ? { url: f.url, token: f.token }
+    : { db: f.db ?? (io.env.TOOLSCOPE_DB || './toolscope.db') };
   return runReport(f, source, io);
 }

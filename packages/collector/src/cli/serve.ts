@@ -4,14 +4,17 @@ import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { parseDurationMs } from '../api/params.js';
 import { startCollector } from '../collector.js';
+import { isPostgresUrl, redactDbUrl } from '../storage/open.js';
 import type { CliIo } from './io.js';
 
 export const SERVE_USAGE = `Usage: toolscope serve [options]
 
-Receives OTLP/HTTP traces (POST /v1/traces), stores them in SQLite and answers the JSON API.
+Receives OTLP/HTTP traces (POST /v1/traces), stores them in SQLite or PostgreSQL and answers the JSON API.
 
 Options:
-  --db PATH          SQLite database file (default ./toolscope.db)
+  --db PATH|URL      SQLite database file, or a postgres:// URL shared by several collectors
+                     (default: TOOLSCOPE_DB, else ./toolscope.db)
+  --pool-size N      PostgreSQL connections this collector opens (default 10)
   --host HOST        address to bind (default 127.0.0.1)
   --port PORT        port to listen on (default 4318, the OTLP/HTTP port)
   --retention AGE    delete data older than AGE, e.g. 7d, 24h (default: keep everything)
@@ -31,6 +34,7 @@ Options:
 
 const serveFlagsSchema = z.object({
   db: z.string().min(1).default('./toolscope.db'),
+  'pool-size': z.coerce.number().int().min(1).max(1000).default(10),
   host: z.string().min(1).default('127.0.0.1'),
   port: z.coerce.number().int().min(0).max(65_535).default(4318),
   retention: z
@@ -73,6 +77,7 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
       strict: true,
       options: {
         db: { type: 'string' },
+        'pool-size': { type: 'string' },
         host: { type: 'string' },
         port: { type: 'string' },
         retention: { type: 'string' },
@@ -101,6 +106,7 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
   const { help: _help, ...flags } = values;
   const parsed = serveFlagsSchema.safeParse({
     ...flags,
+    db: flags.db ?? (io.env.TOOLSCOPE_DB || undefined),
     // An empty TOOLSCOPE_TOKEN (e.g. `${TOOLSCOPE_TOKEN:-}` in compose) means no token, not a bad one.
     token: flags.token ?? (io.env.TOOLSCOPE_TOKEN || undefined),
   });
@@ -120,6 +126,7 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
   try {
     collector = await startCollector({
       db: f.db,
+      poolSize: f['pool-size'],
       host: f.host,
       port: f.port,
       token: f.token,
@@ -146,7 +153,9 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
   io.out(`  OTLP/HTTP endpoint: ${collector.url}/v1/traces (protobuf or JSON, gzip)\n`);
   io.out(`  dashboard:          ${collector.url}/\n`);
   io.out(`  JSON API:           ${collector.url}/api/tools\n`);
-  io.out(`  database:           ${f.db}${f.retention ? `, retention ${flags.retention}` : ''}\n`);
+  io.out(
+    `  database:           ${redactDbUrl(f.db)}${f.retention ? `, retention ${flags.retention}` : ''}\n`,
+  );
   return await new Promise<number>((resolve) => {
     let stopping = false;
     const stop = (signal: string) => {
@@ -175,6 +184,10 @@ function startProblem(error: unknown, db: string): string {
   const message = error instanceof Error ? error.message : String(error);
   const code =
     typeof error === 'object' && error !== null && 'code' in error ? String(error.code) : '';
+  if (isPostgresUrl(db)) {
+    // node-postgres messages never include the password; the URL is shown without it.
+    return `cannot use the PostgreSQL database ${redactDbUrl(db)} (${code || 'error'}: ${message}); check that the server is running, reachable and accepts these credentials`;
+  }
   if (code === 'SQLITE_CANTOPEN' || code === 'SQLITE_READONLY') {
     return `cannot open the database ${db} for writing (${code}: ${message}); check that its folder exists and is writable, and that the file system is not read-only or full`;
   }
