@@ -8,6 +8,7 @@ import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { z } from 'zod';
+import { freshPgDatabase, PG_URL } from '../../packages/collector/test/backends.js';
 import { ROOT, start, stopAll } from './processes.js';
 
 const serviceSchema = z.object({
@@ -17,7 +18,10 @@ const serviceSchema = z.object({
   environment: z.record(z.string(), z.string()).optional(),
   ports: z.array(z.string()).optional(),
   expose: z.array(z.string()).optional(),
-  depends_on: z.record(z.string(), z.object({ condition: z.string() })).optional(),
+  depends_on: z
+    .record(z.string(), z.object({ condition: z.string(), required: z.boolean().optional() }))
+    .optional(),
+  networks: z.record(z.string(), z.object({ aliases: z.array(z.string()).optional() })).optional(),
   healthcheck: z.object({ test: z.array(z.string()) }).optional(),
   profiles: z.array(z.string()).optional(),
   volumes: z.array(z.string()).optional(),
@@ -172,6 +176,8 @@ describe('docker-compose.yml', () => {
   it('sets only environment variables that the code or the OTel SDK reads, pointing at real services', () => {
     const exporterEnv = exporterEnvSource();
     for (const [name, s] of Object.entries(services)) {
+      // Third-party images (postgres) read their own documented variables.
+      if (s.image !== 'toolscope:dev') continue;
       for (const [key, value] of Object.entries(s.environment ?? {})) {
         if (key.startsWith('OTEL_')) {
           expect(ourSources.includes(key) || exporterEnv.includes(key), `${name}: ${key}`).toBe(
@@ -207,4 +213,92 @@ describe('docker-compose.yml', () => {
       expect(config.exporters).toHaveProperty(e);
     expect(config.service.pipelines.traces.exporters.length).toBeGreaterThanOrEqual(2);
   });
+
+  it.skipIf(!PG_URL)(
+    'has a scale profile: two identical collectors on the postgres service, both reading the same store',
+    async () => {
+      const primary = svc('collector');
+      const replica = svc('collector-replica');
+      const pgService = svc('postgres');
+      expect(replica.profiles).toEqual(['scale']);
+      expect(pgService.profiles).toEqual(['scale']);
+      expect(replica.command).toEqual(primary.command);
+      expect(replica.environment).toEqual(primary.environment);
+      expect(replica.healthcheck).toEqual(primary.healthcheck);
+      for (const s of [primary, replica]) {
+        expect(s.networks?.default?.aliases).toContain('collectors');
+        expect(s.depends_on?.postgres).toEqual({ condition: 'service_healthy', required: false });
+      }
+      expect(pgService.image).toMatch(/^postgres:\d+/);
+      expect(pgService.healthcheck?.test).toContain('pg_isready');
+      // The URL the header tells users to set names this service and its credentials.
+      const header = readFileSync(join(ROOT, 'docker-compose.yml'), 'utf8');
+      const documented = /TOOLSCOPE_DB=(postgres:\/\/\S+)/.exec(header)?.[1] ?? '';
+      const url = new URL(documented);
+      const env = pgService.environment ?? {};
+      expect([url.hostname, url.port, url.username, url.password, url.pathname.slice(1)]).toEqual([
+        'postgres',
+        '5432',
+        env.POSTGRES_USER,
+        env.POSTGRES_PASSWORD,
+        env.POSTGRES_DB,
+      ]);
+      expect(/OTLP_ENDPOINT=http:\/\/(\w+):(\d+)/.exec(header)?.slice(1)).toEqual([
+        'collectors',
+        flagValue(primary.command ?? [], '--port'),
+      ]);
+      expect(primary.command).toContain(['$', '{TOOLSCOPE_DB:-/data/toolscope.db}'].join(''));
+      // Both commands as written, on one PostgreSQL database: a span sent to one is read from the other.
+      const db = await freshPgDatabase();
+      const urls: string[] = [];
+      for (const s of [primary, replica]) {
+        const args = (s.command ?? [])
+          .slice(3)
+          .map((a, i, all) =>
+            all[i - 1] === '--port'
+              ? '0'
+              : all[i - 1] === '--db'
+                ? db
+                : all[i - 1] === '--host'
+                  ? '127.0.0.1'
+                  : a,
+          );
+        const proc = start('packages/collector/src/cli/main.ts', ['serve', ...args], {
+          TOOLSCOPE_TOKEN: '',
+        });
+        urls.push((await proc.waitFor(/listening on (\S+)/))[1] as string);
+      }
+      const traceId = 'a'.repeat(32);
+      const body = {
+        resourceSpans: [
+          {
+            resource: { attributes: [] },
+            scopeSpans: [
+              {
+                spans: [
+                  {
+                    traceId,
+                    spanId: 'b'.repeat(16),
+                    name: 'execute_tool get_order',
+                    kind: 1,
+                    startTimeUnixNano: String(BigInt(Date.now()) * 1_000_000n),
+                    endTimeUnixNano: String(BigInt(Date.now() + 3) * 1_000_000n),
+                    attributes: [{ key: 'gen_ai.tool.name', value: { stringValue: 'get_order' } }],
+                  },
+                ],
+              },
+            ],
+          },
+        ],
+      };
+      const sent = await fetch(`${urls[0]}/v1/traces`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      expect(sent.status).toBe(200);
+      expect((await fetch(`${urls[1]}/api/traces/${traceId}`)).status).toBe(200);
+    },
+    60_000,
+  );
 });

@@ -1,20 +1,23 @@
-// `pnpm bench:query`: 1M tool calls spread over the last 24 h (traces of 6 calls, 8 tools), then the API's
-// answer times measured over HTTP on loopback: /api/tools for 24 h, one trace, one page of calls, flags and
-// the dashboard's queries (time series, tool page, failing calls, search).
+// `pnpm bench:query [-- --db postgres://…]`: 1M tool calls spread over the last 24 h (traces of 6 calls, 8
+// tools), then the API's answer times measured over HTTP on loopback: /api/tools for 24 h, one trace, one page
+// of calls, flags and the dashboard's queries (time series, tool page, failing calls, search), and how long an
+// ingest request waits while /api/flags runs. SQLite by default; with a URL, an empty PostgreSQL database.
 // Prints numbers; asserts nothing.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { parseArgs } from 'node:util';
 import type { NormalizedSpan } from '../src/index.js';
-import { openSqliteStorage, startCollector } from '../src/index.js';
+import { openStorage, startCollector } from '../src/index.js';
 import { CODES, spreadCallId, TOOLS } from './spans.js';
 
 const CALLS = Number(process.env.BENCH_CALLS ?? 1_000_000);
 const PER_TRACE = 6;
 const DAY_NS = 86_400_000_000_000n;
 
+const { values: args } = parseArgs({ options: { db: { type: 'string' } } });
 const dir = mkdtempSync(join(tmpdir(), 'toolscope-query-'));
-const db = join(dir, 'query.db');
+const db = args.db ?? process.env.BENCH_DB ?? join(dir, 'query.db');
 const nowNs = BigInt(Date.now()) * 1_000_000n;
 const resource = { 'service.name': 'bench-agent' };
 const hex = (n: number, len: number) => n.toString(16).padStart(len, '0');
@@ -71,7 +74,7 @@ function span(i: number): NormalizedSpan {
 }
 
 const t0 = Date.now();
-const storage = openSqliteStorage(db);
+const storage = await openStorage(db);
 const BATCH = 6 * 1024;
 for (let i = 0; i < CALLS; i += BATCH) {
   const batch: NormalizedSpan[] = [];
@@ -80,7 +83,7 @@ for (let i = 0; i < CALLS; i += BATCH) {
 }
 await storage.close();
 console.log(
-  `bench:query  node ${process.version}  ${CALLS.toLocaleString('en-US')} tool calls over 24 h loaded in ${((Date.now() - t0) / 1000).toFixed(1)} s`,
+  `bench:query  node ${process.version}  ${storage.backend}  ${CALLS.toLocaleString('en-US')} tool calls over 24 h loaded in ${((Date.now() - t0) / 1000).toFixed(1)} s`,
 );
 
 const collector = await startCollector({ db, port: 0 });
@@ -136,6 +139,28 @@ await timeIt(
   'GET /api/calls?callId=<call id>',
   `/api/calls?since=24h&callId=${spreadCallId(Math.floor(CALLS / 3))}`,
   21,
+);
+// Ingest while flags are computed: the reads must not hold the thread that acknowledges batches.
+const probe = JSON.stringify({
+  resourceSpans: [{ resource: { attributes: [] }, scopeSpans: [{ spans: [] }] }],
+});
+const waits: number[] = [];
+for (let r = 0; r < 11; r++) {
+  const flags = fetch(`${collector.url}/api/flags?since=24h`).then((res) => res.arrayBuffer());
+  await new Promise((resolve) => setTimeout(resolve, 2));
+  const s = process.hrtime.bigint();
+  const res = await fetch(`${collector.url}/v1/traces`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: probe,
+  });
+  await res.arrayBuffer();
+  waits.push(Number(process.hrtime.bigint() - s) / 1e6);
+  await flags;
+}
+waits.sort((a, b) => a - b);
+console.log(
+  `  POST /v1/traces while /api/flags runs           median ${(waits[5] ?? 0).toFixed(1).padStart(7)} ms  max ${(waits.at(-1) ?? 0).toFixed(1).padStart(7)} ms`,
 );
 await collector.close();
 rmSync(dir, { recursive: true, force: true });
