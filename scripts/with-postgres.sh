@@ -36,9 +36,10 @@ trap stop EXIT
 
 "${as_pg[@]}" "$bin/initdb" -D "$dir/data" -A trust -U postgres --no-sync >"$dir/initdb.log" 2>&1 \
   || { cat "$dir/initdb.log" >&2; exit 1; }
-# fsync off: the tests kill collectors, never this server; benchmarks that need durable commits use their own.
+# fsync off unless TOOLSCOPE_TEST_PG_FSYNC=on: the tests kill collectors, never this server; benchmarks
+# set it on, so commits are as durable as a real deployment's.
 "${as_pg[@]}" "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
-  -o "-p $port -k $dir -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200" start >/dev/null \
+  -o "-p $port -k $dir -c listen_addresses=127.0.0.1 -c fsync=${TOOLSCOPE_TEST_PG_FSYNC:-off} -c max_connections=200" start >/dev/null \
   || { cat "$dir/server.log" >&2; exit 1; }
 export TOOLSCOPE_TEST_PG="postgres://postgres@127.0.0.1:$port/postgres"
 echo "with-postgres: PostgreSQL $("$bin/postgres" --version | awk '{print $3}') on port $port" >&2

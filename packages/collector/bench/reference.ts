@@ -1,10 +1,11 @@
 // The true references of bench:ingest: the same decoded rows written with plain prepared INSERTs (SQLite) or
-// multi-row INSERTs and COPY (PostgreSQL) into a minimal table set — one row per span with its encoded JSON, an
+// COPY (PostgreSQL; a multi-row INSERT is printed beside it) into a minimal table set — one row per span with its encoded JSON, an
 // index by trace and one by (tool, time) — one transaction per batch, in the same run. No Toolscope code is on
 // this path except the span encoding, so the ratio to it falls when the collector gets slower.
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import type { NormalizedSpan } from '../src/index.js';
+import { copyRows } from '../src/storage/postgres/pg-copy.js';
 import { encodeSpan } from '../src/storage/span-codec.js';
 
 export type RefRow = [
@@ -56,10 +57,17 @@ export function sqliteReference(path: string, batches: RefRow[][]): number {
   return n / seconds;
 }
 
-/** Spans per second of one multi-row INSERT (unnest) per batch into fresh tables of a PostgreSQL database. */
-export async function postgresReference(url: string, batches: RefRow[][]): Promise<number> {
-  const client = new pg.Client(url);
-  await client.connect();
+/**
+ * Spans per second into fresh tables of a PostgreSQL database, one transaction per batch: COPY, or one
+ * multi-row INSERT … SELECT unnest(…) per batch.
+ */
+export async function postgresReference(
+  url: string,
+  batches: RefRow[][],
+  method: 'copy' | 'insert',
+): Promise<number> {
+  const pool = new pg.Pool({ connectionString: url, max: 1 });
+  const client = await pool.connect();
   try {
     await client.query('DROP TABLE IF EXISTS ref_spans');
     await client.query(TABLES);
@@ -67,10 +75,13 @@ export async function postgresReference(url: string, batches: RefRow[][]): Promi
     let n = 0;
     for (const b of batches) {
       await client.query('BEGIN');
-      await client.query(
-        'INSERT INTO ref_spans SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::text[])',
-        [0, 1, 2, 3, 4].map((i) => b.map((r) => r[i])),
-      );
+      if (method === 'copy')
+        await copyRows(client, 'ref_spans', 'trace_id, span_id, tool, start_ns, json', b);
+      else
+        await client.query(
+          'INSERT INTO ref_spans SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::text[])',
+          [0, 1, 2, 3, 4].map((i) => b.map((r) => r[i])),
+        );
       await client.query('COMMIT');
       n += b.length;
     }
@@ -78,6 +89,7 @@ export async function postgresReference(url: string, batches: RefRow[][]): Promi
     await client.query('DROP TABLE ref_spans');
     return n / seconds;
   } finally {
-    await client.end();
+    client.release();
+    await pool.end();
   }
 }

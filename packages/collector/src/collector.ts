@@ -64,6 +64,7 @@ export async function startCollector(options: CollectorOptions): Promise<Collect
   const queue = new WriteQueue(storage, {
     maxPendingSpans: options.maxPendingSpans ?? 200_000,
     maxBatchSpans: options.maxBatchSpans ?? 8192,
+    maxInFlight: storage.concurrentWrites,
   });
   const bodyBudget = new BodyBudget(options.maxInflightBytes ?? DEFAULT_INFLIGHT_BYTES);
   const app = await buildApp({

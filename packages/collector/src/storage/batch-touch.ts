@@ -107,9 +107,11 @@ export function touchCall(t: BatchTouch, call: CallValues): void {
     }
     const minute = startNs / NS_PER_MINUTE;
     for (const issue of Array.isArray(parsed) ? parsed : []) {
-      const path =
+      const raw =
         typeof issue === 'object' && issue !== null ? Reflect.get(issue, 'path') : undefined;
-      if (typeof path !== 'string') continue;
+      if (typeof raw !== 'string') continue;
+      // A column value: no NUL (PostgreSQL text cannot hold it; see tool-call.ts).
+      const path = raw.replaceAll('\u0000', '\uFFFD');
       const key = `${tool}\u0000${code}\u0000${path}\u0000${minute}`;
       const p = t.paths.get(key) ?? { tool, code, path, minute, count: 0, traceId };
       p.count++;

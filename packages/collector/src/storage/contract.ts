@@ -155,6 +155,11 @@ export interface Storage extends SpanWriter, SpanReader {
   readonly backend: BackendKind;
   /** Where the data lives, without credentials (for logs and the start-up banner). */
   readonly location: string;
+  /**
+   * How many write() calls are worth running at once: SQLite has one writer, so 2 (one committing while the
+   * next is prepared); PostgreSQL commits batches of different traces in parallel on separate connections.
+   */
+  readonly concurrentWrites: number;
   /** Answers when the store is reachable and migrated (GET /readyz); never throws. */
   ready(): Promise<{ ok: true } | { ok: false; reason: string }>;
   close(): Promise<void>;

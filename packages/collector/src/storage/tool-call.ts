@@ -31,8 +31,15 @@ export type ToolCallRow = {
   isError: boolean;
 };
 
+/**
+ * A column value: cut to `max`, and NUL replaced by U+FFFD, since PostgreSQL text cannot hold it and both
+ * backends must store the same.
+ */
 function text(v: AttrValue | undefined, max = 512): string | null {
-  if (typeof v === 'string') return v.length > max ? v.slice(0, max) : v;
+  if (typeof v === 'string') {
+    const cut = v.length > max ? v.slice(0, max) : v;
+    return cut.includes('\u0000') ? cut.replaceAll('\u0000', '\uFFFD') : cut;
+  }
   if (typeof v === 'number' || typeof v === 'boolean') return String(v);
   return null;
 }

@@ -44,6 +44,9 @@ for (const backend of BACKENDS) {
         callSpan({ trace: 2, span: 1, tool: 'list_orders', conversation: 'conv-a', durationMs: 9 }),
         callSpan({ trace: 2, span: 2, tool: 'list_orders', kind: 3 }),
       ];
+      // Characters that bulk-load formats reserve (COPY text: tab, newline, backslash) survive the round trip.
+      const awkward = 'tab\there\nnew line\\ back\\slash \r \u0000 end';
+      if (batch[0]) batch[0].attributes.note = awkward;
       expect(await s.write(batch)).toEqual({ inserted: 4, duplicates: 0, toolCalls: 4 });
       expect(await s.write(batch)).toEqual({ inserted: 0, duplicates: 4, toolCalls: 0 });
       const { since, until } = window();
@@ -77,6 +80,7 @@ for (const backend of BACKENDS) {
       const trace = await s.trace(traceIdOf(1));
       expect(trace?.map((sp) => sp.spanId)).toEqual([batch[0]?.spanId, batch[1]?.spanId]);
       expect(trace?.[0]?.resource).toEqual({ 'service.name': 'conformance' });
+      expect(trace?.[0]?.attributes.note).toBe(awkward);
       expect(await s.trace(traceIdOf(99))).toBeNull();
       const conversation = await s.conversation('conv-a');
       expect(conversation?.traceIds.sort()).toEqual([traceIdOf(1), traceIdOf(2)]);
@@ -196,6 +200,16 @@ for (const backend of BACKENDS) {
       const { since, until } = window();
       expect((await s.tools(nowNs() - 10n * HOUR_NS, until)).map((t) => t.calls)).toEqual([1]);
       expect((await s.calls({ sinceNs: since, untilNs: until, limit: 10 })).calls).toHaveLength(1);
+    });
+
+    it('stores a NUL in a tool name or conversation id the same way on every backend', async () => {
+      const s = await openAt(await fresh());
+      await s.write([
+        callSpan({ trace: 60, span: 1, tool: 'nul\u0000tool', conversation: 'c\u0000v' }),
+      ]);
+      const { since, until } = window();
+      expect((await s.tools(since, until)).map((t) => t.name)).toEqual(['nul\uFFFDtool']);
+      expect((await s.conversation('c\uFFFDv'))?.spans).toHaveLength(1);
     });
 
     it('reports drift: one version served with two contracts', async () => {

@@ -28,7 +28,8 @@ export async function openPostgresStorage(
   url: string,
   options: PostgresOptions = {},
 ): Promise<Storage> {
-  const pool = createPool(url, options.poolSize ?? 10, (error) =>
+  const poolSize = options.poolSize ?? 10;
+  const pool = createPool(url, poolSize, (error) =>
     (options.onPoolError ?? ((e: Error) => process.emitWarning(`toolscope: ${e.message}`)))(error),
   );
   try {
@@ -47,6 +48,8 @@ export async function openPostgresStorage(
   return {
     backend: 'postgres',
     location: redactDbUrl(url),
+    // Half the pool writes, so reads always find a connection.
+    concurrentWrites: Math.max(2, Math.floor(poolSize / 2)),
     write: (spans) => writer.write(planWrite(spans)),
     deleteBefore: (cutoffNs, maxTraces) =>
       inTransaction(pool, async (client) => {

@@ -11,42 +11,13 @@ import type { WriteOutcome } from '../contract.js';
 import { bloomAdd, bloomHas, bloomOf } from '../key-bloom.js';
 import { groupKey } from '../loop-scopes.js';
 import type { WritePlan } from '../write-plan.js';
+import { copyRows } from './pg-copy.js';
 import { inTransaction } from './pg-db.js';
 import { evaluateLoops, saveDetectorRows, saveRollups } from './pg-rows.js';
 
 const CALL_COLUMNS = `trace_seq, trace_id, span_id, parent_span_id, tool, version, schema_hash, attempt, code, error_type,
   reason, is_error, retryable, partial_effect, effect, duration_ms, start_ns, issues, input_hash, input_shape,
   idempotency_key_hash, conversation_id, call_id, kind, service, call_bucket`;
-const CALL_TYPES = [
-  'bigint',
-  'text',
-  'text',
-  'text',
-  'text',
-  'text',
-  'text',
-  'integer',
-  'text',
-  'text',
-  'text',
-  'smallint',
-  'smallint',
-  'smallint',
-  'text',
-  'float8',
-  'bigint',
-  'text',
-  'text',
-  'text',
-  'text',
-  'text',
-  'text',
-  'smallint',
-  'text',
-  'integer',
-];
-const unnestOf = (types: string[]) => types.map((t, i) => `$${i + 1}::${t}[]`).join(', ');
-const cell = (v: unknown) => (typeof v === 'bigint' ? v.toString() : v);
 
 export class PgWriter {
   readonly #pool: pg.Pool;
@@ -133,28 +104,18 @@ export class PgWriter {
       for (const r of locked.rows) blooms.set(r.conversation_id, bloomOf(r.keys));
     }
 
-    if (a.blocks.length > 0)
-      await client.query(
-        `INSERT INTO span_blocks (trace_seq, resource_id, span_ids, spans)
-         SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::text[], $4::text[])`,
-        [
-          a.blocks.map((b) => b.seq),
-          a.blocks.map((b) => b.resourceId),
-          a.blocks.map((b) => b.spanIds),
-          a.blocks.map((b) => b.spans),
-        ],
-      );
-    if (a.calls.length > 0) {
-      const columns: unknown[][] = CALL_TYPES.map(() => []);
-      for (const c of a.calls) {
-        columns[0]?.push(c.seq);
-        for (let i = 0; i < c.values.length; i++) columns[i + 1]?.push(cell(c.values[i]));
-      }
-      await client.query(
-        `INSERT INTO tool_calls (${CALL_COLUMNS}) SELECT * FROM unnest(${unnestOf(CALL_TYPES)})`,
-        columns,
-      );
-    }
+    await copyRows(
+      client,
+      'span_blocks',
+      'trace_seq, resource_id, span_ids, spans',
+      a.blocks.map((b) => [b.seq, b.resourceId, b.spanIds, b.spans]),
+    );
+    await copyRows(
+      client,
+      'tool_calls',
+      CALL_COLUMNS,
+      a.calls.map((c) => [c.seq, ...c.values]),
+    );
     if (a.conversationPairs.length > 0)
       await client.query(
         `INSERT INTO conversation_traces (conversation_id, trace_seq)

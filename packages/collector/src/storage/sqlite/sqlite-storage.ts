@@ -58,6 +58,7 @@ export function openSqliteStorage(path: string, options: SqliteOptions = {}): St
   return {
     backend: 'sqlite',
     location: memory ? ':memory:' : path,
+    concurrentWrites: 2,
     write: async (spans) => {
       const plan = planWrite(spans);
       if (thread) return thread.write(plan);
