@@ -73,6 +73,44 @@ function maxNs(xs: bigint[]): bigint {
 }
 const top = <T>(xs: T[], n: number) => xs.slice(0, n);
 
+const DRIFT_CODES = [
+  ['INVALID_INPUT', 'input_drift'],
+  ['INVALID_OUTPUT', 'output_drift'],
+] as const;
+
+/**
+ * The share of a tool's recent calls failing with `code` when it has risen enough against the baseline to
+ * be drift (before counting the distinct traces it comes from), else null.
+ */
+export function risingFailures(
+  cur: ToolCounts,
+  base: ToolCounts | undefined,
+  code: (typeof DRIFT_CODES)[number][0],
+  t: DriftThresholds = DEFAULT_DRIFT_THRESHOLDS,
+): { failing: number; share: number; baseShare: number } | null {
+  const failing = cur.codes[code] ?? 0;
+  const share = cur.calls === 0 ? 0 : failing / cur.calls;
+  const baseShare = base && base.calls > 0 ? (base.codes[code] ?? 0) / base.calls : 0;
+  const input = code === 'INVALID_INPUT';
+  const rising = share >= 2 * baseShare + (input ? 0.05 : 0.02);
+  if (failing < t.minFailures || !rising || (input && share < 0.2)) return null;
+  return { failing, share, baseShare };
+}
+
+/** The (tool, code) pairs whose distinct failing traces detectDrift will ask for. */
+export function driftCandidates(
+  current: ToolCounts[],
+  baseline: ToolCounts[],
+  t: DriftThresholds = DEFAULT_DRIFT_THRESHOLDS,
+): { tool: string; code: string }[] {
+  const base = new Map(baseline.map((s) => [s.name, s]));
+  return current.flatMap((cur) =>
+    DRIFT_CODES.filter(([code]) => risingFailures(cur, base.get(cur.name), code, t)).map(
+      ([code]) => ({ tool: cur.name, code }),
+    ),
+  );
+}
+
 export function detectDrift(
   input: DriftInput,
   t: DriftThresholds = DEFAULT_DRIFT_THRESHOLDS,
@@ -140,16 +178,10 @@ export function detectDrift(
 
   const baseline = new Map(input.baseline.map((s) => [s.name, s]));
   for (const cur of input.current) {
-    const base = baseline.get(cur.name);
-    for (const [code, kind] of [
-      ['INVALID_INPUT', 'input_drift'],
-      ['INVALID_OUTPUT', 'output_drift'],
-    ] as const) {
-      const failing = cur.codes[code] ?? 0;
-      const share = cur.calls === 0 ? 0 : failing / cur.calls;
-      const baseShare = base && base.calls > 0 ? (base.codes[code] ?? 0) / base.calls : 0;
-      const rising = share >= 2 * baseShare + (kind === 'input_drift' ? 0.05 : 0.02);
-      if (failing < t.minFailures || !rising || (kind === 'input_drift' && share < 0.2)) continue;
+    for (const [code, kind] of DRIFT_CODES) {
+      const rise = risingFailures(cur, baseline.get(cur.name), code, t);
+      if (!rise) continue;
+      const { failing, share, baseShare } = rise;
       if (input.failingTraces(cur.name, code) < t.minTraces) continue;
       const paths = input.paths
         .filter((p) => p.tool === cur.name && p.code === code)

@@ -4,6 +4,7 @@ import {
   DEFAULT_DRIFT_THRESHOLDS,
   type DriftThresholds,
   detectDrift,
+  driftCandidates,
   type PathRow,
   type SchemaRow,
   type ShapeRow,
@@ -47,7 +48,7 @@ export async function readFlags(
   const stored = (
     await db.all(
       `SELECT kind, severity, tool, trace_id, conversation_id, count, first_ns, last_ns, summary, evidence
-         FROM flags WHERE last_ns >= ? AND first_ns < ?${toolFilter} ORDER BY last_ns DESC, id DESC LIMIT 1000`,
+         FROM flags WHERE last_ns >= ? AND first_ns < ?${toolFilter} ORDER BY last_ns DESC LIMIT 1000`,
       [sinceNs, untilNs, ...toolArg],
     )
   ).map(storedFlag);
@@ -108,18 +109,15 @@ export async function readFlags(
   );
   const baseline = splitNs > sinceNs ? await reader.tools(sinceNs, splitNs, filter.tool) : [];
   const current = await reader.tools(splitNs, untilNs, filter.tool);
-  // Distinct failing traces, for the candidates only (drift needs several agents, not one repeating itself).
+  // Distinct failing traces, only where the rates already make drift (one agent repeating itself is a loop).
   const failing = new Map<string, number>();
-  for (const cur of current) {
-    for (const code of ['INVALID_INPUT', 'INVALID_OUTPUT']) {
-      if ((cur.codes[code] ?? 0) < thresholds.minFailures) continue;
-      const rows = await db.all(
-        `SELECT COUNT(DISTINCT trace_seq) AS n FROM (SELECT trace_seq FROM tool_calls
-           WHERE tool = ? AND start_ns >= ? AND start_ns < ? AND code = ? AND kind != 3 LIMIT 10000) AS recent`,
-        [cur.name, splitNs, untilNs, code],
-      );
-      failing.set(`${cur.name}\u0000${code}`, num(rows[0]?.n));
-    }
+  for (const { tool, code } of driftCandidates(current, baseline, thresholds)) {
+    const rows = await db.all(
+      `SELECT COUNT(DISTINCT trace_seq) AS n FROM (SELECT trace_seq FROM tool_calls
+         WHERE tool = ? AND start_ns >= ? AND start_ns < ? AND code = ? AND kind != 3 LIMIT 10000) AS recent`,
+      [tool, splitNs, untilNs, code],
+    );
+    failing.set(`${tool}\u0000${code}`, num(rows[0]?.n));
   }
   const drift = detectDrift(
     {

@@ -37,6 +37,7 @@ import { aggregateTools, statsOf, timeseries } from './tool-stats.js';
 /** Most traces a conversation view reads, and most blocks per trace. */
 const CONVERSATION_TRACES = 500;
 const BLOCKS_PER_TRACE = 10_000;
+const TRACES_PER_QUERY = 100;
 
 export class SqlReader implements SpanReader {
   readonly #db: ReadDb;
@@ -139,12 +140,15 @@ export class SqlReader implements SpanReader {
 
   async #spansOf(seqs: bigint[]): Promise<StoredSpan[]> {
     const spans: StoredSpan[] = [];
-    for (const seq of seqs) {
+    // One query per chunk of traces, not one per trace: a round trip costs more than a row on PostgreSQL.
+    for (let i = 0; i < seqs.length; i += TRACES_PER_QUERY) {
+      const chunk = seqs.slice(i, i + TRACES_PER_QUERY);
       const rows = await this.#db.all(
         `SELECT t.trace_id, b.spans, r.attributes AS resource
            FROM span_blocks b JOIN traces t ON t.seq = b.trace_seq JOIN resources r ON r.id = b.resource_id
-          WHERE b.trace_seq = ? ORDER BY b.id LIMIT ${BLOCKS_PER_TRACE}`,
-        [seq],
+          WHERE b.trace_seq IN (${chunk.map(() => '?').join(', ')}) ORDER BY b.trace_seq, b.id
+          LIMIT ${BLOCKS_PER_TRACE * chunk.length}`,
+        chunk,
       );
       for (const row of rows) {
         spans.push(
