@@ -3,12 +3,13 @@
 // of calls, flags and the dashboard's queries (time series, tool page, failing calls, search), and how long an
 // ingest request waits while /api/flags runs. SQLite by default; with a URL, an empty PostgreSQL database.
 // Prints numbers; asserts nothing.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import pg from 'pg';
 import type { NormalizedSpan } from '../src/index.js';
-import { openStorage, startCollector } from '../src/index.js';
+import { isPostgresUrl, openStorage, startCollector } from '../src/index.js';
 import { CODES, spreadCallId, TOOLS } from './spans.js';
 
 const CALLS = Number(process.env.BENCH_CALLS ?? 1_000_000);
@@ -163,4 +164,39 @@ console.log(
   `  POST /v1/traces while /api/flags runs           median ${(waits[5] ?? 0).toFixed(1).padStart(7)} ms  max ${(waits.at(-1) ?? 0).toFixed(1).padStart(7)} ms`,
 );
 await collector.close();
+
+// Bytes on disk per call, and retention: steps of 200 traces deleted from the oldest hour, each timed (a step
+// holds its locks for that long).
+const reopened = await openStorage(db);
+const bytes = await storeBytes(db);
+console.log(
+  `  stored size                                  ${(bytes / 2 ** 20).toFixed(0).padStart(7)} MiB  ${(bytes / CALLS).toFixed(0)} B per call`,
+);
+const steps: number[] = [];
+for (let r = 0; r < 10; r++) {
+  const s = process.hrtime.bigint();
+  await reopened.deleteBefore(nowNs - DAY_NS + 3_600_000_000_000n, 200);
+  steps.push(Number(process.hrtime.bigint() - s) / 1e6);
+}
+steps.sort((a, b) => a - b);
+console.log(
+  `  retention step (200 traces, 1,200 calls)       median ${(steps[5] ?? 0).toFixed(1).padStart(7)} ms  max ${(steps.at(-1) ?? 0).toFixed(1).padStart(7)} ms`,
+);
+await reopened.close();
 rmSync(dir, { recursive: true, force: true });
+
+/** The database file with its WAL (SQLite), or the size of the database (PostgreSQL). */
+async function storeBytes(where: string): Promise<number> {
+  if (!isPostgresUrl(where)) {
+    const size = (f: string) => (existsSync(f) ? statSync(f).size : 0);
+    return size(where) + size(`${where}-wal`);
+  }
+  const client = new pg.Client(where);
+  await client.connect();
+  try {
+    const r = await client.query<{ n: string }>('SELECT pg_database_size(current_database()) AS n');
+    return Number(r.rows[0]?.n ?? 0);
+  } finally {
+    await client.end();
+  }
+}
