@@ -123,13 +123,20 @@ describe('docker-compose.yml', () => {
               ? '127.0.0.1'
               : a,
       );
-    const proc = start('packages/collector/src/cli/main.ts', ['serve', ...args], {
-      TOOLSCOPE_TOKEN: '',
-    });
-    const url = (await proc.waitFor(/listening on (\S+)/))[1] as string;
-    expect((await fetch(`${url}/`)).status).toBe(200);
-    proc.child.kill('SIGTERM');
-    expect(await proc.exited).toBe(0);
+    // The healthcheck's path, without a token and with one: `TOOLSCOPE_TOKEN=… docker compose up` must start.
+    const healthPath = new URL(
+      /fetch\('([^']+)'/.exec(c.healthcheck?.test.join(' ') ?? '')?.[1] ?? '',
+    ).pathname;
+    for (const token of ['', 'compose-token-123456']) {
+      const proc = start('packages/collector/src/cli/main.ts', ['serve', ...args], {
+        TOOLSCOPE_TOKEN: token,
+      });
+      const url = (await proc.waitFor(/listening on (\S+)/))[1] as string;
+      expect((await fetch(`${url}${healthPath}`)).status, `token "${token}"`).toBe(200);
+      expect((await fetch(`${url}/api/tools`)).status).toBe(token ? 401 : 200);
+      proc.child.kill('SIGTERM');
+      expect(await proc.exited).toBe(0);
+    }
     rmSync(dir, { recursive: true, force: true });
   });
 

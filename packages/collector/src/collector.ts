@@ -8,6 +8,8 @@ import type { LoopThresholds } from './detectors/retry-loops.js';
 import { BodyBudget } from './ingest/body-budget.js';
 import { startRetention } from './ingest/retention.js';
 import { WriteQueue } from './ingest/write-queue.js';
+import { causeOf, createLogger, type LogLevel } from './ops/logger.js';
+import { CollectorMetrics } from './ops/metrics.js';
 import type { Storage } from './storage/contract.js';
 import { openStorage } from './storage/open.js';
 import { COLLECTOR_VERSION } from './version.js';
@@ -30,6 +32,9 @@ export type CollectorOptions = {
   /** Most spans committed in one transaction. */
   maxBatchSpans?: number;
   synchronous?: 'NORMAL' | 'FULL';
+  /** JSON log lines on stdout at this level (`serve` uses info); without it, nothing is logged. */
+  logLevel?: LogLevel;
+  /** @deprecated use logLevel; true logs at info. */
   logger?: boolean;
   /** POST each new flag once to this URL. */
   alertWebhook?: string | undefined;
@@ -47,24 +52,48 @@ export type Collector = {
   queue: WriteQueue;
   /** Request bodies held in memory right now, and the most at once. */
   bodyBudget: BodyBudget;
+  metrics: CollectorMetrics;
   /** Base URL once listening, e.g. http://127.0.0.1:4318 */
   url: string;
   close(): Promise<void>;
 };
 
 export async function startCollector(options: CollectorOptions): Promise<Collector> {
+  const log = createLogger(options.logLevel ?? (options.logger ? 'info' : 'silent'));
   const storage =
     options.storage ??
     (await openStorage(options.db, {
+      onPoolError: (error) => log.error({ cause: causeOf(error) }, 'database connection lost'),
       ...(options.poolSize ? { poolSize: options.poolSize } : {}),
       ...(options.synchronous ? { synchronous: options.synchronous } : {}),
       ...(options.thresholds ? { thresholds: options.thresholds } : {}),
       ...(options.drift ? { drift: options.drift } : {}),
     }));
+  const metrics = new CollectorMetrics();
+  let lastWriteFailed: string | undefined;
   const queue = new WriteQueue(storage, {
     maxPendingSpans: options.maxPendingSpans ?? 200_000,
     maxBatchSpans: options.maxBatchSpans ?? 8192,
     maxInFlight: storage.concurrentWrites,
+    observer: {
+      committed: (outcome, seconds) => {
+        if (lastWriteFailed) log.info('storage writes again');
+        lastWriteFailed = undefined;
+        metrics.batches.inc({ result: 'committed' });
+        metrics.spansStored.inc(outcome.inserted);
+        metrics.spansDuplicate.inc(outcome.duplicates);
+        metrics.writeSeconds.observe(seconds);
+      },
+      failed: (error, spans, requests) => {
+        metrics.batches.inc({ result: 'failed' });
+        const cause = causeOf(error);
+        lastWriteFailed = cause.code ?? cause.message;
+        log.error(
+          { cause, spans, requests },
+          'storage write failed; its requests were answered 503',
+        );
+      },
+    },
   });
   const bodyBudget = new BodyBudget(options.maxInflightBytes ?? DEFAULT_INFLIGHT_BYTES);
   const app = await buildApp({
@@ -73,16 +102,28 @@ export async function startCollector(options: CollectorOptions): Promise<Collect
     maxBodyBytes: options.maxBodyBytes ?? 16 * 1024 * 1024,
     bodyBudget,
     token: options.token,
-    logger: options.logger ?? false,
+    loggerInstance: log,
+    metrics,
+    ready: async () => {
+      const ready = await storage.ready();
+      if (!ready.ok) return ready;
+      return lastWriteFailed
+        ? { ok: false, reason: `last write failed: ${lastWriteFailed}` }
+        : ready;
+    },
     version: COLLECTOR_VERSION,
   });
+  metrics.observe(queue, bodyBudget, storage);
   const retention = options.retentionMs
     ? startRetention(storage, queue, options.retentionMs, 60_000, (error) =>
-        app.log.error({ err: error }, 'retention step failed'),
+        log.error(
+          { cause: causeOf(error) },
+          'retention step failed; retrying at the next interval',
+        ),
       )
     : undefined;
   const webhook = options.alertWebhook
-    ? startWebhook(storage, options.alertWebhook, { onError: (message) => app.log.warn(message) })
+    ? startWebhook(storage, options.alertWebhook, { onError: (message) => log.warn(message) })
     : undefined;
   const address = await app.listen({
     host: options.host ?? '127.0.0.1',
@@ -94,6 +135,7 @@ export async function startCollector(options: CollectorOptions): Promise<Collect
     storage,
     queue,
     bodyBudget,
+    metrics,
     url: address.replace('[::1]', 'localhost'),
     close: () => {
       closing ??= (async () => {

@@ -125,7 +125,7 @@ const cliMain = fileURLToPath(new URL('../src/cli/main.ts', import.meta.url));
 export function startServe(
   db: string,
   extraArgs: string[] = [],
-): Promise<{ child: ChildProcess; url: string }> {
+): Promise<{ child: ChildProcess; url: string; output: () => string }> {
   const child = spawn(
     process.execPath,
     [
@@ -148,7 +148,7 @@ export function startServe(
     child.stdout?.on('data', (d: Buffer) => {
       out += d.toString();
       const m = /listening on (http:\/\/\S+)/.exec(out);
-      if (m?.[1]) resolve({ child, url: m[1] });
+      if (m?.[1]) resolve({ child, url: m[1], output: () => out });
     });
     child.on('exit', (code) =>
       reject(new Error(`serve exited (${code}) before listening: ${out}`)),

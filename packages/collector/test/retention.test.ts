@@ -17,7 +17,10 @@ describe('retention', () => {
       ).toBe(200);
     }
     expect((await postJson(c.url, jsonBody(5000, 2, toolAttrs))).status).toBe(200);
-    const retention = startRetention(c.storage, c.queue, 7 * 86_400_000, 3_600_000);
+    const failures: unknown[] = [];
+    const retention = startRetention(c.storage, c.queue, 7 * 86_400_000, 3_600_000, (e) =>
+      failures.push(e),
+    );
     // More old traces than one step deletes: runOnce loops until none are left.
     await retention.runOnce();
     retention.stop();
@@ -29,6 +32,24 @@ describe('retention', () => {
     expect(
       (await fetch(`${c.url}/api/traces/${(5000).toString(16).padStart(32, '0')}`)).status,
     ).toBe(200);
+    expect(failures).toEqual([]);
+    await c.stop();
+  });
+
+  it('reports a failed step to its error handler, with the cause', async () => {
+    const c = await startTestCollector();
+    const broken = {
+      ...c.storage,
+      deleteBefore: () =>
+        Promise.reject(Object.assign(new Error('disk I/O error'), { code: 'SQLITE_IOERR' })),
+    };
+    const reported = new Promise<unknown>((resolve) => {
+      const retention = startRetention(broken, c.queue, 86_400_000, 3_600_000, (e) => {
+        retention.stop();
+        resolve(e);
+      });
+    });
+    expect(await reported).toMatchObject({ code: 'SQLITE_IOERR', message: 'disk I/O error' });
     await c.stop();
   });
 });

@@ -46,6 +46,7 @@ export function startWebhook(storage: Storage, url: string, options: WebhookOpti
   const deliveries = new Set<Promise<void>>();
 
   const deliver = async (flag: Flag): Promise<void> => {
+    let problem = 'stopped';
     for (let attempt = 1; attempt <= attempts && !stopped; attempt++) {
       try {
         const res = await fetch(url, {
@@ -56,16 +57,21 @@ export function startWebhook(storage: Storage, url: string, options: WebhookOpti
         });
         await res.arrayBuffer();
         if (res.ok) return;
+        problem = `answered ${res.status}`;
         if (res.status < 500 && res.status !== 429) {
           options.onError?.(`alert webhook answered ${res.status}; not retrying`);
           return;
         }
-      } catch {
-        // Network errors are retried like 5xx.
+      } catch (error) {
+        // Network errors are retried like 5xx; the last one is reported if every attempt fails.
+        const cause = error instanceof Error ? (error.cause ?? error) : error;
+        problem = cause instanceof Error ? cause.message : String(cause);
       }
       await sleep(backoff * 2 ** (attempt - 1));
     }
-    options.onError?.(`alert webhook: gave up on a ${flag.kind} flag after ${attempts} attempts`);
+    options.onError?.(
+      `alert webhook: gave up on a ${flag.kind} flag after ${attempts} attempts (last: ${problem})`,
+    );
   };
 
   const poll = async (): Promise<void> => {

@@ -1,12 +1,14 @@
 // Builds the collector's HTTP app (fastify), separate from listening, so tests can use it on any port.
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { COLLECTOR_ERRORS } from '../errors.js';
 import { BodyBudget } from '../ingest/body-budget.js';
 import type { WriteQueue } from '../ingest/write-queue.js';
+import { CollectorMetrics } from '../ops/metrics.js';
 import { CONTENT_TYPES, RPC_CODE, statusBody } from '../otlp/responses.js';
 import type { Storage } from '../storage/contract.js';
 import { tokenCheck } from './auth.js';
 import { registerDetailRoutes } from './detail-routes.js';
+import { OPEN_ROUTES, type Readiness, registerOpsRoutes } from './ops-routes.js';
 import { BODIES_IN_FLIGHT, encodingOf, registerOtlpRoute, spreadRetryAfter } from './otlp-route.js';
 import { registerQueryRoutes } from './query-routes.js';
 import {
@@ -29,6 +31,12 @@ export type AppOptions = {
   dashboardDir?: string | undefined;
   retryAfterSeconds?: number;
   logger?: boolean;
+  /** A pino logger to use instead (JSON lines; `toolscope serve --log-level`). */
+  loggerInstance?: FastifyBaseLogger;
+  /** Counters and histograms behind GET /metrics; a fresh set when absent. */
+  metrics?: CollectorMetrics;
+  /** What GET /readyz asks; the storage's own check when absent. */
+  ready?: Readiness;
   version: string;
 };
 
@@ -36,8 +44,20 @@ export const DEFAULT_INFLIGHT_BYTES = 64 * 1024 * 1024;
 
 export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
-    logger: opts.logger ?? false,
+    ...(opts.loggerInstance
+      ? { loggerInstance: opts.loggerInstance }
+      : { logger: opts.logger ?? false }),
+    // One line per request at ingest rates would drown the failures; those are logged where they happen.
+    disableRequestLogging: true,
     bodyLimit: opts.maxBodyBytes,
+  });
+  const metrics = opts.metrics ?? new CollectorMetrics();
+  app.addHook('onResponse', async (request, reply) => {
+    metrics.httpRequests.inc({
+      route: request.routeOptions.url ?? 'unmatched',
+      method: request.method,
+      status: String(reply.statusCode),
+    });
   });
   app.removeAllContentTypeParsers();
   // Bodies arrive as raw buffers; each route decides what they mean (protobuf, JSON, gzip).
@@ -54,6 +74,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
       const read = request.method === 'GET' || request.method === 'HEAD';
       // Hashed script and style files hold no data; the page needs them to show its token prompt.
       if (read && isDashboardAsset(request.url)) return;
+      if (read && OPEN_ROUTES.has(request.url.split('?')[0] ?? '')) return;
       if (check(request.headers.authorization)) return;
       if (read && isDashboardPage(request.url) && dashboard.index) {
         // A browser cannot send the token on navigation: the 401 page is the dashboard, which asks for it.
@@ -116,6 +137,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     maxBodyBytes: opts.maxBodyBytes,
     budget,
     retryAfterSeconds,
+    metrics,
   });
   registerQueryRoutes(app, {
     storage: opts.storage,
@@ -124,6 +146,11 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     version: opts.version,
   });
   registerDetailRoutes(app, opts.storage);
+  registerOpsRoutes(app, {
+    metrics,
+    ready: opts.ready ?? (() => opts.storage.ready()),
+    version: opts.version,
+  });
   registerStaticRoutes(app, dashboard);
   return app;
 }

@@ -6,6 +6,7 @@ import { gunzip } from 'node:zlib';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { BodyBudget } from '../ingest/body-budget.js';
 import type { WriteQueue } from '../ingest/write-queue.js';
+import type { CollectorMetrics } from '../ops/metrics.js';
 import { decodeJson } from '../otlp/decode-json.js';
 import { decodeProtobuf } from '../otlp/decode-proto.js';
 import {
@@ -21,6 +22,7 @@ export type OtlpRouteOptions = {
   maxBodyBytes: number;
   budget: BodyBudget;
   retryAfterSeconds: number;
+  metrics: CollectorMetrics;
 };
 
 /** Error for bodies that do not fit the in-flight budget now; the app's error handler answers 429. */
@@ -168,10 +170,18 @@ export function registerOtlpRoute(app: FastifyInstance, opts: OtlpRouteOptions):
     const decoded = encoding === 'protobuf' ? decodeProtobuf(body) : decodeJson(body);
     if (!decoded.ok) return fail(reply, encoding, 400, RPC_CODE.INVALID_ARGUMENT, decoded.message);
     const { spans, rejected, errors } = decoded.batch;
+    const labels = { protocol: 'http', encoding };
+    opts.metrics.spansReceived.inc(labels, spans.length + rejected);
+    if (rejected > 0) opts.metrics.spansRejected.inc({ ...labels, reason: 'invalid' }, rejected);
     if (spans.length > 0) {
+      const queuedAt = process.hrtime.bigint();
       const queued = opts.queue.enqueue(spans);
       if (!queued.ok) {
         const full = queued.reason === 'full';
+        opts.metrics.spansRejected.inc(
+          { ...labels, reason: full ? 'queue_full' : 'closed' },
+          spans.length,
+        );
         reply.header(
           'retry-after',
           full ? spreadRetryAfter(opts.retryAfterSeconds) : String(opts.retryAfterSeconds),
@@ -186,8 +196,10 @@ export function registerOtlpRoute(app: FastifyInstance, opts: OtlpRouteOptions):
       }
       try {
         await queued.committed;
-      } catch (error) {
-        request.log.error({ err: error }, 'storage write failed');
+        opts.metrics.ackSeconds.observe(Number(process.hrtime.bigint() - queuedAt) / 1e9);
+      } catch {
+        // The write queue logged the failed batch once, with its cause; each of its requests answers 503.
+        opts.metrics.spansRejected.inc({ ...labels, reason: 'storage' }, spans.length);
         reply.header('retry-after', String(opts.retryAfterSeconds));
         return fail(
           reply,

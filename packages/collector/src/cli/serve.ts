@@ -4,6 +4,7 @@ import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { parseDurationMs } from '../api/params.js';
 import { startCollector } from '../collector.js';
+import { logLevelSchema } from '../ops/logger.js';
 import { isPostgresUrl, redactDbUrl } from '../storage/open.js';
 import type { CliIo } from './io.js';
 
@@ -24,6 +25,8 @@ Options:
                      beyond it ingest answers 429 (default 64)
   --max-pending-spans N   spans accepted but not yet committed; beyond it ingest answers 429
                      (default 200000)
+  --log-level LEVEL  JSON log lines on stdout from this level: fatal, error, warn, info (default), debug,
+                     trace or silent
   --sync MODE        SQLite synchronous mode: normal (survives a process kill) or full (also power loss)
   --alert-webhook URL   POST each new flag once (JSON), retried with backoff
   --identical-retry-min N   calls with one input that make an identical_retry flag (default 3)
@@ -53,6 +56,7 @@ const serveFlagsSchema = z.object({
   'max-inflight-mb': z.coerce.number().min(0.001).max(65_536).default(64),
   'max-pending-spans': z.coerce.number().int().min(1).max(100_000_000).default(200_000),
   sync: z.enum(['normal', 'full']).default('normal'),
+  'log-level': logLevelSchema.default('info'),
   'alert-webhook': z.url({ protocol: /^https?$/ }).optional(),
   'identical-retry-min': z.coerce.number().int().min(2).max(100).optional(),
   'retry-cap': z.coerce.number().int().min(1).max(100).optional(),
@@ -86,6 +90,7 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
         'max-inflight-mb': { type: 'string' },
         'max-pending-spans': { type: 'string' },
         sync: { type: 'string' },
+        'log-level': { type: 'string' },
         'alert-webhook': { type: 'string' },
         'identical-retry-min': { type: 'string' },
         'retry-cap': { type: 'string' },
@@ -143,7 +148,7 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
       ...(f['rollout-grace'] !== undefined
         ? { drift: { rolloutGraceNs: BigInt(f['rollout-grace']) * 1_000_000n } }
         : {}),
-      logger: false,
+      logLevel: f['log-level'],
     });
   } catch (error) {
     io.err(`toolscope serve: cannot start: ${startProblem(error, f.db)}\n`);

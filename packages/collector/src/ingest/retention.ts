@@ -11,8 +11,9 @@ export function startRetention(
   storage: Storage,
   queue: WriteQueue,
   maxAgeMs: number,
-  intervalMs = 60_000,
-  onError: (error: unknown) => void = () => {},
+  intervalMs: number,
+  /** Told of each failed step (required: a retention failure is never silent). */
+  onError: (error: unknown) => void,
 ): Retention {
   let stopped = false;
   let running: Promise<number> | undefined;

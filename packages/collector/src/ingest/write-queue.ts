@@ -4,7 +4,7 @@
 // waits for the other; the writer applies them in order. Each request learns when its spans are committed.
 // The queue is bounded: overload becomes a 429 with Retry-After instead of unbounded memory.
 import type { NormalizedSpan } from '../otlp/model.js';
-import type { Storage } from '../storage/contract.js';
+import type { Storage, WriteOutcome } from '../storage/contract.js';
 
 export type Enqueued =
   | { ok: true; committed: Promise<void> }
@@ -17,11 +17,18 @@ type Job = {
   reject: (error: unknown) => void;
 };
 
+/** Told of every storage write (a batch): for metrics, and to log each failure once with its cause. */
+export type WriteObserver = {
+  committed?(outcome: WriteOutcome, seconds: number): void;
+  failed?(error: unknown, spans: number, requests: number): void;
+};
+
 export type WriteQueueOptions = {
   maxPendingSpans: number;
   maxBatchSpans: number;
   /** Writes handed to storage and not yet committed (default 2: one committing, one being prepared). */
   maxInFlight?: number;
+  observer?: WriteObserver;
 };
 
 export class WriteQueue {
@@ -132,10 +139,13 @@ export class WriteQueue {
   }
 
   async #write(spans: NormalizedSpan[], batch: Pending[], count: number): Promise<void> {
+    const started = process.hrtime.bigint();
     try {
-      await this.#storage.write(spans);
+      const outcome = await this.#storage.write(spans);
+      this.#opts.observer?.committed?.(outcome, Number(process.hrtime.bigint() - started) / 1e9);
       for (const p of batch) p.resolve();
     } catch (error) {
+      this.#opts.observer?.failed?.(error, count, batch.length);
       for (const p of batch) p.reject(error);
     } finally {
       this.#pendingSpans -= count;

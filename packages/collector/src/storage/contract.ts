@@ -160,7 +160,9 @@ export interface Storage extends SpanWriter, SpanReader {
    * next is prepared); PostgreSQL commits batches of different traces in parallel on separate connections.
    */
   readonly concurrentWrites: number;
-  /** Answers when the store is reachable and migrated (GET /readyz); never throws. */
+  /** Whether the store is reachable, migrated and writable (GET /readyz); never throws. */
   ready(): Promise<{ ok: true } | { ok: false; reason: string }>;
+  /** Bytes the store takes on disk (for /metrics). */
+  sizeBytes(): Promise<number>;
   close(): Promise<void>;
 }

@@ -12,6 +12,8 @@ export type OpenOptions = {
   poolSize?: number;
   thresholds?: Partial<LoopThresholds>;
   drift?: Partial<DriftThresholds>;
+  /** Told of errors of idle PostgreSQL connections (the pool replaces them). */
+  onPoolError?: (error: Error) => void;
 };
 
 export function isPostgresUrl(db: string): boolean {

@@ -98,13 +98,21 @@ export async function openPostgresStorage(
     search: (query, since) => reader.search(query, since),
     ready: async () => {
       try {
-        const found = await pool.query<{ version: number }>('SELECT version FROM toolscope_schema');
-        return found.rows.length === 1
-          ? { ok: true }
-          : { ok: false, reason: 'schema version row missing' };
+        const found = await pool.query<{ version: number; replica: boolean }>(
+          'SELECT version, pg_is_in_recovery() AS replica FROM toolscope_schema',
+        );
+        const row = found.rows[0];
+        if (!row) return { ok: false, reason: 'schema version row missing' };
+        // A standby answers reads but refuses every write.
+        if (row.replica) return { ok: false, reason: 'the database is a read-only standby' };
+        return { ok: true };
       } catch (error) {
         return { ok: false, reason: error instanceof Error ? error.message : String(error) };
       }
+    },
+    sizeBytes: async () => {
+      const r = await pool.query<{ n: string }>('SELECT pg_database_size(current_database()) AS n');
+      return Number(r.rows[0]?.n ?? 0);
     },
     close: () => pool.end(),
   };

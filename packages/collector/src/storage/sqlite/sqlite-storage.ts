@@ -1,6 +1,8 @@
 // The SQLite backend: a writer thread owns the writing connection (WAL, synchronous=NORMAL), a reader thread
 // answers queries from its own connection, and the main thread (HTTP) only hands work over, so API reads,
 // commits and ingest never wait for each other. See docs/decisions/0003 for the layout and durability choices.
+import { accessSync, constants, existsSync, statSync } from 'node:fs';
+import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { DEFAULT_DRIFT_THRESHOLDS, type DriftThresholds } from '../../detectors/drift.js';
 import type { LoopThresholds } from '../../detectors/retry-loops.js';
@@ -79,10 +81,17 @@ export function openSqliteStorage(path: string, options: SqliteOptions = {}): St
     ready: async () => {
       try {
         db.prepare('SELECT 1').get();
+        // Writable without taking the write lock from the writer: the file and its folder (for the WAL).
+        if (!memory) for (const p of [path, dirname(path)]) accessSync(p, constants.W_OK);
         return { ok: true };
       } catch (error) {
         return { ok: false, reason: error instanceof Error ? error.message : String(error) };
       }
+    },
+    sizeBytes: async () => {
+      if (memory) return Number(db.pragma('page_count', { simple: true })) * 8192;
+      const size = (p: string) => (existsSync(p) ? statSync(p).size : 0);
+      return size(path) + size(`${path}-wal`);
     },
     close: async () => {
       await reads?.close();

@@ -1,0 +1,101 @@
+// The collector's own metrics (GET /metrics, Prometheus text format, prom-client): what ingest received,
+// stored and refused, the write queue and body budget, write and acknowledgement durations, HTTP answers,
+// active flags and the store's size. One registry per collector, so several in one process do not collide.
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { FLAG_KINDS } from '../detectors/flag.js';
+import type { BodyBudget } from '../ingest/body-budget.js';
+import type { WriteQueue } from '../ingest/write-queue.js';
+import type { Storage } from '../storage/contract.js';
+
+const SECONDS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+const HOUR_NS = 3_600_000_000_000n;
+
+export class CollectorMetrics {
+  readonly registry = new Registry();
+  readonly spansReceived = new Counter({
+    name: 'toolscope_spans_received_total',
+    help: 'Spans in decoded ingest requests, by protocol and encoding',
+    labelNames: ['protocol', 'encoding'] as const,
+    registers: [this.registry],
+  });
+  readonly spansRejected = new Counter({
+    name: 'toolscope_spans_rejected_total',
+    help: 'Spans refused: invalid (partial success), or in requests answered 429/503',
+    labelNames: ['protocol', 'encoding', 'reason'] as const,
+    registers: [this.registry],
+  });
+  readonly spansStored = new Counter({
+    name: 'toolscope_spans_stored_total',
+    help: 'Spans committed to storage (duplicates of stored spans excluded)',
+    registers: [this.registry],
+  });
+  readonly spansDuplicate = new Counter({
+    name: 'toolscope_spans_duplicate_total',
+    help: 'Spans already stored when they arrived again (exporter retries)',
+    registers: [this.registry],
+  });
+  readonly batches = new Counter({
+    name: 'toolscope_write_batches_total',
+    help: 'Storage write transactions, by result',
+    labelNames: ['result'] as const,
+    registers: [this.registry],
+  });
+  readonly writeSeconds = new Histogram({
+    name: 'toolscope_write_duration_seconds',
+    help: 'Time of one storage write (a batch, through COMMIT)',
+    buckets: SECONDS,
+    registers: [this.registry],
+  });
+  readonly ackSeconds = new Histogram({
+    name: 'toolscope_ingest_ack_duration_seconds',
+    help: 'Time from queueing a request’s spans to their commit (what an exporter waits for)',
+    buckets: SECONDS,
+    registers: [this.registry],
+  });
+  readonly httpRequests = new Counter({
+    name: 'toolscope_http_requests_total',
+    help: 'HTTP requests answered, by route pattern, method and status',
+    labelNames: ['route', 'method', 'status'] as const,
+    registers: [this.registry],
+  });
+
+  /** Gauges read when scraped: the queue, the body budget, the store's size and the active flags. */
+  observe(queue: WriteQueue, budget: BodyBudget, storage: Storage): void {
+    new Gauge({
+      name: 'toolscope_queue_pending_spans',
+      help: 'Spans accepted and not yet committed',
+      registers: [this.registry],
+      collect() {
+        this.set(queue.pendingSpans);
+      },
+    });
+    new Gauge({
+      name: 'toolscope_body_bytes_in_flight',
+      help: 'Ingest request bytes held in memory (received plus inflated)',
+      registers: [this.registry],
+      collect() {
+        this.set(budget.stats.usedBytes);
+      },
+    });
+    new Gauge({
+      name: 'toolscope_database_size_bytes',
+      help: 'Bytes the store takes (SQLite file and WAL; PostgreSQL database size)',
+      registers: [this.registry],
+      async collect() {
+        this.set(await storage.sizeBytes());
+      },
+    });
+    new Gauge({
+      name: 'toolscope_flags_active',
+      help: 'Flags with activity in the last hour, by kind',
+      labelNames: ['kind'] as const,
+      registers: [this.registry],
+      async collect() {
+        const until = BigInt(Date.now()) * 1_000_000n;
+        const flags = await storage.flags(until - HOUR_NS, until + 60_000_000_000n, {});
+        for (const kind of FLAG_KINDS)
+          this.set({ kind }, flags.filter((f) => f.kind === kind).length);
+      },
+    });
+  }
+}
