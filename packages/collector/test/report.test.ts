@@ -1,10 +1,10 @@
 // `toolscope report` in each format with each exit code (JUnit parsed as XML), and `toolscope ci` around a
 // small instrumented program.
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { XMLParser } from 'fast-xml-parser';
+import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../src/index.js';
 import {
@@ -179,6 +179,39 @@ describe('toolscope ci', () => {
       'unrepaired_invalid_input',
     ]);
   }, 30_000);
+
+  it('keeps the command output out of stdout, so --format junit > file is the report alone; --output writes it', async () => {
+    const { code, o } = await run(['--format', 'junit']);
+    expect(code).toBe(0);
+    expect(o.stderr).toContain('not part of the report');
+    expect(o.stderr).toContain('program stderr line');
+    expect(o.stdout).not.toContain('program-output');
+    const parser = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '' });
+    expect(XMLValidator.validate(o.stdout)).toBe(true);
+    expect(parser.parse(o.stdout).testsuites.testsuite.tests).toBe('2');
+    const dir = mkdtempSync(join(tmpdir(), 'toolscope-junit-'));
+    try {
+      const file = join(dir, 'junit.xml');
+      const written = await run(['--format', 'junit', '--output', file]);
+      expect(written.code).toBe(0);
+      expect(written.o.stdout).toBe('');
+      const xml = readFileSync(file, 'utf8');
+      expect(XMLValidator.validate(xml)).toBe(true);
+      expect(parser.parse(xml).testsuites.testsuite.tests).toBe('2');
+      const reportFile = join(dir, 'report.xml');
+      const r = io();
+      expect(
+        await runCli(['report', '--url', c.url, '--format', 'junit', '--output', reportFile], r),
+      ).toBe(0);
+      expect(r.stdout).toBe('');
+      expect(XMLValidator.validate(readFileSync(reportFile, 'utf8'))).toBe(true);
+      expect(
+        await runCli(['report', '--url', c.url, '--output', join(dir, 'missing', 'x.md')], io()),
+      ).toBe(2);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
 
   it('exits 1 when a threshold is crossed, and with the command code when it failed', async () => {
     expect((await run(['--fail-on', 'identical_retry'])).code).toBe(1);

@@ -13,7 +13,8 @@ export const CI_USAGE = `Usage: toolscope ci [report options] -- <command> [args
 
 Starts a collector on a free loopback port with a temporary database, runs the command with
 OTEL_EXPORTER_OTLP_ENDPOINT and OTEL_EXPORTER_OTLP_PROTOCOL set for it, waits for it to finish and for its
-last export to be stored, then prints the report (see "toolscope report --help" for the options).
+last export to be stored, then prints the report (see "toolscope report --help" for the options). The
+command's own output goes to stderr, so stdout (or --output FILE) holds only the report.
 
 Exit code: the command's own non-zero exit code if it failed, else the report's (0, 1, or 2).
 `;
@@ -57,7 +58,8 @@ export async function ci(argv: string[], io: CliIo): Promise<number> {
     io.err(`toolscope ci: collector on ${collector.url}; running ${program}\n`);
     const exit = await new Promise<{ code: number | null; error?: string }>((resolve) => {
       const child = spawn(program, args, {
-        stdio: 'inherit',
+        // The command's stdout joins stderr: `--format junit > junit.xml` must be the report alone.
+        stdio: ['inherit', 'pipe', 'pipe'],
         env: {
           ...io.env,
           OTEL_EXPORTER_OTLP_ENDPOINT: collector.url,
@@ -66,8 +68,11 @@ export async function ci(argv: string[], io: CliIo): Promise<number> {
           OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/protobuf',
         },
       });
+      child.stdout?.on('data', (d: Buffer) => io.err(d.toString()));
+      child.stderr?.on('data', (d: Buffer) => io.err(d.toString()));
       child.on('error', (error) => resolve({ code: null, error: error.message }));
-      child.on('exit', (code, signal) => resolve({ code: code ?? (signal ? 128 : 1) }));
+      // 'close', not 'exit': the command's output is all forwarded by then.
+      child.on('close', (code, signal) => resolve({ code: code ?? (signal ? 128 : 1) }));
     });
     if (exit.error) {
       io.err(`toolscope ci: cannot run ${program}: ${exit.error}\n`);

@@ -1,6 +1,6 @@
 // `toolscope report`: per-tool calls, error rate, p95, codes and flags for CI, with thresholds that set the
 // exit code (0 within, 1 crossed, 2 usage or connection error).
-import { appendFileSync } from 'node:fs';
+import { appendFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { parseDurationMs } from '../api/params.js';
@@ -19,6 +19,7 @@ Options:
   --url URL              or ask a running collector (its JSON API); --token or TOOLSCOPE_TOKEN if it needs one
   --since AGE            window, e.g. 24h, 30m, 7d (default 24h)
   --format FORMAT        markdown (default), json or junit
+  --output FILE          write the report to FILE instead of stdout
   --max-error-rate R     fail when a tool's error rate is over R (0..1, e.g. 0.05)
   --tool NAME            report only this tool (repeatable)
   --fail-on KIND         fail when a flag of this kind is present (repeatable): ${FLAG_KINDS.join(', ')}
@@ -34,6 +35,7 @@ export const REPORT_OPTIONS = {
   token: { type: 'string' },
   since: { type: 'string' },
   format: { type: 'string' },
+  output: { type: 'string' },
   'max-error-rate': { type: 'string' },
   tool: { type: 'string', multiple: true },
   'fail-on': { type: 'string', multiple: true },
@@ -56,6 +58,7 @@ export const reportFlagsSchema = z
         return { ms, label: v };
       }),
     format: z.enum(['markdown', 'json', 'junit']).default('markdown'),
+    output: z.string().min(1).optional(),
     'max-error-rate': z.coerce.number().min(0).max(1).optional(),
     tool: z.array(z.string().min(1)).default([]),
     'fail-on': z.array(z.enum(FLAG_KINDS)).default([]),
@@ -106,7 +109,18 @@ export async function runReport(flags: ReportFlags, source: Source, io: CliIo): 
     passed: overThreshold.length === 0 && failingFlags.length === 0,
   };
   const md = markdown(verdict, flags.since.label);
-  io.out(flags.format === 'json' ? json(verdict) : flags.format === 'junit' ? junit(verdict) : md);
+  const rendered =
+    flags.format === 'json' ? json(verdict) : flags.format === 'junit' ? junit(verdict) : md;
+  if (flags.output) {
+    try {
+      writeFileSync(flags.output, rendered);
+    } catch (error) {
+      io.err(
+        `toolscope report: cannot write ${flags.output}: ${error instanceof Error ? error.message : String(error)}\n`,
+      );
+      return 2;
+    }
+  } else io.out(rendered);
   const summary = io.env.GITHUB_STEP_SUMMARY;
   if (summary) {
     try {
