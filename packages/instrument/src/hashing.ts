@@ -18,14 +18,24 @@ export function createHasher(key: string | undefined): Hasher {
   return createHmacSha256(secret, HASH_HEX_CHARS);
 }
 
+const NO_KEY_WARNING =
+  '@toolscope/instrument: no hash key configured (TOOLSCOPE_HASH_KEY or the hashKey option); ' +
+  'using a random per-process key, so input hashes will not match across processes or replicas, ' +
+  'and retry loops whose calls reach different processes are not recognised.';
+
+/**
+ * Says once per process, on stderr (a Node warning, so `--no-warnings` silences it) and to the OTel diag
+ * logger, that hashes are keyed per process. Called by setupToolscope and by every hasher made without a key.
+ */
+export function warnNoHashKey(): void {
+  if (warnedRandomKey) return;
+  warnedRandomKey = true;
+  diag.warn(NO_KEY_WARNING);
+  process.emitWarning(NO_KEY_WARNING, { code: 'TOOLSCOPE_NO_HASH_KEY' });
+}
+
 function randomProcessKey(): Buffer {
-  if (!warnedRandomKey) {
-    warnedRandomKey = true;
-    diag.warn(
-      '@toolscope/instrument: no hash key configured (TOOLSCOPE_HASH_KEY or the hashKey option); ' +
-        'using a random per-process key, so input hashes will not match across processes.',
-    );
-  }
+  warnNoHashKey();
   processKey ??= randomBytes(32);
   return processKey;
 }

@@ -7,7 +7,9 @@ import { OTLPTraceExporter as OtlpProtoExporter } from '@opentelemetry/exporter-
 import { NodeSDK } from '@opentelemetry/sdk-node';
 import { BatchSpanProcessor, type SpanExporter } from '@opentelemetry/sdk-trace-base';
 import { z } from 'zod';
+import { readEnvConfig } from './config.js';
 import { ToolscopeError } from './errors.js';
+import { warnNoHashKey } from './hashing.js';
 
 export const setupOptionsSchema = z.object({
   /** `service.name` of the spans; else `OTEL_SERVICE_NAME`, else the SDK default. */
@@ -68,6 +70,8 @@ export function setupToolscope(options: SetupOptions = {}): ToolscopeSdk {
     ...(process.env.OTEL_LOGS_EXPORTER ? {} : { logRecordProcessors: [] }),
   });
   sdk.start();
+  // Said at set-up, where an operator looks, not only when the first tool is called.
+  if (!readEnvConfig(process.env).hashKey) warnNoHashKey();
 
   let stopping: Promise<void> | undefined;
   const shutdown = () => {

@@ -19,14 +19,21 @@ afterAll(() => receiver.close());
 const tsx = fileURLToPath(new URL('../node_modules/.bin/tsx', import.meta.url));
 const child = fileURLToPath(new URL('./setup-child.ts', import.meta.url));
 
+let lastStderr = '';
+
 function runChild(env: Record<string, string>): Promise<number | null> {
   return new Promise((resolve, reject) => {
+    const { TOOLSCOPE_HASH_KEY: _inherited, ...parent } = process.env;
     const p = spawn(tsx, ['--conditions=@toolscope/source', child], {
-      env: { ...process.env, ...env },
-      stdio: ['ignore', 'ignore', 'inherit'],
+      env: { ...parent, ...env },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    lastStderr = '';
+    p.stderr?.on('data', (d: Buffer) => {
+      lastStderr += d.toString();
     });
     p.on('error', reject);
-    p.on('exit', resolve);
+    p.on('close', resolve);
   });
 }
 
@@ -70,5 +77,15 @@ describe('setupToolscope', () => {
       (s) => s.attributes.find((a) => a.key === 'toolscope.error.code')?.value.stringValue,
     );
     expect(codes).toEqual([undefined, 'INVALID_INPUT']);
+  });
+
+  it('warns once on stderr when no hash key is set, and not at all with one', async () => {
+    expect(await runChild({ OTEL_EXPORTER_OTLP_ENDPOINT: endpoint })).toBe(0);
+    expect(lastStderr.match(/TOOLSCOPE_NO_HASH_KEY/g)).toHaveLength(1);
+    expect(lastStderr).toContain('input hashes will not match across processes');
+    expect(
+      await runChild({ OTEL_EXPORTER_OTLP_ENDPOINT: endpoint, TOOLSCOPE_HASH_KEY: 'shared-key' }),
+    ).toBe(0);
+    expect(lastStderr).not.toContain('TOOLSCOPE_NO_HASH_KEY');
   });
 });
