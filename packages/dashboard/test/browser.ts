@@ -6,7 +6,13 @@ import { fileURLToPath } from 'node:url';
 import { type Browser, chromium, type Page } from 'playwright-core';
 
 export const CHROMIUM = process.env.TOOLSCOPE_CHROMIUM ?? '/usr/bin/chromium';
-export const SCREENSHOTS = fileURLToPath(new URL('../../../docs/screenshots/', import.meta.url));
+/**
+ * Where screenshots go: an ignored folder, so `pnpm test` writes no tracked file; `pnpm screenshots` points
+ * this at docs/screenshots to refresh the pictures the docs show.
+ */
+export const SCREENSHOTS =
+  process.env.TOOLSCOPE_SCREENSHOTS_DIR ??
+  fileURLToPath(new URL('../../../.screenshots/', import.meta.url));
 
 export async function launch(): Promise<Browser> {
   if (!existsSync(CHROMIUM)) {

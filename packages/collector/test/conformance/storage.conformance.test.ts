@@ -212,6 +212,43 @@ for (const backend of BACKENDS) {
       expect((await s.conversation('c\uFFFDv'))?.spans).toHaveLength(1);
     });
 
+    it('answers percentiles of spread durations within the histogram error, from raw calls and rollups', async () => {
+      const s = await openAt(await fresh());
+      // 1..200 ms: exact nearest-rank p50 = 100, p95 = 190, p99 = 198. One tool in the current minute (read
+      // from raw calls), one ten minutes back (read from the minute rollups).
+      for (const [tool, agoMs] of [
+        ['recent_tool', 500],
+        ['rolled_tool', 600_000],
+      ] as const) {
+        const spans = Array.from({ length: 200 }, (_, i) =>
+          callSpan({
+            trace: 70,
+            span: i + (agoMs > 1000 ? 500 : 0),
+            tool,
+            agoMs,
+            durationMs: i + 1,
+          }),
+        );
+        // Shuffled, so arrival order says nothing about the answer.
+        spans.sort(() => Math.random() - 0.5);
+        await s.write(spans);
+      }
+      const { since, until } = window();
+      // A 5-second window holds no whole minute: answered from raw calls only.
+      const raw = await s.tools(nowNs() - 5_000_000_000n, nowNs(), 'recent_tool');
+      for (const t of [...(await s.tools(since, until)), ...raw]) {
+        expect(t.calls).toBe(200);
+        for (const [got, exact] of [
+          [t.p50Ms, 100],
+          [t.p95Ms, 190],
+          [t.p99Ms, 198],
+        ] as const) {
+          // Log buckets 5 % wide: the middle of a bucket is within 2.5 % of anything in it.
+          expect(Math.abs((got ?? 0) - exact) / exact, `${t.name} ${exact}`).toBeLessThan(0.026);
+        }
+      }
+    });
+
     it('reports drift: one version served with two contracts', async () => {
       const s = await openAt(await fresh());
       await s.write([callSpan({ trace: 50, span: 1, schemaHash: '1111222233334444' })]);
