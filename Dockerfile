@@ -14,6 +14,11 @@ RUN npm install -g pnpm@12.4.2
 WORKDIR /app
 COPY --from=build /app /app
 ENV NODE_ENV=production
-# The collector's OTLP/HTTP port (also the dashboard and API).
+# The default SQLite store lives in /data: created here and owned by the unprivileged user the image runs as,
+# and declared a volume, so `docker run` without a mount still starts (and a mount keeps the data).
+RUN mkdir -p /data && chown node:node /data
+VOLUME ["/data"]
+USER node
+# The collector's OTLP/HTTP port (also the dashboard, API, /metrics, /healthz and /readyz).
 EXPOSE 4318
 CMD ["node", "packages/collector/bin/toolscope.js", "serve", "--host", "0.0.0.0", "--db", "/data/toolscope.db"]

@@ -91,6 +91,12 @@ describe('docker-compose.yml', () => {
     expect(dockerfile).toContain(`pnpm@${pkg.packageManager.split('@')[1]}`);
     expect(dockerfile).toMatch(new RegExp(`FROM node:${pkg.engines.node.match(/\d+/)?.[0]}-`));
     expect(dockerfile).toContain('pnpm install --frozen-lockfile');
+    // The runtime stage: /data exists, belongs to the user the image runs as, and is a volume.
+    const runtime = dockerfile.slice(dockerfile.lastIndexOf('FROM '));
+    expect(runtime).toMatch(/mkdir -p \/data && chown node:node \/data/);
+    expect(runtime).toContain('VOLUME ["/data"]');
+    expect(runtime).toMatch(/^USER node$/m);
+    expect(runtime).toMatch(/"--db", "\/data\/toolscope\.db"/);
     for (const name of ['collector', 'orders-stable', 'orders-canary', 'agent']) {
       expect(svc(name).build, name).toBe('.');
       expect(svc(name).image, name).toBe('toolscope:dev');
