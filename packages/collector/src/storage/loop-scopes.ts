@@ -81,7 +81,25 @@ export function evaluateScope(
   return out;
 }
 
-/** The evidence column of a stored loop flag. */
-export function evidenceOf(f: LoopFlag): string {
-  return JSON.stringify({ traceIds: f.traceIds, spanIds: f.spanIds, inputHash: f.inputHash });
+/** Columns of a stored loop flag, in the order FLAG_COLUMNS names them. */
+export const FLAG_COLUMNS = `kind, severity, tool, scope, scope_key, trace_id, conversation_id, count, first_ns, last_ns,
+  summary, evidence, input_hash`;
+
+/** The values of a flags row for one flag of a checked group (nanosecond times as decimal strings). */
+export function flagRow(check: ScopeCheck, group: LoopGroup, f: LoopFlag) {
+  return [
+    f.kind,
+    f.severity,
+    f.tool,
+    check.scope,
+    check.key,
+    check.scope === 'trace' ? check.key : null,
+    check.scope === 'conversation' ? check.key : null,
+    f.count,
+    f.firstNs.toString(),
+    f.lastNs.toString(),
+    f.summary,
+    JSON.stringify({ traceIds: f.traceIds, spanIds: f.spanIds, inputHash: f.inputHash }),
+    group.inputHash,
+  ];
 }

@@ -8,7 +8,8 @@ import { serialize } from '../histogram.js';
 import {
   CONVERSATION_CALLS,
   evaluateScope,
-  evidenceOf,
+  FLAG_COLUMNS,
+  flagRow,
   LOOP_CALL_COLUMNS,
   loopCallOf,
   type ScopeCheck,
@@ -42,35 +43,17 @@ export async function evaluateLoops(
               ORDER BY start_ns DESC LIMIT ${CONVERSATION_CALLS}`,
             [check.key, hashes],
           );
-    const traceId = check.scope === 'trace' ? check.key : null;
-    const conversationId = check.scope === 'conversation' ? check.key : null;
     const groups = evaluateScope(check, (rows.rows as Row[]).map(loopCallOf), thresholds);
     for (const { group, flags } of groups) {
       await client.query(
         'DELETE FROM flags WHERE scope = $1 AND scope_key = $2 AND tool = $3 AND input_hash = $4',
         [check.scope, check.key, group.tool, group.inputHash],
       );
-      for (const f of flags) {
+      for (const f of flags)
         await client.query(
-          `INSERT INTO flags (kind, severity, tool, scope, scope_key, trace_id, conversation_id, count, first_ns,
-             last_ns, summary, evidence, input_hash) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
-          [
-            f.kind,
-            f.severity,
-            f.tool,
-            check.scope,
-            check.key,
-            traceId,
-            conversationId,
-            f.count,
-            str(f.firstNs),
-            str(f.lastNs),
-            f.summary,
-            evidenceOf(f),
-            group.inputHash,
-          ],
+          `INSERT INTO flags (${FLAG_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
+          flagRow(check, group, f),
         );
-      }
     }
   }
 }

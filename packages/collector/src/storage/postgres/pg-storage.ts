@@ -5,7 +5,7 @@ import { DEFAULT_DRIFT_THRESHOLDS, type DriftThresholds } from '../../detectors/
 import type { LoopThresholds } from '../../detectors/retry-loops.js';
 import type { Storage } from '../contract.js';
 import { redactDbUrl } from '../open.js';
-import { SqlReader } from '../sql/reader.js';
+import { readerMethods, SqlReader } from '../sql/reader.js';
 import { planWrite } from '../write-plan.js';
 import { migratePostgres } from './migrations.js';
 import { createPool, inTransaction, pgReadDb } from './pg-db.js';
@@ -88,14 +88,7 @@ export async function openPostgresStorage(
         await client.query('DELETE FROM tool_paths WHERE minute < $1', [minute]);
         return seqs.length;
       }),
-    tools: (since, until, tool) => reader.tools(since, until, tool),
-    calls: (filter) => reader.calls(filter),
-    trace: (id) => reader.trace(id),
-    conversation: (id) => reader.conversation(id),
-    flags: (since, until, filter) => reader.flags(since, until, filter),
-    toolDetail: (name, since, until) => reader.toolDetail(name, since, until),
-    timeseries: (since, until, step, tool) => reader.timeseries(since, until, step, tool),
-    search: (query, since) => reader.search(query, since),
+    ...readerMethods(reader),
     ready: async () => {
       try {
         const found = await pool.query<{ version: number; replica: boolean }>(

@@ -226,3 +226,17 @@ function callOf(r: Row): CallRecord {
     parentSpanId: textOrNull(r.parent_span_id),
   };
 }
+
+/** The reader methods of `reader` as plain functions, for a backend object to spread. */
+export function readerMethods(reader: SpanReader): SpanReader {
+  return {
+    tools: (since, until, tool) => reader.tools(since, until, tool),
+    calls: (filter) => reader.calls(filter),
+    trace: (id) => reader.trace(id),
+    conversation: (id) => reader.conversation(id),
+    flags: (since, until, filter) => reader.flags(since, until, filter),
+    toolDetail: (name, since, until) => reader.toolDetail(name, since, until),
+    timeseries: (since, until, step, tool) => reader.timeseries(since, until, step, tool),
+    search: (query, since) => reader.search(query, since),
+  };
+}

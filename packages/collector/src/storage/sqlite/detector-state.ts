@@ -9,7 +9,8 @@ import { bloomAdd, bloomHas, bloomOf } from '../key-bloom.js';
 import {
   CONVERSATION_CALLS,
   evaluateScope,
-  evidenceOf,
+  FLAG_COLUMNS,
+  flagRow,
   groupKey,
   LOOP_CALL_COLUMNS,
   loopCallOf,
@@ -38,8 +39,7 @@ export class DetectorState {
         'DELETE FROM flags WHERE scope = ? AND scope_key = ? AND tool = ? AND input_hash = ?',
       ),
       insertFlag: db.prepare(
-        `INSERT INTO flags (kind, severity, tool, scope, scope_key, trace_id, conversation_id, count, first_ns, last_ns,
-           summary, evidence, input_hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        `INSERT INTO flags (${FLAG_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       ),
       upsertSchema: db.prepare(
         `INSERT INTO tool_schemas (tool, version, schema_hash, first_ns, last_ns, calls, last_trace_id) VALUES (?, ?, ?, ?, ?, ?, ?)
@@ -111,31 +111,13 @@ export class DetectorState {
                 AND conversation_id = ? AND kind != 3 AND input_hash IN (${marks})
               ORDER BY start_ns DESC LIMIT ${CONVERSATION_CALLS}`,
           ).all(check.key, check.key, ...hashes);
-    const traceId = check.scope === 'trace' ? check.key : null;
-    const conversationId = check.scope === 'conversation' ? check.key : null;
     for (const { group, flags } of evaluateScope(
       check,
       (rows as Row[]).map(loopCallOf),
       this.#thresholds,
     )) {
       this.#stmt.deleteGroupFlags.run(check.scope, check.key, group.tool, group.inputHash);
-      for (const f of flags) {
-        this.#stmt.insertFlag.run(
-          f.kind,
-          f.severity,
-          f.tool,
-          check.scope,
-          check.key,
-          traceId,
-          conversationId,
-          f.count,
-          f.firstNs,
-          f.lastNs,
-          f.summary,
-          evidenceOf(f),
-          group.inputHash,
-        );
-      }
+      for (const f of flags) this.#stmt.insertFlag.run(...flagRow(check, group, f));
     }
   }
 

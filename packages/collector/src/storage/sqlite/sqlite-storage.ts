@@ -7,7 +7,7 @@ import Database from 'better-sqlite3';
 import { DEFAULT_DRIFT_THRESHOLDS, type DriftThresholds } from '../../detectors/drift.js';
 import type { LoopThresholds } from '../../detectors/retry-loops.js';
 import type { SpanReader, Storage } from '../contract.js';
-import { SqlReader } from '../sql/reader.js';
+import { readerMethods, SqlReader } from '../sql/reader.js';
 import { planWrite } from '../write-plan.js';
 import { BlockWriter } from './block-writer.js';
 import { Checkpointer, WRITER_AUTOCHECKPOINT_PAGES } from './checkpointer.js';
@@ -70,14 +70,7 @@ export function openSqliteStorage(path: string, options: SqliteOptions = {}): St
       if (thread) return thread.deleteBefore(cutoffNs, maxTraces);
       return (inProcess as BlockWriter).deleteBefore(cutoffNs, maxTraces);
     },
-    tools: (since, until, tool) => reader.tools(since, until, tool),
-    calls: (filter) => reader.calls(filter),
-    trace: (id) => reader.trace(id),
-    conversation: (id) => reader.conversation(id),
-    flags: (since, until, filter) => reader.flags(since, until, filter),
-    toolDetail: (name, since, until) => reader.toolDetail(name, since, until),
-    timeseries: (since, until, step, tool) => reader.timeseries(since, until, step, tool),
-    search: (query, since) => reader.search(query, since),
+    ...readerMethods(reader),
     ready: async () => {
       try {
         db.prepare('SELECT 1').get();
