@@ -1,12 +1,17 @@
 // Migrations on a database written by an older collector: v4 gives existing tool calls their call-id bucket,
-// and lookups by call id find them through the new index.
+// and lookups by call id find them through the new index; v5 builds each conversation's key filter from the
+// calls already stored, so a loop that straddles the upgrade is still flagged.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { CALL_BUCKETS, callBucket } from '../call-bucket.js';
 import { MIGRATIONS, migrate } from './schema.js';
+import { openSqliteStorage } from './sqlite-storage.js';
 
-function databaseAtVersion(version: number): Database.Database {
-  const db = new Database(':memory:');
+function databaseAtVersion(version: number, path = ':memory:'): Database.Database {
+  const db = new Database(path);
   for (const step of MIGRATIONS.slice(0, version)) {
     if (typeof step === 'string') db.exec(step);
     else step(db);
@@ -55,5 +60,72 @@ describe('schema migrations', () => {
     }
     // 1,000 expected per bucket; a bad hash would pile ids into a few.
     for (const c of counts) expect(c).toBeGreaterThan(800);
+  });
+
+  it('v5 keeps old flags and finds a loop across traces whose first calls were stored before the upgrade', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'toolscope-v5-'));
+    try {
+      const path = join(dir, 'old.db');
+      const old = databaseAtVersion(4, path);
+      const now = BigInt(Date.now()) * 1_000_000n;
+      const trace = old.prepare('INSERT INTO traces (trace_id, first_ns) VALUES (?, ?)');
+      const call = old.prepare(
+        `INSERT INTO tool_calls (trace_seq, trace_id, span_id, tool, attempt, code, error_type, is_error, retryable,
+          partial_effect, duration_ms, start_ns, input_hash, conversation_id, kind)
+         VALUES (?, ?, ?, 'get_order', 1, 'FAILED', 'FAILED', 1, 0, 0, 1.5, ?, 'abababababababab', 'conv-old', 1)`,
+      );
+      for (const n of [1, 2]) {
+        const id = String(n).repeat(32);
+        const seq = Number(trace.run(id, now - 1_000_000_000n * BigInt(10 - n)).lastInsertRowid);
+        call.run(seq, id, String(n).repeat(16), now - 1_000_000_000n * BigInt(10 - n));
+        old.prepare('INSERT INTO conversation_traces VALUES (?, ?)').run('conv-old', seq);
+      }
+      old
+        .prepare(
+          `INSERT INTO flags (kind, severity, tool, scope, scope_key, trace_id, count, first_ns, last_ns, summary, evidence)
+         VALUES ('silent_schema_change', 'error', 'x', 'trace', 't', 't', 2, 1, 2, 's', '{"inputHash":"cdcd"}')`,
+        )
+        .run();
+      old.close();
+      const storage = openSqliteStorage(path, { writerThread: false, readerThread: false });
+      const upgraded = new Database(path, { readonly: true });
+      expect(upgraded.pragma('user_version', { simple: true })).toBe(MIGRATIONS.length);
+      expect(upgraded.prepare('SELECT input_hash FROM flags').pluck().get()).toBe('cdcd');
+      upgraded.close();
+      await storage.write([
+        {
+          traceId: '3'.repeat(32),
+          spanId: '3'.repeat(16),
+          parentSpanId: null,
+          name: 'execute_tool get_order',
+          kind: 1,
+          startNs: now,
+          endNs: now + 1_000_000n,
+          statusCode: 2,
+          statusMessage: '',
+          attributes: {
+            'gen_ai.tool.name': 'get_order',
+            'gen_ai.conversation.id': 'conv-old',
+            'toolscope.input.hash': 'abababababababab',
+            'toolscope.error.code': 'FAILED',
+            'toolscope.retryable': false,
+          },
+          events: [],
+          links: [],
+          resource: {},
+          scopeName: '',
+          scopeVersion: '',
+          truncatedKeys: [],
+          droppedAttributes: 0,
+        },
+      ]);
+      const flags = await storage.flags(now - 3_600_000_000_000n, now + 3_600_000_000_000n, {
+        kind: 'identical_retry',
+      });
+      expect(flags.map((f) => [f.conversationId, f.count])).toEqual([['conv-old', 3]]);
+      await storage.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
