@@ -8,7 +8,7 @@ import type { LoopThresholds } from './detectors/retry-loops.js';
 import { BodyBudget } from './ingest/body-budget.js';
 import { startRetention } from './ingest/retention.js';
 import { WriteQueue } from './ingest/write-queue.js';
-import { causeOf, createLogger, type LogLevel } from './ops/logger.js';
+import { causeOf, createLogger, type LogLevel, onceEach } from './ops/logger.js';
 import { CollectorMetrics } from './ops/metrics.js';
 import type { Storage } from './storage/contract.js';
 import { openStorage } from './storage/open.js';
@@ -64,6 +64,7 @@ export async function startCollector(options: CollectorOptions): Promise<Collect
     options.storage ??
     (await openStorage(options.db, {
       onPoolError: (error) => log.error({ cause: causeOf(error) }, 'database connection lost'),
+      onDamage: onceEach((what) => log.error({ damage: what }, 'stored data could not be read')),
       ...(options.poolSize ? { poolSize: options.poolSize } : {}),
       ...(options.synchronous ? { synchronous: options.synchronous } : {}),
       ...(options.thresholds ? { thresholds: options.thresholds } : {}),

@@ -4,8 +4,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import pg from 'pg';
-import { type OpenOptions, openStorage, type Storage } from '../src/index.js';
+import { isPostgresUrl, type OpenOptions, openStorage, type Storage } from '../src/index.js';
 
 export const PG_URL = process.env.TOOLSCOPE_TEST_PG;
 
@@ -77,4 +78,24 @@ export const BACKENDS: Backend[] = [
 
 export function open(db: string, options: OpenOptions = {}): Promise<Storage> {
   return openStorage(db, options);
+}
+
+/** Runs SQL on a store behind the collector's back (to damage it in tests), on either backend. */
+export async function execRaw(db: string, sql: string): Promise<void> {
+  if (isPostgresUrl(db)) {
+    const client = new pg.Client(db);
+    await client.connect();
+    try {
+      await client.query(sql);
+    } finally {
+      await client.end();
+    }
+    return;
+  }
+  const raw = new Database(db);
+  try {
+    raw.exec(sql);
+  } finally {
+    raw.close();
+  }
 }

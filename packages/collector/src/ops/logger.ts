@@ -15,6 +15,18 @@ export function createLogger(level: LogLevel): pino.Logger {
   });
 }
 
+/** Calls `report` once per distinct message (the last 1,000 remembered): a damaged row read on every request
+ * is logged once, not on every request. */
+export function onceEach(report: (what: string) => void): (what: string) => void {
+  const seen = new Set<string>();
+  return (what) => {
+    if (seen.has(what)) return;
+    if (seen.size >= 1000) seen.clear();
+    seen.add(what);
+    report(what);
+  };
+}
+
 /** The error's code (SQLITE_FULL, ECONNREFUSED, 40P01, …) and message, for a log line. */
 export function causeOf(error: unknown): { code?: string; message: string } {
   const code =

@@ -30,19 +30,27 @@ export function serialize(h: Histogram): string {
   return JSON.stringify(Object.fromEntries(h));
 }
 
-/** Reads a stored histogram; anything malformed counts as empty rather than failing the query. */
-export function deserialize(text: string): Histogram {
+/**
+ * Reads a stored histogram; anything malformed counts as empty (or the bad buckets as absent) rather than
+ * failing the query, and `onDamage` hears of it.
+ */
+export function deserialize(text: string, onDamage?: (what: string) => void): Histogram {
   const out: Histogram = new Map();
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
   } catch {
+    onDamage?.('a latency histogram is not valid JSON');
     return out;
   }
-  if (typeof parsed !== 'object' || parsed === null) return out;
+  if (typeof parsed !== 'object' || parsed === null) {
+    onDamage?.('a latency histogram is not an object');
+    return out;
+  }
   for (const [k, v] of Object.entries(parsed)) {
     const b = Number(k);
     if (Number.isInteger(b) && b >= 0 && typeof v === 'number' && v > 0) out.set(b, v);
+    else onDamage?.(`a latency histogram has a malformed bucket (${k.slice(0, 20)})`);
   }
   return out;
 }

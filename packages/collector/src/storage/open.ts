@@ -14,6 +14,8 @@ export type OpenOptions = {
   drift?: Partial<DriftThresholds>;
   /** Told of errors of idle PostgreSQL connections (the pool replaces them). */
   onPoolError?: (error: Error) => void;
+  /** Told of stored values a read could not use (left out of its answer). */
+  onDamage?: (what: string) => void;
 };
 
 export function isPostgresUrl(db: string): boolean {
@@ -41,5 +43,6 @@ export async function openStorage(db: string, options: OpenOptions = {}): Promis
     ...(options.synchronous ? { synchronous: options.synchronous } : {}),
     ...(options.thresholds ? { thresholds: options.thresholds } : {}),
     ...(options.drift ? { drift: options.drift } : {}),
+    ...(options.onDamage ? { onDamage: options.onDamage } : {}),
   });
 }

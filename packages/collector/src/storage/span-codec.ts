@@ -67,13 +67,17 @@ export function decodeSpans(
   traceId: string,
   json: string,
   resource: Record<string, unknown>,
+  onDamage?: (what: string) => void,
 ): StoredSpan[] {
   let parsed: unknown;
   try {
     parsed = JSON.parse(json);
   } catch {
+    onDamage?.(`a span block of trace ${traceId} is not valid JSON; its spans are left out`);
     return [];
   }
+  if (!Array.isArray(parsed))
+    onDamage?.(`a span block of trace ${traceId} is not a list; its spans are left out`);
   return list(parsed).map((item) => {
     const o = obj(item);
     const startNs = nanos(o.st);

@@ -2,7 +2,7 @@
 // backend. Anything the API, CLI, webhook or detectors rely on from storage is asserted here.
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Storage } from '../../src/index.js';
-import { BACKENDS, open, type StoreLocation } from '../backends.js';
+import { BACKENDS, execRaw, open, type StoreLocation } from '../backends.js';
 import { callSpan, HOUR_NS, nowNs, traceIdOf } from './spans.js';
 
 const INVALID = JSON.stringify([
@@ -247,6 +247,37 @@ for (const backend of BACKENDS) {
           expect(Math.abs((got ?? 0) - exact) / exact, `${t.name} ${exact}`).toBeLessThan(0.026);
         }
       }
+    });
+
+    it('leaves damaged stored values out of an answer and reports each, instead of failing or hiding it', async () => {
+      const place = await fresh();
+      const damage: string[] = [];
+      const first = await openAt(place);
+      await first.write([
+        callSpan({ trace: 80, span: 1 }),
+        callSpan({ trace: 81, span: 1, durationMs: 7 }),
+      ]);
+      await first.close();
+      opened.splice(opened.indexOf(first), 1);
+      await execRaw(
+        place.db,
+        `UPDATE span_blocks SET spans = 'not json' WHERE trace_seq = (SELECT seq FROM traces WHERE trace_id = '${traceIdOf(80)}');
+         UPDATE tool_minutes SET hist = '{"12": "x"}';
+         UPDATE tool_hours SET hist = '{"12": "x"}';`,
+      );
+      const s = await open(place.db, { onDamage: (what) => damage.push(what) });
+      opened.push(s);
+      expect(await s.trace(traceIdOf(80))).toEqual([]);
+      expect((await s.trace(traceIdOf(81)))?.length).toBe(1);
+      const { since, until } = window();
+      expect((await s.tools(since, until)).map((t) => t.calls)).toEqual([2]);
+      // Reports arrive from a reader thread on SQLite: wait for them, not for a guess at a delay.
+      for (let i = 0; i < 200 && damage.length < 2; i++)
+        await new Promise((r) => setTimeout(r, 10));
+      expect(damage.some((d) => d.includes(traceIdOf(80)) && d.includes('not valid JSON'))).toBe(
+        true,
+      );
+      expect(damage.some((d) => /^tool_(minutes|hours): .*malformed bucket/.test(d))).toBe(true);
     });
 
     it('reports drift: one version served with two contracts', async () => {

@@ -25,8 +25,9 @@ export function toDollars(sql: string): string {
   return out;
 }
 
-export function pgReadDb(pool: pg.Pool): ReadDb {
+export function pgReadDb(pool: pg.Pool, damaged: (what: string) => void): ReadDb {
   return {
+    damaged,
     all: async (sql: string, params: readonly SqlValue[] = []) => {
       const result = await pool.query(toDollars(sql), params.map(param));
       return result.rows as Row[];

@@ -18,11 +18,14 @@ export type PostgresOptions = {
   drift?: Partial<DriftThresholds>;
   /** Told of errors of idle connections (the pool replaces them). */
   onPoolError?: (error: Error) => void;
+  /** Told of stored values a read could not use. */
+  onDamage?: (what: string) => void;
 };
 
 /** pg_try_advisory_xact_lock key of retention: one collector deletes while the others skip the step. */
 const RETENTION_LOCK = 8_390_047_142_397_570_929n;
 const NS_PER_MINUTE = 60_000_000_000n;
+const warnDamage = (what: string) => process.emitWarning(`toolscope: ${what}`);
 
 export async function openPostgresStorage(
   url: string,
@@ -44,7 +47,10 @@ export async function openPostgresStorage(
     throw error;
   }
   const writer = new PgWriter(pool, options.thresholds);
-  const reader = new SqlReader(pgReadDb(pool), { ...DEFAULT_DRIFT_THRESHOLDS, ...options.drift });
+  const reader = new SqlReader(pgReadDb(pool, options.onDamage ?? warnDamage), {
+    ...DEFAULT_DRIFT_THRESHOLDS,
+    ...options.drift,
+  });
   return {
     backend: 'postgres',
     location: redactDbUrl(url),

@@ -8,6 +8,11 @@ export type Row = Record<string, unknown>;
 
 export interface ReadDb {
   all(sql: string, params?: readonly SqlValue[]): Promise<Row[]>;
+  /**
+   * Told when a stored value cannot be read (a block that is not JSON, a malformed histogram): the answer
+   * leaves it out, and the backend logs it, so damage never passes silently.
+   */
+  damaged(what: string): void;
 }
 
 export async function first(db: ReadDb, sql: string, params?: readonly SqlValue[]) {

@@ -152,7 +152,9 @@ export class SqlReader implements SpanReader {
       );
       for (const row of rows) {
         spans.push(
-          ...decodeSpans(text(row.trace_id), text(row.spans), parseJson(row.resource, {})),
+          ...decodeSpans(text(row.trace_id), text(row.spans), parseJson(row.resource, {}), (what) =>
+            this.#db.damaged(what),
+          ),
         );
       }
     }

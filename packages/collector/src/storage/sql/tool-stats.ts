@@ -63,7 +63,10 @@ export async function aggregateTools(
       a.errors += num(r.errors);
       if (code) a.codes.set(code, (a.codes.get(code) ?? 0) + calls);
       if (version) a.versions.add(version);
-      mergeInto(a.hist, deserialize(text(r.hist)));
+      mergeInto(
+        a.hist,
+        deserialize(text(r.hist), (what) => db.damaged(`${table}: ${what}`)),
+      );
     }
   };
   const addRaw = async (from: bigint, to: bigint) => {

@@ -5,9 +5,10 @@ import type { ReadDb, Row, SqlValue } from '../sql/db.js';
 
 const MAX_STATEMENTS = 512;
 
-export function sqliteReadDb(db: Database.Database): ReadDb {
+export function sqliteReadDb(db: Database.Database, damaged: (what: string) => void): ReadDb {
   const statements = new Map<string, Database.Statement>();
   return {
+    damaged,
     all: async (sql: string, params: readonly SqlValue[] = []) => {
       let stmt = statements.get(sql);
       if (!stmt) {

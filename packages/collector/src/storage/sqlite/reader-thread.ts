@@ -13,9 +13,13 @@ export type ReaderBody = { type: 'read'; method: ReadMethod; args: unknown[] } |
 export function readerThread(
   path: string,
   drift: DriftThresholds,
+  onDamage: (what: string) => void,
 ): SpanReader & { close(): Promise<void> } {
-  const client = new ThreadClient<ReaderBody>(() =>
-    startStorageWorker('reader-worker', { path, drift }),
+  const client = new ThreadClient<ReaderBody>(
+    () => startStorageWorker('reader-worker', { path, drift }),
+    (notice) => {
+      if (notice.notice === 'damage' && typeof notice.what === 'string') onDamage(notice.what);
+    },
   );
   const call =
     <M extends ReadMethod>(method: M) =>

@@ -16,7 +16,12 @@ if (!port) throw new Error('reader-worker must run in a worker thread');
 
 const db = new Database(init.path);
 tuneConnection(db);
-const reader = new SqlReader(sqliteReadDb(db), { ...DEFAULT_DRIFT_THRESHOLDS, ...init.drift });
+// Damage found while reading goes to the main thread, which logs it.
+const damaged = (what: string) => port.postMessage({ notice: 'damage', what });
+const reader = new SqlReader(sqliteReadDb(db, damaged), {
+  ...DEFAULT_DRIFT_THRESHOLDS,
+  ...init.drift,
+});
 
 async function answer(request: ReaderBody): Promise<unknown> {
   switch (request.type) {

@@ -27,6 +27,8 @@ export type SqliteOptions = {
   thresholds?: Partial<LoopThresholds>;
   /** Drift detector thresholds. */
   drift?: Partial<DriftThresholds>;
+  /** Told of stored values a read could not use (left out of its answer). */
+  onDamage?: (what: string) => void;
 };
 
 /** How often the checkpointer thread copies the WAL into the database file. */
@@ -55,8 +57,10 @@ export function openSqliteStorage(path: string, options: SqliteOptions = {}): St
   const inProcess = threaded ? undefined : new BlockWriter(db, thresholds);
   const thread = threaded ? new WriterThread(path, synchronous, thresholds) : undefined;
   const readsOnThread = !memory && options.readerThread !== false;
-  const reads = readsOnThread ? readerThread(path, drift) : undefined;
-  const reader: SpanReader = reads ?? new SqlReader(sqliteReadDb(db), drift);
+  const onDamage =
+    options.onDamage ?? ((what: string) => process.emitWarning(`toolscope: ${what}`));
+  const reads = readsOnThread ? readerThread(path, drift, onDamage) : undefined;
+  const reader: SpanReader = reads ?? new SqlReader(sqliteReadDb(db, onDamage), drift);
   return {
     backend: 'sqlite',
     location: memory ? ':memory:' : path,

@@ -18,14 +18,19 @@ export function failureReply(id: number, error: unknown): ThreadReply {
   return { id, ok: false, message: error instanceof Error ? error.message : String(error), code };
 }
 
+/** A message a thread sends of its own accord (not a reply): `{ notice, … }`. */
+export type ThreadNotice = { notice: string; [key: string]: unknown };
+
 export class ThreadClient<Body extends object> {
   readonly #start: () => Worker;
+  readonly #onNotice: ((notice: ThreadNotice) => void) | undefined;
   #worker: Worker | undefined;
   #nextId = 1;
   readonly #waiting = new Map<number, Waiter>();
 
-  constructor(start: () => Worker) {
+  constructor(start: () => Worker, onNotice?: (notice: ThreadNotice) => void) {
     this.#start = start;
+    this.#onNotice = onNotice;
   }
 
   send(body: Body): Promise<unknown> {
@@ -48,7 +53,11 @@ export class ThreadClient<Body extends object> {
 
   #open(): Worker {
     const worker = this.#start();
-    worker.on('message', (reply: ThreadReply) => {
+    worker.on('message', (reply: ThreadReply | ThreadNotice) => {
+      if ('notice' in reply) {
+        this.#onNotice?.(reply);
+        return;
+      }
       const waiter = this.#waiting.get(reply.id);
       if (!waiter) return;
       this.#waiting.delete(reply.id);
