@@ -33,6 +33,9 @@ stop() {
   rm -rf "$dir"
 }
 trap stop EXIT
+# A signal ends the script through its EXIT trap, so the server never outlives it.
+trap 'exit 143' TERM
+trap 'exit 130' INT
 
 "${as_pg[@]}" "$bin/initdb" -D "$dir/data" -A trust -U postgres --no-sync >"$dir/initdb.log" 2>&1 \
   || { cat "$dir/initdb.log" >&2; exit 1; }
