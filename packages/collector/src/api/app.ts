@@ -1,5 +1,5 @@
 // Builds the collector's HTTP app (fastify), separate from listening, so tests can use it on any port.
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import { COLLECTOR_ERRORS } from '../errors.js';
 import { BodyBudget } from '../ingest/body-budget.js';
 import type { WriteQueue } from '../ingest/write-queue.js';
@@ -48,7 +48,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
       ? { loggerInstance: opts.loggerInstance }
       : { logger: opts.logger ?? false }),
     // One line per request at ingest rates would drown the failures; those are logged where they happen.
-    disableRequestLogging: true,
+    logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: opts.maxBodyBytes,
   });
   const metrics = opts.metrics ?? new CollectorMetrics();
