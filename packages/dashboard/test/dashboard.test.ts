@@ -287,8 +287,10 @@ describe('keyboard and error states', () => {
     await alert.waitFor();
     expect(await alert.textContent()).toMatch(/Could not load .*trace/i);
     await w.page.goto(`${collector.url}/#/traces/not-a-trace-id`);
-    await w.page.getByRole('alert').waitFor();
-    expect(await w.page.getByRole('alert').textContent()).toMatch(/traceId|trace id/i);
+    // Same page, another hash: the previous alert may still be there for a moment, so wait for the new text.
+    const malformed = w.page.getByRole('alert').filter({ hasText: /traceId|trace id/i });
+    await malformed.waitFor();
+    expect(await malformed.textContent()).toMatch(/traceId|trace id/i);
     expect(w.errors).toEqual([]);
   });
 });
