@@ -1,9 +1,8 @@
 // What one batch changes for the detectors, gathered while its calls are written (both backends): the calls
 // loop detection must look at, and the per-tool schema, input-shape and failing-path counts drift reads.
 import { groupKey, type ScopeCheck } from './loop-scopes.js';
+import { NS_PER_MINUTE } from './sql/db.js';
 import type { CallValues } from './write-plan.js';
-
-const NS_PER_MINUTE = 60_000_000_000n;
 
 /** A new, non-client call with an input hash: what loop detection needs to know of it. */
 export type TouchedCall = {

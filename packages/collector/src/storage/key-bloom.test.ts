@@ -12,7 +12,7 @@ describe('key filter', () => {
     for (const k of keys) expect(bloomHas(bloom, k)).toBe(true);
     let falsePositives = 0;
     for (let i = 0; i < 10_000; i++) if (bloomHas(bloom, `other\u0000${i}`)) falsePositives++;
-    // About 1 % at 200 keys (4096 bits, 4 probes); a bound well above it, far below "everything".
+    // About 0.1 % expected at 200 keys (4096 bits, 4 probes); a bound well above it, far below "everything".
     expect(falsePositives).toBeLessThan(400);
   });
 

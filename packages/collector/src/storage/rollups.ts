@@ -2,11 +2,9 @@
 // code), which tool statistics read instead of raw calls. Built in JS by both writers; each backend adds them to
 // its stored rows in the batch's transaction.
 import { addTo, type Histogram, mergeInto } from './histogram.js';
+import { NS_PER_HOUR, NS_PER_MINUTE } from './sql/db.js';
 import { codeKey } from './tool-call.js';
 import type { CallValues } from './write-plan.js';
-
-export const NS_PER_MINUTE = 60_000_000_000n;
-export const NS_PER_HOUR = 60n * NS_PER_MINUTE;
 
 export type Rollup = {
   table: 'tool_minutes' | 'tool_hours';

@@ -185,7 +185,9 @@ export async function migratePostgres(client: PoolClient): Promise<PgMigration> 
     await client.query('COMMIT');
     return { from, to: PG_MIGRATIONS.length };
   } catch (error) {
-    await client.query('ROLLBACK').catch(() => {});
+    // The migration's own error is what the caller must see (serve prints it and exits 1); a ROLLBACK that
+    // fails too means the connection is gone, and the server discards the transaction with it.
+    await client.query('ROLLBACK').catch(() => undefined);
     throw error;
   }
 }

@@ -1,10 +1,11 @@
-// The PostgreSQL backend (`--db postgres://…`): any number of stateless collectors share one database. Writes
+// The PostgreSQL backend (`--db postgres://…`): stateless collectors, as many as needed, share one database. Writes
 // are one transaction per batch (pg-writer.ts), acknowledged after COMMIT; reads are the shared SQL queries
 // (storage/sql) on the pool; retention deletes in small transactions, one collector at a time.
 import { DEFAULT_DRIFT_THRESHOLDS, type DriftThresholds } from '../../detectors/drift.js';
 import type { LoopThresholds } from '../../detectors/retry-loops.js';
 import type { Storage } from '../contract.js';
 import { redactDbUrl } from '../open.js';
+import { NS_PER_HOUR, NS_PER_MINUTE } from '../sql/db.js';
 import { readerMethods, SqlReader } from '../sql/reader.js';
 import { planWrite } from '../write-plan.js';
 import { migratePostgres } from './migrations.js';
@@ -24,7 +25,6 @@ export type PostgresOptions = {
 
 /** pg_try_advisory_xact_lock key of retention: one collector deletes while the others skip the step. */
 const RETENTION_LOCK = 8_390_047_142_397_570_929n;
-const NS_PER_MINUTE = 60_000_000_000n;
 const warnDamage = (what: string) => process.emitWarning(`toolscope: ${what}`);
 
 export async function openPostgresStorage(
@@ -37,10 +37,15 @@ export async function openPostgresStorage(
   );
   try {
     const client = await pool.connect();
+    let failure: Error | undefined;
     try {
       await migratePostgres(client);
+    } catch (error) {
+      failure = error instanceof Error ? error : new Error(String(error));
+      throw error;
     } finally {
-      client.release();
+      // A connection whose migration failed is destroyed, not returned to the pool.
+      client.release(failure);
     }
   } catch (error) {
     await pool.end();
@@ -87,7 +92,7 @@ export async function openPostgresStorage(
         const minute = (cutoffNs / NS_PER_MINUTE).toString();
         await client.query('DELETE FROM tool_minutes WHERE minute < $1', [minute]);
         await client.query('DELETE FROM tool_hours WHERE hour < $1', [
-          (cutoffNs / (60n * NS_PER_MINUTE)).toString(),
+          (cutoffNs / NS_PER_HOUR).toString(),
         ]);
         for (const table of ['flags', 'tool_schemas', 'tool_shapes'])
           await client.query(`DELETE FROM ${table} WHERE last_ns < $1`, [cutoffNs.toString()]);

@@ -128,15 +128,18 @@ export class PgWriter {
       (traceId) => !created.has(traceId),
       (conversationId, key) => bloomHas(blooms.get(conversationId) ?? bloomOf(null), key),
     );
+    // Written back only where a key set a new bit (most batches of a running conversation repeat known keys).
+    const changed = new Set<string>();
     for (const c of a.touch.calls) {
       const bloom = c.conversationId ? blooms.get(c.conversationId) : undefined;
-      if (bloom) bloomAdd(bloom, groupKey(c.tool, c.inputHash));
+      if (bloom && c.conversationId && bloomAdd(bloom, groupKey(c.tool, c.inputHash)))
+        changed.add(c.conversationId);
     }
-    if (blooms.size > 0)
+    if (changed.size > 0)
       await client.query(
         `UPDATE conversations SET keys = d.keys FROM unnest($1::text[], $2::bytea[]) AS d(id, keys)
           WHERE conversation_id = d.id`,
-        [[...blooms.keys()], [...blooms.values()].map((b) => Buffer.from(b))],
+        [[...changed], [...changed].map((id) => Buffer.from(blooms.get(id) ?? bloomOf(null)))],
       );
     await evaluateLoops(client, checks, seqs, this.#thresholds);
     await saveDetectorRows(client, a.touch);

@@ -15,11 +15,6 @@ export interface ReadDb {
   damaged(what: string): void;
 }
 
-export async function first(db: ReadDb, sql: string, params?: readonly SqlValue[]) {
-  const rows = await db.all(sql, params);
-  return rows[0];
-}
-
 /** An integer or float column as a number (0 for null or garbage). */
 export function num(v: unknown): number {
   if (typeof v === 'number') return v;

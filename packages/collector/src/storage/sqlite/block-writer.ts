@@ -7,7 +7,7 @@ import type { LoopThresholds } from '../../detectors/retry-loops.js';
 import { assemble } from '../assemble.js';
 import type { WriteOutcome } from '../contract.js';
 import { deserialize, mergeInto, serialize } from '../histogram.js';
-import { NS_PER_HOUR, NS_PER_MINUTE } from '../rollups.js';
+import { NS_PER_HOUR, NS_PER_MINUTE } from '../sql/db.js';
 import type { WritePlan } from '../write-plan.js';
 import { DetectorState } from './detector-state.js';
 

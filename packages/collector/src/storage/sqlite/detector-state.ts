@@ -86,14 +86,15 @@ export class DetectorState {
       (traceId) => !created.has(traceId),
       (conversationId, key) => bloomHas(bloomFor(conversationId), key),
     );
-    // The batch's keys join their conversations' filters after the checks read them.
-    const touched = new Set<string>();
+    // The batch's keys join their conversations' filters after the checks read them; a filter is written back
+    // only when a key set a new bit (most batches of a running conversation repeat known keys).
+    const changed = new Set<string>();
     for (const c of t.calls) {
       if (!c.conversationId) continue;
-      bloomAdd(bloomFor(c.conversationId), groupKey(c.tool, c.inputHash));
-      touched.add(c.conversationId);
+      if (bloomAdd(bloomFor(c.conversationId), groupKey(c.tool, c.inputHash)))
+        changed.add(c.conversationId);
     }
-    for (const id of touched) this.#stmt.saveConversationKeys.run(id, bloomFor(id));
+    for (const id of changed) this.#stmt.saveConversationKeys.run(id, bloomFor(id));
     for (const check of checks) this.#evaluate(check, seqOf);
   }
 
