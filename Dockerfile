@@ -1,4 +1,6 @@
-# One image for the collector (with its dashboard), the example MCP server and the scripted agent.
+# Two images from one build. `collector` (the default, last stage) holds only the collector's compiled JS, its
+# dashboard and its production dependencies, made by `pnpm deploy --prod`; `demo` holds the whole workspace
+# for the example MCP server and the scripted agent, which run from TypeScript with tsx.
 # better-sqlite3 compiles from source when no prebuilt binary can be downloaded, hence the build tools.
 FROM node:20-bookworm-slim AS build
 RUN apt-get update \
@@ -7,12 +9,18 @@ RUN apt-get update \
  && npm install -g pnpm@12.4.2
 WORKDIR /app
 COPY . .
-RUN pnpm install --frozen-lockfile && pnpm build
+RUN pnpm install --frozen-lockfile && pnpm build \
+ && pnpm --filter @toolscope/collector deploy --prod /out/collector
 
-FROM node:20-bookworm-slim
+FROM node:20-bookworm-slim AS demo
 RUN npm install -g pnpm@12.4.2
 WORKDIR /app
 COPY --from=build /app /app
+USER node
+
+FROM node:20-bookworm-slim AS collector
+WORKDIR /app
+COPY --from=build /out/collector /app
 ENV NODE_ENV=production
 # The default SQLite store lives in /data: created here and owned by the unprivileged user the image runs as,
 # and declared a volume, so `docker run` without a mount still starts (and a mount keeps the data).
@@ -21,4 +29,4 @@ VOLUME ["/data"]
 USER node
 # The collector's OTLP/HTTP port (also the dashboard, API, /metrics, /healthz and /readyz).
 EXPOSE 4318
-CMD ["node", "packages/collector/bin/toolscope.js", "serve", "--host", "0.0.0.0", "--db", "/data/toolscope.db"]
+CMD ["node", "bin/toolscope.js", "serve", "--host", "0.0.0.0", "--db", "/data/toolscope.db"]

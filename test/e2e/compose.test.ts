@@ -12,7 +12,7 @@ import { freshPgDatabase, PG_URL } from '../../packages/collector/test/backends.
 import { ROOT, start, stopAll } from './processes.js';
 
 const serviceSchema = z.object({
-  build: z.string().optional(),
+  build: z.object({ context: z.string(), target: z.string() }).optional(),
   image: z.string().optional(),
   command: z.array(z.string()).optional(),
   environment: z.record(z.string(), z.string()).optional(),
@@ -97,12 +97,20 @@ describe('docker-compose.yml', () => {
     expect(runtime).toContain('VOLUME ["/data"]');
     expect(runtime).toMatch(/^USER node$/m);
     expect(runtime).toMatch(/"--db", "\/data\/toolscope\.db"/);
-    for (const name of ['collector', 'orders-stable', 'orders-canary', 'agent']) {
-      expect(svc(name).build, name).toBe('.');
-      expect(svc(name).image, name).toBe('toolscope:dev');
+    // The collector runs from the production-only stage (the default, last one); the examples from `demo`.
+    const stages = [...dockerfile.matchAll(/^FROM \S+ AS (\w+)$/gm)].map((m) => m[1]);
+    expect(stages.at(-1)).toBe('collector');
+    for (const [name, target] of [
+      ['collector', 'collector'],
+      ['orders-stable', 'demo'],
+      ['orders-canary', 'demo'],
+      ['agent', 'demo'],
+    ] as const) {
+      expect(svc(name).build, name).toEqual({ context: '.', target });
+      expect(stages, name).toContain(target);
+      expect(svc(name).image, name).toBe(`toolscope:${target}`);
     }
     expect(readFileSync(join(ROOT, '.dockerignore'), 'utf8')).toMatch(/^node_modules$/m);
-    expect(existsSync(join(ROOT, 'packages/collector/bin/toolscope.js'))).toBe(true);
     for (const [name, s] of Object.entries(services)) {
       for (const dep of Object.keys(s.depends_on ?? {}))
         expect(services, `${name} → ${dep}`).toHaveProperty(dep);
@@ -112,7 +120,9 @@ describe('docker-compose.yml', () => {
   it('runs the collector command as written, on the port it publishes and health-checks', async () => {
     const c = svc('collector');
     const cmd = c.command ?? [];
-    expect(cmd.slice(0, 3)).toEqual(['node', 'packages/collector/bin/toolscope.js', 'serve']);
+    // The command's path is inside the deployed package (the image's /app); pack-install.test.ts deploys it.
+    expect(cmd.slice(0, 3)).toEqual(['node', 'bin/toolscope.js', 'serve']);
+    expect(existsSync(join(ROOT, 'packages/collector', cmd[1] ?? ''))).toBe(true);
     const port = flagValue(cmd, '--port');
     expect(c.ports).toEqual([`${port}:${port}`]);
     expect(healthPort(c)).toBe(port);
@@ -190,7 +200,7 @@ describe('docker-compose.yml', () => {
     const exporterEnv = exporterEnvSource();
     for (const [name, s] of Object.entries(services)) {
       // Third-party images (postgres) read their own documented variables.
-      if (s.image !== 'toolscope:dev') continue;
+      if (!s.image?.startsWith('toolscope:')) continue;
       for (const [key, value] of Object.entries(s.environment ?? {})) {
         if (key.startsWith('OTEL_')) {
           expect(ourSources.includes(key) || exporterEnv.includes(key), `${name}: ${key}`).toBe(

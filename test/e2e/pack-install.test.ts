@@ -23,7 +23,9 @@ import { ROOT } from './processes.js';
 
 const work = mkdtempSync(join(tmpdir(), 'toolscope-pack-'));
 let serve: ChildProcess | undefined;
+let deployed: ChildProcess | undefined;
 afterAll(() => {
+  deployed?.kill('SIGKILL');
   // npx runs the bin in a child of its own: end the whole process group.
   if (serve?.pid) {
     try {
@@ -54,6 +56,21 @@ const run = (cmd: string, args: string[], cwd: string) =>
 
 const version = (dir: string) =>
   (JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { version: string }).version;
+
+function listeningUrl(child: ChildProcess): Promise<string> {
+  return new Promise<string>((resolve, reject) => {
+    let out = '';
+    child.stdout?.on('data', (d: Buffer) => {
+      out += d.toString();
+      const m = /listening on (http:\/\/\S+)/.exec(out);
+      if (m?.[1]) resolve(m[1]);
+    });
+    child.stderr?.on('data', (d: Buffer) => {
+      out += d.toString();
+    });
+    child.on('exit', (code) => reject(new Error(`toolscope serve exited ${code}: ${out}`)));
+  });
+}
 
 describe('installing the packed packages outside the workspace', () => {
   it('defines and calls a tool there, and runs `npx toolscope serve` from compiled JavaScript', async () => {
@@ -120,18 +137,7 @@ console.log(JSON.stringify([await getOrder.call({ customerId: 42 }), await getOr
         stdio: ['ignore', 'pipe', 'pipe'],
       },
     );
-    const url = await new Promise<string>((resolve, reject) => {
-      let out = '';
-      serve?.stdout?.on('data', (d: Buffer) => {
-        out += d.toString();
-        const m = /listening on (http:\/\/\S+)/.exec(out);
-        if (m?.[1]) resolve(m[1]);
-      });
-      serve?.stderr?.on('data', (d: Buffer) => {
-        out += d.toString();
-      });
-      serve?.on('exit', (code) => reject(new Error(`toolscope serve exited ${code}: ${out}`)));
-    });
+    const url = await listeningUrl(serve);
     expect((await fetch(`${url}/healthz`)).status).toBe(200);
     const page = await fetch(`${url}/`);
     expect(page.status).toBe(200);
@@ -140,5 +146,50 @@ console.log(JSON.stringify([await getOrder.call({ customerId: 42 }), await getOr
     expect(realpathSync(join(app, 'node_modules/.bin/toolscope'))).toMatch(
       /node_modules\/@toolscope\/collector\/bin\/toolscope\.js$/,
     );
+  }, 120_000);
+
+  // The Docker image's collector stage, without Docker: the Dockerfile's own `pnpm deploy --prod` command into
+  // a temporary folder, then its CMD run from there. Runs after the test above, which built dist/.
+  it('deploys the collector as the Dockerfile does, without dev dependencies, and runs its CMD', async () => {
+    const dockerfile = readFileSync(join(ROOT, 'Dockerfile'), 'utf8');
+    const deploy = /pnpm --filter (\S+) deploy --prod (\S+)/.exec(dockerfile);
+    expect(deploy?.[1]).toBe('@toolscope/collector');
+    const runtime = dockerfile.slice(dockerfile.lastIndexOf('FROM '));
+    expect(runtime).toContain(`COPY --from=build ${deploy?.[2]} /app`);
+    const cmd = JSON.parse(/^CMD (\[.*\])$/m.exec(runtime)?.[1] ?? '[]') as string[];
+    const out = join(work, 'deploy');
+    run('pnpm', ['--filter', '@toolscope/collector', 'deploy', '--prod', out], ROOT);
+
+    const pkg = JSON.parse(readFileSync(join(ROOT, 'packages/collector/package.json'), 'utf8')) as {
+      dependencies: Record<string, string>;
+      devDependencies: Record<string, string>;
+    };
+    const top = readdirSync(join(out, 'node_modules')).flatMap((d) =>
+      d.startsWith('@') ? readdirSync(join(out, 'node_modules', d)).map((n) => `${d}/${n}`) : [d],
+    );
+    expect(top.filter((d) => !d.startsWith('.')).sort()).toEqual(
+      Object.keys(pkg.dependencies).sort(),
+    );
+    for (const dev of Object.keys(pkg.devDependencies))
+      expect(existsSync(join(out, 'node_modules', dev)), dev).toBe(false);
+
+    expect(cmd.slice(0, 3)).toEqual(['node', 'bin/toolscope.js', 'serve']);
+    const args = cmd
+      .slice(3)
+      .map((a, i, all) =>
+        all[i - 1] === '--db'
+          ? join(work, 'deployed.db')
+          : all[i - 1] === '--host'
+            ? '127.0.0.1'
+            : a,
+      );
+    deployed = spawn('node', [cmd[1] as string, 'serve', ...args, '--port', '0'], {
+      cwd: out,
+      env: { ...userEnv, NODE_ENV: 'production' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const url = await listeningUrl(deployed);
+    expect((await fetch(`${url}/readyz`)).status).toBe(200);
+    expect(await (await fetch(`${url}/`)).text()).toContain('<script');
   }, 120_000);
 });
