@@ -27,6 +27,6 @@ ENV NODE_ENV=production
 RUN mkdir -p /data && chown node:node /data
 VOLUME ["/data"]
 USER node
-# The collector's OTLP/HTTP port (also the dashboard, API, /metrics, /healthz and /readyz).
-EXPOSE 4318
+# The collector's OTLP/HTTP port (also the dashboard, API, /metrics, /healthz and /readyz), and OTLP/gRPC.
+EXPOSE 4318 4317
 CMD ["node", "bin/toolscope.js", "serve", "--host", "0.0.0.0", "--db", "/data/toolscope.db"]

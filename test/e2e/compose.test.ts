@@ -124,14 +124,15 @@ describe('docker-compose.yml', () => {
     expect(cmd.slice(0, 3)).toEqual(['node', 'bin/toolscope.js', 'serve']);
     expect(existsSync(join(ROOT, 'packages/collector', cmd[1] ?? ''))).toBe(true);
     const port = flagValue(cmd, '--port');
-    expect(c.ports).toEqual([`${port}:${port}`]);
+    const grpcPort = flagValue(cmd, '--grpc-port');
+    expect(c.ports).toEqual([`${port}:${port}`, `${grpcPort}:${grpcPort}`]);
     expect(healthPort(c)).toBe(port);
     // The same flags, on a free port and a temporary database, through the real CLI.
     const dir = mkdtempSync(join(tmpdir(), 'toolscope-compose-'));
     const args = cmd
       .slice(3)
       .map((a, i, all) =>
-        all[i - 1] === '--port'
+        all[i - 1] === '--port' || all[i - 1] === '--grpc-port'
           ? '0'
           : all[i - 1] === '--db'
             ? join(dir, 'c.db')
@@ -278,7 +279,7 @@ describe('docker-compose.yml', () => {
         const args = (s.command ?? [])
           .slice(3)
           .map((a, i, all) =>
-            all[i - 1] === '--port'
+            all[i - 1] === '--port' || all[i - 1] === '--grpc-port'
               ? '0'
               : all[i - 1] === '--db'
                 ? db

@@ -129,7 +129,17 @@ console.log(JSON.stringify([await getOrder.call({ customerId: 42 }), await getOr
 
     serve = spawn(
       'npx',
-      ['--no-install', 'toolscope', 'serve', '--port', '0', '--db', join(app, 'x.db')],
+      [
+        '--no-install',
+        'toolscope',
+        'serve',
+        '--port',
+        '0',
+        '--grpc-port',
+        '0',
+        '--db',
+        join(app, 'x.db'),
+      ],
       {
         cwd: app,
         env: userEnv,
@@ -183,11 +193,15 @@ console.log(JSON.stringify([await getOrder.call({ customerId: 42 }), await getOr
             ? '127.0.0.1'
             : a,
       );
-    deployed = spawn('node', [cmd[1] as string, 'serve', ...args, '--port', '0'], {
-      cwd: out,
-      env: { ...userEnv, NODE_ENV: 'production' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    deployed = spawn(
+      'node',
+      [cmd[1] as string, 'serve', ...args, '--port', '0', '--grpc-port', '0'],
+      {
+        cwd: out,
+        env: { ...userEnv, NODE_ENV: 'production' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     const url = await listeningUrl(deployed);
     expect((await fetch(`${url}/readyz`)).status).toBe(200);
     expect(await (await fetch(`${url}/`)).text()).toContain('<script');

@@ -35,6 +35,8 @@ beforeAll(async () => {
     'serve',
     '--port',
     '0',
+    '--grpc-port',
+    '0',
     '--db',
     join(dir, 'toolscope.db'),
     '--rollout-grace',

@@ -40,7 +40,17 @@ const main = fileURLToPath(new URL('../src/cli/main.ts', import.meta.url));
 async function serve(): Promise<{ child: ChildProcess; url: string; pid: number }> {
   const child = spawn(
     tsx,
-    ['--conditions=@toolscope/source', main, 'serve', '--db', db, '--port', '0'],
+    [
+      '--conditions=@toolscope/source',
+      main,
+      'serve',
+      '--db',
+      db,
+      '--port',
+      '0',
+      '--grpc-port',
+      '0',
+    ],
     {
       stdio: ['ignore', 'pipe', 'inherit'],
     },

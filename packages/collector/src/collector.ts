@@ -3,8 +3,11 @@
 import type { FastifyInstance } from 'fastify';
 import { startWebhook } from './alerts/webhook.js';
 import { buildApp, DEFAULT_INFLIGHT_BYTES } from './api/app.js';
+import { tokenCheck } from './api/auth.js';
+import { startGrpcReceiver } from './api/grpc-receiver.js';
 import type { DriftThresholds } from './detectors/drift.js';
 import type { LoopThresholds } from './detectors/retry-loops.js';
+import { createContentPolicy, randomHashKey } from './dialects/content.js';
 import { BodyBudget } from './ingest/body-budget.js';
 import { startRetention } from './ingest/retention.js';
 import { WriteQueue } from './ingest/write-queue.js';
@@ -44,6 +47,12 @@ export type CollectorOptions = {
   drift?: Partial<DriftThresholds>;
   /** A ready storage instead of opening `db` (other backends, tests). */
   storage?: Storage;
+  /** OTLP/gRPC port (0: any free port); no gRPC receiver when absent. */
+  grpcPort?: number | undefined;
+  /** The deployment's hash key, for input hashes of foreign tool spans (TOOLSCOPE_HASH_KEY). */
+  hashKey?: string | undefined;
+  /** Keep foreign tool spans' arguments and results, redacted (default: drop them). */
+  captureContent?: boolean;
 };
 
 export type Collector = {
@@ -55,6 +64,8 @@ export type Collector = {
   metrics: CollectorMetrics;
   /** Base URL once listening, e.g. http://127.0.0.1:4318 */
   url: string;
+  /** The OTLP/gRPC port once listening, when one was asked for. */
+  grpcPort: number | undefined;
   close(): Promise<void>;
 };
 
@@ -97,9 +108,19 @@ export async function startCollector(options: CollectorOptions): Promise<Collect
     },
   });
   const bodyBudget = new BodyBudget(options.maxInflightBytes ?? DEFAULT_INFLIGHT_BYTES);
+  if (!options.hashKey)
+    log.warn(
+      'no hash key (--hash-key or TOOLSCOPE_HASH_KEY): input hashes of foreign tool spans use a key of this ' +
+        'process, so they match neither other collectors nor the instrumented processes',
+    );
+  const content = createContentPolicy({
+    hashKey: options.hashKey ?? randomHashKey(),
+    capture: options.captureContent ?? false,
+  });
   const app = await buildApp({
     storage,
     queue,
+    content,
     maxBodyBytes: options.maxBodyBytes ?? 16 * 1024 * 1024,
     bodyBudget,
     token: options.token,
@@ -130,6 +151,23 @@ export async function startCollector(options: CollectorOptions): Promise<Collect
     host: options.host ?? '127.0.0.1',
     port: options.port ?? 4318,
   });
+  const grpc =
+    options.grpcPort === undefined
+      ? undefined
+      : await startGrpcReceiver({
+          host: options.host ?? '127.0.0.1',
+          port: options.grpcPort,
+          maxBodyBytes: options.maxBodyBytes ?? 16 * 1024 * 1024,
+          budget: bodyBudget,
+          retryAfterSeconds: 1,
+          token: tokenCheck(options.token),
+          queue,
+          metrics,
+          content,
+        }).catch(async (error: unknown) => {
+          await app.close();
+          throw error;
+        });
   let closing: Promise<void> | undefined;
   return {
     app,
@@ -138,12 +176,13 @@ export async function startCollector(options: CollectorOptions): Promise<Collect
     bodyBudget,
     metrics,
     url: address.replace('[::1]', 'localhost'),
+    grpcPort: grpc?.port,
     close: () => {
       closing ??= (async () => {
         retention?.stop();
         await webhook?.stop();
         // Stop accepting connections first; requests in flight still get their answer.
-        await app.close();
+        await Promise.all([app.close(), grpc?.close()]);
         await queue.close();
         if (!options.storage) await storage.close();
       })();

@@ -65,18 +65,21 @@ describe('auth', () => {
     const started = new Promise<void>((resolve) => {
       listening = resolve;
     });
-    const running = runCli(['serve', '--host', '0.0.0.0', '--port', '0', '--db', ':memory:'], {
-      out: (t) => {
-        if (t.includes('listening on')) listening();
+    const running = runCli(
+      ['serve', '--host', '0.0.0.0', '--port', '0', '--grpc-port', '0', '--db', ':memory:'],
+      {
+        out: (t) => {
+          if (t.includes('listening on')) listening();
+        },
+        err: (t) => {
+          err += t;
+        },
+        env: {},
+        onSignal: (signal, handler) => {
+          if (signal === 'SIGTERM') stop = handler;
+        },
       },
-      err: (t) => {
-        err += t;
-      },
-      env: {},
-      onSignal: (signal, handler) => {
-        if (signal === 'SIGTERM') stop = handler;
-      },
-    });
+    );
     await started;
     expect(err).toContain('without --token');
     stop?.();
@@ -90,7 +93,7 @@ describe('auth', () => {
     const started = new Promise<void>((resolve) => {
       listening = resolve;
     });
-    const running = runCli(['serve', '--port', '0', '--db', ':memory:'], {
+    const running = runCli(['serve', '--port', '0', '--grpc-port', '0', '--db', ':memory:'], {
       out: (t) => {
         out += t;
         if (t.includes('listening on')) listening();

@@ -41,7 +41,17 @@ describe('toolscope CLI', () => {
     const main = fileURLToPath(new URL('../src/cli/main.ts', import.meta.url));
     const child = spawn(
       tsx,
-      ['--conditions=@toolscope/source', main, 'serve', '--db', join(dir, 'x.db'), '--port', '0'],
+      [
+        '--conditions=@toolscope/source',
+        main,
+        'serve',
+        '--db',
+        join(dir, 'x.db'),
+        '--port',
+        '0',
+        '--grpc-port',
+        '0',
+      ],
       {
         stdio: ['ignore', 'pipe', 'pipe'],
       },

@@ -307,6 +307,8 @@ describe('detector thresholds from the command line', () => {
         'serve',
         '--port',
         '0',
+        '--grpc-port',
+        '0',
         '--db',
         ':memory:',
         '--identical-retry-min',

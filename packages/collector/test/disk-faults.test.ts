@@ -116,7 +116,7 @@ describe.skipIf(!mountable)('disk faults (tmpfs)', () => {
     execFileSync('mount', ['-o', 'remount,ro', dir]);
     let err = '';
     const serve = (onListening: (url: string) => void) =>
-      runCli(['serve', '--port', '0', '--db', db], {
+      runCli(['serve', '--port', '0', '--grpc-port', '0', '--db', db], {
         out: (t) => {
           const m = /listening on (\S+)/.exec(t);
           if (m?.[1]) onListening(m[1]);

@@ -138,6 +138,8 @@ export function startServe(
       db,
       '--port',
       '0',
+      '--grpc-port',
+      '0',
       ...extraArgs,
     ],
     { stdio: ['ignore', 'pipe', 'pipe'] },

@@ -1,5 +1,11 @@
 // Builds the collector's HTTP app (fastify), separate from listening, so tests can use it on any port.
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type FastifyReply,
+  LogController,
+} from 'fastify';
+import { type ContentPolicy, defaultContentPolicy } from '../dialects/content.js';
 import { COLLECTOR_ERRORS } from '../errors.js';
 import { BodyBudget } from '../ingest/body-budget.js';
 import type { WriteQueue } from '../ingest/write-queue.js';
@@ -11,6 +17,7 @@ import { registerDetailRoutes } from './detail-routes.js';
 import { OPEN_ROUTES, type Readiness, registerOpsRoutes } from './ops-routes.js';
 import { BODIES_IN_FLIGHT, encodingOf, registerOtlpRoute, spreadRetryAfter } from './otlp-route.js';
 import { registerQueryRoutes } from './query-routes.js';
+import { refused } from './replies.js';
 import {
   isDashboardAsset,
   isDashboardPage,
@@ -22,6 +29,8 @@ import {
 export type AppOptions = {
   storage: Storage;
   queue: WriteQueue;
+  /** Hash key and capture rules for foreign tool spans; a random key and no capture when absent. */
+  content?: ContentPolicy;
   /** Largest accepted body, compressed or not, in bytes. */
   maxBodyBytes: number;
   /** Ingest bodies held in memory at once (received plus inflated); default 64 MiB. */
@@ -50,6 +59,13 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     // One line per request at ingest rates would drown the failures; those are logged where they happen.
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: opts.maxBodyBytes,
+    // A path parameter holds up to 256 characters as stored (a tool name, an id); percent-encoded UTF-8 takes
+    // up to 12 bytes per character.
+    routerOptions: { maxParamLength: 256 * 12 },
+    // The router's own refusals (a malformed URL, a parameter over that length) in the API's error shape.
+    frameworkErrors: (error, _request, reply: FastifyReply) => {
+      void refused(reply, error.statusCode ?? 400, error.message);
+    },
   });
   const metrics = opts.metrics ?? new CollectorMetrics();
   app.addHook('onResponse', async (request, reply) => {
@@ -138,6 +154,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     budget,
     retryAfterSeconds,
     metrics,
+    content: opts.content ?? defaultContentPolicy(),
   });
   registerQueryRoutes(app, {
     storage: opts.storage,

@@ -45,6 +45,7 @@ export function registerDetailRoutes(app: FastifyInstance, storage: Storage): vo
       range.untilNs,
       step,
       q.data.tool,
+      q.data.side,
     );
     return body;
   });

@@ -5,8 +5,7 @@ import { Transform } from 'node:stream';
 import { gunzip } from 'node:zlib';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { BodyBudget } from '../ingest/body-budget.js';
-import type { WriteQueue } from '../ingest/write-queue.js';
-import type { CollectorMetrics } from '../ops/metrics.js';
+import { type IntakeOptions, takeIn } from '../ingest/intake.js';
 import { decodeJson } from '../otlp/decode-json.js';
 import { decodeProtobuf } from '../otlp/decode-proto.js';
 import {
@@ -17,12 +16,10 @@ import {
   statusBody,
 } from '../otlp/responses.js';
 
-export type OtlpRouteOptions = {
-  queue: WriteQueue;
+export type OtlpRouteOptions = IntakeOptions & {
   maxBodyBytes: number;
   budget: BodyBudget;
   retryAfterSeconds: number;
-  metrics: CollectorMetrics;
 };
 
 /** Error for bodies that do not fit the in-flight budget now; the app's error handler answers 429. */
@@ -169,46 +166,28 @@ export function registerOtlpRoute(app: FastifyInstance, opts: OtlpRouteOptions):
     }
     const decoded = encoding === 'protobuf' ? decodeProtobuf(body) : decodeJson(body);
     if (!decoded.ok) return fail(reply, encoding, 400, RPC_CODE.INVALID_ARGUMENT, decoded.message);
-    const { spans, rejected, errors } = decoded.batch;
-    const labels = { protocol: 'http', encoding };
-    opts.metrics.spansReceived.inc(labels, spans.length + rejected);
-    if (rejected > 0) opts.metrics.spansRejected.inc({ ...labels, reason: 'invalid' }, rejected);
-    if (spans.length > 0) {
-      const queuedAt = process.hrtime.bigint();
-      const queued = opts.queue.enqueue(spans);
-      if (!queued.ok) {
-        const full = queued.reason === 'full';
-        opts.metrics.spansRejected.inc(
-          { ...labels, reason: full ? 'queue_full' : 'closed' },
-          spans.length,
-        );
-        reply.header(
-          'retry-after',
-          full ? spreadRetryAfter(opts.retryAfterSeconds) : String(opts.retryAfterSeconds),
-        );
-        return fail(
-          reply,
-          encoding,
-          full ? 429 : 503,
-          full ? RPC_CODE.RESOURCE_EXHAUSTED : RPC_CODE.UNAVAILABLE,
-          full ? 'write queue is full' : 'collector is shutting down',
-        );
-      }
-      try {
-        await queued.committed;
-        opts.metrics.ackSeconds.observe(Number(process.hrtime.bigint() - queuedAt) / 1e9);
-      } catch {
-        // The write queue logged the failed batch once, with its cause; each of its requests answers 503.
-        opts.metrics.spansRejected.inc({ ...labels, reason: 'storage' }, spans.length);
-        reply.header('retry-after', String(opts.retryAfterSeconds));
-        return fail(
-          reply,
-          encoding,
-          503,
-          RPC_CODE.UNAVAILABLE,
-          'storage cannot accept writes right now',
-        );
-      }
+    const { rejected, errors } = decoded.batch;
+    const outcome = await takeIn(decoded.batch, { protocol: 'http', encoding }, opts);
+    if (!outcome.ok) {
+      const { reason } = outcome;
+      // A full queue clears soon (spread the retries); closing and storage failures take longer.
+      reply.header(
+        'retry-after',
+        reason === 'full'
+          ? spreadRetryAfter(opts.retryAfterSeconds)
+          : String(opts.retryAfterSeconds),
+      );
+      if (reason === 'full')
+        return fail(reply, encoding, 429, RPC_CODE.RESOURCE_EXHAUSTED, 'write queue is full');
+      return fail(
+        reply,
+        encoding,
+        503,
+        RPC_CODE.UNAVAILABLE,
+        reason === 'closed'
+          ? 'collector is shutting down'
+          : 'storage cannot accept writes right now',
+      );
     }
     return reply
       .code(200)

@@ -1,6 +1,8 @@
 // Query-parameter parsing: every parameter is checked, and a bad one gets a 400 naming it.
+
 import { z } from 'zod';
 import { FLAG_KINDS } from '../detectors/flag.js';
+import { CALL_SIDES } from '../storage/call-side.js';
 
 const DURATION = /^(\d{1,9})(ms|s|m|h|d|w)$/;
 const UNIT_MS: Record<string, number> = {
@@ -48,7 +50,14 @@ export const rangeQuerySchema = z.object({
   until: timeParam.optional(),
 });
 
-export const toolsQuerySchema = rangeQuerySchema.extend({ tool: text.optional() }).strict();
+/** Which rows a statistic or a list reads (storage/call-side.ts): each call once, or one side's view. */
+export const sideParam = z
+  .enum(CALL_SIDES, { message: `expected one of ${CALL_SIDES.join(', ')}` })
+  .default('any');
+
+export const toolsQuerySchema = rangeQuerySchema
+  .extend({ tool: text.optional(), side: sideParam })
+  .strict();
 
 export const cursorParam = z
   .string()
@@ -84,6 +93,7 @@ export const callsQuerySchema = rangeQuerySchema
       .optional(),
     limit: z.coerce.number().int().min(1).max(1000).default(100),
     cursor: cursorParam.optional(),
+    side: sideParam,
   })
   .strict();
 
@@ -136,6 +146,7 @@ export const toolDetailQuerySchema = rangeQuerySchema.strict();
 export const timeseriesQuerySchema = rangeQuerySchema
   .extend({
     tool: text.optional(),
+    side: sideParam,
     step: z
       .string()
       .transform((raw, ctx) => {

@@ -38,7 +38,7 @@ export function registerQueryRoutes(
     const range = rangeOf(q.data);
     if ('error' in range) return badRequest(reply, range.error);
     const body: ToolsResponse = {
-      tools: await storage.tools(range.sinceNs, range.untilNs, q.data.tool),
+      tools: await storage.tools(range.sinceNs, range.untilNs, q.data.tool, q.data.side),
     };
     return body;
   });

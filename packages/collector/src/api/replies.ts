@@ -2,7 +2,12 @@
 import type { FastifyReply } from 'fastify';
 
 export function badRequest(reply: FastifyReply, message: string) {
-  return reply.code(400).send({ error: { code: 'INVALID_PARAMETER', message } });
+  return refused(reply, 400, message);
+}
+
+/** A request the API refuses as malformed, with the status the refusal calls for (400, 414). */
+export function refused(reply: FastifyReply, status: number, message: string) {
+  return reply.code(status).send({ error: { code: 'INVALID_PARAMETER', message } });
 }
 
 export function notFound(reply: FastifyReply, message: string) {

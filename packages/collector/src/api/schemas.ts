@@ -12,6 +12,8 @@ export const toolStatsSchema = z.object({
   p99Ms: z.number().nullable(),
   codes: z.record(z.string(), z.number().int()),
   versions: z.array(z.string()),
+  /** The dialects its calls were read from: toolscope, mcp, gen_ai, ai-sdk, openllmetry, openinference. */
+  sources: z.array(z.string()),
 });
 export type ToolStats = z.infer<typeof toolStatsSchema>;
 export const toolsResponseSchema = z.object({ tools: z.array(toolStatsSchema) });
@@ -47,6 +49,11 @@ export const callSchema = z.object({
   service: z.string().nullable(),
   kind: z.number().int(),
   parentSpanId: z.string().nullable(),
+  /** `client` for the caller's view of the call (a CLIENT span), `server` for the executor's. */
+  side: z.enum(['client', 'server']),
+  source: z.string().nullable(),
+  /** A client row whose server row is known; statistics count the call once, from the server row. */
+  paired: z.boolean(),
 });
 export type Call = z.infer<typeof callSchema>;
 export const callsResponseSchema = z.object({

@@ -18,6 +18,11 @@ Options:
   --pool-size N      PostgreSQL connections this collector opens (default 10)
   --host HOST        address to bind (default 127.0.0.1)
   --port PORT        port to listen on (default 4318, the OTLP/HTTP port)
+  --grpc-port PORT   OTLP/gRPC port on the same host (default 4317; 0 turns it off)
+  --hash-key KEY     key of the input hashes the collector computes for other instrumentations' tool
+                     spans; use the instrumented processes' TOOLSCOPE_HASH_KEY (default: that variable)
+  --capture-content  keep other instrumentations' tool arguments and results, redacted (default: drop
+                     them once hashed; or set TOOLSCOPE_CAPTURE_CONTENT=true)
   --retention AGE    delete data older than AGE, e.g. 7d, 24h (default: keep everything)
   --token TOKEN      require "Authorization: Bearer TOKEN" on every route (or set TOOLSCOPE_TOKEN)
   --max-body-mb N    largest accepted body after decompression, in MiB (default 16)
@@ -40,6 +45,9 @@ const serveFlagsSchema = z.object({
   'pool-size': z.coerce.number().int().min(1).max(1000).default(10),
   host: z.string().min(1).default('127.0.0.1'),
   port: z.coerce.number().int().min(0).max(65_535).default(4318),
+  'grpc-port': z.coerce.number().int().min(0).max(65_535).default(4317),
+  'hash-key': z.string().min(16, 'use at least 16 characters').optional(),
+  'capture-content': z.boolean().default(false),
   retention: z
     .string()
     .transform((v, ctx) => {
@@ -84,6 +92,9 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
         'pool-size': { type: 'string' },
         host: { type: 'string' },
         port: { type: 'string' },
+        'grpc-port': { type: 'string' },
+        'hash-key': { type: 'string' },
+        'capture-content': { type: 'boolean' },
         retention: { type: 'string' },
         token: { type: 'string' },
         'max-body-mb': { type: 'string' },
@@ -114,6 +125,8 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
     db: flags.db ?? (io.env.TOOLSCOPE_DB || undefined),
     // An empty TOOLSCOPE_TOKEN (e.g. `${TOOLSCOPE_TOKEN:-}` in compose) means no token, not a bad one.
     token: flags.token ?? (io.env.TOOLSCOPE_TOKEN || undefined),
+    'hash-key': flags['hash-key'] ?? (io.env.TOOLSCOPE_HASH_KEY || undefined),
+    'capture-content': flags['capture-content'] ?? io.env.TOOLSCOPE_CAPTURE_CONTENT === 'true',
   });
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
@@ -134,6 +147,10 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
       poolSize: f['pool-size'],
       host: f.host,
       port: f.port,
+      // 0 turns gRPC off here: the flag names a fixed port, not "any free one".
+      grpcPort: f['grpc-port'] === 0 ? undefined : f['grpc-port'],
+      hashKey: f['hash-key'],
+      captureContent: f['capture-content'],
       token: f.token,
       retentionMs: f.retention,
       maxBodyBytes: Math.round(f['max-body-mb'] * 1024 * 1024),
@@ -156,6 +173,8 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
   }
   io.out(`toolscope collector listening on ${collector.url}\n`);
   io.out(`  OTLP/HTTP endpoint: ${collector.url}/v1/traces (protobuf or JSON, gzip)\n`);
+  if (collector.grpcPort !== undefined)
+    io.out(`  OTLP/gRPC endpoint: ${f.host}:${collector.grpcPort} (TraceService/Export, gzip)\n`);
   io.out(`  dashboard:          ${collector.url}/\n`);
   io.out(`  JSON API:           ${collector.url}/api/tools\n`);
   io.out(

@@ -3,7 +3,6 @@
 // large bodies (or gzip bombs) at the same time get 429 instead of growing memory with the number of
 // connections. A request that is alone is always let through (up to the body limit), as the write queue lets a
 // lone batch through, so a budget smaller than one large body cannot refuse it forever.
-import type { IncomingMessage } from 'node:http';
 
 /** What one request holds. */
 type Hold = { bytes: number };
@@ -14,7 +13,7 @@ export class BodyBudget {
   readonly limitBytes: number;
   #used = 0;
   #peak = 0;
-  readonly #holds = new WeakMap<IncomingMessage, Hold>();
+  readonly #holds = new WeakMap<object, Hold>();
 
   constructor(limitBytes: number) {
     this.limitBytes = limitBytes;
@@ -28,7 +27,7 @@ export class BodyBudget {
    * Takes `bytes` more for `request`: false, taking nothing, when they do not fit and other requests hold
    * bytes too. `force` takes them whatever the room.
    */
-  take(request: IncomingMessage, bytes: number, force = false): boolean {
+  take(request: object, bytes: number, force = false): boolean {
     const hold = this.#holdOf(request);
     const alone = hold.bytes === this.#used;
     if (!force && !alone && this.#used + bytes > this.limitBytes) return false;
@@ -42,7 +41,7 @@ export class BodyBudget {
    * Takes as much of `bytes` as there is room for now (all of it when `request` is alone) and says how much:
    * for output whose size is known only afterwards (inflating), reserved before it is allocated.
    */
-  takeUpTo(request: IncomingMessage, bytes: number): number {
+  takeUpTo(request: object, bytes: number): number {
     const hold = this.#holdOf(request);
     const room = hold.bytes === this.#used ? bytes : Math.max(0, this.limitBytes - this.#used);
     const taken = Math.min(bytes, room);
@@ -51,7 +50,7 @@ export class BodyBudget {
   }
 
   /** Gives back `bytes` of what `request` holds (the unused part of a reservation). */
-  giveBack(request: IncomingMessage, bytes: number): void {
+  giveBack(request: object, bytes: number): void {
     const hold = this.#holdOf(request);
     const back = Math.min(bytes, hold.bytes);
     hold.bytes -= back;
@@ -59,14 +58,14 @@ export class BodyBudget {
   }
 
   /** Gives back everything `request` holds; safe to call more than once. */
-  release(request: IncomingMessage): void {
+  release(request: object): void {
     const hold = this.#holds.get(request);
     if (!hold) return;
     this.#used -= hold.bytes;
     hold.bytes = 0;
   }
 
-  #holdOf(request: IncomingMessage): Hold {
+  #holdOf(request: object): Hold {
     let hold = this.#holds.get(request);
     if (!hold) {
       hold = { bytes: 0 };

@@ -92,4 +92,9 @@ message RpcStatus {
   string message = 2;
   repeated Any details = 3;
 }
+message Duration {
+  int64 seconds = 1;
+  int32 nanos = 2;
+}
+message RetryInfo { Duration retry_delay = 1; }
 `;

@@ -13,5 +13,6 @@ const pkg = 'opentelemetry.proto.otlp';
 export const ExportTraceServiceRequest = root.lookupType(`${pkg}.ExportTraceServiceRequest`);
 export const ExportTraceServiceResponse = root.lookupType(`${pkg}.ExportTraceServiceResponse`);
 export const RpcStatus = root.lookupType(`${pkg}.RpcStatus`);
+export const RetryInfo = root.lookupType(`${pkg}.RetryInfo`);
 
 export { Long };

@@ -1,11 +1,15 @@
 // The backend-neutral middle of a write: a batch's plan turned into the rows to insert, once its traces have
 // row numbers and their stored span ids are known. Duplicates (exporter retries: same trace and span id) are
-// dropped here; client-side calls are stored but neither counted nor fed to the detectors, since the server's
-// span of the same call is (counting both would double every call).
-import { type BatchTouch, newTouch, touchCall } from './batch-touch.js';
-import { accumulate, type Rollup, withHours } from './rollups.js';
-import { KIND_CLIENT } from './tool-call.js';
+// dropped here. Client rows are paired with the server rows of the same call (pairing.ts), so statistics and
+// the detectors count each call once (call-side.ts).
+import { type BatchTouch, newTouch, touchCall, touchSource } from './batch-touch.js';
+import { KIND_CLIENT, sideOfKind } from './call-side.js';
+import { pairTrace, type StoredCall } from './pairing.js';
+import { accumulate, type Rollup, type RollupInput, rollupInputOf, withHours } from './rollups.js';
 import type { CallValues, WritePlan } from './write-plan.js';
+
+/** A stored row's id and the columns its rollups read, for a stored client row this batch pairs. */
+export type StoredCallRow = RollupInput & { id: number };
 
 export type BlockRow = { seq: number; resourceId: number; spanIds: string; spans: string };
 
@@ -15,7 +19,9 @@ export type Assembled = {
   toolCalls: number;
   /** One row per trace and resource: the spans of the batch, in arrival order. */
   blocks: BlockRow[];
-  calls: { seq: number; values: CallValues }[];
+  calls: { seq: number; values: CallValues; paired: number }[];
+  /** Stored client rows that this batch's server rows pair: set `paired` on them. */
+  pairedIds: number[];
   /** (conversation, trace) pairs of the batch, each once. */
   conversationPairs: { conversationId: string; seq: number }[];
   rollups: Rollup[];
@@ -29,6 +35,8 @@ export type AssembleContext = {
   storedIds(seq: number, traceId: string): Set<string>;
   /** Row id of each of `plan.resources`, by index. */
   resourceIds: number[];
+  /** The stored tool calls of a trace that existed before the batch (asked only when the batch has calls in it). */
+  storedCalls(seq: number): StoredCall<StoredCallRow>[];
 };
 
 export function assemble(plan: WritePlan, ctx: AssembleContext): Assembled {
@@ -39,6 +47,7 @@ export function assemble(plan: WritePlan, ctx: AssembleContext): Assembled {
   const minutes = new Map<string, Rollup>();
   const pairs = new Map<string, { conversationId: string; seq: number }>();
   const calls: Assembled['calls'] = [];
+  const existed = new Map<number, boolean>();
   const touch = newTouch();
   let inserted = 0;
   const n = plan.traceIds.length;
@@ -47,6 +56,7 @@ export function assemble(plan: WritePlan, ctx: AssembleContext): Assembled {
     const spanId = plan.spanIds[i] as string;
     const seq = ctx.seqOf(traceId, plan.startNs[i] as bigint);
     const stored = ctx.storedIds(seq, traceId);
+    if (!existed.has(seq)) existed.set(seq, stored.size > 0);
     if (stored.has(spanId)) continue;
     stored.add(spanId);
     inserted++;
@@ -62,13 +72,35 @@ export function assemble(plan: WritePlan, ctx: AssembleContext): Assembled {
     const c = plan.call[i] as number;
     if (c < 0) continue;
     const call = plan.calls[c] as CallValues;
-    calls.push({ seq, values: call });
+    calls.push({ seq, values: call, paired: 0 });
     const conversationId = call[20];
     if (conversationId) pairs.set(`${seq}\u0000${conversationId}`, { conversationId, seq });
-    if (call[22] !== KIND_CLIENT) {
-      accumulate(minutes, call);
-      touchCall(touch, call);
+  }
+  const pairedIds: number[] = [];
+  for (const [seq, rows] of groupBySeq(calls)) {
+    const stored = existed.get(seq) ? ctx.storedCalls(seq) : [];
+    const views = rows.map(({ values: v }) => ({
+      spanId: v[1],
+      parentSpanId: v[2],
+      callId: v[21],
+      tool: v[3],
+      kind: v[22],
+    }));
+    const { batchPaired, storedPaired } = pairTrace(views, stored);
+    for (const i of batchPaired) (rows[i] as Assembled['calls'][number]).paired = 1;
+    for (const s of storedPaired) {
+      pairedIds.push(s.row.id);
+      accumulate(minutes, s.row, 'paired');
     }
+  }
+  for (const c of calls) {
+    const input = rollupInputOf(c.values);
+    const kind = c.values[22];
+    accumulate(minutes, input, sideOfKind(kind));
+    if (c.paired) accumulate(minutes, input, 'paired');
+    // The detectors see each call once: server rows, and client rows with no server row known.
+    if (kind !== KIND_CLIENT || !c.paired) touchCall(touch, c.values);
+    touchSource(touch, c.values);
   }
   return {
     inserted,
@@ -81,8 +113,19 @@ export function assemble(plan: WritePlan, ctx: AssembleContext): Assembled {
       spans: `[${b.json.join(',')}]`,
     })),
     calls,
+    pairedIds,
     conversationPairs: [...pairs.values()],
     rollups: withHours(minutes),
     touch,
   };
+}
+
+function groupBySeq(calls: Assembled['calls']): Map<number, Assembled['calls']> {
+  const out = new Map<number, Assembled['calls']>();
+  for (const c of calls) {
+    const list = out.get(c.seq);
+    if (list) list.push(c);
+    else out.set(c.seq, [c]);
+  }
+  return out;
 }

@@ -1,5 +1,6 @@
 // What one batch changes for the detectors, gathered while its calls are written (both backends): the calls
 // loop detection must look at, and the per-tool schema, input-shape and failing-path counts drift reads.
+import { sideOfKind } from './call-side.js';
 import { groupKey, type ScopeCheck } from './loop-scopes.js';
 import { NS_PER_MINUTE } from './sql/db.js';
 import type { CallValues } from './write-plan.js';
@@ -34,6 +35,8 @@ export type BatchTouch = {
     string,
     { tool: string; code: string; path: string; minute: bigint; count: number; traceId: string }
   >;
+  /** Which dialects (sources) and sides each tool was seen from: the tool_sources table. */
+  sources: Map<string, { tool: string; source: string; side: string; first: bigint; last: bigint }>;
 };
 
 export function newTouch(): BatchTouch {
@@ -42,7 +45,23 @@ export function newTouch(): BatchTouch {
     schemas: new Map(),
     shapes: new Map(),
     paths: new Map(),
+    sources: new Map(),
   };
+}
+
+/** Records the source and side of any new call, client rows included. */
+export function touchSource(t: BatchTouch, call: CallValues): void {
+  const tool = call[3];
+  const source = call[25];
+  const side = sideOfKind(call[22]);
+  const startNs = call[15];
+  const key = `${tool}\u0000${source}\u0000${side}`;
+  const s = t.sources.get(key);
+  if (!s) t.sources.set(key, { tool, source, side, first: startNs, last: startNs });
+  else {
+    if (startNs < s.first) s.first = startNs;
+    if (startNs > s.last) s.last = startNs;
+  }
 }
 
 /** Records what one new, non-client tool call changes for the detectors. */

@@ -4,6 +4,7 @@
 // The record types are plain data that the JSON API can send as they are; the API's Zod schemas check them.
 import type { Flag } from '../detectors/flag.js';
 import type { NormalizedSpan } from '../otlp/model.js';
+import type { CallSide } from './call-side.js';
 
 /** What a write did: spans stored, spans already stored (exporter retries), tool calls among the stored. */
 export type WriteOutcome = { inserted: number; duplicates: number; toolCalls: number };
@@ -17,6 +18,8 @@ export type CallFilter = {
   callId?: string | undefined;
   /** true: failing calls only; false: successful calls only. */
   errors?: boolean | undefined;
+  /** Which rows: `any` (default) each call once, `server` or `client` one side's rows (call-side.ts). */
+  side?: CallSide | undefined;
   sinceNs: bigint;
   untilNs: bigint;
   limit: number;
@@ -25,7 +28,7 @@ export type CallFilter = {
 
 export type CallIssue = { path: string; code: string; message: string };
 
-/** One stored tool call (the server's or the tool's own side). */
+/** One stored tool call: the server's (or the tool's own) view, or the client's. */
 export type CallRecord = {
   traceId: string;
   spanId: string;
@@ -49,6 +52,11 @@ export type CallRecord = {
   service: string | null;
   kind: number;
   parentSpanId: string | null;
+  side: 'client' | 'server';
+  /** The dialect the row was read from (dialects/dialects.ts); null only for rows of an unknown past. */
+  source: string | null;
+  /** A client row whose server row is known: the call is counted from the server's row. */
+  paired: boolean;
 };
 
 export type CallPage = { calls: CallRecord[]; nextCursor: string | null };
@@ -81,6 +89,8 @@ export type ConversationSpans = { traceIds: string[]; spans: StoredSpan[] };
 /** Per-tool statistics over a window. */
 export type ToolSummary = {
   name: string;
+  /** The dialects its calls were read from in the window (dialects/dialects.ts). */
+  sources: string[];
   calls: number;
   errors: number;
   errorRate: number;
@@ -134,7 +144,7 @@ export interface SpanWriter {
 
 /** The reader side: what the JSON API, `report`, the webhook and the dashboard's data come from. */
 export interface SpanReader {
-  tools(sinceNs: bigint, untilNs: bigint, tool?: string): Promise<ToolSummary[]>;
+  tools(sinceNs: bigint, untilNs: bigint, tool?: string, side?: CallSide): Promise<ToolSummary[]>;
   calls(filter: CallFilter): Promise<CallPage>;
   /** Spans of one trace in start order, or null when the trace is unknown. */
   trace(traceId: string): Promise<StoredSpan[] | null>;
@@ -144,7 +154,13 @@ export interface SpanReader {
   /** The tool page's data, or null for a tool never seen. */
   toolDetail(name: string, sinceNs: bigint, untilNs: bigint): Promise<ToolDetail | null>;
   /** Calls and errors per step (all tools, or one). */
-  timeseries(sinceNs: bigint, untilNs: bigint, stepMs: number, tool?: string): Promise<Series>;
+  timeseries(
+    sinceNs: bigint,
+    untilNs: bigint,
+    stepMs: number,
+    tool?: string,
+    side?: CallSide,
+  ): Promise<Series>;
   /** What a search term can mean: trace, conversation, call id, tool, error code. */
   search(query: string, sinceNs: bigint): Promise<SearchHit[]>;
 }

@@ -26,6 +26,15 @@ export function mergeInto(into: Histogram, from: Histogram): void {
   for (const [b, n] of from) into.set(b, (into.get(b) ?? 0) + n);
 }
 
+/** Removes `from`'s counts (a subset of `into`'s calls); buckets that reach zero go. */
+export function subtractFrom(into: Histogram, from: Histogram): void {
+  for (const [bucket, n] of from) {
+    const left = (into.get(bucket) ?? 0) - n;
+    if (left > 0) into.set(bucket, left);
+    else into.delete(bucket);
+  }
+}
+
 export function serialize(h: Histogram): string {
   return JSON.stringify(Object.fromEntries(h));
 }

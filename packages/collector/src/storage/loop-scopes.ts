@@ -3,6 +3,7 @@
 // batch, or a conversation whose key filter (key-bloom.ts) may hold one of the batch's keys, has its stored calls
 // with those keys re-read inside the batch's transaction, and the flags of each (scope, tool, input hash) group
 // are replaced by what detectLoops says of the whole group. Nothing is kept between batches.
+
 import {
   detectLoops,
   type LoopCall,
@@ -10,6 +11,7 @@ import {
   type LoopThresholds,
 } from '../detectors/retry-loops.js';
 import { big, num, type Row, text, textOrNull } from './sql/db.js';
+import { CODE_KEY_SQL } from './tool-call.js';
 
 export type ScopeKind = 'trace' | 'conversation';
 
@@ -24,7 +26,7 @@ export type ScopeCheck = {
 };
 
 /** Columns the re-read selects, in the names `loopCallOf` reads. */
-export const LOOP_CALL_COLUMNS = `trace_id, span_id, tool, input_hash, start_ns, COALESCE(code, error_type) AS code,
+export const LOOP_CALL_COLUMNS = `trace_id, span_id, tool, input_hash, start_ns, NULLIF(${CODE_KEY_SQL}, '') AS code,
   retryable, partial_effect, effect, idempotency_key_hash`;
 
 /** Most calls of a conversation one re-evaluation reads (newest first). */

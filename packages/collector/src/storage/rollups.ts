@@ -1,6 +1,7 @@
-// Per-minute and per-hour rollups of a batch's calls (calls, errors, latency histogram per tool, version and
-// code), which tool statistics read instead of raw calls. Built in JS by both writers; each backend adds them to
-// its stored rows in the batch's transaction.
+// Per-minute and per-hour rollups of a batch's calls (calls, errors, latency histogram per tool, version, code
+// and side: call-side.ts), which tool statistics read instead of raw calls. Built in JS by both writers; each
+// backend adds them to its stored rows in the batch's transaction.
+import type { RollupSide } from './call-side.js';
 import { addTo, type Histogram, mergeInto } from './histogram.js';
 import { NS_PER_HOUR, NS_PER_MINUTE } from './sql/db.js';
 import { codeKey } from './tool-call.js';
@@ -12,20 +13,46 @@ export type Rollup = {
   tool: string;
   version: string;
   code: string;
+  side: RollupSide;
   calls: number;
   errors: number;
   hist: Histogram;
 };
 
-/** Counts one call into its minute rollup. */
-export function accumulate(rollups: Map<string, Rollup>, call: CallValues): void {
-  const [, , , tool, rawVersion, , , rawCode, errorType, , errorFlag, , , , durationMs, startNs] =
-    call;
-  const version = rawVersion ?? '';
-  const isError = errorFlag === 1;
-  const code = codeKey(rawCode, errorType, isError);
+/** The columns of a call a rollup reads: from a new call's values or from a stored row. */
+export type RollupInput = {
+  tool: string;
+  version: string | null;
+  code: string | null;
+  errorType: string | null;
+  isError: boolean;
+  durationMs: number;
+  startNs: bigint;
+};
+
+export function rollupInputOf(call: CallValues): RollupInput {
+  return {
+    tool: call[3],
+    version: call[4],
+    code: call[7],
+    errorType: call[8],
+    isError: call[10] === 1,
+    durationMs: call[14],
+    startNs: call[15],
+  };
+}
+
+/** Counts one call into its minute rollup of `side`. */
+export function accumulate(
+  rollups: Map<string, Rollup>,
+  call: RollupInput,
+  side: RollupSide,
+): void {
+  const { tool, isError, durationMs, startNs } = call;
+  const version = call.version ?? '';
+  const code = codeKey(call.code, call.errorType, isError);
   const bucket = startNs / NS_PER_MINUTE;
-  const key = `${bucket}\u0000${tool}\u0000${version}\u0000${code}`;
+  const key = `${bucket}\u0000${tool}\u0000${version}\u0000${code}\u0000${side}`;
   let r = rollups.get(key);
   if (!r) {
     r = {
@@ -34,6 +61,7 @@ export function accumulate(rollups: Map<string, Rollup>, call: CallValues): void
       tool,
       version,
       code,
+      side,
       calls: 0,
       errors: 0,
       hist: new Map(),
@@ -50,7 +78,7 @@ export function withHours(minutes: Map<string, Rollup>): Rollup[] {
   const hours = new Map<string, Rollup>();
   for (const m of minutes.values()) {
     const bucket = (m.bucket * NS_PER_MINUTE) / NS_PER_HOUR;
-    const key = `${bucket}\u0000${m.tool}\u0000${m.version}\u0000${m.code}`;
+    const key = `${bucket}\u0000${m.tool}\u0000${m.version}\u0000${m.code}\u0000${m.side}`;
     let h = hours.get(key);
     if (!h) {
       h = { ...m, table: 'tool_hours', bucket, calls: 0, errors: 0, hist: new Map() };

@@ -1,11 +1,10 @@
-// Which spans are tool calls (DESIGN.md §1, and any span with `gen_ai.tool.name`), and the typed row the API
-// filters and aggregates on. Attribute names come from the instrument package's semconv.
-import { validationIssuesAttributeSchema } from '@toolscope/instrument/contract';
+// The typed row the API filters and aggregates on, for a span that one of the dialects (dialects/dialects.ts)
+// recognises as a tool call. Toolscope's own fields come from the instrument package's semconv.
 import * as sc from '@toolscope/instrument/semconv';
+import { z } from 'zod';
+import type { CallSource } from '../dialects/dialects.js';
+import { recogniseCall } from '../dialects/recognise.js';
 import type { AttrMap, AttrValue, NormalizedSpan } from '../otlp/model.js';
-
-/** OTLP span kind CLIENT: the caller's view of a call; statistics count executions (server / internal). */
-export const KIND_CLIENT = 3;
 
 export type ToolCallRow = {
   tool: string;
@@ -29,6 +28,7 @@ export type ToolCallRow = {
   kind: number;
   service: string | null;
   isError: boolean;
+  source: CallSource;
 };
 
 /**
@@ -50,21 +50,41 @@ function flag(v: AttrValue | undefined): number | null {
   return null;
 }
 
-/** Validation issues re-serialized after a schema check, so stored JSON is always well-formed. */
+/** What a producer may leave out of an issue item: a missing code is `unknown`, a missing path the root. */
+const UNKNOWN_ISSUE_CODE = 'unknown';
+const lenientIssue = z.object({
+  path: z.string().catch(''),
+  code: z.string().catch(UNKNOWN_ISSUE_CODE),
+  message: z.string().catch(''),
+});
+
+/**
+ * Validation issues re-serialized after a schema check, so stored JSON is always well-formed. Items are read
+ * one by one and leniently: one item without a `code` no longer costs the span all of its issues.
+ */
 function issuesOf(v: AttrValue | undefined): string | null {
   if (typeof v !== 'string') return null;
+  let items: unknown;
   try {
-    const parsed = validationIssuesAttributeSchema.safeParse(JSON.parse(v));
-    return parsed.success ? JSON.stringify(parsed.data.slice(0, 20)) : null;
+    items = JSON.parse(v);
   } catch {
     return null;
   }
+  if (!Array.isArray(items)) return null;
+  const out = [];
+  for (const item of items.slice(0, 20)) {
+    if (typeof item !== 'object' || item === null) continue;
+    out.push(lenientIssue.parse(item));
+  }
+  return JSON.stringify(out);
 }
 
 /** The tool-call row of a span, or null when the span is not a tool call. */
 export function toolCallOf(span: NormalizedSpan): ToolCallRow | null {
+  const call = recogniseCall(span);
+  if (!call) return null;
   const a: AttrMap = span.attributes;
-  const tool = text(a[sc.ATTR_GEN_AI_TOOL_NAME], 256);
+  const tool = text(call.tool, 256);
   if (!tool) return null;
   const code = text(a[sc.ATTR_TOOLSCOPE_ERROR_CODE], 64);
   const errorType = text(a[sc.ATTR_ERROR_TYPE], 128);
@@ -91,12 +111,13 @@ export function toolCallOf(span: NormalizedSpan): ToolCallRow | null {
     inputHash: text(a[sc.ATTR_TOOLSCOPE_INPUT_HASH], 64),
     inputShape: text(a[sc.ATTR_TOOLSCOPE_INPUT_SHAPE], 2048),
     idempotencyKeyHash: text(a[sc.ATTR_TOOLSCOPE_IDEMPOTENCY_KEY_HASH], 64),
-    conversationId: text(a[sc.ATTR_GEN_AI_CONVERSATION_ID], 256),
-    callId: text(a[sc.ATTR_GEN_AI_TOOL_CALL_ID], 256),
+    conversationId: text(call.conversationId, 256),
+    callId: text(call.callId, 256),
     kind: span.kind,
     service: text(span.resource['service.name'], 256),
     // Foreign instrumentations may only set error.type or an ERROR status: still an error.
     isError: code !== null || errorType !== null || span.statusCode === 2,
+    source: call.source,
   };
 }
 
@@ -104,3 +125,6 @@ export function toolCallOf(span: NormalizedSpan): ToolCallRow | null {
 export function codeKey(code: string | null, errorType: string | null, isError: boolean): string {
   return code ?? errorType ?? (isError ? 'ERROR' : '');
 }
+
+/** codeKey in SQL over tool_calls' columns: every filter and aggregate on a call's code uses this. */
+export const CODE_KEY_SQL = `COALESCE(code, error_type, CASE WHEN is_error = 1 THEN 'ERROR' ELSE '' END)`;

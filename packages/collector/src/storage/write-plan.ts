@@ -33,6 +33,7 @@ export type CallValues = [
   kind: number,
   service: string | null,
   callBucket: number | null,
+  source: string,
 ];
 
 /**
@@ -111,6 +112,7 @@ export function planWrite(spans: NormalizedSpan[]): WritePlan {
         c.kind,
         c.service,
         c.callId === null ? null : callBucket(c.callId),
+        c.source,
       ]) - 1;
   }
   return plan;

@@ -21,6 +21,8 @@ export type CallSpec = {
   schemaHash?: string;
   kind?: number;
   issues?: string;
+  /** The parent span's number in the same trace (a client span of the call, say). */
+  parent?: number;
 };
 
 export function callSpan(c: CallSpec): NormalizedSpan {
@@ -48,7 +50,7 @@ export function callSpan(c: CallSpec): NormalizedSpan {
   return {
     traceId: traceIdOf(c.trace),
     spanId: hex(c.trace * 1000 + c.span, 16),
-    parentSpanId: null,
+    parentSpanId: c.parent === undefined ? null : hex(c.trace * 1000 + c.parent, 16),
     name: `execute_tool ${tool}`,
     kind: c.kind ?? 1,
     startNs,

@@ -1,9 +1,9 @@
 // The storage conformance suite (Jaeger's pattern): the same specification of the contract, run against every
 // backend. Anything the API, CLI, webhook or detectors rely on from storage is asserted here.
-import { afterEach, describe, expect, it } from 'vitest';
-import type { Storage } from '../../src/index.js';
-import { BACKENDS, execRaw, open, type StoreLocation } from '../backends.js';
+import { describe, expect, it } from 'vitest';
+import { BACKENDS, execRaw } from '../backends.js';
 import { callSpan, HOUR_NS, nowNs, traceIdOf } from './spans.js';
+import { useStores } from './stores.js';
 
 const INVALID = JSON.stringify([
   { path: 'customerId', code: 'invalid_type', message: 'expected string' },
@@ -11,23 +11,7 @@ const INVALID = JSON.stringify([
 
 for (const backend of BACKENDS) {
   describe.skipIf(!backend.available)(`storage contract: ${backend.name}`, () => {
-    const opened: Storage[] = [];
-    const places: StoreLocation[] = [];
-    const fresh = async () => {
-      const place = await backend.location();
-      places.push(place);
-      return place;
-    };
-    const openAt = async (place: StoreLocation) => {
-      const s = await open(place.db);
-      opened.push(s);
-      return s;
-    };
-    afterEach(async () => {
-      for (const s of opened.splice(0)) await s.close().catch(() => {});
-      for (const p of places.splice(0)) await p.drop();
-    });
-    const window = () => ({ since: nowNs() - HOUR_NS, until: nowNs() + HOUR_NS });
+    const { fresh, openAt, window, closedByTest } = useStores(backend);
 
     it('writes, de-duplicates a re-sent batch, and reads calls, traces, conversations and tools back', async () => {
       const s = await openAt(await fresh());
@@ -41,7 +25,14 @@ for (const backend of BACKENDS) {
           retryable: true,
           durationMs: 40,
         }),
-        callSpan({ trace: 2, span: 1, tool: 'list_orders', conversation: 'conv-a', durationMs: 9 }),
+        callSpan({
+          trace: 2,
+          span: 1,
+          tool: 'list_orders',
+          conversation: 'conv-a',
+          durationMs: 9,
+          parent: 2,
+        }),
         callSpan({ trace: 2, span: 2, tool: 'list_orders', kind: 3 }),
       ];
       // Characters that bulk-load formats reserve (COPY text: tab, newline, backslash) survive the round trip.
@@ -51,7 +42,7 @@ for (const backend of BACKENDS) {
       expect(await s.write(batch)).toEqual({ inserted: 0, duplicates: 4, toolCalls: 0 });
       const { since, until } = window();
       const tools = await s.tools(since, until);
-      // The CLIENT span is stored but not counted (the server's span of the call is).
+      // The CLIENT span is the parent of its call's server span: the call counts once (call-side.ts).
       expect(tools.map((t) => [t.name, t.calls, t.errors])).toEqual([
         ['get_order', 2, 1],
         ['list_orders', 1, 0],
@@ -170,7 +161,7 @@ for (const backend of BACKENDS) {
       expect(await first.deleteBefore(nowNs() - 2n * HOUR_NS, 200)).toBe(1);
       expect(await first.trace(traceIdOf(31))).toBeNull();
       await first.close();
-      opened.splice(opened.indexOf(first), 1);
+      closedByTest(first);
       const second = await openAt(place);
       await second.write([
         callSpan({ trace: 30, span: 3, input: '1111111111111111', code: 'FAILED' }),
@@ -258,15 +249,14 @@ for (const backend of BACKENDS) {
         callSpan({ trace: 81, span: 1, durationMs: 7 }),
       ]);
       await first.close();
-      opened.splice(opened.indexOf(first), 1);
+      closedByTest(first);
       await execRaw(
         place.db,
         `UPDATE span_blocks SET spans = 'not json' WHERE trace_seq = (SELECT seq FROM traces WHERE trace_id = '${traceIdOf(80)}');
          UPDATE tool_minutes SET hist = '{"12": "x"}';
          UPDATE tool_hours SET hist = '{"12": "x"}';`,
       );
-      const s = await open(place.db, { onDamage: (what) => damage.push(what) });
-      opened.push(s);
+      const s = await openAt(place, { onDamage: (what) => damage.push(what) });
       expect(await s.trace(traceIdOf(80))).toEqual([]);
       expect((await s.trace(traceIdOf(81)))?.length).toBe(1);
       const { since, until } = window();

@@ -1,7 +1,8 @@
-// The PostgreSQL schema: the same tables and columns as SQLite's (sqlite/schema.ts, version 5), so the shared
+// The PostgreSQL schema: the same tables and columns as SQLite's (sqlite/schema.ts, version 6), so the shared
 // read queries (storage/sql) run unchanged. Versioned in toolscope_schema; each step runs once, in a
 // transaction, under an advisory lock, so collectors starting together migrate once.
 import type { PoolClient } from 'pg';
+import { BACKFILL_CALLS, FILL_SOURCES } from '../sql/sides-migration.js';
 
 /** pg_advisory_xact_lock key of migrations ("toolscop" as ASCII bytes). */
 const MIGRATION_LOCK = 8_390_047_142_397_570_928n;
@@ -159,6 +160,27 @@ export const PG_MIGRATIONS: readonly string[] = [
       ) AS both_sides GROUP BY k
     ) AS merged
   $$;
+  `,
+  // v2: call sources and sides (call-side.ts); the rollups' key gains `side` (what they held was counted
+  // from server rows).
+  `
+  ALTER TABLE tool_calls ADD COLUMN source TEXT, ADD COLUMN paired SMALLINT NOT NULL DEFAULT 0;
+  ${BACKFILL_CALLS}
+  CREATE TABLE tool_sources (
+    tool TEXT NOT NULL,
+    source TEXT NOT NULL,
+    side TEXT NOT NULL,
+    first_ns BIGINT NOT NULL,
+    last_ns BIGINT NOT NULL,
+    PRIMARY KEY (tool, source, side)
+  );
+  ${FILL_SOURCES}
+  ALTER TABLE tool_minutes ADD COLUMN side TEXT NOT NULL DEFAULT 'server';
+  ALTER TABLE tool_minutes DROP CONSTRAINT tool_minutes_pkey,
+    ADD PRIMARY KEY (minute, tool, version, code, side), ALTER COLUMN side DROP DEFAULT;
+  ALTER TABLE tool_hours ADD COLUMN side TEXT NOT NULL DEFAULT 'server';
+  ALTER TABLE tool_hours DROP CONSTRAINT tool_hours_pkey,
+    ADD PRIMARY KEY (hour, tool, version, code, side), ALTER COLUMN side DROP DEFAULT;
   `,
 ];
 

@@ -4,6 +4,7 @@
 import type pg from 'pg';
 import type { LoopThresholds } from '../../detectors/retry-loops.js';
 import type { BatchTouch } from '../batch-touch.js';
+import { sideWhere } from '../call-side.js';
 import { serialize } from '../histogram.js';
 import {
   CONVERSATION_CALLS,
@@ -20,6 +21,8 @@ import type { Row } from '../sql/db.js';
 const byKey = <T>(entries: Iterable<[string, T]>) =>
   [...entries].sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0)).map(([, v]) => v);
 const str = (v: bigint) => v.toString();
+/** The rows loop detection counts: each call once (call-side.ts). */
+const COUNTED = sideWhere('any');
 
 export async function evaluateLoops(
   client: pg.PoolClient,
@@ -33,13 +36,13 @@ export async function evaluateLoops(
       check.scope === 'trace'
         ? await client.query(
             `SELECT ${LOOP_CALL_COLUMNS} FROM tool_calls
-              WHERE trace_seq = $1 AND kind != 3 AND input_hash = ANY($2::text[])`,
+              WHERE trace_seq = $1 AND ${COUNTED} AND input_hash = ANY($2::text[])`,
             [seqs.get(check.key) ?? -1, hashes],
           )
         : await client.query(
             `SELECT ${LOOP_CALL_COLUMNS} FROM tool_calls
               WHERE trace_seq IN (SELECT trace_seq FROM conversation_traces WHERE conversation_id = $1)
-                AND conversation_id = $1 AND kind != 3 AND input_hash = ANY($2::text[])
+                AND conversation_id = $1 AND ${COUNTED} AND input_hash = ANY($2::text[])
               ORDER BY start_ns DESC LIMIT ${CONVERSATION_CALLS}`,
             [check.key, hashes],
           );
@@ -94,6 +97,21 @@ export async function saveDetectorRows(client: pg.PoolClient, t: BatchTouch): Pr
         shapes.map((s) => s.invalid),
       ],
     );
+  const sources = byKey(t.sources.entries());
+  if (sources.length > 0)
+    await client.query(
+      `INSERT INTO tool_sources AS s (tool, source, side, first_ns, last_ns)
+       SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::bigint[])
+       ON CONFLICT (tool, source, side) DO UPDATE SET first_ns = LEAST(s.first_ns, excluded.first_ns),
+         last_ns = GREATEST(s.last_ns, excluded.last_ns)`,
+      [
+        sources.map((s) => s.tool),
+        sources.map((s) => s.source),
+        sources.map((s) => s.side),
+        sources.map((s) => str(s.first)),
+        sources.map((s) => str(s.last)),
+      ],
+    );
   const paths = byKey(t.paths.entries());
   if (paths.length > 0)
     await client.query(
@@ -121,21 +139,23 @@ export async function saveRollups(client: pg.PoolClient, rollups: Rollup[]): Pro
       rollups
         .filter((r) => r.table === table)
         .map((r): [string, Rollup] => [
-          `${String(r.bucket).padStart(20, '0')}\u0000${r.tool}\u0000${r.version}\u0000${r.code}`,
+          `${String(r.bucket).padStart(20, '0')}\u0000${r.tool}\u0000${r.version}\u0000${r.code}\u0000${r.side}`,
           r,
         ]),
     );
     if (rows.length === 0) continue;
     await client.query(
-      `INSERT INTO ${table} AS r (${column}, tool, version, code, calls, errors, hist)
-       SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::bigint[], $7::text[])
-       ON CONFLICT (${column}, tool, version, code) DO UPDATE SET calls = r.calls + excluded.calls,
+      `INSERT INTO ${table} AS r (${column}, tool, version, code, side, calls, errors, hist)
+       SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[], $7::bigint[],
+         $8::text[])
+       ON CONFLICT (${column}, tool, version, code, side) DO UPDATE SET calls = r.calls + excluded.calls,
          errors = r.errors + excluded.errors, hist = toolscope_hist_merge(r.hist, excluded.hist)`,
       [
         rows.map((r) => str(r.bucket)),
         rows.map((r) => r.tool),
         rows.map((r) => r.version),
         rows.map((r) => r.code),
+        rows.map((r) => r.side),
         rows.map((r) => r.calls),
         rows.map((r) => r.errors),
         rows.map((r) => serialize(r.hist)),

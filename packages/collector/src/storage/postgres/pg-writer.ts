@@ -5,11 +5,15 @@
 import { createHash } from 'node:crypto';
 import type pg from 'pg';
 import { DEFAULT_LOOP_THRESHOLDS, type LoopThresholds } from '../../detectors/retry-loops.js';
+import type { StoredCallRow } from '../assemble.js';
 import { assemble } from '../assemble.js';
 import { scopeChecks } from '../batch-touch.js';
 import type { WriteOutcome } from '../contract.js';
 import { bloomAdd, bloomHas, bloomOf } from '../key-bloom.js';
 import { groupKey } from '../loop-scopes.js';
+import type { StoredCall } from '../pairing.js';
+import type { Row } from '../sql/db.js';
+import { STORED_CALL_COLUMNS, storedCallOf } from '../stored-calls.js';
 import type { WritePlan } from '../write-plan.js';
 import { copyRows } from './pg-copy.js';
 import { inTransaction } from './pg-db.js';
@@ -17,7 +21,7 @@ import { evaluateLoops, saveDetectorRows, saveRollups } from './pg-rows.js';
 
 const CALL_COLUMNS = `trace_seq, trace_id, span_id, parent_span_id, tool, version, schema_hash, attempt, code, error_type,
   reason, is_error, retryable, partial_effect, effect, duration_ms, start_ns, issues, input_hash, input_shape,
-  idempotency_key_hash, conversation_id, call_id, kind, service, call_bucket`;
+  idempotency_key_hash, conversation_id, call_id, kind, service, call_bucket, source, paired`;
 
 export class PgWriter {
   readonly #pool: pg.Pool;
@@ -75,7 +79,26 @@ export class PgWriter {
         stored.set(Number(b.trace_seq), set);
       }
     }
+    // Stored calls of the batch's existing traces, for pairing the two sides of a call (pairing.ts); the trace
+    // rows are locked, so no other batch adds to them meanwhile.
+    const callTraces = [...new Set(plan.calls.map((c) => c[0]))].filter(
+      (id) => !created.has(id) && seqs.has(id),
+    );
+    const storedCalls = new Map<number, StoredCall<StoredCallRow>[]>();
+    if (callTraces.length > 0) {
+      const rows = await client.query(
+        `SELECT ${STORED_CALL_COLUMNS} FROM tool_calls WHERE trace_seq = ANY($1::bigint[])`,
+        [callTraces.map((id) => seqs.get(id))],
+      );
+      for (const r of rows.rows as Row[]) {
+        const seq = Number(r.trace_seq);
+        const list = storedCalls.get(seq) ?? [];
+        list.push(storedCallOf(r));
+        storedCalls.set(seq, list);
+      }
+    }
     const a = assemble(plan, {
+      storedCalls: (seq) => storedCalls.get(seq) ?? [],
       seqOf: (traceId) => seqs.get(traceId) ?? -1,
       storedIds: (seq) => {
         let set = stored.get(seq);
@@ -114,8 +137,12 @@ export class PgWriter {
       client,
       'tool_calls',
       CALL_COLUMNS,
-      a.calls.map((c) => [c.seq, ...c.values]),
+      a.calls.map((c) => [c.seq, ...c.values, c.paired]),
     );
+    if (a.pairedIds.length > 0)
+      await client.query('UPDATE tool_calls SET paired = 1 WHERE id = ANY($1::bigint[])', [
+        a.pairedIds,
+      ]);
     if (a.conversationPairs.length > 0)
       await client.query(
         `INSERT INTO conversation_traces (conversation_id, trace_seq)

@@ -4,7 +4,7 @@ import { callBucket } from '../call-bucket.js';
 import type { SearchHit, ToolDetail } from '../contract.js';
 import { bucketBounds } from '../histogram.js';
 import { big, isoOf as iso, NS_PER_HOUR, NS_PER_MINUTE, num, type ReadDb, text } from './db.js';
-import { aggregateTools, emptyToolAgg, statsOf } from './tool-stats.js';
+import { aggregateTools, emptyToolAgg, sourcesOf, statsOf } from './tool-stats.js';
 
 /** Everything the tool page shows for [sinceNs, untilNs), or null when the tool was never seen. */
 export async function toolDetail(
@@ -42,7 +42,7 @@ export async function toolDetail(
   const a = agg ?? emptyToolAgg();
   return {
     name,
-    stats: statsOf(name, a),
+    stats: statsOf(name, a, (await sourcesOf(db, sinceNs, untilNs, 'any', name)).get(name) ?? []),
     versions: schemas.map((s) => ({
       version: text(s.version),
       schemaHash: text(s.schema_hash),

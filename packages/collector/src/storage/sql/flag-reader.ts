@@ -1,5 +1,6 @@
 // GET /api/flags data: stored retry-loop flags of the window, plus drift flags computed from the per-tool
 // detector tables and the rollups. Each query is indexed or bounded by the number of tools.
+
 import {
   DEFAULT_DRIFT_THRESHOLDS,
   type DriftThresholds,
@@ -10,7 +11,9 @@ import {
   type ShapeRow,
 } from '../../detectors/drift.js';
 import type { Flag } from '../../detectors/flag.js';
+import { sideWhere } from '../call-side.js';
 import type { FlagFilter, SpanReader } from '../contract.js';
+import { CODE_KEY_SQL } from '../tool-call.js';
 import { big, isoOf as iso, NS_PER_MINUTE, num, type ReadDb, type Row, text } from './db.js';
 
 function storedFlag(r: Row): Flag {
@@ -114,7 +117,7 @@ export async function readFlags(
   for (const { tool, code } of driftCandidates(current, baseline, thresholds)) {
     const rows = await db.all(
       `SELECT COUNT(DISTINCT trace_seq) AS n FROM (SELECT trace_seq FROM tool_calls
-         WHERE tool = ? AND start_ns >= ? AND start_ns < ? AND code = ? AND kind != 3 LIMIT 10000) AS recent`,
+         WHERE tool = ? AND start_ns >= ? AND start_ns < ? AND ${CODE_KEY_SQL} = ? AND ${sideWhere('any')} LIMIT 10000) AS recent`,
       [tool, splitNs, untilNs, code],
     );
     failing.set(`${tool}\u0000${code}`, num(rows[0]?.n));

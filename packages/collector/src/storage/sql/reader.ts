@@ -4,6 +4,7 @@
 import type { DriftThresholds } from '../../detectors/drift.js';
 import type { Flag } from '../../detectors/flag.js';
 import { callBucket } from '../call-bucket.js';
+import { type CallSide, sideOfKind, sideWhere } from '../call-side.js';
 import type {
   CallFilter,
   CallIssue,
@@ -19,6 +20,7 @@ import type {
   ToolSummary,
 } from '../contract.js';
 import { decodeSpans } from '../span-codec.js';
+import { CODE_KEY_SQL } from '../tool-call.js';
 import {
   big,
   isoOf,
@@ -32,7 +34,7 @@ import {
 } from './db.js';
 import { search, toolDetail } from './detail-reader.js';
 import { readFlags } from './flag-reader.js';
-import { aggregateTools, statsOf, timeseries } from './tool-stats.js';
+import { aggregateTools, sourcesOf, statsOf, timeseries } from './tool-stats.js';
 
 /** Most traces a conversation view reads, and most blocks per trace. */
 const CONVERSATION_TRACES = 500;
@@ -48,14 +50,20 @@ export class SqlReader implements SpanReader {
     this.#drift = drift;
   }
 
-  async tools(sinceNs: bigint, untilNs: bigint, tool?: string): Promise<ToolSummary[]> {
-    return [...(await aggregateTools(this.#db, sinceNs, untilNs, tool)).entries()]
-      .map(([name, a]) => statsOf(name, a))
+  async tools(
+    sinceNs: bigint,
+    untilNs: bigint,
+    tool?: string,
+    side: CallSide = 'any',
+  ): Promise<ToolSummary[]> {
+    const sources = await sourcesOf(this.#db, sinceNs, untilNs, side, tool);
+    return [...(await aggregateTools(this.#db, sinceNs, untilNs, tool, side)).entries()]
+      .map(([name, a]) => statsOf(name, a, sources.get(name)))
       .sort((x, y) => y.calls - x.calls || (x.name < y.name ? -1 : 1));
   }
 
   async calls(f: CallFilter): Promise<CallPage> {
-    const where: string[] = ['start_ns >= ?', 'start_ns < ?', 'kind != 3'];
+    const where: string[] = ['start_ns >= ?', 'start_ns < ?', sideWhere(f.side ?? 'any')];
     const args: SqlValue[] = [f.sinceNs, f.untilNs];
     const add = (clause: string, ...values: SqlValue[]) => {
       where.push(clause);
@@ -65,7 +73,7 @@ export class SqlReader implements SpanReader {
     if (f.version !== undefined) add('version = ?', f.version);
     if (f.code !== undefined) {
       if (f.code === 'OK') add('is_error = 0');
-      else add('COALESCE(code, error_type) = ?', f.code);
+      else add(`${CODE_KEY_SQL} = ?`, f.code);
     }
     if (f.callId !== undefined)
       add(
@@ -130,8 +138,14 @@ export class SqlReader implements SpanReader {
     return toolDetail(this.#db, name, sinceNs, untilNs);
   }
 
-  timeseries(sinceNs: bigint, untilNs: bigint, stepMs: number, tool?: string): Promise<Series> {
-    return timeseries(this.#db, sinceNs, untilNs, stepMs, tool);
+  timeseries(
+    sinceNs: bigint,
+    untilNs: bigint,
+    stepMs: number,
+    tool?: string,
+    side?: CallSide,
+  ): Promise<Series> {
+    return timeseries(this.#db, sinceNs, untilNs, stepMs, tool, side);
   }
 
   search(query: string, sinceNs: bigint): Promise<SearchHit[]> {
@@ -226,19 +240,23 @@ function callOf(r: Row): CallRecord {
     service: textOrNull(r.service),
     kind: num(r.kind),
     parentSpanId: textOrNull(r.parent_span_id),
+    side: sideOfKind(num(r.kind)),
+    source: textOrNull(r.source),
+    paired: num(r.paired) === 1,
   };
 }
 
 /** The reader methods of `reader` as plain functions, for a backend object to spread. */
 export function readerMethods(reader: SpanReader): SpanReader {
   return {
-    tools: (since, until, tool) => reader.tools(since, until, tool),
+    tools: (since, until, tool, side) => reader.tools(since, until, tool, side),
     calls: (filter) => reader.calls(filter),
     trace: (id) => reader.trace(id),
     conversation: (id) => reader.conversation(id),
     flags: (since, until, filter) => reader.flags(since, until, filter),
     toolDetail: (name, since, until) => reader.toolDetail(name, since, until),
-    timeseries: (since, until, step, tool) => reader.timeseries(since, until, step, tool),
+    timeseries: (since, until, step, tool, side) =>
+      reader.timeseries(since, until, step, tool, side),
     search: (query, since) => reader.search(query, since),
   };
 }

@@ -1,7 +1,17 @@
 // Tool statistics from the rollups: hour and minute rows for the whole minutes and hours of a range, and raw
 // tool_calls rows only for the partial minutes at its edges, so /api/tools costs the same for 1k or 1M calls.
+
+import { type CallSide, rollupSides, sideWhere } from '../call-side.js';
 import type { Series, ToolSummary } from '../contract.js';
-import { addTo, deserialize, type Histogram, mergeInto, quantile } from '../histogram.js';
+import {
+  addTo,
+  deserialize,
+  type Histogram,
+  mergeInto,
+  quantile,
+  subtractFrom,
+} from '../histogram.js';
+import { CODE_KEY_SQL } from '../tool-call.js';
 import {
   big,
   NS_PER_HOUR as NS_HOUR,
@@ -26,22 +36,34 @@ export function emptyToolAgg(): ToolAgg {
 const ceilTo = (ns: bigint, unit: bigint) => ((ns + unit - 1n) / unit) * unit;
 const floorTo = (ns: bigint, unit: bigint) => (ns / unit) * unit;
 
-/** Aggregates per tool over [sinceNs, untilNs), optionally for one tool. */
+/** The rollup sides a read takes, as an SQL IN list (fixed words from call-side.ts, never user input). */
+function sideList(sides: readonly string[]): string {
+  return sides.map((s) => `'${s}'`).join(', ');
+}
+
+/**
+ * Aggregates per tool over [sinceNs, untilNs), optionally for one tool, counting the calls of `side`
+ * (call-side.ts): for `any`, rollups of both sides less the client calls paired with a server row.
+ */
 export async function aggregateTools(
   db: ReadDb,
   sinceNs: bigint,
   untilNs: bigint,
   tool?: string,
+  side: CallSide = 'any',
 ): Promise<Map<string, ToolAgg>> {
   const byTool = new Map<string, ToolAgg>();
-  const agg = (name: string): ToolAgg => {
-    let a = byTool.get(name);
+  const paired = new Map<string, ToolAgg>();
+  const agg = (into: Map<string, ToolAgg>, name: string): ToolAgg => {
+    let a = into.get(name);
     if (!a) {
       a = emptyToolAgg();
-      byTool.set(name, a);
+      into.set(name, a);
     }
     return a;
   };
+  const sides = rollupSides(side);
+  const rollupSql = `side IN (${sideList([...sides.add, ...sides.subtract])})`;
   const addRollup = async (
     table: 'tool_hours' | 'tool_minutes',
     col: 'hour' | 'minute',
@@ -51,11 +73,12 @@ export async function aggregateTools(
   ) => {
     if (from >= to) return;
     const rows = await db.all(
-      `SELECT tool, version, code, calls, errors, hist FROM ${table} WHERE ${col} >= ? AND ${col} < ?${tool ? ' AND tool = ?' : ''}`,
+      `SELECT tool, version, code, side, calls, errors, hist FROM ${table}
+        WHERE ${col} >= ? AND ${col} < ? AND ${rollupSql}${tool ? ' AND tool = ?' : ''}`,
       tool ? [from / unit, to / unit, tool] : [from / unit, to / unit],
     );
     for (const r of rows) {
-      const a = agg(text(r.tool));
+      const a = agg(text(r.side) === 'paired' ? paired : byTool, text(r.tool));
       const calls = num(r.calls);
       const code = text(r.code);
       const version = text(r.version);
@@ -72,12 +95,12 @@ export async function aggregateTools(
   const addRaw = async (from: bigint, to: bigint) => {
     if (from >= to) return;
     const rows = await db.all(
-      `SELECT tool, version, COALESCE(code, error_type, CASE WHEN is_error = 1 THEN 'ERROR' ELSE '' END) AS code_key,
-              is_error, duration_ms FROM tool_calls WHERE start_ns >= ? AND start_ns < ? AND kind != 3${tool ? ' AND tool = ?' : ''}`,
+      `SELECT tool, version, ${CODE_KEY_SQL} AS code_key, is_error, duration_ms FROM tool_calls
+        WHERE start_ns >= ? AND start_ns < ? AND ${sideWhere(side)}${tool ? ' AND tool = ?' : ''}`,
       tool ? [from, to, tool] : [from, to],
     );
     for (const r of rows) {
-      const a = agg(text(r.tool));
+      const a = agg(byTool, text(r.tool));
       const codeKey = text(r.code_key);
       const version = text(r.version);
       a.calls++;
@@ -104,12 +127,53 @@ export async function aggregateTools(
     await addRaw(sinceNs, minStart);
     await addRaw(minEnd, untilNs);
   }
+  for (const [name, p] of paired) {
+    const a = byTool.get(name);
+    if (a) subtractAgg(a, p);
+  }
+  for (const [name, a] of byTool) if (a.calls <= 0) byTool.delete(name);
   return byTool;
 }
 
-export function statsOf(name: string, a: ToolAgg): ToolSummary {
+/** Takes the paired client calls out of an aggregate that counted them on both sides. */
+function subtractAgg(a: ToolAgg, p: ToolAgg): void {
+  a.calls -= p.calls;
+  a.errors -= p.errors;
+  for (const [code, n] of p.codes) {
+    const left = (a.codes.get(code) ?? 0) - n;
+    if (left > 0) a.codes.set(code, left);
+    else a.codes.delete(code);
+  }
+  subtractFrom(a.hist, p.hist);
+}
+
+/** The sources (dialects) each tool's calls of `side` came from in the window, from tool_sources. */
+export async function sourcesOf(
+  db: ReadDb,
+  sinceNs: bigint,
+  untilNs: bigint,
+  side: CallSide,
+  tool?: string,
+): Promise<Map<string, string[]>> {
+  const sideSql = side === 'any' ? '' : ` AND side = '${side}'`;
+  const rows = await db.all(
+    `SELECT DISTINCT tool, source FROM tool_sources WHERE last_ns >= ? AND first_ns < ?${sideSql}${tool ? ' AND tool = ?' : ''}
+      ORDER BY tool, source`,
+    tool ? [sinceNs, untilNs, tool] : [sinceNs, untilNs],
+  );
+  const out = new Map<string, string[]>();
+  for (const r of rows) {
+    const list = out.get(text(r.tool)) ?? [];
+    list.push(text(r.source));
+    out.set(text(r.tool), list);
+  }
+  return out;
+}
+
+export function statsOf(name: string, a: ToolAgg, sources: string[] = []): ToolSummary {
   return {
     name,
+    sources,
     calls: a.calls,
     errors: a.errors,
     errorRate: a.calls === 0 ? 0 : Math.round((a.errors / a.calls) * 10_000) / 10_000,
@@ -134,6 +198,7 @@ export async function timeseries(
   untilNs: bigint,
   stepMs: number,
   tool?: string,
+  side: CallSide = 'any',
 ): Promise<Series> {
   const rangeMs = Number((untilNs - sinceNs) / 1_000_000n);
   let step = Math.max(60_000, Math.ceil(stepMs / 60_000) * 60_000);
@@ -150,9 +215,11 @@ export async function timeseries(
   }));
   const table = hourly ? 'tool_hours' : 'tool_minutes';
   const col = hourly ? 'hour' : 'minute';
+  const sides = rollupSides(side);
   const rows = await db.all(
-    `SELECT ${col} AS at, SUM(calls) AS calls, SUM(errors) AS errors FROM ${table}
-      WHERE ${col} >= ? AND ${col} < ?${tool ? ' AND tool = ?' : ''} GROUP BY ${col}`,
+    `SELECT ${col} AS at, side, SUM(calls) AS calls, SUM(errors) AS errors FROM ${table}
+      WHERE ${col} >= ? AND ${col} < ? AND side IN (${sideList([...sides.add, ...sides.subtract])})
+        ${tool ? ' AND tool = ?' : ''} GROUP BY ${col}, side`,
     tool
       ? [first / unit, ceilTo(untilNs, unit) / unit, tool]
       : [first / unit, ceilTo(untilNs, unit) / unit],
@@ -161,8 +228,9 @@ export async function timeseries(
     const i = Number((big(r.at) * unit - first) / stepNs);
     const p = points[i];
     if (!p) continue;
-    p.calls += num(r.calls);
-    p.errors += num(r.errors);
+    const sign = text(r.side) === 'paired' ? -1 : 1;
+    p.calls += sign * num(r.calls);
+    p.errors += sign * num(r.errors);
   }
   return { stepMs: step, points };
 }

@@ -7,7 +7,8 @@ import type { LoopThresholds } from '../../detectors/retry-loops.js';
 import { assemble } from '../assemble.js';
 import type { WriteOutcome } from '../contract.js';
 import { deserialize, mergeInto, serialize } from '../histogram.js';
-import { NS_PER_HOUR, NS_PER_MINUTE } from '../sql/db.js';
+import { NS_PER_HOUR, NS_PER_MINUTE, type Row } from '../sql/db.js';
+import { STORED_CALL_COLUMNS, storedCallOf } from '../stored-calls.js';
 import type { WritePlan } from '../write-plan.js';
 import { DetectorState } from './detector-state.js';
 
@@ -40,34 +41,38 @@ export class BlockWriter {
       insertCall: db.prepare(
         `INSERT INTO tool_calls (trace_seq, trace_id, span_id, parent_span_id, tool, version, schema_hash, attempt, code,
           error_type, reason, is_error, retryable, partial_effect, effect, duration_ms, start_ns, issues, input_hash,
-          input_shape, idempotency_key_hash, conversation_id, call_id, kind, service, call_bucket)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+          input_shape, idempotency_key_hash, conversation_id, call_id, kind, service, call_bucket, source, paired)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       ),
+      storedCalls: db
+        .prepare(`SELECT ${STORED_CALL_COLUMNS} FROM tool_calls WHERE trace_seq = ?`)
+        .safeIntegers(true),
+      setPaired: db.prepare('UPDATE tool_calls SET paired = 1 WHERE id = ?'),
       insertConversation: db.prepare(
         'INSERT OR IGNORE INTO conversation_traces (conversation_id, trace_seq) VALUES (?, ?)',
       ),
       findRollup: {
         tool_minutes: db.prepare<
-          [bigint, string, string, string],
+          [bigint, string, string, string, string],
           { calls: number; errors: number; hist: string }
         >(
-          'SELECT calls, errors, hist FROM tool_minutes WHERE minute = ? AND tool = ? AND version = ? AND code = ?',
+          'SELECT calls, errors, hist FROM tool_minutes WHERE minute = ? AND tool = ? AND version = ? AND code = ? AND side = ?',
         ),
         tool_hours: db.prepare<
-          [bigint, string, string, string],
+          [bigint, string, string, string, string],
           { calls: number; errors: number; hist: string }
         >(
-          'SELECT calls, errors, hist FROM tool_hours WHERE hour = ? AND tool = ? AND version = ? AND code = ?',
+          'SELECT calls, errors, hist FROM tool_hours WHERE hour = ? AND tool = ? AND version = ? AND code = ? AND side = ?',
         ),
       },
       upsertRollup: {
         tool_minutes: db.prepare(
-          `INSERT INTO tool_minutes (minute, tool, version, code, calls, errors, hist) VALUES (?, ?, ?, ?, ?, ?, ?)
-           ON CONFLICT (minute, tool, version, code) DO UPDATE SET calls = excluded.calls, errors = excluded.errors, hist = excluded.hist`,
+          `INSERT INTO tool_minutes (minute, tool, version, code, side, calls, errors, hist) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+           ON CONFLICT (minute, tool, version, code, side) DO UPDATE SET calls = excluded.calls, errors = excluded.errors, hist = excluded.hist`,
         ),
         tool_hours: db.prepare(
-          `INSERT INTO tool_hours (hour, tool, version, code, calls, errors, hist) VALUES (?, ?, ?, ?, ?, ?, ?)
-           ON CONFLICT (hour, tool, version, code) DO UPDATE SET calls = excluded.calls, errors = excluded.errors, hist = excluded.hist`,
+          `INSERT INTO tool_hours (hour, tool, version, code, side, calls, errors, hist) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+           ON CONFLICT (hour, tool, version, code, side) DO UPDATE SET calls = excluded.calls, errors = excluded.errors, hist = excluded.hist`,
         ),
       },
     };
@@ -190,12 +195,20 @@ export class BlockWriter {
       },
       storedIds: (seq, traceId) => this.#storedIds(seq, created.has(traceId)),
       resourceIds,
+      storedCalls: (seq) => (this.#stmt.storedCalls.all(seq) as Row[]).map(storedCallOf),
     });
-    for (const c of a.calls) this.#stmt.insertCall.run(c.seq, ...c.values);
+    for (const c of a.calls) this.#stmt.insertCall.run(c.seq, ...c.values, c.paired);
+    for (const id of a.pairedIds) this.#stmt.setPaired.run(id);
     for (const p of a.conversationPairs) this.#stmt.insertConversation.run(p.conversationId, p.seq);
     for (const b of a.blocks) this.#stmt.insertBlock.run(b.seq, b.resourceId, b.spanIds, b.spans);
     for (const r of a.rollups) {
-      const existing = this.#stmt.findRollup[r.table].get(r.bucket, r.tool, r.version, r.code);
+      const existing = this.#stmt.findRollup[r.table].get(
+        r.bucket,
+        r.tool,
+        r.version,
+        r.code,
+        r.side,
+      );
       const hist = existing ? deserialize(existing.hist) : new Map<number, number>();
       mergeInto(hist, r.hist);
       this.#stmt.upsertRollup[r.table].run(
@@ -203,6 +216,7 @@ export class BlockWriter {
         r.tool,
         r.version,
         r.code,
+        r.side,
         (existing?.calls ?? 0) + r.calls,
         (existing?.errors ?? 0) + r.errors,
         serialize(hist),

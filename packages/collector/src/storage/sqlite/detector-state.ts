@@ -5,6 +5,7 @@
 import type Database from 'better-sqlite3';
 import { DEFAULT_LOOP_THRESHOLDS, type LoopThresholds } from '../../detectors/retry-loops.js';
 import { type BatchTouch, scopeChecks } from '../batch-touch.js';
+import { sideWhere } from '../call-side.js';
 import { bloomAdd, bloomHas, bloomOf } from '../key-bloom.js';
 import {
   CONVERSATION_CALLS,
@@ -17,6 +18,9 @@ import {
   type ScopeCheck,
 } from '../loop-scopes.js';
 import type { Row } from '../sql/db.js';
+
+/** The rows loop detection counts: each call once (call-side.ts). */
+const COUNTED = sideWhere('any');
 
 export class DetectorState {
   readonly #db: Database.Database;
@@ -52,6 +56,11 @@ export class DetectorState {
          ON CONFLICT (tool, shape) DO UPDATE SET first_ns = min(first_ns, excluded.first_ns), last_ns = max(last_ns, excluded.last_ns),
            calls = calls + excluded.calls, invalid = invalid + excluded.invalid`,
       ),
+      upsertSource: db.prepare(
+        `INSERT INTO tool_sources (tool, source, side, first_ns, last_ns) VALUES (?, ?, ?, ?, ?)
+         ON CONFLICT (tool, source, side) DO UPDATE SET first_ns = min(first_ns, excluded.first_ns),
+           last_ns = max(last_ns, excluded.last_ns)`,
+      ),
       upsertPath: db.prepare(
         `INSERT INTO tool_paths (tool, code, path, minute, count, last_trace_id) VALUES (?, ?, ?, ?, ?, ?)
          ON CONFLICT (tool, code, path, minute) DO UPDATE SET count = count + excluded.count, last_trace_id = excluded.last_trace_id`,
@@ -70,6 +79,8 @@ export class DetectorState {
       this.#stmt.upsertShape.run(s.tool, s.shape, s.first, s.last, s.calls, s.invalid);
     for (const p of t.paths.values())
       this.#stmt.upsertPath.run(p.tool, p.code, p.path, p.minute, p.count, p.traceId);
+    for (const s of t.sources.values())
+      this.#stmt.upsertSource.run(s.tool, s.source, s.side, s.first, s.last);
     if (t.calls.length === 0) return;
 
     const blooms = new Map<string, Uint8Array>();
@@ -104,12 +115,12 @@ export class DetectorState {
     const rows =
       check.scope === 'trace'
         ? this.#query(
-            `SELECT ${LOOP_CALL_COLUMNS} FROM tool_calls WHERE trace_seq = ? AND kind != 3 AND input_hash IN (${marks})`,
+            `SELECT ${LOOP_CALL_COLUMNS} FROM tool_calls WHERE trace_seq = ? AND ${COUNTED} AND input_hash IN (${marks})`,
           ).all(seqOf(check.key), ...hashes)
         : this.#query(
             `SELECT ${LOOP_CALL_COLUMNS} FROM tool_calls
               WHERE trace_seq IN (SELECT trace_seq FROM conversation_traces WHERE conversation_id = ?)
-                AND conversation_id = ? AND kind != 3 AND input_hash IN (${marks})
+                AND conversation_id = ? AND ${COUNTED} AND input_hash IN (${marks})
               ORDER BY start_ns DESC LIMIT ${CONVERSATION_CALLS}`,
           ).all(check.key, check.key, ...hashes);
     for (const { group, flags } of evaluateScope(

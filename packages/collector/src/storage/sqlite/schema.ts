@@ -5,6 +5,7 @@ import type Database from 'better-sqlite3';
 import { callBucket } from '../call-bucket.js';
 import { bloomAdd, bloomOf } from '../key-bloom.js';
 import { groupKey } from '../loop-scopes.js';
+import { BACKFILL_CALLS, FILL_SOURCES } from '../sql/sides-migration.js';
 
 /** A schema step: SQL, or a function for steps SQL alone cannot do (filling a column computed in JS). */
 export type Migration = string | ((db: Database.Database) => void);
@@ -194,6 +195,45 @@ export const MIGRATIONS: readonly Migration[] = [
     }
     const insert = db.prepare('INSERT INTO conversations (conversation_id, keys) VALUES (?, ?)');
     for (const [id, keys] of blooms) insert.run(id, keys);
+  },
+  // v6: call sources and sides (call-side.ts). Rollups gain `side` in their key, so they are rebuilt (SQLite
+  // cannot change a primary key); what they held was counted from server rows.
+  (db) => {
+    db.exec(`
+      ALTER TABLE tool_calls ADD COLUMN source TEXT;
+      ALTER TABLE tool_calls ADD COLUMN paired INTEGER NOT NULL DEFAULT 0;
+      ${BACKFILL_CALLS}
+      CREATE TABLE tool_sources (
+        tool TEXT NOT NULL,
+        source TEXT NOT NULL,
+        side TEXT NOT NULL,
+        first_ns INTEGER NOT NULL,
+        last_ns INTEGER NOT NULL,
+        PRIMARY KEY (tool, source, side)
+      ) WITHOUT ROWID;
+      ${FILL_SOURCES}
+    `);
+    for (const [table, column] of [
+      ['tool_minutes', 'minute'],
+      ['tool_hours', 'hour'],
+    ] as const)
+      db.exec(`
+        CREATE TABLE ${table}_v6 (
+          ${column} INTEGER NOT NULL,
+          tool TEXT NOT NULL,
+          version TEXT NOT NULL,
+          code TEXT NOT NULL,
+          side TEXT NOT NULL,
+          calls INTEGER NOT NULL,
+          errors INTEGER NOT NULL,
+          hist TEXT NOT NULL,
+          PRIMARY KEY (${column}, tool, version, code, side)
+        ) WITHOUT ROWID;
+        INSERT INTO ${table}_v6 (${column}, tool, version, code, side, calls, errors, hist)
+          SELECT ${column}, tool, version, code, 'server', calls, errors, hist FROM ${table};
+        DROP TABLE ${table};
+        ALTER TABLE ${table}_v6 RENAME TO ${table};
+      `);
   },
 ];
 

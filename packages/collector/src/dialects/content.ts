@@ -1,0 +1,79 @@
+// The collector's content rules for tool spans it did not make. Where a foreign span carries the arguments, the
+// collector computes the keyed input hash and shape itself (the instrument package's code, same key), so
+// retry-loop and drift detection work for every framework; then it keeps the arguments and the result only
+// when content capture is on at the collector, and redacted as the instrument package redacts.
+import { randomBytes } from 'node:crypto';
+import * as sc from '@toolscope/instrument/semconv';
+import {
+  type CaptureOptions,
+  createHasher,
+  createRedactor,
+  fingerprint,
+  type Hasher,
+  type Redactor,
+} from '@toolscope/instrument/shared-rules';
+import type { AttrMap, NormalizedSpan } from '../otlp/model.js';
+import { setAttr } from '../otlp/normalize.js';
+import { argumentsOf, recogniseCall } from './recognise.js';
+
+/** Set on a span whose argument or result attributes the collector removed (capture off): their keys. */
+export const ATTR_CONTENT_DROPPED = 'toolscope.collector.content_dropped';
+
+export type ContentPolicy = { hasher: Hasher; redact: Redactor | null };
+
+export type ContentOptions = {
+  /** The deployment's hash key (TOOLSCOPE_HASH_KEY); the same key the instrumented processes use. */
+  hashKey: string;
+  /** Keep foreign arguments and results, redacted (default: drop them). */
+  capture: boolean;
+  captureOptions?: CaptureOptions;
+};
+
+export function createContentPolicy(o: ContentOptions): ContentPolicy {
+  return {
+    hasher: createHasher(o.hashKey),
+    redact: o.capture ? createRedactor(o.captureOptions ?? {}, undefined) : null,
+  };
+}
+
+/**
+ * No key configured: a random one for this process. Hashes of foreign spans then match only within this
+ * collector (serve says so at start-up); the instrumented processes' own hashes are unaffected.
+ */
+export function defaultContentPolicy(): ContentPolicy {
+  return createContentPolicy({ hashKey: randomHashKey(), capture: false });
+}
+
+export const randomHashKey = () => randomBytes(32).toString('base64');
+
+function parsed(v: unknown): unknown {
+  if (typeof v !== 'string') return v;
+  try {
+    return JSON.parse(v);
+  } catch {
+    return v;
+  }
+}
+
+/** Applies the rules to one span in place; spans that are not foreign tool calls are left as they are. */
+export function applyContentPolicy(span: NormalizedSpan, policy: ContentPolicy): void {
+  const call = recogniseCall(span);
+  // The instrument package already applied its own capture rules to its spans.
+  if (!call || call.source === 'toolscope') return;
+  const a: AttrMap = span.attributes;
+  if (call.argsKey !== undefined && a[sc.ATTR_TOOLSCOPE_INPUT_HASH] === undefined) {
+    const print = fingerprint(argumentsOf(call, a) ?? {}, policy.hasher);
+    setAttr(a, sc.ATTR_TOOLSCOPE_INPUT_HASH, print.hash);
+    setAttr(a, sc.ATTR_TOOLSCOPE_INPUT_SHAPE, print.shape);
+  }
+  const dropped: string[] = [];
+  for (const key of [call.argsKey, call.resultKey]) {
+    if (key === undefined) continue;
+    if (policy.redact) setAttr(a, key, policy.redact(parsed(a[key])));
+    else {
+      delete a[key];
+      dropped.push(key);
+    }
+  }
+  if (dropped.length > 0) setAttr(a, ATTR_CONTENT_DROPPED, dropped);
+}

@@ -1,0 +1,56 @@
+// Finding the two views of one call (call-side.ts): a batch's client rows whose server row is known (in the
+// batch or stored), and stored client rows that a server row of this batch pairs. Only within one trace: both
+// writers lock a batch's traces, so two batches carrying the two sides of a call cannot miss each other.
+import { KIND_CLIENT } from './call-side.js';
+
+/** The fields pairing reads from a row, new or stored. */
+export type PairView = {
+  spanId: string;
+  parentSpanId: string | null;
+  callId: string | null;
+  tool: string;
+  kind: number;
+};
+
+/** A stored row of a trace the batch touches; `paired` as stored. */
+export type StoredCall<T> = PairView & { paired: boolean; row: T };
+
+const callKey = (tool: string, callId: string) => `${tool}\u0000${callId}`;
+
+type TraceIndex = { serverParents: Set<string>; serverCalls: Set<string> };
+
+function serversOf(rows: readonly PairView[]): TraceIndex {
+  const index: TraceIndex = { serverParents: new Set(), serverCalls: new Set() };
+  for (const r of rows) {
+    if (r.kind === KIND_CLIENT) continue;
+    if (r.parentSpanId) index.serverParents.add(r.parentSpanId);
+    if (r.callId) index.serverCalls.add(callKey(r.tool, r.callId));
+  }
+  return index;
+}
+
+const pairsWith = (client: PairView, servers: TraceIndex) =>
+  servers.serverParents.has(client.spanId) ||
+  (client.callId !== null && servers.serverCalls.has(callKey(client.tool, client.callId)));
+
+/**
+ * For one trace: which of the batch's rows are paired client rows (by index), and which stored client rows
+ * become paired by this batch's server rows.
+ */
+export function pairTrace<T>(
+  batch: readonly PairView[],
+  stored: readonly StoredCall<T>[],
+): { batchPaired: Set<number>; storedPaired: StoredCall<T>[] } {
+  const inBatch = serversOf(batch);
+  const inStore = serversOf(stored);
+  const batchPaired = new Set<number>();
+  batch.forEach((r, i) => {
+    if (r.kind === KIND_CLIENT && (pairsWith(r, inBatch) || pairsWith(r, inStore)))
+      batchPaired.add(i);
+  });
+  // A stored client row with a stored server row was paired when the later of the two was written.
+  const storedPaired = stored.filter(
+    (s) => s.kind === KIND_CLIENT && !s.paired && pairsWith(s, inBatch),
+  );
+  return { batchPaired, storedPaired };
+}

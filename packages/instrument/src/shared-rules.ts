@@ -1,0 +1,10 @@
+// What the collector reuses to treat a foreign tool span as this package treats its own calls: the same keyed
+// hash over the same canonical JSON, the same input shape, the same redaction. One definition, imported by both.
+export { type Fingerprint, fingerprint } from './fingerprint.js';
+export { createHasher, type Hasher } from './hashing.js';
+export {
+  type CaptureOptions,
+  captureOptionsSchema,
+  createRedactor,
+  type Redactor,
+} from './redact.js';
