@@ -84,6 +84,9 @@ export function Overview({ range, tick }: { range: TimeRange; tick: number }) {
                       <SortHeader label="p95" sortKey="p95Ms" sort={sort} onSort={setSort} />
                       <th scope="col">Codes</th>
                       <th scope="col">Versions</th>
+                      <th scope="col" title="the instrumentations its calls were read from">
+                        Source
+                      </th>
                     </tr>
                   </thead>
                   <tbody>
@@ -120,6 +123,7 @@ export function Overview({ range, tick }: { range: TimeRange; tick: number }) {
                           ))}
                         </td>
                         <td>{t.versions.join(', ') || '–'}</td>
+                        <td data-col="sources">{t.sources.join(', ') || '–'}</td>
                       </tr>
                     ))}
                   </tbody>

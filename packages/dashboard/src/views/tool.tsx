@@ -141,6 +141,9 @@ export function ToolView({ name, range, tick }: { name: string; range: TimeRange
               <div>
                 p99 <b>{formatMs(d.stats.p99Ms)}</b>
               </div>
+              <div title="each call counted once: from the server's span when both sides were traced">
+                from <b data-field="sources">{d.stats.sources.join(', ') || '–'}</b>
+              </div>
             </div>
             <Section title="Versions and schema hashes">
               <Versions versions={d.versions} />

@@ -1,0 +1,92 @@
+// The call-sides migration (SQLite v6, PostgreSQL v2) on databases written before it: stored calls get their
+// source, stored client rows stay out of the statistics as they were, the rollups keep counting, and the
+// tool_sources table knows each tool's source. Both backends, each from the schema the previous release wrote.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import pg from 'pg';
+import { describe, expect, it } from 'vitest';
+import { openStorage, type Storage } from '../src/index.js';
+import { PG_MIGRATIONS } from '../src/storage/postgres/migrations.js';
+import { MIGRATIONS } from '../src/storage/sqlite/schema.js';
+import { freshPgDatabase, PG_URL } from './backends.js';
+
+const NOW = BigInt(Date.now()) * 1_000_000n;
+const MINUTE = NOW / 60_000_000_000n - 2n;
+const AT = MINUTE * 60_000_000_000n + 1_000_000n;
+
+/** Rows as the previous release wrote them: a server call of ours, a client call, a GenAI-only call, rollups. */
+const OLD_ROWS = [
+  `INSERT INTO traces (seq, trace_id, first_ns) VALUES (1, '${'a'.repeat(32)}', ${AT})`,
+  `INSERT INTO tool_calls (trace_seq, trace_id, span_id, tool, schema_hash, attempt, is_error, partial_effect,
+     duration_ms, start_ns, kind) VALUES (1, '${'a'.repeat(32)}', '${'1'.repeat(16)}', 'get_order', 'abcdabcdabcdabcd',
+     1, 0, 0, 2, ${AT}, 2)`,
+  `INSERT INTO tool_calls (trace_seq, trace_id, span_id, tool, attempt, is_error, partial_effect, duration_ms,
+     start_ns, kind) VALUES (1, '${'a'.repeat(32)}', '${'2'.repeat(16)}', 'get_order', 1, 0, 0, 3, ${AT}, 3)`,
+  `INSERT INTO tool_calls (trace_seq, trace_id, span_id, tool, attempt, is_error, partial_effect, duration_ms,
+     start_ns, kind) VALUES (1, '${'a'.repeat(32)}', '${'3'.repeat(16)}', 'web_search', 1, 0, 0, 4, ${AT}, 1)`,
+  `INSERT INTO tool_minutes VALUES (${MINUTE}, 'get_order', '', '', 1, 0, '{"10":1}')`,
+  `INSERT INTO tool_minutes VALUES (${MINUTE}, 'web_search', '', '', 1, 0, '{"12":1}')`,
+];
+
+async function expectUpgraded(s: Storage): Promise<void> {
+  const since = NOW - 3_600_000_000_000n;
+  const tools = await s.tools(since, NOW);
+  expect(tools.map((t) => [t.name, t.calls, t.sources])).toEqual([
+    // Counted once (the server's row); seen from both: our server and a GenAI-semconv client.
+    ['get_order', 1, ['gen_ai', 'toolscope']],
+    ['web_search', 1, ['gen_ai']],
+  ]);
+  const clients = await s.calls({ sinceNs: since, untilNs: NOW, limit: 10, side: 'client' });
+  expect(clients.calls.map((c) => [c.tool, c.source, c.paired])).toEqual([
+    ['get_order', 'gen_ai', true],
+  ]);
+}
+
+describe('the call-sides migration on an older database', () => {
+  it('SQLite v5 → v6', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'toolscope-v6-'));
+    try {
+      const path = join(dir, 'old.db');
+      const db = new Database(path);
+      for (const step of MIGRATIONS.slice(0, 5)) {
+        if (typeof step === 'string') db.exec(step);
+        else step(db);
+      }
+      db.pragma('user_version = 5');
+      for (const sql of OLD_ROWS) db.exec(sql);
+      db.close();
+      const s = await openStorage(path);
+      try {
+        await expectUpgraded(s);
+      } finally {
+        await s.close();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it.skipIf(!PG_URL)('PostgreSQL v1 → v2', async () => {
+    const url = await freshPgDatabase();
+    const client = new pg.Client(url);
+    await client.connect();
+    try {
+      await client.query(PG_MIGRATIONS[0] as string);
+      await client.query('CREATE TABLE toolscope_schema (version INTEGER NOT NULL)');
+      await client.query('INSERT INTO toolscope_schema VALUES (1)');
+      for (const sql of OLD_ROWS) await client.query(sql);
+      // The sequence of traces must move past the row inserted with an explicit seq.
+      await client.query("SELECT setval('traces_seq_seq', 1)");
+    } finally {
+      await client.end();
+    }
+    const s = await openStorage(url);
+    try {
+      await expectUpgraded(s);
+    } finally {
+      await s.close();
+    }
+  });
+});
