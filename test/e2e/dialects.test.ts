@@ -12,6 +12,7 @@ import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { BasicTracerProvider, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { type Collector, startCollector } from '@toolscope/collector';
+import { instrumentMcpClient, instrumentMcpServer } from '@toolscope/instrument';
 import { McpInstrumentation } from '@traceloop/instrumentation-mcp';
 import { generateText as generateText5, stepCountIs as stepCountIs5, tool as tool5 } from 'ai5';
 import { MockLanguageModelV2 } from 'ai5/test';
@@ -188,6 +189,41 @@ describe('other instrumentations, through the real exporter', () => {
     expect(call?.inputShape).toBe('amount:number,from:string');
   });
 
+  it('Toolscope on both sides counts each call once; a client-only agent is counted from its side', async () => {
+    const traced = instrumentMcpServer(new McpServer({ name: 'traced', version: '1' }), {
+      tracerProvider: provider,
+    });
+    const plain = new McpServer({ name: 'plain', version: '1' });
+    for (const server of [traced, plain])
+      server.registerTool('get_quote', { inputSchema: { sku: z.string() } }, async ({ sku }) => ({
+        content: [{ type: 'text', text: `quote for ${sku}` }],
+      }));
+    // Before the OpenLLMetry test: its manual instrumentation patches the Client class for good.
+    for (const [server, tool] of [
+      [traced, 'both_sides'],
+      [plain, 'client_only'],
+    ] as const) {
+      const client = instrumentMcpClient(new Client({ name: tool, version: '1' }), {
+        tracerProvider: provider,
+      });
+      const [a, b] = InMemoryTransport.createLinkedPair();
+      await Promise.all([server.connect(b), client.connect(a)]);
+      for (let i = 0; i < 2; i++)
+        await client.callTool({ name: 'get_quote', arguments: { sku: `s${i}` } });
+      await client.close();
+      await provider.forceFlush();
+      expect(await toolNamed('get_quote'), tool).toBeDefined();
+    }
+    // Two calls traced on both sides, two by the client alone: four calls, not six.
+    expect(await toolNamed('get_quote')).toMatchObject({
+      calls: 4,
+      errors: 0,
+      sources: ['toolscope'],
+    });
+    const server = await callsOf('get_quote', '&side=server');
+    const client = await callsOf('get_quote', '&side=client');
+    expect([server.length, client.length]).toEqual([2, 4]);
+  });
   it('OpenLLMetry: a client-only MCP agent gets tool statistics from its <tool>.tool spans', async () => {
     const server = new McpServer({ name: 'plain', version: '1' });
     server.registerTool('search_docs', { inputSchema: { q: z.string() } }, async ({ q }) =>
