@@ -9,6 +9,7 @@ import { CompressionAlgorithm } from '@opentelemetry/otlp-exporter-base';
 import { BasicTracerProvider, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { type Collector, openStorage, type Storage, startCollector } from '@toolscope/collector';
 import { afterAll, describe, expect, it } from 'vitest';
+import { TRACE_SERVICE } from '../../packages/collector/src/api/grpc-receiver.js';
 import {
   ExportTraceServiceRequest,
   ExportTraceServiceResponse,
@@ -36,20 +37,7 @@ async function collectorWith(options: { storage?: Storage; maxPendingSpans?: num
 }
 
 const raw = (b: Buffer) => b;
-const Client = grpc.makeGenericClientConstructor(
-  {
-    Export: {
-      path: EXPORT,
-      requestStream: false,
-      responseStream: false,
-      requestSerialize: raw,
-      requestDeserialize: raw,
-      responseSerialize: raw,
-      responseDeserialize: raw,
-    },
-  },
-  'TraceService',
-);
+const Client = grpc.makeGenericClientConstructor(TRACE_SERVICE, 'TraceService');
 
 type Answer = { error: grpc.ServiceError | null; body?: Buffer };
 function exportRaw(port: number, body: Buffer, token: string | null = TOKEN): Promise<Answer> {

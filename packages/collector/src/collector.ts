@@ -47,7 +47,7 @@ export type CollectorOptions = {
   drift?: Partial<DriftThresholds>;
   /** A ready storage instead of opening `db` (other backends, tests). */
   storage?: Storage;
-  /** OTLP/gRPC port (0: any free port); no gRPC receiver when absent. */
+  /** OTLP/gRPC port (0: a free port the system picks); no gRPC receiver when absent. */
   grpcPort?: number | undefined;
   /** The deployment's hash key, for input hashes of foreign tool spans (TOOLSCOPE_HASH_KEY). */
   hashKey?: string | undefined;

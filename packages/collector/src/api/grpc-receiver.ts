@@ -12,7 +12,8 @@ import type { TokenCheck } from './auth.js';
 export const TRACE_EXPORT_PATH = '/opentelemetry.proto.collector.trace.v1.TraceService/Export';
 
 const raw = (b: Buffer) => b;
-const TRACE_SERVICE: grpc.ServiceDefinition = {
+/** The service with messages left as raw bytes; clients (tests) use the same definition. */
+export const TRACE_SERVICE: grpc.ServiceDefinition = {
   Export: {
     path: TRACE_EXPORT_PATH,
     requestStream: false,
