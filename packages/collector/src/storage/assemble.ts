@@ -79,6 +79,8 @@ export function assemble(plan: WritePlan, ctx: AssembleContext): Assembled {
   const pairedIds: number[] = [];
   for (const [seq, rows] of groupBySeq(calls)) {
     const stored = existed.get(seq) ? ctx.storedCalls(seq) : [];
+    // The common batch (a new trace, one side instrumented) has nothing to pair: skip the indexes.
+    if (stored.length === 0 && !rows.some((r) => r.values[22] === KIND_CLIENT)) continue;
     const views = rows.map(({ values: v }) => ({
       spanId: v[1],
       parentSpanId: v[2],
