@@ -93,6 +93,24 @@ function loopingGenerate(steps: number, toolName: string, input: object) {
   };
 }
 
+/** An AI SDK 6 mock model answering with `next`'s steps. */
+function mockModelV3(next: ReturnType<typeof loopingGenerate>) {
+  return new MockLanguageModelV3({
+    doGenerate: async () => {
+      const r = next();
+      return {
+        content: r.content,
+        finishReason: { unified: r.finish, raw: undefined },
+        usage: {
+          inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 },
+          outputTokens: { total: 1, text: 1, reasoning: 0 },
+        },
+        warnings: [],
+      };
+    },
+  });
+}
+
 describe('other instrumentations, through the real exporter', () => {
   it('AI SDK 5: ai.toolCall spans become calls; three identical failing calls are an identical_retry', async () => {
     const next = loopingGenerate(3, 'lookup_weather', { city: 'Oslo', unit: 'C' });
@@ -151,21 +169,7 @@ describe('other instrumentations, through the real exporter', () => {
   });
 
   it('AI SDK 6: a successful tool call is counted with its source', async () => {
-    const next = loopingGenerate(1, 'convert_currency', { amount: 10, from: 'EUR' });
-    const model = new MockLanguageModelV3({
-      doGenerate: async () => {
-        const r = next();
-        return {
-          content: r.content,
-          finishReason: { unified: r.finish, raw: undefined },
-          usage: {
-            inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 },
-            outputTokens: { total: 1, text: 1, reasoning: 0 },
-          },
-          warnings: [],
-        };
-      },
-    });
+    const model = mockModelV3(loopingGenerate(1, 'convert_currency', { amount: 10, from: 'EUR' }));
     await generateText6({
       model,
       prompt: 'convert',
@@ -187,6 +191,34 @@ describe('other instrumentations, through the real exporter', () => {
     });
     const [call] = await callsOf('convert_currency');
     expect(call?.inputShape).toBe('amount:number,from:string');
+  });
+
+  it('AI SDK 6: an agent that starts sending a new input shape shows it on the tool page (input drift)', async () => {
+    const convert = tool6({
+      description: 'Unit conversion',
+      inputSchema: z.object({ value: z.number(), unit: z.string(), to: z.string().optional() }),
+      execute: async ({ value }) => ({ value }),
+    });
+    for (const input of [
+      { value: 1, unit: 'km' },
+      { value: 2, unit: 'km' },
+      { value: 3, unit: 'km', to: 'mi' },
+    ])
+      await generateText6({
+        model: mockModelV3(loopingGenerate(1, 'convert_units', input)),
+        prompt: 'convert',
+        stopWhen: stepCountIs6(3),
+        tools: { convert_units: convert },
+        experimental_telemetry: { isEnabled: true, tracer: provider.getTracer('ai6') },
+      });
+    await provider.forceFlush();
+    const detail = await api<{ shapes: { shape: string; calls: number }[] }>(
+      '/api/tools/convert_units',
+    );
+    expect(detail.shapes.map((x) => [x.shape, x.calls])).toEqual([
+      ['unit:string,value:number', 2],
+      ['to:string,unit:string,value:number', 1],
+    ]);
   });
 
   it('Toolscope on both sides counts each call once; a client-only agent is counted from its side', async () => {
