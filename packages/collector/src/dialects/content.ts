@@ -14,7 +14,7 @@ import {
 } from '@toolscope/instrument/shared-rules';
 import type { AttrMap, NormalizedSpan } from '../otlp/model.js';
 import { setAttr } from '../otlp/normalize.js';
-import { argumentsOf, recogniseCall } from './recognise.js';
+import { argumentsOf, dialectOf, recogniseCall } from './recognise.js';
 
 /** Set on a span whose argument or result attributes the collector removed (capture off): their keys. */
 export const ATTR_CONTENT_DROPPED = 'toolscope.collector.content_dropped';
@@ -57,9 +57,11 @@ function parsed(v: unknown): unknown {
 
 /** Applies the rules to one span in place; spans that are not foreign tool calls are left as they are. */
 export function applyContentPolicy(span: NormalizedSpan, policy: ContentPolicy): void {
-  const call = recogniseCall(span);
+  const dialect = dialectOf(span);
   // The instrument package already applied its own capture rules to its spans.
-  if (!call || call.source === 'toolscope') return;
+  if (!dialect || dialect.source === 'toolscope') return;
+  const call = recogniseCall(span, dialect);
+  if (!call) return;
   const a: AttrMap = span.attributes;
   if (call.argsKey !== undefined && a[sc.ATTR_TOOLSCOPE_INPUT_HASH] === undefined) {
     const print = fingerprint(argumentsOf(call, a) ?? {}, policy.hasher);

@@ -42,9 +42,6 @@ const equals = (a: AttrMap, key: string, value: string) => {
 const isRecord = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/** Toolscope's own span-contract keys, set by every call the instrument package records. */
-const TOOLSCOPE_MARKS = [sc.ATTR_TOOLSCOPE_ATTEMPT, sc.ATTR_TOOLSCOPE_SCHEMA_HASH] as const;
-
 const GEN_AI_FIELDS = {
   tool: [sc.ATTR_GEN_AI_TOOL_NAME],
   callId: [sc.ATTR_GEN_AI_TOOL_CALL_ID],
@@ -55,12 +52,14 @@ const GEN_AI_FIELDS = {
 
 export const DIALECTS: readonly Dialect[] = [
   {
-    // DESIGN.md §1: the instrument package's spans (its scope, or the contract's own attributes).
+    // DESIGN.md §1: the instrument package's spans (its scope, or toolscope.attempt / schema.hash, which the
+    // contract sets on every call).
     source: 'toolscope',
     matches: (s) =>
       has(s.attributes, sc.ATTR_GEN_AI_TOOL_NAME) &&
       (s.scopeName === sc.INSTRUMENTATION_SCOPE ||
-        TOOLSCOPE_MARKS.some((k) => has(s.attributes, k))),
+        has(s.attributes, sc.ATTR_TOOLSCOPE_ATTEMPT) ||
+        has(s.attributes, sc.ATTR_TOOLSCOPE_SCHEMA_HASH)),
     ...GEN_AI_FIELDS,
   },
   {

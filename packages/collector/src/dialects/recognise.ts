@@ -20,7 +20,8 @@ function first(a: AttrMap, keys: readonly string[]): string | undefined {
   return undefined;
 }
 
-function toolName(d: Dialect, span: DialectSpan): string | undefined {
+/** The tool's name as the dialect records it, or undefined when the span names none. */
+export function toolNameOf(d: Dialect, span: DialectSpan): string | undefined {
   const key = first(span.attributes, d.tool);
   const v = key === undefined ? undefined : span.attributes[key];
   if (typeof v === 'string' && v !== '') return v;
@@ -28,26 +29,36 @@ function toolName(d: Dialect, span: DialectSpan): string | undefined {
   return d.spanName && span.name !== '' ? span.name : undefined;
 }
 
-/** The tool call a span records, or null when no dialect recognises it as one. */
-export function recogniseCall(span: DialectSpan): RecognisedCall | null {
-  const a = span.attributes;
-  for (const d of DIALECTS) {
-    if (!d.matches(span)) continue;
-    const tool = toolName(d, span);
-    if (tool === undefined) return null;
-    const callIdKey = first(a, d.callId);
-    const conversationKey = first(a, d.conversationId);
-    return {
-      source: d.source,
-      tool,
-      callId: callIdKey === undefined ? undefined : a[callIdKey],
-      conversationId: conversationKey === undefined ? undefined : a[conversationKey],
-      argsKey: first(a, d.args),
-      resultKey: first(a, d.result),
-      dialect: d,
-    };
-  }
+/** The value of the first of `keys` the span has. */
+export function valueOf(a: AttrMap, keys: readonly string[]): AttrValue | undefined {
+  const key = first(a, keys);
+  return key === undefined ? undefined : a[key];
+}
+
+/**
+ * The dialect whose tool call a span records, or null. Runs on every span at ingest (twice: the content rules
+ * and the tool-call row), so it allocates nothing.
+ */
+export function dialectOf(span: DialectSpan): Dialect | null {
+  for (const d of DIALECTS) if (d.matches(span)) return d;
   return null;
+}
+
+/** The tool call a span records in dialect `d`, or null when the span names no tool. */
+export function recogniseCall(span: DialectSpan, d = dialectOf(span)): RecognisedCall | null {
+  if (!d) return null;
+  const tool = toolNameOf(d, span);
+  if (tool === undefined) return null;
+  const a = span.attributes;
+  return {
+    source: d.source,
+    tool,
+    callId: valueOf(a, d.callId),
+    conversationId: valueOf(a, d.conversationId),
+    argsKey: first(a, d.args),
+    resultKey: first(a, d.result),
+    dialect: d,
+  };
 }
 
 /** The arguments of a recognised call as a value: parsed from JSON when the dialect recorded a string. */

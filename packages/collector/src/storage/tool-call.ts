@@ -3,7 +3,7 @@
 import * as sc from '@toolscope/instrument/semconv';
 import { z } from 'zod';
 import type { CallSource } from '../dialects/dialects.js';
-import { recogniseCall } from '../dialects/recognise.js';
+import { dialectOf, toolNameOf, valueOf } from '../dialects/recognise.js';
 import type { AttrMap, AttrValue, NormalizedSpan } from '../otlp/model.js';
 
 export type ToolCallRow = {
@@ -81,10 +81,10 @@ function issuesOf(v: AttrValue | undefined): string | null {
 
 /** The tool-call row of a span, or null when the span is not a tool call. */
 export function toolCallOf(span: NormalizedSpan): ToolCallRow | null {
-  const call = recogniseCall(span);
-  if (!call) return null;
+  const dialect = dialectOf(span);
+  if (!dialect) return null;
   const a: AttrMap = span.attributes;
-  const tool = text(call.tool, 256);
+  const tool = text(toolNameOf(dialect, span), 256);
   if (!tool) return null;
   const code = text(a[sc.ATTR_TOOLSCOPE_ERROR_CODE], 64);
   const errorType = text(a[sc.ATTR_ERROR_TYPE], 128);
@@ -111,13 +111,13 @@ export function toolCallOf(span: NormalizedSpan): ToolCallRow | null {
     inputHash: text(a[sc.ATTR_TOOLSCOPE_INPUT_HASH], 64),
     inputShape: text(a[sc.ATTR_TOOLSCOPE_INPUT_SHAPE], 2048),
     idempotencyKeyHash: text(a[sc.ATTR_TOOLSCOPE_IDEMPOTENCY_KEY_HASH], 64),
-    conversationId: text(call.conversationId, 256),
-    callId: text(call.callId, 256),
+    conversationId: text(valueOf(a, dialect.conversationId), 256),
+    callId: text(valueOf(a, dialect.callId), 256),
     kind: span.kind,
     service: text(span.resource['service.name'], 256),
     // Foreign instrumentations may only set error.type or an ERROR status: still an error.
     isError: code !== null || errorType !== null || span.statusCode === 2,
-    source: call.source,
+    source: dialect.source,
   };
 }
 
