@@ -30,7 +30,7 @@ export function toolNameOf(d: Dialect, span: DialectSpan): string | undefined {
 }
 
 /** The value of the first of `keys` the span has. */
-export function valueOf(a: AttrMap, keys: readonly string[]): AttrValue | undefined {
+export function firstValue(a: AttrMap, keys: readonly string[]): AttrValue | undefined {
   const key = first(a, keys);
   return key === undefined ? undefined : a[key];
 }
@@ -53,8 +53,8 @@ export function recogniseCall(span: DialectSpan, d = dialectOf(span)): Recognise
   return {
     source: d.source,
     tool,
-    callId: valueOf(a, d.callId),
-    conversationId: valueOf(a, d.conversationId),
+    callId: firstValue(a, d.callId),
+    conversationId: firstValue(a, d.conversationId),
     argsKey: first(a, d.args),
     resultKey: first(a, d.result),
     dialect: d,

@@ -3,7 +3,7 @@
 import * as sc from '@toolscope/instrument/semconv';
 import { z } from 'zod';
 import type { CallSource } from '../dialects/dialects.js';
-import { dialectOf, toolNameOf, valueOf } from '../dialects/recognise.js';
+import { dialectOf, firstValue, toolNameOf } from '../dialects/recognise.js';
 import type { AttrMap, AttrValue, NormalizedSpan } from '../otlp/model.js';
 
 export type ToolCallRow = {
@@ -111,8 +111,8 @@ export function toolCallOf(span: NormalizedSpan): ToolCallRow | null {
     inputHash: text(a[sc.ATTR_TOOLSCOPE_INPUT_HASH], 64),
     inputShape: text(a[sc.ATTR_TOOLSCOPE_INPUT_SHAPE], 2048),
     idempotencyKeyHash: text(a[sc.ATTR_TOOLSCOPE_IDEMPOTENCY_KEY_HASH], 64),
-    conversationId: text(valueOf(a, dialect.conversationId), 256),
-    callId: text(valueOf(a, dialect.callId), 256),
+    conversationId: text(firstValue(a, dialect.conversationId), 256),
+    callId: text(firstValue(a, dialect.callId), 256),
     kind: span.kind,
     service: text(span.resource['service.name'], 256),
     // Foreign instrumentations may only set error.type or an ERROR status: still an error.
