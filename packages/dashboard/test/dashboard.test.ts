@@ -62,6 +62,10 @@ describe('dashboard', () => {
       expect(await row.locator('[data-col=errorRate]').textContent(), t.name).toBe(
         `${(t.errorRate * 100).toFixed(1)} %`,
       );
+      expect(t.sources.length, t.name).toBeGreaterThan(0);
+      expect(await row.locator('[data-col=sources]').textContent(), t.name).toBe(
+        t.sources.join(', '),
+      );
     }
     const getOrder = tools.find((t) => t.name === 'get_order');
     // 3 + 1 invalid (story and uncorrected first try) of 4 + 1 + 1 (captured) + 12 calls.
