@@ -50,6 +50,9 @@ const healthPort = (s: Service) =>
 
 afterAll(() => stopAll());
 
+/** Each of these tests starts two processes in turn, each given waitFor's own 30 s to show it is up. */
+const PROCESS_TEST_MS = 90_000;
+
 function sourceFiles(dir: string, out: string[] = []): string[] {
   for (const name of readdirSync(dir)) {
     const full = join(dir, name);
@@ -117,85 +120,93 @@ describe('docker-compose.yml', () => {
     }
   });
 
-  it('runs the collector command as written, on the port it publishes and health-checks', async () => {
-    const c = svc('collector');
-    const cmd = c.command ?? [];
-    // The command's path is inside the deployed package (the image's /app); pack-install.test.ts deploys it.
-    expect(cmd.slice(0, 3)).toEqual(['node', 'bin/toolscope.js', 'serve']);
-    expect(existsSync(join(ROOT, 'packages/collector', cmd[1] ?? ''))).toBe(true);
-    const port = flagValue(cmd, '--port');
-    const grpcPort = flagValue(cmd, '--grpc-port');
-    expect(c.ports).toEqual([`${port}:${port}`, `${grpcPort}:${grpcPort}`]);
-    expect(healthPort(c)).toBe(port);
-    // The same flags, on a free port and a temporary database, through the real CLI.
-    const dir = mkdtempSync(join(tmpdir(), 'toolscope-compose-'));
-    const args = cmd
-      .slice(3)
-      .map((a, i, all) =>
-        all[i - 1] === '--port' || all[i - 1] === '--grpc-port'
-          ? '0'
-          : all[i - 1] === '--db'
-            ? join(dir, 'c.db')
-            : all[i - 1] === '--host'
-              ? '127.0.0.1'
-              : a,
-      );
-    // The healthcheck's path, without a token and with one: `TOOLSCOPE_TOKEN=… docker compose up` must start.
-    const healthPath = new URL(
-      /fetch\('([^']+)'/.exec(c.healthcheck?.test.join(' ') ?? '')?.[1] ?? '',
-    ).pathname;
-    for (const token of ['', 'compose-token-123456']) {
-      const proc = start('packages/collector/src/cli/main.ts', ['serve', ...args], {
-        TOOLSCOPE_TOKEN: token,
-      });
-      const url = (await proc.waitFor(/listening on (\S+)/))[1] as string;
-      expect((await fetch(`${url}${healthPath}`)).status, `token "${token}"`).toBe(200);
-      expect((await fetch(`${url}/api/tools`)).status).toBe(token ? 401 : 200);
-      proc.child.kill('SIGTERM');
-      expect(await proc.exited).toBe(0);
-    }
-    rmSync(dir, { recursive: true, force: true });
-  });
+  it(
+    'runs the collector command as written, on the port it publishes and health-checks',
+    async () => {
+      const c = svc('collector');
+      const cmd = c.command ?? [];
+      // The command's path is inside the deployed package (the image's /app); pack-install.test.ts deploys it.
+      expect(cmd.slice(0, 3)).toEqual(['node', 'bin/toolscope.js', 'serve']);
+      expect(existsSync(join(ROOT, 'packages/collector', cmd[1] ?? ''))).toBe(true);
+      const port = flagValue(cmd, '--port');
+      const grpcPort = flagValue(cmd, '--grpc-port');
+      expect(c.ports).toEqual([`${port}:${port}`, `${grpcPort}:${grpcPort}`]);
+      expect(healthPort(c)).toBe(port);
+      // The same flags, on a free port and a temporary database, through the real CLI.
+      const dir = mkdtempSync(join(tmpdir(), 'toolscope-compose-'));
+      const args = cmd
+        .slice(3)
+        .map((a, i, all) =>
+          all[i - 1] === '--port' || all[i - 1] === '--grpc-port'
+            ? '0'
+            : all[i - 1] === '--db'
+              ? join(dir, 'c.db')
+              : all[i - 1] === '--host'
+                ? '127.0.0.1'
+                : a,
+        );
+      // The healthcheck's path, without a token and with one: `TOOLSCOPE_TOKEN=… docker compose up` must start.
+      const healthPath = new URL(
+        /fetch\('([^']+)'/.exec(c.healthcheck?.test.join(' ') ?? '')?.[1] ?? '',
+      ).pathname;
+      for (const token of ['', 'compose-token-123456']) {
+        const proc = start('packages/collector/src/cli/main.ts', ['serve', ...args], {
+          TOOLSCOPE_TOKEN: token,
+        });
+        const url = (await proc.waitFor(/listening on (\S+)/))[1] as string;
+        expect((await fetch(`${url}${healthPath}`)).status, `token "${token}"`).toBe(200);
+        expect((await fetch(`${url}/api/tools`)).status).toBe(token ? 401 : 200);
+        proc.child.kill('SIGTERM');
+        expect(await proc.exited).toBe(0);
+      }
+      rmSync(dir, { recursive: true, force: true });
+    },
+    PROCESS_TEST_MS,
+  );
 
-  it('runs each server deployment as written; the agent URLs name those services and ports', async () => {
-    const pkg = JSON.parse(
-      readFileSync(join(ROOT, 'examples/orders-mcp/package.json'), 'utf8'),
-    ) as {
-      name: string;
-      scripts: Record<string, string>;
-    };
-    const agentEnv = svc('agent').environment ?? {};
-    for (const [name, variant, urlKey] of [
-      ['orders-stable', 'stable', 'ORDERS_STABLE_URL'],
-      ['orders-canary', 'canary', 'ORDERS_CANARY_URL'],
-    ] as const) {
-      const s = svc(name);
-      const cmd = s.command ?? [];
-      expect(cmd.slice(0, 4)).toEqual(['pnpm', '--filter', pkg.name, 'server']);
-      expect(pkg.scripts.server).toContain('src/server.ts');
-      const port = flagValue(cmd, '--http') as string;
-      expect(s.expose).toEqual([port]);
-      expect(healthPort(s)).toBe(port);
-      expect(s.environment?.ORDERS_VARIANT).toBe(variant);
-      expect(agentEnv[urlKey]).toBe(`http://${name}:${port}/mcp`);
-      const proc = start(
-        'examples/orders-mcp/src/server.ts',
-        ['--http', '0', '--host', '127.0.0.1'],
-        {
-          ORDERS_VARIANT: variant,
-          OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9',
-        },
-      );
-      const m = await proc.waitFor(/orders-mcp \((\w+)\) listening on (\S+)/);
-      expect(m[1]).toBe(variant);
-      expect((await fetch(new URL('/health', m[2]))).status).toBe(200);
-      proc.child.kill('SIGTERM');
-      await proc.exited;
-    }
-    const agent = svc('agent').command ?? [];
-    expect(agent).toEqual(['pnpm', '--filter', pkg.name, 'agent']);
-    expect(pkg.scripts.agent).toContain('src/agent.ts');
-  });
+  it(
+    'runs each server deployment as written; the agent URLs name those services and ports',
+    async () => {
+      const pkg = JSON.parse(
+        readFileSync(join(ROOT, 'examples/orders-mcp/package.json'), 'utf8'),
+      ) as {
+        name: string;
+        scripts: Record<string, string>;
+      };
+      const agentEnv = svc('agent').environment ?? {};
+      for (const [name, variant, urlKey] of [
+        ['orders-stable', 'stable', 'ORDERS_STABLE_URL'],
+        ['orders-canary', 'canary', 'ORDERS_CANARY_URL'],
+      ] as const) {
+        const s = svc(name);
+        const cmd = s.command ?? [];
+        expect(cmd.slice(0, 4)).toEqual(['pnpm', '--filter', pkg.name, 'server']);
+        expect(pkg.scripts.server).toContain('src/server.ts');
+        const port = flagValue(cmd, '--http') as string;
+        expect(s.expose).toEqual([port]);
+        expect(healthPort(s)).toBe(port);
+        expect(s.environment?.ORDERS_VARIANT).toBe(variant);
+        expect(agentEnv[urlKey]).toBe(`http://${name}:${port}/mcp`);
+        const proc = start(
+          'examples/orders-mcp/src/server.ts',
+          ['--http', '0', '--host', '127.0.0.1'],
+          {
+            ORDERS_VARIANT: variant,
+            OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9',
+          },
+        );
+        const m = await proc.waitFor(/orders-mcp \((\w+)\) listening on (\S+)/);
+        expect(m[1]).toBe(variant);
+        expect((await fetch(new URL('/health', m[2]))).status).toBe(200);
+        proc.child.kill('SIGTERM');
+        await proc.exited;
+      }
+      const agent = svc('agent').command ?? [];
+      expect(agent).toEqual(['pnpm', '--filter', pkg.name, 'agent']);
+      expect(pkg.scripts.agent).toContain('src/agent.ts');
+    },
+    PROCESS_TEST_MS,
+  );
 
   it('sets only environment variables that the code or the OTel SDK reads, pointing at real services', () => {
     const exporterEnv = exporterEnvSource();
