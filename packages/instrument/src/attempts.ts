@@ -2,6 +2,7 @@
 import { type AttemptState, runAttempt } from './attempt.js';
 import { classifyWith } from './classify.js';
 import { failure } from './envelope.js';
+import { errorName } from './exception.js';
 import type { Executed, Opts, ToolInternals } from './internal-types.js';
 import { toValidationIssues } from './issues.js';
 import { parseValue } from './parse.js';
@@ -100,7 +101,7 @@ export async function attempts(
     });
     const callerGaveUp = opts.signal?.aborted === true;
     if (!retryable || callerGaveUp || i + 1 >= t.policy.maxAttempts) {
-      return { result, replay: false, failedAttempts: i };
+      return { result, replay: false, failedAttempts: i, error: outcome.error };
     }
     span.addEvent(sc.EVENT_TOOLSCOPE_ATTEMPT_FAILED, {
       [sc.ATTR_TOOLSCOPE_ATTEMPT]: attempt,
@@ -109,15 +110,6 @@ export async function attempts(
       [sc.ATTR_EXCEPTION_TYPE]: errorName(outcome.error),
     });
     const waited = await sleep(backoffDelay(t.policy, i + 1, c.retryAfterMs), opts.signal);
-    if (!waited) return { result, replay: false, failedAttempts: i };
+    if (!waited) return { result, replay: false, failedAttempts: i, error: outcome.error };
   }
-}
-
-function errorName(error: unknown): string {
-  if (error instanceof Error) return error.name;
-  if (typeof error === 'object' && error !== null) {
-    const name: unknown = Reflect.get(error, 'name');
-    if (typeof name === 'string') return name;
-  }
-  return typeof error;
 }

@@ -1,10 +1,11 @@
 // The call pipeline (DESIGN.md §2–3): validate input → idempotency → attempts with retry policy → validate
 // output → envelope, all inside one span. Nothing thrown by the tool or by telemetry escapes.
-import { type Attributes, diag, SpanKind } from '@opentelemetry/api';
+import { type Attributes, diag, SpanKind, trace } from '@opentelemetry/api';
 import { attempts } from './attempts.js';
 import { parseCallOptions } from './call-options.js';
 import { canonicalJson } from './canonical-json.js';
 import type { ToolResult } from './contract.js';
+import { reportContract } from './contract-report.js';
 import { failure } from './envelope.js';
 import { fingerprint } from './fingerprint.js';
 import { runIdempotent } from './idempotent-call.js';
@@ -55,7 +56,12 @@ export async function runCall(
   };
   if (override?.parent) spec.parent = override.parent;
   if (override?.links) spec.links = override.links;
-  const span = startSafeSpan(override?.tracerProvider ?? t.tracerProvider, spec);
+  const provider = override?.tracerProvider ?? t.tracerProvider;
+  const target: object = provider ?? trace.getTracerProvider();
+  if (t.contractReportedTo !== target && reportContract(provider, t.contract)) {
+    t.contractReportedTo = target;
+  }
+  const span = startSafeSpan(provider, spec);
 
   let executed: Executed;
   if (!parsedOptions.ok) {

@@ -4,6 +4,7 @@ import type { Attributes } from '@opentelemetry/api';
 import { z } from 'zod';
 import { runCall, type ToolInternals } from './call-runner.js';
 import { readEnvConfig } from './config.js';
+import { deprecationAttributes, deprecationSchema } from './deprecation.js';
 import { ToolscopeError } from './errors.js';
 import { createHasher } from './hashing.js';
 import { DEFAULT_IDEMPOTENCY_TTL_MS, MemoryIdempotencyStore } from './idempotency.js';
@@ -51,6 +52,7 @@ const definitionSchema = z.object({
     .optional(),
   capture: z.union([z.boolean(), captureOptionsSchema.partial()]).optional(),
   hashKey: z.string().min(1).optional(),
+  deprecated: deprecationSchema.optional(),
 });
 
 /** Defines a tool; throws `ToolscopeError(INVALID_DEFINITION)` at startup for a definition that cannot work. */
@@ -90,6 +92,7 @@ export function defineTool<I extends z.ZodType, O extends z.ZodType>(
     [sc.ATTR_TOOLSCOPE_SCHEMA_VERSION]: d.version,
     [sc.ATTR_TOOLSCOPE_SCHEMA_HASH]: schemaHash,
     [sc.ATTR_TOOLSCOPE_EFFECT]: d.effect,
+    ...(d.deprecated ? deprecationAttributes(d.deprecated) : {}),
   };
   const internals: ToolInternals = {
     name: d.name,
@@ -110,6 +113,19 @@ export function defineTool<I extends z.ZodType, O extends z.ZodType>(
     hasher: createHasher(definition.hashKey ?? env.hashKey),
     baseAttributes,
     spanName: `${sc.SPAN_NAME_EXECUTE_TOOL_PREFIX} ${d.name}`,
+    contract: {
+      entry: {
+        name: d.name,
+        description: d.description,
+        inputSchema: inputJsonSchema,
+        outputSchema: outputJsonSchema,
+      },
+      version: d.version,
+      hash: schemaHash,
+      deprecated: d.deprecated,
+      origin: 'defineTool',
+    },
+    contractReportedTo: undefined,
   };
   const access: InternalAccess = {
     internals,
@@ -125,6 +141,7 @@ export function defineTool<I extends z.ZodType, O extends z.ZodType>(
     inputJsonSchema,
     outputJsonSchema,
     schemaHash,
+    deprecated: d.deprecated,
     call: (rawInput, options) =>
       runCall(internals, rawInput, options) as ReturnType<Tool<I, O>['call']>,
   };

@@ -3,6 +3,7 @@ import type { Attributes, Context, Link, SpanKind, TracerProvider } from '@opent
 import type { z } from 'zod';
 import type { ParsedCallOptions } from './call-options.js';
 import type { ToolResult } from './contract.js';
+import type { ContractReport } from './contract-report.js';
 import type { Hasher } from './hashing.js';
 import type { IdempotencyStore } from './idempotency.js';
 import type { Redactor } from './redact.js';
@@ -39,6 +40,10 @@ export type ToolInternals = {
   baseAttributes: Attributes;
   /** `execute_tool {name}`. */
   spanName: string;
+  /** What the contract span says about this tool (contract-report.ts). */
+  contract: ContractReport;
+  /** The provider that last carried the contract span: a pointer check keeps the hot path cheap. */
+  contractReportedTo: object | undefined;
 };
 
 /** How an adapter (the MCP server wrapper) shapes the span of a call. */
@@ -62,4 +67,6 @@ export type Executed = {
   failedAttempts: number;
   /** What the executor returned before output parsing: what an idempotency record keeps. */
   rawOutput?: unknown;
+  /** What the last attempt threw, when it threw: the span's `exception` event. */
+  error?: unknown;
 };

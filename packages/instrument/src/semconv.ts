@@ -16,6 +16,12 @@ export const GEN_AI_OPERATION_EXECUTE_TOOL = 'execute_tool' as const;
 export const ATTR_ERROR_TYPE = 'error.type' as const;
 export const ATTR_EXCEPTION_TYPE = 'exception.type' as const;
 export const ATTR_EXCEPTION_MESSAGE = 'exception.message' as const;
+export const ATTR_EXCEPTION_STACKTRACE = 'exception.stacktrace' as const;
+/** OTel's span event for a thrown error, recorded on the tool's span (DESIGN.md §7). */
+export const EVENT_EXCEPTION = 'exception' as const;
+/** Caps of the exception event: the message always (redacted), the stack only with content capture. */
+export const MAX_EXCEPTION_MESSAGE_CHARS = 500;
+export const MAX_EXCEPTION_STACK_CHARS = 4000;
 
 /** OTel MCP semantic conventions (set by the MCP adapter). */
 export const ATTR_MCP_METHOD_NAME = 'mcp.method.name' as const;
@@ -40,6 +46,26 @@ export const ATTR_TOOLSCOPE_INPUT_SHAPE = 'toolscope.input.shape' as const;
 export const ATTR_TOOLSCOPE_VALIDATION_ISSUES = 'toolscope.validation.issues' as const;
 /** Added to the contract: true when an idempotency key replayed a stored result without executing. */
 export const ATTR_TOOLSCOPE_IDEMPOTENT_REPLAY = 'toolscope.idempotent_replay' as const;
+
+/** Deprecation of a tool (`defineTool({ deprecated })`, MCP annotations or description), on every call span. */
+export const ATTR_TOOLSCOPE_DEPRECATED = 'toolscope.deprecated' as const;
+export const ATTR_TOOLSCOPE_DEPRECATED_REPLACED_BY = 'toolscope.deprecated.replaced_by' as const;
+export const ATTR_TOOLSCOPE_DEPRECATED_SUNSET = 'toolscope.deprecated.sunset' as const;
+
+/**
+ * The contract span (docs/contracts.md): one per process, tracer provider and (tool, schema hash), a root span
+ * of its own named `tool_contract {tool}`. Its own attribute names, so no dialect mistakes it for a call.
+ */
+export const SPAN_NAME_TOOL_CONTRACT_PREFIX = 'tool_contract' as const;
+export const ATTR_TOOLSCOPE_CONTRACT_NAME = 'toolscope.contract.name' as const;
+export const ATTR_TOOLSCOPE_CONTRACT_VERSION = 'toolscope.contract.version' as const;
+export const ATTR_TOOLSCOPE_CONTRACT_HASH = 'toolscope.contract.hash' as const;
+/** The tool's `tools/list` entry as JSON: name, description, inputSchema, outputSchema, annotations. */
+export const ATTR_TOOLSCOPE_CONTRACT_ENTRY = 'toolscope.contract.entry' as const;
+/** UTF-8 bytes of that entry, as the sender measured it (the collector may cut a very long entry). */
+export const ATTR_TOOLSCOPE_CONTRACT_BYTES = 'toolscope.contract.bytes' as const;
+/** Where the contract was read: `defineTool` or `tools/list` (a plain MCP tool). */
+export const ATTR_TOOLSCOPE_CONTRACT_ORIGIN = 'toolscope.contract.origin' as const;
 
 /** Span event recorded for each attempt that failed before the executor retried it. */
 export const EVENT_TOOLSCOPE_ATTEMPT_FAILED = 'toolscope.attempt.failed' as const;

@@ -7,4 +7,5 @@ export {
   captureOptionsSchema,
   createRedactor,
   type Redactor,
+  redactString,
 } from './redact.js';

@@ -3,13 +3,14 @@ import type { Attributes } from '@opentelemetry/api';
 import type { z } from 'zod';
 import type { ToolResult } from './contract.js';
 import { failure } from './envelope.js';
+import { exceptionAttributes } from './exception.js';
 import type { IdempotencyRecord } from './idempotency.js';
 import { toValidationIssues } from './issues.js';
 import { parseValue } from './parse.js';
 import * as sc from './semconv.js';
 import type { SafeSpan } from './telemetry.js';
 
-type ExecutedLike = { result: ToolResult<unknown>; replay: boolean };
+type ExecutedLike = { result: ToolResult<unknown>; replay: boolean; error?: unknown };
 
 /** Sets the end-of-call attributes (DESIGN.md §1) on the span. */
 export function recordResult(
@@ -19,6 +20,12 @@ export function recordResult(
   captureResult: ((value: unknown) => string) | undefined,
 ): void {
   const r = executed.result;
+  if (!r.ok && 'error' in executed) {
+    span.addEvent(
+      sc.EVENT_EXCEPTION,
+      exceptionAttributes(executed.error, captureResult !== undefined),
+    );
+  }
   // The start attributes already say attempt = firstAttempt and partial_effect = false: a plain success
   // adds nothing, and skipping the call saves an attribute copy on the hot path.
   if (r.ok && r.attempt === firstAttempt && !executed.replay && !captureResult) return;

@@ -43,6 +43,16 @@ export class SafeSpan {
     this.context = ctx;
   }
 
+  /** Whether the span goes anywhere (false for a no-op provider or a sampled-out span). */
+  get recording(): boolean {
+    try {
+      return this.#span?.isRecording() ?? false;
+    } catch (error) {
+      reportOnce(error);
+      return false;
+    }
+  }
+
   setAttributes(attributes: Attributes): void {
     if (!this.#span) return;
     try {

@@ -3,6 +3,7 @@ import type { TracerProvider } from '@opentelemetry/api';
 import type { z } from 'zod';
 import type { ClassifyReturn } from './classify.js';
 import type { ToolResult } from './contract.js';
+import type { Deprecation } from './deprecation.js';
 import type { IdempotencyStore } from './idempotency.js';
 import type { CaptureOptions } from './redact.js';
 import type { RetryPolicy } from './retry.js';
@@ -63,6 +64,8 @@ export type ToolDefinition<I extends z.ZodType, O extends z.ZodType> = {
   capture?: boolean | CaptureOptions;
   /** Key of the input and idempotency-key hashes; defaults to `TOOLSCOPE_HASH_KEY`. */
   hashKey?: string;
+  /** Marks the tool deprecated: every call span says so, and the collector lists who still calls it. */
+  deprecated?: Deprecation;
 };
 
 export type CallOptions = {
@@ -92,6 +95,8 @@ export type Tool<I extends z.ZodType, O extends z.ZodType> = {
   readonly outputJsonSchema: JsonSchema;
   /** First 16 hex of SHA-256 over the canonical JSON Schemas of input and output. */
   readonly schemaHash: string;
+  /** Set when the tool is deprecated (`defineTool({ deprecated })`). */
+  readonly deprecated: Deprecation | undefined;
   /** Validates, executes, validates, and answers with the envelope; never throws. */
   call(rawInput: unknown, options?: CallOptions): Promise<ToolResult<z.output<O>>>;
 };

@@ -48,8 +48,12 @@ export async function startReceiver() {
   return {
     endpoint,
     received,
-    /** Spans of every JSON export so far, as views (OTLP kinds shifted to API kinds). */
+    /** Call spans of every JSON export so far, as views (OTLP kinds shifted to API kinds). */
     jsonSpans(): SpanView[] {
+      return this.allJsonSpans().filter((s) => !s.name.startsWith('tool_contract '));
+    },
+    /** Every span of every JSON export so far, contract spans included. */
+    allJsonSpans(): SpanView[] {
       return received
         .filter((r) => r.path === '/v1/traces' && r.headers['content-type'] === 'application/json')
         .flatMap((r) => (JSON.parse(r.body.toString()) as OtlpJson).resourceSpans)

@@ -6,13 +6,20 @@ import {
   type ReadableSpan,
   SimpleSpanProcessor,
 } from '@opentelemetry/sdk-trace-base';
+import { SPAN_NAME_TOOL_CONTRACT_PREFIX } from '../src/semconv.js';
 
 export type Tracing = {
   provider: BasicTracerProvider;
   exporter: InMemorySpanExporter;
+  /** The call spans (contract spans left out: most tests are about calls). */
   spans(): ReadableSpan[];
   only(): ReadableSpan;
+  /** The contract spans (`tool_contract {tool}`) the tools reported. */
+  contracts(): ReadableSpan[];
 };
+
+const isContract = (span: ReadableSpan) =>
+  span.name.startsWith(`${SPAN_NAME_TOOL_CONTRACT_PREFIX} `);
 
 export function createTracing(): Tracing {
   const exporter = new InMemorySpanExporter();
@@ -20,9 +27,10 @@ export function createTracing(): Tracing {
   return {
     provider,
     exporter,
-    spans: () => exporter.getFinishedSpans(),
+    spans: () => exporter.getFinishedSpans().filter((s) => !isContract(s)),
+    contracts: () => exporter.getFinishedSpans().filter(isContract),
     only: () => {
-      const spans = exporter.getFinishedSpans();
+      const spans = exporter.getFinishedSpans().filter((s) => !isContract(s));
       if (spans.length !== 1) throw new Error(`expected exactly one span, got ${spans.length}`);
       return spans[0] as ReadableSpan;
     },

@@ -2,11 +2,13 @@
 // every request (also when the caller passed no `_meta`), so client and server spans share one trace.
 import { type Attributes, context, SpanKind } from '@opentelemetry/api';
 import { readEnvConfig } from '../config.js';
+import type { ValidationIssue } from '../contract.js';
 import { ToolscopeError } from '../errors.js';
 import { createRedactor } from '../redact.js';
 import * as sc from '../semconv.js';
 import { type SafeSpan, startSafeSpan, withContext } from '../telemetry.js';
 import { outcomeOfPlainResult } from './call-result.js';
+import { AdvertisedOutputs } from './client-outputs.js';
 import {
   type McpClientInstrumentationOptions,
   mcpClientOptionsSchema,
@@ -49,6 +51,7 @@ export function instrumentMcpClient<C extends object>(
       ? undefined
       : createRedactor(typeof capture === 'object' ? capture : {}, undefined);
   let negotiatedVersion: string | undefined;
+  const outputs = new AdvertisedOutputs();
   const conversationId = (): string | undefined => {
     if (typeof o.conversationId === 'string') return o.conversationId;
     try {
@@ -86,6 +89,7 @@ export function instrumentMcpClient<C extends object>(
       ) {
         negotiatedVersion = out.protocolVersion;
       }
+      if (message.method === 'tools/list') outputs.remember(out);
       return out;
     }
 
@@ -117,7 +121,7 @@ export function instrumentMcpClient<C extends object>(
       const result = await withContext(span.context, () =>
         request.call(client, withMeta(message, params, meta), ...rest),
       );
-      endWithResult(span, result, redact);
+      endWithResult(span, result, redact, outputs.check(toolName, result));
       return result;
     } catch (error) {
       const code =
@@ -153,10 +157,17 @@ function endWithResult(
   span: SafeSpan,
   result: unknown,
   redact: ((v: unknown) => string) | undefined,
+  brokenContract: ValidationIssue[] | undefined,
 ): void {
   const outcome = outcomeOfPlainResult(result, undefined, undefined);
   const attributes: Attributes = {};
-  if (!outcome.ok) {
+  if (brokenContract) {
+    // The server answered success with a result its own advertised schema refuses: the caller cannot trust it.
+    attributes[sc.ATTR_ERROR_TYPE] = sc.ERROR_CODES.INVALID_OUTPUT;
+    attributes[sc.ATTR_TOOLSCOPE_ERROR_CODE] = sc.ERROR_CODES.INVALID_OUTPUT;
+    attributes[sc.ATTR_TOOLSCOPE_RETRYABLE] = false;
+    attributes[sc.ATTR_TOOLSCOPE_VALIDATION_ISSUES] = JSON.stringify(brokenContract);
+  } else if (!outcome.ok) {
     attributes[sc.ATTR_ERROR_TYPE] = sc.ERROR_TYPE_TOOL_ERROR;
     attributes[sc.ATTR_TOOLSCOPE_ERROR_CODE] = outcome.code;
     attributes[sc.ATTR_TOOLSCOPE_RETRYABLE] = outcome.retryable;
@@ -167,5 +178,5 @@ function endWithResult(
       result.structuredContent ?? result.content,
     );
   span.setAttributes(attributes);
-  span.end(outcome.ok ? undefined : outcome.code);
+  span.end(brokenContract ? sc.ERROR_CODES.INVALID_OUTPUT : outcome.ok ? undefined : outcome.code);
 }

@@ -4,6 +4,7 @@ import { diag } from '@opentelemetry/api';
 import { ToolscopeError } from '../errors.js';
 import * as sc from '../semconv.js';
 import { wrapRequestHandler } from './handlers.js';
+import { listContracts } from './list-contracts.js';
 import {
   type McpServerInstrumentationOptions,
   mcpServerOptionsSchema,
@@ -44,7 +45,8 @@ export function instrumentMcpServer<S extends object>(
       low,
       sc.MCP_METHOD_TOOLS_CALL,
       plainToolsCall(state, (name) => defined.has(name)),
-    );
+    ) &&
+    wrapRequestHandler(low, 'tools/list', listContracts(state, defined));
   if (!ok)
     diag.warn(
       '@toolscope/instrument: this MCP SDK version keeps its handlers elsewhere; tools/call is not traced',

@@ -1,21 +1,30 @@
 // The span of a `tools/call` to a plain MCP tool (a handler registered with the SDK, not `defineTool`):
 // MCP semconv plus the Toolscope attributes that can be known from outside the handler.
 import { type Attributes, SpanKind } from '@opentelemetry/api';
+import { deprecationAttributes, deprecationOfMcpTool } from '../deprecation.js';
+import { exceptionAttributes } from '../exception.js';
 import { fingerprint } from '../fingerprint.js';
 import { inputJsonSchemaOf, outputJsonSchemaOf, schemaHashOf } from '../schema-hash.js';
 import * as sc from '../semconv.js';
 import { startSafeSpan, withContext } from '../telemetry.js';
 import { outcomeOfPlainResult } from './call-result.js';
 import { serverParent } from './propagation.js';
-import { decodeExtra, isRecord, type RawHandler, registeredTool } from './sdk-access.js';
+import {
+  decodeExtra,
+  isRecord,
+  type RawHandler,
+  type RegisteredTool,
+  registeredTool,
+} from './sdk-access.js';
 import { mcpServerCallAttributes, type ServerState } from './server-state.js';
+import { keepThrown, thrownFor } from './thrown.js';
 
 const INVALID_PARAMS = '-32602';
 const UNVERSIONED = 'unversioned';
 const hashes = new WeakMap<object, { output: unknown; hash: string }>();
 
 /** Schema hash of a registered tool's Zod schemas, cached per schema object. */
-function schemaHashOfRegistered(input: unknown, output: unknown): string | undefined {
+export function schemaHashOfRegistered(input: unknown, output: unknown): string | undefined {
   const key = typeof input === 'object' && input !== null ? input : hashes;
   const cached = hashes.get(key);
   if (cached && cached.output === output) return cached.hash;
@@ -52,8 +61,10 @@ export function plainToolsCall(state: ServerState, isDefined: (name: string) => 
             ? `Tool ${name} disabled`
             : undefined;
       const args = params?.arguments;
-      if (!protocolFailure)
+      if (!protocolFailure) {
         addToolAttributes(attributes, state, name, registered ?? undefined, args);
+        keepThrown(state.high, name);
+      }
 
       const span = startSafeSpan(state.options.tracerProvider, {
         name: `${sc.SPAN_NAME_MCP_TOOLS_CALL_PREFIX} ${name}`,
@@ -99,6 +110,9 @@ export function plainToolsCall(state: ServerState, isDefined: (name: string) => 
           }
           span.setAttributes(end);
         }
+        const threw = outcome.ok ? undefined : thrownFor(extra);
+        if (threw)
+          span.addEvent(sc.EVENT_EXCEPTION, exceptionAttributes(threw.error, state.capture));
         span.end(outcome.ok ? undefined : outcome.code);
         return result;
       } catch (error) {
@@ -114,21 +128,23 @@ export function plainToolsCall(state: ServerState, isDefined: (name: string) => 
     };
 }
 
+/** A plain tool's version: the `toolVersions` option, else `_meta["toolscope.dev/version"]`, else unversioned. */
+export function plainToolVersion(state: ServerState, name: string, meta: unknown): string {
+  const metaVersion = isRecord(meta) ? meta['toolscope.dev/version'] : undefined;
+  return (
+    state.options.toolVersions?.[name] ??
+    (typeof metaVersion === 'string' ? metaVersion : UNVERSIONED)
+  );
+}
+
 function addToolAttributes(
   attributes: Attributes,
   state: ServerState,
   name: string,
-  registered:
-    | { inputSchema: unknown; outputSchema: unknown; annotations: unknown; meta: unknown }
-    | undefined,
+  registered: RegisteredTool | undefined,
   args: unknown,
 ): void {
-  const metaVersion = isRecord(registered?.meta)
-    ? registered.meta['toolscope.dev/version']
-    : undefined;
-  attributes[sc.ATTR_TOOLSCOPE_SCHEMA_VERSION] =
-    state.options.toolVersions?.[name] ??
-    (typeof metaVersion === 'string' ? metaVersion : UNVERSIONED);
+  attributes[sc.ATTR_TOOLSCOPE_SCHEMA_VERSION] = plainToolVersion(state, name, registered?.meta);
   const hash = registered
     ? schemaHashOfRegistered(registered.inputSchema, registered.outputSchema)
     : undefined;
@@ -136,6 +152,10 @@ function addToolAttributes(
   const readOnly =
     isRecord(registered?.annotations) && registered.annotations.readOnlyHint === true;
   attributes[sc.ATTR_TOOLSCOPE_EFFECT] = readOnly ? 'read' : 'write';
+  const deprecated = registered
+    ? deprecationOfMcpTool(registered.annotations, registered.meta, registered.description)
+    : undefined;
+  if (deprecated) Object.assign(attributes, deprecationAttributes(deprecated));
   attributes[sc.ATTR_TOOLSCOPE_ATTEMPT] = 1;
   attributes[sc.ATTR_TOOLSCOPE_PARTIAL_EFFECT] = false;
   const print = fingerprint(args ?? {}, state.hasher);

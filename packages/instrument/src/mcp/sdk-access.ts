@@ -12,6 +12,7 @@ export type LowLevelServer = {
 
 export type RegisteredTool = {
   enabled: boolean;
+  description: unknown;
   inputSchema: unknown;
   outputSchema: unknown;
   annotations: unknown;
@@ -66,11 +67,36 @@ export function registeredTool(
   if (!isRecord(tool)) return undefined;
   return {
     enabled: tool.enabled !== false,
+    description: tool.description,
     inputSchema: tool.inputSchema,
     outputSchema: tool.outputSchema,
     annotations: tool.annotations,
     meta: tool._meta,
   };
+}
+
+const wrappedHandlers = new WeakSet<object>();
+
+/**
+ * Wraps the handler function of a registered tool (private `handler`, set again by the SDK's `update()`) once;
+ * a task handler (an object) is left alone.
+ */
+export function wrapToolHandler(
+  high: object | undefined,
+  name: string,
+  wrap: (handler: (...args: unknown[]) => unknown) => (...args: unknown[]) => unknown,
+): void {
+  const registry = get(high, '_registeredTools');
+  const tool = isRecord(registry) && Object.hasOwn(registry, name) ? registry[name] : undefined;
+  const handler = get(tool, 'handler');
+  if (typeof handler !== 'function' || wrappedHandlers.has(handler) || !isRecord(tool)) return;
+  const next = wrap(handler as (...args: unknown[]) => unknown);
+  wrappedHandlers.add(next);
+  try {
+    tool.handler = next;
+  } catch {
+    // A frozen registry entry: the cause of a throw stays unknown, the call is still traced.
+  }
 }
 
 const transportKinds = new WeakMap<object, 'pipe' | 'tcp' | 'other'>();
