@@ -80,6 +80,8 @@ export async function startCollector(options: CollectorOptions): Promise<Collect
       ...(options.synchronous ? { synchronous: options.synchronous } : {}),
       ...(options.thresholds ? { thresholds: options.thresholds } : {}),
       ...(options.drift ? { drift: options.drift } : {}),
+      // `report --db` on this store then reads with the same thresholds (read-thresholds.ts).
+      rememberDrift: true,
     }));
   const metrics = new CollectorMetrics();
   let lastWriteFailed: string | undefined;

@@ -13,6 +13,7 @@ import { CollectorMetrics } from '../ops/metrics.js';
 import { CONTENT_TYPES, RPC_CODE, statusBody } from '../otlp/responses.js';
 import type { Storage } from '../storage/contract.js';
 import { tokenCheck } from './auth.js';
+import { registerContractRoutes } from './contract-routes.js';
 import { registerDetailRoutes } from './detail-routes.js';
 import { OPEN_ROUTES, type Readiness, registerOpsRoutes } from './ops-routes.js';
 import { BODIES_IN_FLIGHT, encodingOf, registerOtlpRoute, spreadRetryAfter } from './otlp-route.js';
@@ -163,6 +164,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     version: opts.version,
   });
   registerDetailRoutes(app, opts.storage);
+  registerContractRoutes(app, opts.storage);
   registerOpsRoutes(app, {
     metrics,
     ready: opts.ready ?? (() => opts.storage.ready()),

@@ -142,6 +142,11 @@ export const flagsQuerySchema = rangeQuerySchema
 
 export const toolParams = z.object({ name: text });
 export const toolDetailQuerySchema = rangeQuerySchema.strict();
+export const contractsQuerySchema = z.object({}).strict();
+const schemaHashParam = z.string().regex(/^[0-9a-f]{1,64}$/, 'a schema hash: hex digits');
+export const contractDiffQuerySchema = z
+  .object({ from: schemaHashParam, to: schemaHashParam })
+  .strict();
 
 export const timeseriesQuerySchema = rangeQuerySchema
   .extend({

@@ -1,5 +1,6 @@
 // GET /api/tools, /api/calls, /api/traces/:traceId, /api/conversations/:id and /api/health.
 import type { FastifyInstance } from 'fastify';
+import { serverWeights } from '../contracts/weights.js';
 import type { FlagsResponse } from '../detectors/flag.js';
 import type { BodyBudget } from '../ingest/body-budget.js';
 import type { WriteQueue } from '../ingest/write-queue.js';
@@ -39,6 +40,7 @@ export function registerQueryRoutes(
     if ('error' in range) return badRequest(reply, range.error);
     const body: ToolsResponse = {
       tools: await storage.tools(range.sinceNs, range.untilNs, q.data.tool, q.data.side),
+      servers: serverWeights(await storage.contractSummaries(q.data.tool)),
     };
     return body;
   });

@@ -2,6 +2,11 @@
 // dashboard imports, and of query-parameter validation. Fields may be added, never renamed.
 import { z } from 'zod';
 
+export const deprecationSchema = z.object({
+  replacedBy: z.string().nullable(),
+  sunset: z.string().nullable(),
+});
+
 export const toolStatsSchema = z.object({
   name: z.string(),
   calls: z.number().int(),
@@ -14,9 +19,26 @@ export const toolStatsSchema = z.object({
   versions: z.array(z.string()),
   /** The dialects its calls were read from: toolscope, mcp, gen_ai, ai-sdk, openllmetry, openinference. */
   sources: z.array(z.string()),
+  /** Bytes and approximate tokens (o200k) of its newest contract's tools/list entry; null when none came. */
+  schemaBytes: z.number().int().nullable(),
+  schemaTokens: z.number().int().nullable(),
+  /** Set when its newest contract is deprecated. */
+  deprecated: deprecationSchema.nullable(),
+  /** The most frequent exception types of its failures in the range (at most 5). */
+  exceptions: z.array(z.object({ type: z.string(), count: z.number().int() })),
 });
 export type ToolStats = z.infer<typeof toolStatsSchema>;
-export const toolsResponseSchema = z.object({ tools: z.array(toolStatsSchema) });
+/** The weight of each server's tools/list: what a client that connects to it pays before the first call. */
+export const serverWeightSchema = z.object({
+  service: z.string(),
+  tools: z.number().int(),
+  schemaBytes: z.number().int(),
+  schemaTokens: z.number().int(),
+});
+export const toolsResponseSchema = z.object({
+  tools: z.array(toolStatsSchema),
+  servers: z.array(serverWeightSchema),
+});
 export type ToolsResponse = z.infer<typeof toolsResponseSchema>;
 
 export const callIssueSchema = z.object({
@@ -34,7 +56,8 @@ export const callSchema = z.object({
   attempt: z.number().int(),
   code: z.string().nullable(),
   retryable: z.boolean().nullable(),
-  partialEffect: z.boolean(),
+  /** null when the span did not say (a caller's span, most foreign dialects). */
+  partialEffect: z.boolean().nullable(),
   durationMs: z.number(),
   startTime: z.string(),
   issues: z.array(callIssueSchema),
@@ -54,6 +77,9 @@ export const callSchema = z.object({
   source: z.string().nullable(),
   /** A client row whose server row is known; statistics count the call once, from the server row. */
   paired: z.boolean(),
+  /** What the call threw: the `exception` event's type and redacted message; null when it did not throw. */
+  exceptionType: z.string().nullable(),
+  exceptionMessage: z.string().nullable(),
 });
 export type Call = z.infer<typeof callSchema>;
 export const callsResponseSchema = z.object({
@@ -135,6 +161,36 @@ export const toolDetailResponseSchema = z.object({
   latency: z.array(latencyBucketSchema),
 });
 export type ToolDetailResponse = z.infer<typeof toolDetailResponseSchema>;
+
+// GET /api/tools/:name/contracts and /api/tools/:name/contracts/diff (DESIGN.md §7)
+export const toolContractSchema = z.object({
+  version: z.string(),
+  schemaHash: z.string(),
+  services: z.array(z.string()),
+  firstSeen: z.string(),
+  lastSeen: z.string(),
+  description: z.string().nullable(),
+  inputSchema: z.unknown(),
+  outputSchema: z.unknown(),
+  schemaBytes: z.number().int().nullable(),
+  schemaTokens: z.number().int().nullable(),
+  deprecated: deprecationSchema.nullable(),
+  // Additions beyond the issue's list.
+  annotations: z.unknown(),
+  /** false when only calls named this hash: no contract span came, so its schemas are unknown. */
+  reported: z.boolean(),
+  calls: z.number().int(),
+});
+export const contractsResponseSchema = z.object({ contracts: z.array(toolContractSchema) });
+export type ContractsResponse = z.infer<typeof contractsResponseSchema>;
+export const contractChangeSchema = z.object({
+  path: z.string(),
+  change: z.enum(['added', 'removed', 'changed']),
+  before: z.unknown(),
+  after: z.unknown(),
+});
+export const contractDiffResponseSchema = z.object({ changes: z.array(contractChangeSchema) });
+export type ContractDiffResponse = z.infer<typeof contractDiffResponseSchema>;
 
 // GET /api/timeseries
 export const timeseriesResponseSchema = z.object({

@@ -1,11 +1,12 @@
 // Where `toolscope report` gets its numbers: a SQLite file directly, or a running collector's JSON API.
 import { existsSync } from 'node:fs';
 import { type ToolStats, toolsResponseSchema } from '../api/schemas.js';
+import { type ServerWeight, serverWeights } from '../contracts/weights.js';
 import { type Flag, flagsResponseSchema } from '../detectors/flag.js';
 import type { Storage } from '../storage/contract.js';
 import { isPostgresUrl, openStorage, redactDbUrl } from '../storage/open.js';
 
-export type ReportData = { tools: ToolStats[]; flags: Flag[] };
+export type ReportData = { tools: ToolStats[]; flags: Flag[]; servers: ServerWeight[] };
 export type Source =
   | { db: string }
   | { url: string; token: string | undefined }
@@ -22,6 +23,7 @@ export async function loadReport(source: Source, sinceMs: number): Promise<Loade
       data: {
         tools: await source.storage.tools(sinceNs, untilNs),
         flags: await source.storage.flags(sinceNs, untilNs, {}),
+        servers: serverWeights(await source.storage.contractSummaries()),
       },
     };
   }
@@ -30,7 +32,7 @@ export async function loadReport(source: Source, sinceMs: number): Promise<Loade
       return { ok: false, message: `no database at ${source.db}` };
     let storage: Storage;
     try {
-      storage = await openStorage(source.db);
+      storage = await openStorage(source.db, { storedDrift: true });
     } catch (error) {
       return {
         ok: false,
@@ -43,6 +45,7 @@ export async function loadReport(source: Source, sinceMs: number): Promise<Loade
         data: {
           tools: await storage.tools(sinceNs, untilNs),
           flags: await storage.flags(sinceNs, untilNs, {}),
+          servers: serverWeights(await storage.contractSummaries()),
         },
       };
     } finally {
@@ -69,7 +72,10 @@ export async function loadReport(source: Source, sinceMs: number): Promise<Loade
     const f = flagsResponseSchema.safeParse(flags);
     if (!t.success || !f.success)
       return { ok: false, message: `${base} did not answer with the toolscope API shapes` };
-    return { ok: true, data: { tools: t.data.tools, flags: f.data.flags } };
+    return {
+      ok: true,
+      data: { tools: t.data.tools, flags: f.data.flags, servers: t.data.servers },
+    };
   } catch (error) {
     return {
       ok: false,

@@ -1,10 +1,13 @@
 // The three renderings of a report: Markdown for a CI job summary, JSON with the API shapes, and JUnit XML
 // with one test case per tool and one per failing flag kind.
 import type { ToolStats } from '../api/schemas.js';
+import type { ServerWeight } from '../contracts/weights.js';
 import type { Flag } from '../detectors/flag.js';
 
 export type Verdict = {
   tools: ToolStats[];
+  /** What each server's tools/list weighs (contracts/weights.ts). */
+  servers: ServerWeight[];
   flags: Flag[];
   maxErrorRate: number | undefined;
   failOn: string[];
@@ -45,6 +48,7 @@ export function markdown(v: Verdict, sinceLabel: string): string {
       );
     }
   }
+  lines.push(...causes(v.tools), ...weights(v));
   lines.push('');
   if (v.flags.length === 0) lines.push('No flags.');
   else {
@@ -70,8 +74,47 @@ export function markdown(v: Verdict, sinceLabel: string): string {
   return `${lines.join('\n')}\n`;
 }
 
+/** What the failing calls threw, per tool (the exception types, most frequent first). */
+function causes(tools: ToolStats[]): string[] {
+  const thrown = tools.filter((t) => t.exceptions.length > 0);
+  if (thrown.length === 0) return [];
+  return [
+    '',
+    '### What failing calls threw',
+    '',
+    ...thrown.map(
+      (t) =>
+        `- ${cell(t.name)}: ${t.exceptions.map((e) => `${cell(e.type)} ×${e.count}`).join(', ')}`,
+    ),
+  ];
+}
+
+/** The heaviest tools/list entries and each server's total (seed 003: schemas cost context). */
+function weights(v: Verdict): string[] {
+  const weighed = v.tools
+    .filter((t) => t.schemaTokens !== null)
+    .sort((a, b) => (b.schemaTokens ?? 0) - (a.schemaTokens ?? 0));
+  if (weighed.length === 0) return [];
+  const shown = weighed.slice(0, 10);
+  return [
+    '',
+    '### Schema weight (tools/list, approximate tokens)',
+    '',
+    '| tool | tokens | bytes |',
+    '| --- | ---: | ---: |',
+    ...shown.map((t) => `| ${cell(t.name)} | ${t.schemaTokens} | ${t.schemaBytes} |`),
+    ...(weighed.length > shown.length ? [`| … ${weighed.length - shown.length} more | | |`] : []),
+    ...(v.servers.length
+      ? [
+          '',
+          `Per server: ${v.servers.map((s) => `${cell(s.service)} ${s.schemaTokens} tokens in ${s.tools} tools`).join('; ')}`,
+        ]
+      : []),
+  ];
+}
+
 export function json(v: Verdict): string {
-  return `${JSON.stringify({ tools: v.tools, flags: v.flags, passed: v.passed, thresholds: { maxErrorRate: v.maxErrorRate ?? null, failOn: v.failOn } }, null, 2)}\n`;
+  return `${JSON.stringify({ tools: v.tools, servers: v.servers, flags: v.flags, passed: v.passed, thresholds: { maxErrorRate: v.maxErrorRate ?? null, failOn: v.failOn } }, null, 2)}\n`;
 }
 
 /** XML text: escaped, and without the control characters XML 1.0 cannot carry at all. */

@@ -101,6 +101,7 @@ export async function runReport(flags: ReportFlags, source: Source, io: CliIo): 
   const failingFlags = allFlags.filter((f) => (failOn as string[]).includes(f.kind));
   const verdict: Verdict = {
     tools,
+    servers: loaded.data.servers,
     flags: allFlags,
     maxErrorRate: max,
     failOn,

@@ -37,6 +37,7 @@ Options:
   --identical-retry-min N   calls with one input that make an identical_retry flag (default 3)
   --retry-cap N      attempts a read may make after RETRYABLE before a repeat is a loop (default 3)
   --rollout-grace AGE   versions of a tool may overlap this long before version_skew (default 5m)
+  --schema-token-budget N   tokens a tool's tools/list entry may take before heavy_schema (default 1000)
   -h, --help         show this help
 `;
 
@@ -68,6 +69,7 @@ const serveFlagsSchema = z.object({
   'alert-webhook': z.url({ protocol: /^https?$/ }).optional(),
   'identical-retry-min': z.coerce.number().int().min(2).max(100).optional(),
   'retry-cap': z.coerce.number().int().min(1).max(100).optional(),
+  'schema-token-budget': z.coerce.number().int().min(1).max(1_000_000).optional(),
   'rollout-grace': z
     .string()
     .transform((v, ctx) => {
@@ -106,6 +108,7 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
         'identical-retry-min': { type: 'string' },
         'retry-cap': { type: 'string' },
         'rollout-grace': { type: 'string' },
+        'schema-token-budget': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     }));
@@ -162,9 +165,14 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
         ...(f['identical-retry-min'] ? { identicalRetryMin: f['identical-retry-min'] } : {}),
         ...(f['retry-cap'] ? { retryCap: f['retry-cap'] } : {}),
       },
-      ...(f['rollout-grace'] !== undefined
-        ? { drift: { rolloutGraceNs: BigInt(f['rollout-grace']) * 1_000_000n } }
-        : {}),
+      drift: {
+        ...(f['rollout-grace'] !== undefined
+          ? { rolloutGraceNs: BigInt(f['rollout-grace']) * 1_000_000n }
+          : {}),
+        ...(f['schema-token-budget'] !== undefined
+          ? { schemaTokenBudget: f['schema-token-budget'] }
+          : {}),
+      },
       logLevel: f['log-level'],
     });
   } catch (error) {

@@ -41,11 +41,14 @@ export type DriftThresholds = {
   minFailures: number;
   /** Fewest distinct traces those failures come from: one agent repeating itself is a loop, not drift. */
   minTraces: number;
+  /** heavy_schema above this many tokens per tools/list entry (contract-flags.ts says why 1000). */
+  schemaTokenBudget: number;
 };
 export const DEFAULT_DRIFT_THRESHOLDS: DriftThresholds = {
   rolloutGraceNs: 5n * 60_000_000_000n,
   minFailures: 3,
   minTraces: 3,
+  schemaTokenBudget: 1000,
 };
 
 export type DriftInput = {

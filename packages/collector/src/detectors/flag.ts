@@ -10,6 +10,8 @@ export const FLAG_KINDS = [
   'version_skew',
   'input_drift',
   'output_drift',
+  'heavy_schema',
+  'deprecated_tool_in_use',
 ] as const;
 
 export const flagSchema = z.object({
@@ -32,6 +34,19 @@ export const flagSchema = z.object({
     shapes: z.array(z.string()).optional(),
     versions: z.array(z.string()).optional(),
     inputHash: z.string().optional(),
+    /** What changed between the contracts involved, in JSON Schema terms (contracts/schema-diff.ts). */
+    changes: z.array(z.string()).optional(),
+    /** heavy_schema: the tools/list entry's weight and the budget it crossed. */
+    schemaTokens: z.number().int().optional(),
+    schemaBytes: z.number().int().optional(),
+    budget: z.number().int().optional(),
+    /** deprecated_tool_in_use: who still calls, the replacement and the time left. */
+    services: z.array(z.string()).optional(),
+    callers: z.array(z.string()).optional(),
+    conversations: z.array(z.string()).optional(),
+    replacedBy: z.string().optional(),
+    sunset: z.string().optional(),
+    daysLeft: z.number().int().optional(),
   }),
 });
 export type Flag = z.infer<typeof flagSchema>;

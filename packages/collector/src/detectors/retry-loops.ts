@@ -106,15 +106,16 @@ export function detectLoops(
     for (let i = 1; i < group.length; i++) {
       const prev = group[i - 1] as LoopCall;
       const cur = group[i] as LoopCall;
-      if (prev.code === 'INVALID_INPUT') unrepaired.push(prev, cur);
-      else if (prev.code !== null && prev.retryable === false) nonRetryable.push(prev, cur);
-      if (
+      const unsafeRepeat =
         prev.code !== null &&
         prev.partialEffect &&
         cur.effect === 'write' &&
-        !cur.idempotencyKeyHash
-      )
-        unsafe.push(prev, cur);
+        !cur.idempotencyKeyHash;
+      // One pair, one flag: an unsafe write repeat is the more specific (and severe) reading of the same
+      // repeat, so it is not also reported as a repeat after a non-retryable failure.
+      if (unsafeRepeat) unsafe.push(prev, cur);
+      else if (prev.code === 'INVALID_INPUT') unrepaired.push(prev, cur);
+      else if (prev.code !== null && prev.retryable === false) nonRetryable.push(prev, cur);
     }
     if (unrepaired.length > 0) {
       const n = unrepaired.length / 2;
@@ -134,7 +135,7 @@ export function detectLoops(
           'retry_after_non_retryable',
           'warning',
           dedupe(nonRetryable),
-          `${first.tool} was repeated after a failure marked not retryable (${codes.join(', ')}).`,
+          `${first.tool} was repeated with the same input after a failure its executor said not to retry (retryable = false; the failure's code was ${codes.join(', ')}).`,
         ),
       );
     }

@@ -11,6 +11,7 @@ import {
   fingerprint,
   type Hasher,
   type Redactor,
+  redactString,
 } from '@toolscope/instrument/shared-rules';
 import type { AttrMap, NormalizedSpan } from '../otlp/model.js';
 import { setAttr } from '../otlp/normalize.js';
@@ -78,4 +79,20 @@ export function applyContentPolicy(span: NormalizedSpan, policy: ContentPolicy):
     }
   }
   if (dropped.length > 0) setAttr(a, ATTR_CONTENT_DROPPED, dropped);
+  // A thrown error's message often quotes the input: the same rules as the instrument's (exception.ts).
+  for (const event of span.events) {
+    if (event.name !== sc.EVENT_EXCEPTION) continue;
+    const message = event.attributes[sc.ATTR_EXCEPTION_MESSAGE];
+    if (typeof message === 'string')
+      setAttr(
+        event.attributes,
+        sc.ATTR_EXCEPTION_MESSAGE,
+        redactString(message, sc.MAX_EXCEPTION_MESSAGE_CHARS),
+      );
+    if (!policy.redact && event.attributes[sc.ATTR_EXCEPTION_STACKTRACE] !== undefined) {
+      delete event.attributes[sc.ATTR_EXCEPTION_STACKTRACE];
+      dropped.push(sc.ATTR_EXCEPTION_STACKTRACE);
+      setAttr(a, ATTR_CONTENT_DROPPED, dropped);
+    }
+  }
 }

@@ -45,6 +45,8 @@ export type DecodeResult = { ok: true; batch: DecodedBatch } | { ok: false; mess
 export const LIMITS = {
   maxAttributesPerSpan: 512,
   maxStringLength: 16 * 1024,
+  /** A tool's contract entry (its JSON Schemas) may be longer: a heavy schema is what it must show. */
+  maxContractEntryLength: 256 * 1024,
   maxEventsPerSpan: 128,
   maxLinksPerSpan: 128,
   maxNameLength: 1024,

@@ -1,4 +1,5 @@
 // Shared rules for both decoders: id checks, attribute caps and truncation marks, span assembly.
+import { ATTR_TOOLSCOPE_CONTRACT_ENTRY } from '@toolscope/instrument/semconv';
 import { type AttrMap, type AttrValue, LIMITS, type NormalizedSpan } from './model.js';
 
 const HEX_TRACE = /^[0-9a-f]{32}$/;
@@ -37,7 +38,11 @@ export class AttrCollector {
     if (!Object.hasOwn(this.map, k)) this.count++;
     // Fast path for the common attribute (a short string, a number, a boolean): no result object.
     if (typeof value !== 'object' || value === null) {
-      if (typeof value === 'string' && value.length > LIMITS.maxStringLength) {
+      if (
+        typeof value === 'string' &&
+        value.length > LIMITS.maxStringLength &&
+        !(k === ATTR_TOOLSCOPE_CONTRACT_ENTRY && value.length <= LIMITS.maxContractEntryLength)
+      ) {
         this.truncated.push(k);
         setAttr(this.map, k, value.slice(0, LIMITS.maxStringLength));
       } else setAttr(this.map, k, value);

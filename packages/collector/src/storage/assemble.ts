@@ -49,6 +49,7 @@ export function assemble(plan: WritePlan, ctx: AssembleContext): Assembled {
   const calls: Assembled['calls'] = [];
   const existed = new Map<number, boolean>();
   const touch = newTouch();
+  touch.contracts = plan.contracts;
   let inserted = 0;
   const n = plan.traceIds.length;
   for (let i = 0; i < n; i++) {

@@ -1,5 +1,6 @@
 // What one batch changes for the detectors, gathered while its calls are written (both backends): the calls
 // loop detection must look at, and the per-tool schema, input-shape and failing-path counts drift reads.
+import type { ContractValues } from '../contracts/contract-span.js';
 import { sideOfKind } from './call-side.js';
 import { groupKey, type ScopeCheck } from './loop-scopes.js';
 import { NS_PER_MINUTE } from './sql/db.js';
@@ -37,6 +38,8 @@ export type BatchTouch = {
   >;
   /** Which dialects (sources) and sides each tool was seen from: the tool_sources table. */
   sources: Map<string, { tool: string; source: string; side: string; first: bigint; last: bigint }>;
+  /** Contract catalog rows reported in the batch (contracts/contract-span.ts). */
+  contracts: ContractValues[];
 };
 
 export function newTouch(): BatchTouch {
@@ -46,6 +49,7 @@ export function newTouch(): BatchTouch {
     shapes: new Map(),
     paths: new Map(),
     sources: new Map(),
+    contracts: [],
   };
 }
 

@@ -38,7 +38,8 @@ export type CallRecord = {
   attempt: number;
   code: string | null;
   retryable: boolean | null;
-  partialEffect: boolean;
+  /** null when the span did not say (a caller's span, most foreign dialects). */
+  partialEffect: boolean | null;
   durationMs: number;
   startTime: string;
   issues: CallIssue[];
@@ -57,6 +58,9 @@ export type CallRecord = {
   source: string | null;
   /** A client row whose server row is known: the call is counted from the server's row. */
   paired: boolean;
+  /** What the call threw (the span's last `exception` event), the message redacted; null when it did not. */
+  exceptionType: string | null;
+  exceptionMessage: string | null;
 };
 
 export type CallPage = { calls: CallRecord[]; nextCursor: string | null };
@@ -89,6 +93,13 @@ export type ConversationSpans = { traceIds: string[]; spans: StoredSpan[] };
 /** Per-tool statistics over a window. */
 export type ToolSummary = {
   name: string;
+  /** Weight of its newest reported contract's tools/list entry (bytes, o200k tokens); null when none. */
+  schemaBytes: number | null;
+  schemaTokens: number | null;
+  /** The most frequent exception types of its failures in the window (at most 5). */
+  exceptions: { type: string; count: number }[];
+  /** Its newest reported contract's deprecation, or null. */
+  deprecated: { replacedBy: string | null; sunset: string | null } | null;
   /** The dialects its calls were read from in the window (dialects/dialects.ts). */
   sources: string[];
   calls: number;
@@ -117,6 +128,40 @@ export type ToolDetail = {
   failingPaths: { code: string; path: string; count: number; lastTraceId: string }[];
   shapes: { shape: string; firstSeen: string; lastSeen: string; calls: number; invalid: number }[];
   latency: { fromMs: number; toMs: number; count: number }[];
+};
+
+/** One contract of a tool (DESIGN.md §7): reported by a contract span, or known only as a hash from calls. */
+export type ToolContract = {
+  version: string;
+  schemaHash: string;
+  services: string[];
+  firstSeen: string;
+  lastSeen: string;
+  description: string | null;
+  inputSchema: unknown;
+  outputSchema: unknown;
+  annotations: unknown;
+  /** UTF-8 bytes and approximate tokens (o200k) of the tool's tools/list entry; null when never reported. */
+  schemaBytes: number | null;
+  schemaTokens: number | null;
+  deprecated: { replacedBy: string | null; sunset: string | null } | null;
+  /** Whether a contract span was received (false: only calls named this hash). */
+  reported: boolean;
+  calls: number;
+};
+
+/** The newest reported contract of each tool: its weight and deprecation. */
+export type ContractSummary = {
+  tool: string;
+  version: string;
+  schemaHash: string;
+  services: string[];
+  schemaBytes: number;
+  schemaTokens: number;
+  deprecated: { replacedBy: string | null; sunset: string | null } | null;
+  lastNs: bigint;
+  /** Per service that served any contract of the tool: the weight of the newest one it served. */
+  served: { service: string; schemaBytes: number; schemaTokens: number }[];
 };
 
 export type Series = { stepMs: number; points: { t: string; calls: number; errors: number }[] };
@@ -163,6 +208,10 @@ export interface SpanReader {
   ): Promise<Series>;
   /** What a search term can mean: trace, conversation, call id, tool, error code. */
   search(query: string, sinceNs: bigint): Promise<SearchHit[]>;
+  /** Every contract of a tool, oldest first, or null for a tool never seen. */
+  contracts(name: string): Promise<ToolContract[] | null>;
+  /** The newest reported contract of every tool (or of one). */
+  contractSummaries(tool?: string): Promise<ContractSummary[]>;
 }
 
 export type BackendKind = 'sqlite' | 'postgres';

@@ -12,6 +12,10 @@ export type OpenOptions = {
   poolSize?: number;
   thresholds?: Partial<LoopThresholds>;
   drift?: Partial<DriftThresholds>;
+  /** Write the resolved read thresholds to the store (read-thresholds.ts). */
+  rememberDrift?: boolean;
+  /** Start from the read thresholds the store remembers. */
+  storedDrift?: boolean;
   /** Told of errors of idle PostgreSQL connections (the pool replaces them). */
   onPoolError?: (error: Error) => void;
   /** Told of stored values a read could not use (left out of its answer). */
@@ -43,6 +47,8 @@ export async function openStorage(db: string, options: OpenOptions = {}): Promis
     ...(options.synchronous ? { synchronous: options.synchronous } : {}),
     ...(options.thresholds ? { thresholds: options.thresholds } : {}),
     ...(options.drift ? { drift: options.drift } : {}),
+    ...(options.rememberDrift ? { rememberDrift: true } : {}),
+    ...(options.storedDrift ? { storedDrift: true } : {}),
     ...(options.onDamage ? { onDamage: options.onDamage } : {}),
   });
 }

@@ -29,6 +29,9 @@ export type ToolCallRow = {
   service: string | null;
   isError: boolean;
   source: CallSource;
+  /** The last `exception` event's type and message (DESIGN.md §7), when the call threw. */
+  exceptionType: string | null;
+  exceptionMessage: string | null;
 };
 
 /**
@@ -103,7 +106,7 @@ export function toolCallOf(span: NormalizedSpan): ToolCallRow | null {
     errorType,
     reason: text(a[sc.ATTR_TOOLSCOPE_ERROR_REASON], 128),
     retryable: flag(a[sc.ATTR_TOOLSCOPE_RETRYABLE]),
-    partialEffect: flag(a[sc.ATTR_TOOLSCOPE_PARTIAL_EFFECT]) ?? 0,
+    partialEffect: flag(a[sc.ATTR_TOOLSCOPE_PARTIAL_EFFECT]) ?? PARTIAL_EFFECT_UNKNOWN,
     effect: text(a[sc.ATTR_TOOLSCOPE_EFFECT], 16),
     durationMs: Number(durationNs) / 1e6,
     startNs: span.startNs,
@@ -118,8 +121,32 @@ export function toolCallOf(span: NormalizedSpan): ToolCallRow | null {
     // Foreign instrumentations may only set error.type or an ERROR status: still an error.
     isError: code !== null || errorType !== null || span.statusCode === 2,
     source: dialect.source,
+    ...exceptionOf(span),
   };
 }
+
+/** The cause a span's last `exception` event names, as column values (the message as stored: redacted). */
+function exceptionOf(span: NormalizedSpan): {
+  exceptionType: string | null;
+  exceptionMessage: string | null;
+} {
+  for (let i = span.events.length - 1; i >= 0; i--) {
+    const event = span.events[i];
+    if (event?.name !== sc.EVENT_EXCEPTION) continue;
+    return {
+      exceptionType: text(event.attributes[sc.ATTR_EXCEPTION_TYPE], 128),
+      exceptionMessage: text(event.attributes[sc.ATTR_EXCEPTION_MESSAGE], 1024),
+    };
+  }
+  return NO_EXCEPTION;
+}
+const NO_EXCEPTION = Object.freeze({ exceptionType: null, exceptionMessage: null });
+
+/**
+ * partial_effect of a span that does not say (a caller's span, a foreign dialect): neither 0 ("no effect") nor
+ * 1, so every `= 1` test keeps reading it as "not known to have had an effect", and the API says null.
+ */
+export const PARTIAL_EFFECT_UNKNOWN = -1;
 
 /** The key a call is counted under in `codes`: our code, else error.type, else ERROR for a bare status. */
 export function codeKey(code: string | null, errorType: string | null, isError: boolean): string {

@@ -1,6 +1,8 @@
 // The CPU-heavy half of a write, done where the spans were decoded: each span encoded for its block, and each
 // tool call turned into its column values. The plan holds only strings and numbers, so it crosses to the
 // writer thread cheaply; what needs the database (ids, de-duplication, rollups) happens there.
+import { SPAN_NAME_TOOL_CONTRACT_PREFIX } from '@toolscope/instrument/semconv';
+import { type ContractValues, contractOf } from '../contracts/contract-span.js';
 import type { NormalizedSpan } from '../otlp/model.js';
 import { callBucket } from './call-bucket.js';
 import { encodeSpan } from './span-codec.js';
@@ -34,7 +36,15 @@ export type CallValues = [
   service: string | null,
   callBucket: number | null,
   source: string,
+  exceptionType: string | null,
+  exceptionMessage: string | null,
 ];
+
+/** tool_calls columns in insert order (both writers): trace_seq, the CallValues, then paired. */
+export const CALL_INSERT_COLUMNS = `trace_seq, trace_id, span_id, parent_span_id, tool, version, schema_hash, attempt, code,
+  error_type, reason, is_error, retryable, partial_effect, effect, duration_ms, start_ns, issues, input_hash,
+  input_shape, idempotency_key_hash, conversation_id, call_id, kind, service, call_bucket, source, exception_type,
+  exception_message, paired`;
 
 /**
  * A batch as columns: one entry per span in each array. Built on the decoding thread and copied to the writer
@@ -53,7 +63,11 @@ export type WritePlan = {
   /** Index into `calls`, or -1 when the span is not a tool call. */
   call: Int32Array;
   calls: CallValues[];
+  /** Catalog rows of the batch's contract spans (contracts/contract-span.ts). */
+  contracts: ContractValues[];
 };
+
+const CONTRACT_SPAN_PREFIX = `${SPAN_NAME_TOOL_CONTRACT_PREFIX} `;
 
 export function planWrite(spans: NormalizedSpan[]): WritePlan {
   const n = spans.length;
@@ -66,6 +80,7 @@ export function planWrite(spans: NormalizedSpan[]): WritePlan {
     json: new Array<string>(n),
     call: new Int32Array(n),
     calls: [],
+    contracts: [],
   };
   const resourceIndex = new Map<object, number>();
   for (let i = 0; i < n; i++) {
@@ -83,6 +98,10 @@ export function planWrite(spans: NormalizedSpan[]): WritePlan {
     const c = toolCallOf(span);
     if (!c) {
       plan.call[i] = -1;
+      if (span.name.startsWith(CONTRACT_SPAN_PREFIX)) {
+        const contract = contractOf(span);
+        if (contract) plan.contracts.push(contract);
+      }
       continue;
     }
     plan.call[i] =
@@ -113,6 +132,8 @@ export function planWrite(spans: NormalizedSpan[]): WritePlan {
         c.service,
         c.callId === null ? null : callBucket(c.callId),
         c.source,
+        c.exceptionType,
+        c.exceptionMessage,
       ]) - 1;
   }
   return plan;

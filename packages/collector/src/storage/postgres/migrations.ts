@@ -1,7 +1,8 @@
-// The PostgreSQL schema: the same tables and columns as SQLite's (sqlite/schema.ts, version 6), so the shared
+// The PostgreSQL schema: the same tables and columns as SQLite's (sqlite/schema.ts, version 7), so the shared
 // read queries (storage/sql) run unchanged. Versioned in toolscope_schema; each step runs once, in a
 // transaction, under an advisory lock, so collectors starting together migrate once.
 import type { PoolClient } from 'pg';
+import { CONTRACTS_MIGRATION } from '../sql/contracts-migration.js';
 import { BACKFILL_CALLS, FILL_SOURCES } from '../sql/sides-migration.js';
 
 /** pg_advisory_xact_lock key of migrations ("toolscop" as ASCII bytes). */
@@ -182,6 +183,8 @@ export const PG_MIGRATIONS: readonly string[] = [
   ALTER TABLE tool_hours DROP CONSTRAINT tool_hours_pkey,
     ADD PRIMARY KEY (hour, tool, version, code, side), ALTER COLUMN side DROP DEFAULT;
   `,
+  // v3: the contract catalog and the cause of a failure (sql/contracts-migration.ts).
+  CONTRACTS_MIGRATION,
 ];
 
 export type PgMigration = { from: number; to: number };

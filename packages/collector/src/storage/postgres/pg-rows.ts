@@ -1,10 +1,12 @@
 // The shared rows a PostgreSQL batch adds to: loop flags of the scopes it must re-evaluate, the per-tool
 // detector tables, and the rollups. Upserts go in key order (see pg-writer.ts on lock order) and add to what
 // other collectors wrote instead of overwriting it; histograms are merged by toolscope_hist_merge.
+
 import type pg from 'pg';
 import type { LoopThresholds } from '../../detectors/retry-loops.js';
 import type { BatchTouch } from '../batch-touch.js';
 import { sideWhere } from '../call-side.js';
+import { contractRows, contractValuesOf } from '../contract-rows.js';
 import { serialize } from '../histogram.js';
 import {
   CONVERSATION_CALLS,
@@ -16,6 +18,11 @@ import {
   type ScopeCheck,
 } from '../loop-scopes.js';
 import type { Rollup } from '../rollups.js';
+import {
+  CONTRACT_COLUMNS,
+  contractConflictSql,
+  contractServiceConflictSql,
+} from '../sql/contracts-migration.js';
 import type { Row } from '../sql/db.js';
 
 const byKey = <T>(entries: Iterable<[string, T]>) =>
@@ -61,7 +68,52 @@ export async function evaluateLoops(
   }
 }
 
+/** The batch's contract reports: catalog rows and the services that served them. */
+async function saveContracts(client: pg.PoolClient, t: BatchTouch): Promise<void> {
+  if (t.contracts.length === 0) return;
+  const { contracts, services } = contractRows(t.contracts);
+  const columns = contracts.map(contractValuesOf);
+  const types = [
+    'text',
+    'text',
+    'text',
+    'text',
+    'text',
+    'text',
+    'text',
+    'smallint',
+    'text',
+    'text',
+    'bigint',
+    'bigint',
+    'text',
+    'bigint',
+    'bigint',
+  ];
+  await client.query(
+    `INSERT INTO tool_contracts AS c (${CONTRACT_COLUMNS})
+     SELECT * FROM unnest(${types.map((type, i) => `$${i + 1}::${type}[]`).join(', ')})
+     ${contractConflictSql('LEAST', 'GREATEST', 'c')}`,
+    types.map((_, i) => columns.map((row) => pgValue(row[i] ?? null))),
+  );
+  await client.query(
+    `INSERT INTO tool_contract_services AS s (tool, schema_hash, service, first_ns, last_ns)
+     SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::bigint[])
+     ${contractServiceConflictSql('LEAST', 'GREATEST', 's')}`,
+    [
+      services.map((s) => s.tool),
+      services.map((s) => s.hash),
+      services.map((s) => s.service),
+      services.map((s) => str(s.firstNs)),
+      services.map((s) => str(s.lastNs)),
+    ],
+  );
+}
+
+const pgValue = (v: string | number | bigint | null) => (typeof v === 'bigint' ? str(v) : v);
+
 export async function saveDetectorRows(client: pg.PoolClient, t: BatchTouch): Promise<void> {
+  await saveContracts(client, t);
   const schemas = byKey(t.schemas.entries());
   if (schemas.length > 0)
     await client.query(

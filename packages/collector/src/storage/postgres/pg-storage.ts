@@ -1,10 +1,11 @@
 // The PostgreSQL backend (`--db postgres://…`): stateless collectors, as many as needed, share one database. Writes
 // are one transaction per batch (pg-writer.ts), acknowledged after COMMIT; reads are the shared SQL queries
 // (storage/sql) on the pool; retention deletes in small transactions, one collector at a time.
-import { DEFAULT_DRIFT_THRESHOLDS, type DriftThresholds } from '../../detectors/drift.js';
+import type { DriftThresholds } from '../../detectors/drift.js';
 import type { LoopThresholds } from '../../detectors/retry-loops.js';
 import type { Storage } from '../contract.js';
 import { redactDbUrl } from '../open.js';
+import { encodeThresholds, READ_THRESHOLDS_KEY, resolveThresholds } from '../read-thresholds.js';
 import { NS_PER_HOUR, NS_PER_MINUTE } from '../sql/db.js';
 import { readerMethods, SqlReader } from '../sql/reader.js';
 import { planWrite } from '../write-plan.js';
@@ -17,6 +18,8 @@ export type PostgresOptions = {
   poolSize?: number;
   thresholds?: Partial<LoopThresholds>;
   drift?: Partial<DriftThresholds>;
+  rememberDrift?: boolean;
+  storedDrift?: boolean;
   /** Told of errors of idle connections (the pool replaces them). */
   onPoolError?: (error: Error) => void;
   /** Told of stored values a read could not use. */
@@ -51,11 +54,22 @@ export async function openPostgresStorage(
     await pool.end();
     throw error;
   }
+  const stored = options.storedDrift
+    ? (
+        await pool.query<{ value: string }>('SELECT value FROM toolscope_settings WHERE key = $1', [
+          READ_THRESHOLDS_KEY,
+        ])
+      ).rows[0]?.value
+    : undefined;
+  const drift = resolveThresholds(options, stored);
+  if (options.rememberDrift)
+    await pool.query(
+      `INSERT INTO toolscope_settings (key, value) VALUES ($1, $2)
+       ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
+      [READ_THRESHOLDS_KEY, encodeThresholds(drift)],
+    );
   const writer = new PgWriter(pool, options.thresholds);
-  const reader = new SqlReader(pgReadDb(pool, options.onDamage ?? warnDamage), {
-    ...DEFAULT_DRIFT_THRESHOLDS,
-    ...options.drift,
-  });
+  const reader = new SqlReader(pgReadDb(pool, options.onDamage ?? warnDamage), drift);
   return {
     backend: 'postgres',
     location: redactDbUrl(url),

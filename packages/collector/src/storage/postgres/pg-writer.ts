@@ -14,14 +14,10 @@ import { groupKey } from '../loop-scopes.js';
 import type { StoredCall } from '../pairing.js';
 import type { Row } from '../sql/db.js';
 import { STORED_CALL_COLUMNS, storedCallOf } from '../stored-calls.js';
-import type { WritePlan } from '../write-plan.js';
+import { CALL_INSERT_COLUMNS, type WritePlan } from '../write-plan.js';
 import { copyRows } from './pg-copy.js';
 import { inTransaction } from './pg-db.js';
 import { evaluateLoops, saveDetectorRows, saveRollups } from './pg-rows.js';
-
-const CALL_COLUMNS = `trace_seq, trace_id, span_id, parent_span_id, tool, version, schema_hash, attempt, code, error_type,
-  reason, is_error, retryable, partial_effect, effect, duration_ms, start_ns, issues, input_hash, input_shape,
-  idempotency_key_hash, conversation_id, call_id, kind, service, call_bucket, source, paired`;
 
 export class PgWriter {
   readonly #pool: pg.Pool;
@@ -136,7 +132,7 @@ export class PgWriter {
     await copyRows(
       client,
       'tool_calls',
-      CALL_COLUMNS,
+      CALL_INSERT_COLUMNS,
       a.calls.map((c) => [c.seq, ...c.values, c.paired]),
     );
     if (a.pairedIds.length > 0)

@@ -3,7 +3,9 @@
 import { callBucket } from '../call-bucket.js';
 import type { SearchHit, ToolDetail } from '../contract.js';
 import { bucketBounds } from '../histogram.js';
+import { readContractSummaries } from './contract-reader.js';
 import { big, isoOf as iso, NS_PER_HOUR, NS_PER_MINUTE, num, type ReadDb, text } from './db.js';
+import { exceptionTypes } from './exception-reader.js';
 import { aggregateTools, emptyToolAgg, sourcesOf, statsOf } from './tool-stats.js';
 
 /** Everything the tool page shows for [sinceNs, untilNs), or null when the tool was never seen. */
@@ -42,7 +44,13 @@ export async function toolDetail(
   const a = agg ?? emptyToolAgg();
   return {
     name,
-    stats: statsOf(name, a, (await sourcesOf(db, sinceNs, untilNs, 'any', name)).get(name) ?? []),
+    stats: statsOf(
+      name,
+      a,
+      (await sourcesOf(db, sinceNs, untilNs, 'any', name)).get(name) ?? [],
+      (await readContractSummaries(db, name))[0],
+      (await exceptionTypes(db, sinceNs, untilNs, name)).get(name),
+    ),
     versions: schemas.map((s) => ({
       version: text(s.version),
       schemaHash: text(s.schema_hash),

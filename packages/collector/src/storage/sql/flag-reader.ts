@@ -14,6 +14,7 @@ import type { Flag } from '../../detectors/flag.js';
 import { sideWhere } from '../call-side.js';
 import type { FlagFilter, SpanReader } from '../contract.js';
 import { CODE_KEY_SQL } from '../tool-call.js';
+import { readContractFlags } from './contract-flag-reader.js';
 import { big, isoOf as iso, NS_PER_MINUTE, num, type ReadDb, type Row, text } from './db.js';
 
 function storedFlag(r: Row): Flag {
@@ -134,6 +135,15 @@ export async function readFlags(
     },
     thresholds,
   );
-  const all = [...stored, ...drift];
+  const contractFlags = await readContractFlags(
+    db,
+    sinceNs,
+    untilNs,
+    filter.tool,
+    thresholds.schemaTokenBudget,
+    drift,
+    schemas,
+  );
+  const all = [...stored, ...contractFlags];
   return filter.kind ? all.filter((f) => f.kind === filter.kind) : all;
 }

@@ -10,17 +10,20 @@ import type {
   CallIssue,
   CallPage,
   CallRecord,
+  ContractSummary,
   ConversationSpans,
   FlagFilter,
   SearchHit,
   Series,
   SpanReader,
   StoredSpan,
+  ToolContract,
   ToolDetail,
   ToolSummary,
 } from '../contract.js';
 import { decodeSpans } from '../span-codec.js';
-import { CODE_KEY_SQL } from '../tool-call.js';
+import { CODE_KEY_SQL, PARTIAL_EFFECT_UNKNOWN } from '../tool-call.js';
+import { readContractSummaries, readContracts } from './contract-reader.js';
 import {
   big,
   isoOf,
@@ -33,6 +36,7 @@ import {
   textOrNull,
 } from './db.js';
 import { search, toolDetail } from './detail-reader.js';
+import { exceptionTypes } from './exception-reader.js';
 import { readFlags } from './flag-reader.js';
 import { aggregateTools, sourcesOf, statsOf, timeseries } from './tool-stats.js';
 
@@ -57,8 +61,14 @@ export class SqlReader implements SpanReader {
     side: CallSide = 'any',
   ): Promise<ToolSummary[]> {
     const sources = await sourcesOf(this.#db, sinceNs, untilNs, side, tool);
+    const exceptions = await exceptionTypes(this.#db, sinceNs, untilNs, tool, side);
+    const contracts = new Map(
+      (await readContractSummaries(this.#db, tool)).map((c) => [c.tool, c]),
+    );
     return [...(await aggregateTools(this.#db, sinceNs, untilNs, tool, side)).entries()]
-      .map(([name, a]) => statsOf(name, a, sources.get(name)))
+      .map(([name, a]) =>
+        statsOf(name, a, sources.get(name), contracts.get(name), exceptions.get(name)),
+      )
       .sort((x, y) => y.calls - x.calls || (x.name < y.name ? -1 : 1));
   }
 
@@ -152,6 +162,14 @@ export class SqlReader implements SpanReader {
     return search(this.#db, query, sinceNs);
   }
 
+  contracts(name: string): Promise<ToolContract[] | null> {
+    return readContracts(this.#db, name);
+  }
+
+  contractSummaries(tool?: string): Promise<ContractSummary[]> {
+    return readContractSummaries(this.#db, tool);
+  }
+
   async #spansOf(seqs: bigint[]): Promise<StoredSpan[]> {
     const spans: StoredSpan[] = [];
     // One query per chunk of traces, not one per trace: a round trip costs more than a row on PostgreSQL.
@@ -226,7 +244,8 @@ function callOf(r: Row): CallRecord {
     attempt: num(r.attempt),
     code: textOrNull(r.code) ?? textOrNull(r.error_type),
     retryable: flag01(r.retryable),
-    partialEffect: num(r.partial_effect) === 1,
+    partialEffect:
+      num(r.partial_effect) === PARTIAL_EFFECT_UNKNOWN ? null : num(r.partial_effect) === 1,
     durationMs: Math.round(num(r.duration_ms) * 1000) / 1000,
     startTime: isoOf(big(r.start_ns)),
     issues: parseJson<CallIssue[]>(r.issues, []),
@@ -243,6 +262,8 @@ function callOf(r: Row): CallRecord {
     side: sideOfKind(num(r.kind)),
     source: textOrNull(r.source),
     paired: num(r.paired) === 1,
+    exceptionType: textOrNull(r.exception_type),
+    exceptionMessage: textOrNull(r.exception_message),
   };
 }
 
@@ -258,5 +279,7 @@ export function readerMethods(reader: SpanReader): SpanReader {
     timeseries: (since, until, step, tool, side) =>
       reader.timeseries(since, until, step, tool, side),
     search: (query, since) => reader.search(query, since),
+    contracts: (name) => reader.contracts(name),
+    contractSummaries: (tool) => reader.contractSummaries(tool),
   };
 }

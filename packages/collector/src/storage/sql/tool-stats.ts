@@ -2,7 +2,7 @@
 // tool_calls rows only for the partial minutes at its edges, so /api/tools costs the same for 1k or 1M calls.
 
 import { type CallSide, rollupSides, sideWhere } from '../call-side.js';
-import type { Series, ToolSummary } from '../contract.js';
+import type { ContractSummary, Series, ToolSummary } from '../contract.js';
 import {
   addTo,
   deserialize,
@@ -170,9 +170,19 @@ export async function sourcesOf(
   return out;
 }
 
-export function statsOf(name: string, a: ToolAgg, sources: string[] = []): ToolSummary {
+export function statsOf(
+  name: string,
+  a: ToolAgg,
+  sources: string[] = [],
+  contract?: ContractSummary,
+  exceptions: { type: string; count: number }[] = [],
+): ToolSummary {
   return {
     name,
+    exceptions,
+    schemaBytes: contract?.schemaBytes ?? null,
+    schemaTokens: contract?.schemaTokens ?? null,
+    deprecated: contract?.deprecated ?? null,
     sources,
     calls: a.calls,
     errors: a.errors,

@@ -9,7 +9,7 @@ import type { WriteOutcome } from '../contract.js';
 import { deserialize, mergeInto, serialize } from '../histogram.js';
 import { NS_PER_HOUR, NS_PER_MINUTE, type Row } from '../sql/db.js';
 import { STORED_CALL_COLUMNS, storedCallOf } from '../stored-calls.js';
-import type { WritePlan } from '../write-plan.js';
+import { CALL_INSERT_COLUMNS, type WritePlan } from '../write-plan.js';
 import { DetectorState } from './detector-state.js';
 
 const CACHE_MAX = 50_000;
@@ -39,10 +39,10 @@ export class BlockWriter {
         .prepare<[number], string>('SELECT span_ids FROM span_blocks WHERE trace_seq = ?')
         .pluck(),
       insertCall: db.prepare(
-        `INSERT INTO tool_calls (trace_seq, trace_id, span_id, parent_span_id, tool, version, schema_hash, attempt, code,
-          error_type, reason, is_error, retryable, partial_effect, effect, duration_ms, start_ns, issues, input_hash,
-          input_shape, idempotency_key_hash, conversation_id, call_id, kind, service, call_bucket, source, paired)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        `INSERT INTO tool_calls (${CALL_INSERT_COLUMNS})
+         VALUES (${CALL_INSERT_COLUMNS.split(',')
+           .map(() => '?')
+           .join(', ')})`,
       ),
       storedCalls: db
         .prepare(`SELECT ${STORED_CALL_COLUMNS} FROM tool_calls WHERE trace_seq = ?`)

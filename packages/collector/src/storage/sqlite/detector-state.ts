@@ -6,6 +6,7 @@ import type Database from 'better-sqlite3';
 import { DEFAULT_LOOP_THRESHOLDS, type LoopThresholds } from '../../detectors/retry-loops.js';
 import { type BatchTouch, scopeChecks } from '../batch-touch.js';
 import { sideWhere } from '../call-side.js';
+import { contractRows, contractValuesOf } from '../contract-rows.js';
 import { bloomAdd, bloomHas, bloomOf } from '../key-bloom.js';
 import {
   CONVERSATION_CALLS,
@@ -17,6 +18,11 @@ import {
   loopCallOf,
   type ScopeCheck,
 } from '../loop-scopes.js';
+import {
+  CONTRACT_COLUMNS,
+  contractConflictSql,
+  contractServiceConflictSql,
+} from '../sql/contracts-migration.js';
 import type { Row } from '../sql/db.js';
 
 /** The rows loop detection counts: each call once (call-side.ts). */
@@ -61,6 +67,15 @@ export class DetectorState {
          ON CONFLICT (tool, source, side) DO UPDATE SET first_ns = min(first_ns, excluded.first_ns),
            last_ns = max(last_ns, excluded.last_ns)`,
       ),
+      upsertContract: db.prepare(
+        `INSERT INTO tool_contracts (${CONTRACT_COLUMNS}) VALUES (${CONTRACT_COLUMNS.split(',')
+          .map(() => '?')
+          .join(', ')}) ${contractConflictSql('min', 'max', 'tool_contracts')}`,
+      ),
+      upsertContractService: db.prepare(
+        `INSERT INTO tool_contract_services (tool, schema_hash, service, first_ns, last_ns) VALUES (?, ?, ?, ?, ?)
+         ${contractServiceConflictSql('min', 'max', 'tool_contract_services')}`,
+      ),
       upsertPath: db.prepare(
         `INSERT INTO tool_paths (tool, code, path, minute, count, last_trace_id) VALUES (?, ?, ?, ?, ?, ?)
          ON CONFLICT (tool, code, path, minute) DO UPDATE SET count = count + excluded.count, last_trace_id = excluded.last_trace_id`,
@@ -81,6 +96,12 @@ export class DetectorState {
       this.#stmt.upsertPath.run(p.tool, p.code, p.path, p.minute, p.count, p.traceId);
     for (const s of t.sources.values())
       this.#stmt.upsertSource.run(s.tool, s.source, s.side, s.first, s.last);
+    if (t.contracts.length > 0) {
+      const { contracts, services } = contractRows(t.contracts);
+      for (const c of contracts) this.#stmt.upsertContract.run(...contractValuesOf(c));
+      for (const s of services)
+        this.#stmt.upsertContractService.run(s.tool, s.hash, s.service, s.firstNs, s.lastNs);
+    }
     if (t.calls.length === 0) return;
 
     const blooms = new Map<string, Uint8Array>();

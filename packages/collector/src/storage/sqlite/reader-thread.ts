@@ -34,6 +34,8 @@ export function readerThread(
     toolDetail: call('toolDetail'),
     timeseries: call('timeseries'),
     search: call('search'),
+    contracts: call('contracts'),
+    contractSummaries: call('contractSummaries'),
     close: () => client.close({ type: 'close' }),
   };
 }

@@ -1,10 +1,12 @@
 // The SQLite schema, versioned with PRAGMA user_version; each migration runs once, in a transaction.
 // Layout (docs/decisions/0003): the spans of one trace from one batch are one row (a block) in append order
 // with a mostly-increasing index on trace_seq; the only random-key index is one entry per trace, not per span.
+
 import type Database from 'better-sqlite3';
 import { callBucket } from '../call-bucket.js';
 import { bloomAdd, bloomOf } from '../key-bloom.js';
 import { groupKey } from '../loop-scopes.js';
+import { CONTRACTS_MIGRATION } from '../sql/contracts-migration.js';
 import { BACKFILL_CALLS, FILL_SOURCES } from '../sql/sides-migration.js';
 
 /** A schema step: SQL, or a function for steps SQL alone cannot do (filling a column computed in JS). */
@@ -235,6 +237,8 @@ export const MIGRATIONS: readonly Migration[] = [
         ALTER TABLE ${table}_v6 RENAME TO ${table};
       `);
   },
+  // v7: the contract catalog and the cause of a failure (sql/contracts-migration.ts).
+  CONTRACTS_MIGRATION,
 ];
 
 /** A row of tool_schemas as read with safeIntegers. */

@@ -4,9 +4,10 @@
 import { accessSync, constants, existsSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
-import { DEFAULT_DRIFT_THRESHOLDS, type DriftThresholds } from '../../detectors/drift.js';
+import type { DriftThresholds } from '../../detectors/drift.js';
 import type { LoopThresholds } from '../../detectors/retry-loops.js';
 import type { SpanReader, Storage } from '../contract.js';
+import { encodeThresholds, READ_THRESHOLDS_KEY, resolveThresholds } from '../read-thresholds.js';
 import { readerMethods, SqlReader } from '../sql/reader.js';
 import { planWrite } from '../write-plan.js';
 import { BlockWriter } from './block-writer.js';
@@ -27,6 +28,8 @@ export type SqliteOptions = {
   thresholds?: Partial<LoopThresholds>;
   /** Drift detector thresholds. */
   drift?: Partial<DriftThresholds>;
+  rememberDrift?: boolean;
+  storedDrift?: boolean;
   /** Told of stored values a read could not use (left out of its answer). */
   onDamage?: (what: string) => void;
 };
@@ -45,7 +48,19 @@ export function openSqliteStorage(path: string, options: SqliteOptions = {}): St
   migrate(db);
   const threaded = !memory && options.writerThread !== false;
   const thresholds = options.thresholds ?? {};
-  const drift: DriftThresholds = { ...DEFAULT_DRIFT_THRESHOLDS, ...options.drift };
+  const drift = resolveThresholds(
+    options,
+    options.storedDrift
+      ? db
+          .prepare('SELECT value FROM toolscope_settings WHERE key = ?')
+          .pluck()
+          .get(READ_THRESHOLDS_KEY)
+      : undefined,
+  );
+  if (options.rememberDrift)
+    db.prepare(
+      'INSERT INTO toolscope_settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value',
+    ).run(READ_THRESHOLDS_KEY, encodeThresholds(drift));
   const synchronous = options.synchronous ?? 'NORMAL';
   // Every file database gets the checkpointer thread, whichever thread writes (checkpointer.ts).
   const checkpointer = memory

@@ -1,0 +1,32 @@
+// The causes of failures per tool over a window (DESIGN.md §7): the most frequent exception types, read from the
+// partial index of calls that threw (sql/contracts-migration.ts), each call counted once (call-side.ts).
+
+import type { CallSide } from '../call-side.js';
+import { sideWhere } from '../call-side.js';
+import { num, type ReadDb, text } from './db.js';
+
+export type ExceptionCount = { type: string; count: number };
+
+/** Up to `top` exception types per tool, most frequent first. */
+export async function exceptionTypes(
+  db: ReadDb,
+  sinceNs: bigint,
+  untilNs: bigint,
+  tool: string | undefined,
+  side: CallSide = 'any',
+  top = 5,
+): Promise<Map<string, ExceptionCount[]>> {
+  const rows = await db.all(
+    `SELECT tool, exception_type, COUNT(*) AS n FROM tool_calls
+      WHERE exception_type IS NOT NULL AND start_ns >= ? AND start_ns < ? AND ${sideWhere(side)}${tool === undefined ? '' : ' AND tool = ?'}
+      GROUP BY tool, exception_type ORDER BY n DESC LIMIT 2000`,
+    tool === undefined ? [sinceNs, untilNs] : [sinceNs, untilNs, tool],
+  );
+  const out = new Map<string, ExceptionCount[]>();
+  for (const r of rows) {
+    const list = out.get(text(r.tool)) ?? [];
+    if (list.length < top) list.push({ type: text(r.exception_type), count: num(r.n) });
+    out.set(text(r.tool), list);
+  }
+  return out;
+}
