@@ -1,16 +1,10 @@
 // The call-sides migration (SQLite v6, PostgreSQL v2) on databases written before it: stored calls get their
 // source, stored client rows stay out of the statistics as they were, the rollups keep counting, and the
 // tool_sources table knows each tool's source. Both backends, each from the schema the previous release wrote.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import Database from 'better-sqlite3';
-import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { openStorage, type Storage } from '../src/index.js';
-import { PG_MIGRATIONS } from '../src/storage/postgres/migrations.js';
-import { MIGRATIONS } from '../src/storage/sqlite/schema.js';
-import { freshPgDatabase, PG_URL } from './backends.js';
+import type { Storage } from '../src/index.js';
+import { PG_URL } from './backends.js';
+import { upgradedPostgres, upgradedSqlite } from './old-databases.js';
 
 const NOW = BigInt(Date.now()) * 1_000_000n;
 const MINUTE = NOW / 60_000_000_000n - 2n;
@@ -45,48 +39,7 @@ async function expectUpgraded(s: Storage): Promise<void> {
 }
 
 describe('the call-sides migration on an older database', () => {
-  it('SQLite v5 → v6', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'toolscope-v6-'));
-    try {
-      const path = join(dir, 'old.db');
-      const db = new Database(path);
-      for (const step of MIGRATIONS.slice(0, 5)) {
-        if (typeof step === 'string') db.exec(step);
-        else step(db);
-      }
-      db.pragma('user_version = 5');
-      for (const sql of OLD_ROWS) db.exec(sql);
-      db.close();
-      const s = await openStorage(path);
-      try {
-        await expectUpgraded(s);
-      } finally {
-        await s.close();
-      }
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
-  });
+  it('SQLite v5 → v6', () => upgradedSqlite(5, OLD_ROWS, expectUpgraded));
 
-  it.skipIf(!PG_URL)('PostgreSQL v1 → v2', async () => {
-    const url = await freshPgDatabase();
-    const client = new pg.Client(url);
-    await client.connect();
-    try {
-      await client.query(PG_MIGRATIONS[0] as string);
-      await client.query('CREATE TABLE toolscope_schema (version INTEGER NOT NULL)');
-      await client.query('INSERT INTO toolscope_schema VALUES (1)');
-      for (const sql of OLD_ROWS) await client.query(sql);
-      // The sequence of traces must move past the row inserted with an explicit seq.
-      await client.query("SELECT setval('traces_seq_seq', 1)");
-    } finally {
-      await client.end();
-    }
-    const s = await openStorage(url);
-    try {
-      await expectUpgraded(s);
-    } finally {
-      await s.close();
-    }
-  });
+  it.skipIf(!PG_URL)('PostgreSQL v1 → v2', () => upgradedPostgres(1, OLD_ROWS, expectUpgraded));
 });
