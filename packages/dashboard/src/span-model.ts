@@ -13,8 +13,12 @@ export type ToolCallView = {
   code: string | null;
   reason: string | null;
   retryable: boolean | null;
-  partialEffect: boolean;
+  /** null when the span did not say (a caller's span, most foreign dialects): shown as "–". */
+  partialEffect: boolean | null;
   effect: string | null;
+  /** What the call threw: the span's last `exception` event (the message as the collector stored it). */
+  exceptionType: string | null;
+  exceptionMessage: string | null;
   version: string | null;
   schemaHash: string | null;
   inputShape: string | null;
@@ -42,6 +46,17 @@ function parseIssues(v: unknown): ToolCallView['issues'] {
   }
 }
 
+function exceptionOf(span: SpanOut): {
+  exceptionType: string | null;
+  exceptionMessage: string | null;
+} {
+  const event = span.events.findLast((e) => e.name === 'exception');
+  return {
+    exceptionType: str(event?.attributes['exception.type']),
+    exceptionMessage: str(event?.attributes['exception.message']),
+  };
+}
+
 /** The tool-call reading of a span, or null when it is not a tool span. */
 export function toolCallOf(span: SpanOut): ToolCallView | null {
   const a = span.attributes;
@@ -54,8 +69,9 @@ export function toolCallOf(span: SpanOut): ToolCallView | null {
     code: code ?? (span.status.code === 2 ? 'ERROR' : null),
     reason: str(a['toolscope.error.reason']) ?? (span.status.message || null),
     retryable: bool(a['toolscope.retryable']),
-    partialEffect: a['toolscope.partial_effect'] === true,
+    partialEffect: bool(a['toolscope.partial_effect']),
     effect: str(a['toolscope.effect']),
+    ...exceptionOf(span),
     version: str(a['toolscope.schema.version']),
     schemaHash: str(a['toolscope.schema.hash']),
     inputShape: str(a['toolscope.input.shape']),

@@ -108,7 +108,7 @@ describe('dashboard', () => {
     const story = w.page.locator('ol.story > li');
     expect(await story.count()).toBe(3);
     expect(await story.nth(2).textContent()).toContain('same input as #1');
-    expect(await story.nth(0).textContent()).toContain('do not retry as is');
+    expect(await story.nth(0).textContent()).toContain('the executor says not to retry it as is');
     await screenshot(w.page, 'timeline');
   });
 

@@ -65,7 +65,7 @@ export function CallCard({ call, span }: { call: ToolCallView; span: SpanOut }) 
         </Fact>
         <Fact label="attempt">{call.attempt ?? '–'}</Fact>
         <Fact label="retryable">{yesNo(call.retryable)}</Fact>
-        <Fact label="partial effect">{call.partialEffect ? 'yes' : 'no'}</Fact>
+        <Fact label="partial effect">{yesNo(call.partialEffect)}</Fact>
         <Fact label="effect">{call.effect ?? '–'}</Fact>
         <Fact label="version">{call.version ?? '–'}</Fact>
         <Fact label="schema hash">
@@ -82,7 +82,15 @@ export function CallCard({ call, span }: { call: ToolCallView; span: SpanOut }) 
         {call.callId && <Fact label="call id">{<Mono>{call.callId}</Mono>}</Fact>}
         {call.replay && <Fact label="idempotent replay">yes</Fact>}
       </dl>
-      {call.reason && call.reason !== call.code && <p class="reason">{call.reason}</p>}
+      {call.exceptionType && (
+        <p class="exception" data-testid="exception">
+          threw <Mono>{call.exceptionType}</Mono>
+          {call.exceptionMessage ? `: ${call.exceptionMessage}` : ''}
+        </p>
+      )}
+      {call.reason && call.reason !== call.code && call.reason !== call.exceptionMessage && (
+        <p class="reason">{call.reason}</p>
+      )}
       {call.issues.length > 0 && (
         <table class="issues" aria-label="validation issues">
           <Head cols={['Path', 'Issue', 'Message']} />

@@ -15,6 +15,8 @@ const KIND_TITLES: Record<Flag['kind'], string> = {
   version_skew: 'Several versions in use',
   input_drift: 'Input drift',
   output_drift: 'Output drift',
+  heavy_schema: 'Schema heavier than the token budget',
+  deprecated_tool_in_use: 'Deprecated tool still called',
 };
 
 export function kindTitle(kind: Flag['kind']): string {
@@ -52,6 +54,21 @@ function Evidence({ flag }: { flag: Flag }) {
           {p || '(root)'}
         </a>
       ))}
+      {(flag.evidence.changes ?? []).map((c) => (
+        <span key={c} class="chip change" title="what changed in the contract">
+          {c}
+        </span>
+      ))}
+      {(flag.evidence.conversations ?? []).slice(0, 5).map((c) => (
+        <a key={c} class="chip" href={href.conversation(c)}>
+          conversation {short(c, 16)}
+        </a>
+      ))}
+      {flag.evidence.replacedBy && (
+        <a class="chip" href={href.tool(flag.evidence.replacedBy)}>
+          use {flag.evidence.replacedBy}
+        </a>
+      )}
       {(flag.evidence.schemaHashes ?? []).map((h) => (
         <span key={h} class="chip" title="schema hash">
           <Mono>{short(h, 12)}</Mono>

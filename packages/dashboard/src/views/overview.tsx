@@ -2,6 +2,7 @@
 import {
   flagsResponseSchema,
   type ToolStats,
+  type ToolsResponse,
   timeseriesResponseSchema,
   toolsResponseSchema,
 } from '@toolscope/collector/schemas';
@@ -133,6 +134,9 @@ export function Overview({ range, tick }: { range: TimeRange; tick: number }) {
           }
         </Load>
       </Section>
+      <Load loaded={tools} what="schema weights">
+        {(data) => <HeaviestSchemas tools={data.tools} servers={data.servers} />}
+      </Load>
       <Section title="Calls and error rate over time">
         <Load loaded={series} what="the time series">
           {(data) => (
@@ -158,5 +162,44 @@ export function Overview({ range, tick }: { range: TimeRange; tick: number }) {
         </Load>
       </Section>
     </>
+  );
+}
+
+/** The heaviest tools/list entries (seed 003: schemas cost context before the first call). */
+function HeaviestSchemas({
+  tools,
+  servers,
+}: {
+  tools: ToolsResponse['tools'];
+  servers: ToolsResponse['servers'];
+}) {
+  const weighed = tools
+    .filter((t) => t.schemaTokens !== null)
+    .sort((a, b) => (b.schemaTokens ?? 0) - (a.schemaTokens ?? 0));
+  if (weighed.length === 0) return null;
+  const top = weighed.slice(0, 5);
+  return (
+    <Section title="Heaviest schemas (tools/list, approximate tokens)">
+      <ol class="weights" aria-label="heaviest schemas">
+        {top.map((t) => (
+          <li key={t.name} data-tool={t.name}>
+            <a href={href.tool(t.name)}>{t.name}</a> <b>{t.schemaTokens}</b> tokens ({t.schemaBytes}{' '}
+            B)
+            {t.deprecated && <span class="badge bad">deprecated</span>}
+          </li>
+        ))}
+      </ol>
+      {weighed.length > top.length && (
+        <p class="state">{weighed.length - top.length} lighter tools not shown.</p>
+      )}
+      {servers.length > 0 && (
+        <p class="state">
+          Per server:{' '}
+          {servers
+            .map((s) => `${s.service} ${s.schemaTokens} tokens in ${s.tools} tools`)
+            .join('; ')}
+        </p>
+      )}
+    </Section>
   );
 }

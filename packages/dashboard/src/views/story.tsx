@@ -15,10 +15,19 @@ function answer(call: ToolCallView): string {
     .map((i) => `${i.path}: ${i.message}`)
     .join('; ');
   const more = call.issues.length > 3 ? ` (+${call.issues.length - 3} more)` : '';
+  // The code is the cause's class; `retryable` is the executor's policy for this call: said apart, so that
+  // "RETRYABLE, not retryable" (a write that timed out without an idempotency key) does not read as a typo.
   const retry =
-    call.retryable === null ? '' : call.retryable ? ' — may be retried' : ' — do not retry as is';
+    call.retryable === null
+      ? ''
+      : call.retryable
+        ? ' — the executor allows a retry'
+        : ' — the executor says not to retry it as is';
   const effect = call.partialEffect ? ' — the effect may already have happened' : '';
-  return `${first ? `${first}${more}` : (call.reason ?? 'failed')}${retry}${effect}`;
+  const threw = call.exceptionType
+    ? `threw ${call.exceptionType}${call.exceptionMessage ? `: ${call.exceptionMessage}` : ''}`
+    : null;
+  return `${first ? `${first}${more}` : (threw ?? call.reason ?? 'failed')}${retry}${effect}`;
 }
 
 export function Story({ spans }: { spans: SpanOut[] }) {

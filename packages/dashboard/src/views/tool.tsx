@@ -12,6 +12,7 @@ import { href } from '../route';
 import { formatMs, formatPercent, rangeParams, type TimeRange } from '../time';
 import { Head, Load, Mono, Section, short, Time } from '../ui';
 import { CallTable } from './calls';
+import { Contracts } from './contracts';
 
 function Versions({ versions }: { versions: ToolDetailResponse['versions'] }) {
   if (versions.length === 0) {
@@ -141,12 +142,20 @@ export function ToolView({ name, range, tick }: { name: string; range: TimeRange
               <div>
                 p99 <b>{formatMs(d.stats.p99Ms)}</b>
               </div>
+              {d.stats.schemaTokens !== null && (
+                <div title="approximate tokens (o200k) of its tools/list entry: what a client pays before calling">
+                  schema <b data-field="schemaTokens">{d.stats.schemaTokens}</b> tokens
+                </div>
+              )}
               <div title="each call counted once: from the server's span when both sides were traced">
                 from <b data-field="sources">{d.stats.sources.join(', ') || '–'}</b>
               </div>
             </div>
             <Section title="Versions and schema hashes">
               <Versions versions={d.versions} />
+            </Section>
+            <Section title="Contracts">
+              <Contracts name={name} tick={tick} />
             </Section>
             <Section title="Top failing validation paths">
               {d.failingPaths.length === 0 ? (
