@@ -134,7 +134,7 @@ describe('other instrumentations, through the real exporter', () => {
           description: 'Weather of a city',
           inputSchema: z.object({ city: z.string(), unit: z.string() }),
           execute: async (): Promise<{ tempC: number }> => {
-            throw new Error('weather backend exploded');
+            throw new Error('weather backend exploded for ops@example.com');
           },
         }),
       },
@@ -153,6 +153,11 @@ describe('other instrumentations, through the real exporter', () => {
       expect(c).toMatchObject({ source: 'ai-sdk', side: 'server', conversationId: 'conv-ai5' });
       expect(c.inputHash).toMatch(/^[0-9a-f]{16}$/);
       expect(c.inputShape).toBe('city:string,unit:string');
+      // The SDK's own exception event is the cause, its message redacted by the collector.
+      expect(c).toMatchObject({
+        exceptionType: 'Error',
+        exceptionMessage: 'weather backend exploded for [REDACTED:email]',
+      });
     }
     expect(new Set(calls.map((c) => c.inputHash)).size).toBe(1);
     const flags = await api<{ flags: { kind: string; tool: string; count: number }[] }>(
@@ -160,12 +165,20 @@ describe('other instrumentations, through the real exporter', () => {
     );
     expect(flags.flags.find((f) => f.kind === 'identical_retry')).toMatchObject({ count: 3 });
     // Capture is off at the collector: the arguments were hashed, then dropped.
-    const trace = await api<{ spans: { name: string; attributes: Record<string, unknown> }[] }>(
-      `/api/traces/${calls[0]?.traceId}`,
-    );
+    // So was the exception's stack trace (it names the server's files); its message stays, redacted.
+    type Attrs = Record<string, unknown>;
+    const trace = await api<{
+      spans: { name: string; attributes: Attrs; events: { name: string; attributes: Attrs }[] }[];
+    }>(`/api/traces/${calls[0]?.traceId}`);
     const span = trace.spans.find((s) => s.attributes['ai.toolCall.name'] === 'lookup_weather');
     expect(span?.attributes).not.toHaveProperty('ai.toolCall.args');
-    expect(span?.attributes['toolscope.collector.content_dropped']).toEqual(['ai.toolCall.args']);
+    expect(span?.attributes['toolscope.collector.content_dropped']).toEqual([
+      'ai.toolCall.args',
+      'exception.stacktrace',
+    ]);
+    const thrown = span?.events.find((e) => e.name === 'exception')?.attributes;
+    expect(thrown).not.toHaveProperty('exception.stacktrace');
+    expect(thrown?.['exception.message']).toBe('weather backend exploded for [REDACTED:email]');
   });
 
   it('AI SDK 6: a successful tool call is counted with its source', async () => {
