@@ -42,7 +42,7 @@ async function api<T>(path: string, status = 200): Promise<T> {
 }
 
 async function connect(server: { connect: (t: InMemoryTransport) => Promise<void> }) {
-  const client = instrumentMcpClient(new Client({ name: 'agent', version: '1' }), {
+  const client = instrumentMcpClient(new Client({ name: 'checkout-agent', version: '1' }), {
     tracerProvider: providerFor('agent'),
     conversationId: 'conv-contracts-1',
   });
@@ -157,6 +157,7 @@ describe('the contract catalog', () => {
       replacedBy: 'catalogue.search',
       sunset: '2099-03-01',
       callers: ['agent'],
+      clients: ['checkout-agent'],
       conversations: ['conv-contracts-1'],
     });
     expect(flag?.evidence.services?.sort()).toEqual(['orders-canary', 'orders-stable']);

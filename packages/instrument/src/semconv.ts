@@ -47,6 +47,12 @@ export const ATTR_TOOLSCOPE_VALIDATION_ISSUES = 'toolscope.validation.issues' as
 /** Added to the contract: true when an idempotency key replayed a stored result without executing. */
 export const ATTR_TOOLSCOPE_IDEMPOTENT_REPLAY = 'toolscope.idempotent_replay' as const;
 
+/**
+ * The MCP client's name (its `clientInfo.name`): on server spans as the server learned it in `initialize`, on
+ * client spans as the client calls itself. No OTel convention names it yet; it answers "who still calls this".
+ */
+export const ATTR_TOOLSCOPE_MCP_CLIENT_NAME = 'toolscope.mcp.client.name' as const;
+
 /** Deprecation of a tool (`defineTool({ deprecated })`, MCP annotations or description), on every call span. */
 export const ATTR_TOOLSCOPE_DEPRECATED = 'toolscope.deprecated' as const;
 export const ATTR_TOOLSCOPE_DEPRECATED_REPLACED_BY = 'toolscope.deprecated.replaced_by' as const;

@@ -80,6 +80,8 @@ export const callSchema = z.object({
   /** What the call threw: the `exception` event's type and redacted message; null when it did not throw. */
   exceptionType: z.string().nullable(),
   exceptionMessage: z.string().nullable(),
+  /** The MCP client's name (its clientInfo), when the span names it. */
+  clientName: z.string().nullable(),
 });
 export type Call = z.infer<typeof callSchema>;
 export const callsResponseSchema = z.object({

@@ -46,6 +46,8 @@ export type DeprecatedUsage = {
   callers: string[];
   services: string[];
   conversations: string[];
+  /** MCP client names (clientInfo) the calls carried. */
+  clients: string[];
   traceIds: string[];
 };
 
@@ -64,7 +66,8 @@ export function deprecatedFlags(usages: DeprecatedUsage[], nowMs: number): Flag[
           : daysLeft >= 0
             ? `; ${daysLeft} days before its sunset on ${d.sunset}`
             : `; its sunset (${d.sunset}) passed ${-daysLeft} days ago`;
-      const who = u.callers.length ? ` by ${u.callers.slice(0, 3).join(', ')}` : '';
+      const names = u.clients.length ? u.clients : u.callers;
+      const who = names.length ? ` by ${names.slice(0, 3).join(', ')}` : '';
       return {
         kind: 'deprecated_tool_in_use' as const,
         severity:
@@ -80,6 +83,7 @@ export function deprecatedFlags(usages: DeprecatedUsage[], nowMs: number): Flag[
           callers: u.callers,
           services: u.services,
           conversations: u.conversations.slice(0, 10),
+          ...(u.clients.length ? { clients: u.clients.slice(0, 10) } : {}),
           ...(d.replacedBy ? { replacedBy: d.replacedBy } : {}),
           ...(d.sunset ? { sunset: d.sunset } : {}),
           ...(daysLeft !== undefined ? { daysLeft } : {}),

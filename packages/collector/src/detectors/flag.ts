@@ -44,6 +44,8 @@ export const flagSchema = z.object({
     services: z.array(z.string()).optional(),
     callers: z.array(z.string()).optional(),
     conversations: z.array(z.string()).optional(),
+    /** MCP client names (clientInfo) of the calls. */
+    clients: z.array(z.string()).optional(),
     replacedBy: z.string().optional(),
     sunset: z.string().optional(),
     daysLeft: z.number().int().optional(),

@@ -61,6 +61,8 @@ export type CallRecord = {
   /** What the call threw (the span's last `exception` event), the message redacted; null when it did not. */
   exceptionType: string | null;
   exceptionMessage: string | null;
+  /** The MCP client's name, when the span names it (`toolscope.mcp.client.name`). */
+  clientName: string | null;
 };
 
 export type CallPage = { calls: CallRecord[]; nextCursor: string | null };

@@ -32,6 +32,8 @@ export type ToolCallRow = {
   /** The last `exception` event's type and message (DESIGN.md §7), when the call threw. */
   exceptionType: string | null;
   exceptionMessage: string | null;
+  /** The MCP client's name (`toolscope.mcp.client.name`), when the span names it. */
+  clientName: string | null;
 };
 
 /**
@@ -121,6 +123,7 @@ export function toolCallOf(span: NormalizedSpan): ToolCallRow | null {
     // Foreign instrumentations may only set error.type or an ERROR status: still an error.
     isError: code !== null || errorType !== null || span.statusCode === 2,
     source: dialect.source,
+    clientName: text(a[sc.ATTR_TOOLSCOPE_MCP_CLIENT_NAME], 128),
     ...exceptionOf(span),
   };
 }

@@ -38,13 +38,14 @@ export type CallValues = [
   source: string,
   exceptionType: string | null,
   exceptionMessage: string | null,
+  clientName: string | null,
 ];
 
 /** tool_calls columns in insert order (both writers): trace_seq, the CallValues, then paired. */
 export const CALL_INSERT_COLUMNS = `trace_seq, trace_id, span_id, parent_span_id, tool, version, schema_hash, attempt, code,
   error_type, reason, is_error, retryable, partial_effect, effect, duration_ms, start_ns, issues, input_hash,
   input_shape, idempotency_key_hash, conversation_id, call_id, kind, service, call_bucket, source, exception_type,
-  exception_message, paired`;
+  exception_message, client_name, paired`;
 
 /**
  * A batch as columns: one entry per span in each array. Built on the decoding thread and copied to the writer
@@ -134,6 +135,7 @@ export function planWrite(spans: NormalizedSpan[]): WritePlan {
         c.source,
         c.exceptionType,
         c.exceptionMessage,
+        c.clientName,
       ]) - 1;
   }
   return plan;

@@ -17,6 +17,7 @@ import {
 } from './options.js';
 import { injectInto } from './propagation.js';
 import {
+  clientNameOf,
   isRecord,
   networkTransportOf,
   nextRequestId,
@@ -103,6 +104,8 @@ export function instrumentMcpClient<C extends object>(
     if (id !== undefined) attributes[sc.ATTR_JSONRPC_REQUEST_ID] = String(id);
     const session = transportString(transport, 'sessionId');
     if (session) attributes[sc.ATTR_MCP_SESSION_ID] = session;
+    const clientName = clientNameOf(client, 'client');
+    if (clientName) attributes[sc.ATTR_TOOLSCOPE_MCP_CLIENT_NAME] = clientName;
     const version = transportString(transport, 'protocolVersion') ?? negotiatedVersion;
     if (version) attributes[sc.ATTR_MCP_PROTOCOL_VERSION] = version;
     const network = networkTransportOf(transport);

@@ -126,6 +126,24 @@ export function transportString(
   return typeof value === 'string' && value !== '' ? value : undefined;
 }
 
+/**
+ * The MCP client's name: a server's `getClientVersion()` (public, set by `initialize`), or a client's own
+ * `clientInfo` (private `_clientInfo`); cut to 128 characters, as it comes from the peer.
+ */
+export function clientNameOf(protocol: object, side: 'server' | 'client'): string | undefined {
+  let info: unknown;
+  if (side === 'server') {
+    const getter = get(protocol, 'getClientVersion');
+    try {
+      info = typeof getter === 'function' ? getter.call(protocol) : undefined;
+    } catch {
+      info = undefined;
+    }
+  } else info = get(protocol, '_clientInfo');
+  const name = get(info, 'name');
+  return typeof name === 'string' && name !== '' ? name.slice(0, 128) : undefined;
+}
+
 /** The id the client's next request will carry (private `_requestMessageId`, assigned synchronously). */
 export function nextRequestId(client: object): number | undefined {
   const id = get(client, '_requestMessageId');

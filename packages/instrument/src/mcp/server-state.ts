@@ -7,7 +7,7 @@ import { createRedactor, type Redactor } from '../redact.js';
 import * as sc from '../semconv.js';
 import type { ResolvedMcpServerOptions } from './options.js';
 import { skipper } from './options.js';
-import { type DecodedExtra, networkTransportOf, transportOf } from './sdk-access.js';
+import { clientNameOf, type DecodedExtra, networkTransportOf, transportOf } from './sdk-access.js';
 
 export type ServerState = {
   low: object;
@@ -116,6 +116,8 @@ export function mcpServerAttributes(
   };
   if (extra.requestId !== undefined) attributes[sc.ATTR_JSONRPC_REQUEST_ID] = extra.requestId;
   if (extra.sessionId !== undefined) attributes[sc.ATTR_MCP_SESSION_ID] = extra.sessionId;
+  const clientName = clientNameOf(low, 'server');
+  if (clientName !== undefined) attributes[sc.ATTR_TOOLSCOPE_MCP_CLIENT_NAME] = clientName;
   const header = extra.headers?.['mcp-protocol-version'];
   const version = typeof header === 'string' ? header : state?.negotiatedVersion;
   if (version !== undefined) attributes[sc.ATTR_MCP_PROTOCOL_VERSION] = version;

@@ -20,16 +20,17 @@ async function usageOf(
   untilNs: bigint,
 ): Promise<DeprecatedUsage> {
   const rows = await db.all(
-    `SELECT service, kind, conversation_id, MAX(trace_id) AS trace_id, COUNT(*) AS n,
+    `SELECT service, kind, conversation_id, client_name, MAX(trace_id) AS trace_id, COUNT(*) AS n,
             SUM(CASE WHEN ${sideWhere('any')} THEN 1 ELSE 0 END) AS counted,
             MIN(start_ns) AS first_ns, MAX(start_ns) AS last_ns
        FROM tool_calls WHERE tool = ? AND start_ns >= ? AND start_ns < ?
-      GROUP BY service, kind, conversation_id ORDER BY n DESC LIMIT 1000`,
+      GROUP BY service, kind, conversation_id, client_name ORDER BY n DESC LIMIT 1000`,
     [contract.tool, sinceNs, untilNs],
   );
   const callers = new Set<string>();
   const servers = new Set<string>();
   const conversations = new Set<string>();
+  const clients = new Set<string>();
   const traceIds = new Set<string>();
   let calls = 0;
   let firstNs = 0n;
@@ -38,6 +39,7 @@ async function usageOf(
     const service = text(r.service) || 'unknown_service';
     (num(r.kind) === KIND_CLIENT ? callers : servers).add(service);
     if (r.conversation_id) conversations.add(text(r.conversation_id));
+    if (r.client_name) clients.add(text(r.client_name));
     traceIds.add(text(r.trace_id));
     calls += num(r.counted);
     const f = big(r.first_ns);
@@ -54,6 +56,7 @@ async function usageOf(
     callers: [...(callers.size ? callers : servers)],
     services: [...servers],
     conversations: [...conversations],
+    clients: [...clients],
     traceIds: [...traceIds],
   };
 }

@@ -264,6 +264,7 @@ function callOf(r: Row): CallRecord {
     paired: num(r.paired) === 1,
     exceptionType: textOrNull(r.exception_type),
     exceptionMessage: textOrNull(r.exception_message),
+    clientName: textOrNull(r.client_name),
   };
 }
 
