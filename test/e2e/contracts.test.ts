@@ -232,5 +232,15 @@ describe('report --db', () => {
     expect(report.tools.find((t) => t.name === 'get_weather')?.exceptions).toEqual([
       { type: 'Error', count: 2 },
     ]);
+    // A CI job can fail on a deprecated tool still in use; the markdown lists the causes and weights.
+    let md = '';
+    const failing = await runCli(
+      ['report', '--db', dbPath, '--since', '1h', '--fail-on', 'deprecated_tool_in_use'],
+      { out: (t) => (md += t), err: () => {}, env: {}, onSignal: () => {} },
+    );
+    expect(failing).toBe(1);
+    expect(md).toContain('- get_weather: Error ×2');
+    expect(md).toMatch(/\| bulky_report \| \d+ \| \d+ \|/);
+    expect(md).toContain('❌ **deprecated_tool_in_use** · catalogue.list');
   });
 });

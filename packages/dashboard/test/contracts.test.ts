@@ -121,16 +121,21 @@ describe('contracts in the dashboard', () => {
   });
 
   it('lists the heaviest schemas on the overview as the API weighs them', async () => {
-    const { tools } = (await (await fetch(`${collector.url}/api/tools`)).json()) as ToolsResponse;
+    const { tools, contracts } = (await (
+      await fetch(`${collector.url}/api/tools`)
+    ).json()) as ToolsResponse;
     const w = await watchedPage(browser);
     await w.page.goto(`${collector.url}/`);
     const list = w.page.getByRole('list', { name: 'heaviest schemas' });
     await list.waitFor();
-    const expected = tools
-      .filter((t) => t.schemaTokens !== null)
-      .sort((a, b) => (b.schemaTokens ?? 0) - (a.schemaTokens ?? 0))
-      .map((t) => t.name);
-    expect(expected.length).toBe(2);
+    const expected = contracts.map((c) => c.name);
+    expect([...expected].sort()).toEqual(['get_invoice', 'invoice_list_v1']);
+    // Heaviest first, and each weight is the one the tool's own statistics carry.
+    expect(contracts.map((c) => c.schemaTokens)).toEqual(
+      [...contracts.map((c) => c.schemaTokens)].sort((a, b) => b - a),
+    );
+    for (const c of contracts)
+      expect(tools.find((t) => t.name === c.name)?.schemaTokens).toBe(c.schemaTokens);
     expect(
       await list.locator('li').evaluateAll((lis) => lis.map((li) => li.getAttribute('data-tool'))),
     ).toEqual(expected);

@@ -1,6 +1,6 @@
 // GET /api/tools, /api/calls, /api/traces/:traceId, /api/conversations/:id and /api/health.
 import type { FastifyInstance } from 'fastify';
-import { serverWeights } from '../contracts/weights.js';
+import { contractWeights, serverWeights } from '../contracts/weights.js';
 import type { FlagsResponse } from '../detectors/flag.js';
 import type { BodyBudget } from '../ingest/body-budget.js';
 import type { WriteQueue } from '../ingest/write-queue.js';
@@ -38,9 +38,11 @@ export function registerQueryRoutes(
     if (!q.ok) return badRequest(reply, q.message);
     const range = rangeOf(q.data);
     if ('error' in range) return badRequest(reply, range.error);
+    const summaries = await storage.contractSummaries(q.data.tool);
     const body: ToolsResponse = {
       tools: await storage.tools(range.sinceNs, range.untilNs, q.data.tool, q.data.side),
-      servers: serverWeights(await storage.contractSummaries(q.data.tool)),
+      servers: serverWeights(summaries),
+      contracts: contractWeights(summaries),
     };
     return body;
   });

@@ -35,9 +35,19 @@ export const serverWeightSchema = z.object({
   schemaBytes: z.number().int(),
   schemaTokens: z.number().int(),
 });
+/** The newest reported contract of every tool, called in the range or not: what tools/list costs. */
+export const contractWeightSchema = z.object({
+  name: z.string(),
+  version: z.string(),
+  schemaHash: z.string(),
+  schemaBytes: z.number().int(),
+  schemaTokens: z.number().int(),
+  deprecated: deprecationSchema.nullable(),
+});
 export const toolsResponseSchema = z.object({
   tools: z.array(toolStatsSchema),
   servers: z.array(serverWeightSchema),
+  contracts: z.array(contractWeightSchema),
 });
 export type ToolsResponse = z.infer<typeof toolsResponseSchema>;
 

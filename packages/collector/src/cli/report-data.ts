@@ -1,12 +1,28 @@
 // Where `toolscope report` gets its numbers: a SQLite file directly, or a running collector's JSON API.
 import { existsSync } from 'node:fs';
 import { type ToolStats, toolsResponseSchema } from '../api/schemas.js';
-import { type ServerWeight, serverWeights } from '../contracts/weights.js';
+import {
+  type ContractWeight,
+  contractWeights,
+  type ServerWeight,
+  serverWeights,
+} from '../contracts/weights.js';
 import { type Flag, flagsResponseSchema } from '../detectors/flag.js';
 import type { Storage } from '../storage/contract.js';
 import { isPostgresUrl, openStorage, redactDbUrl } from '../storage/open.js';
 
-export type ReportData = { tools: ToolStats[]; flags: Flag[]; servers: ServerWeight[] };
+export type ReportData = {
+  tools: ToolStats[];
+  flags: Flag[];
+  servers: ServerWeight[];
+  contracts: ContractWeight[];
+};
+
+/** Weights of the catalog as the report shows them (the /api/tools fields). */
+async function weightsOf(storage: Storage) {
+  const summaries = await storage.contractSummaries();
+  return { servers: serverWeights(summaries), contracts: contractWeights(summaries) };
+}
 export type Source =
   | { db: string }
   | { url: string; token: string | undefined }
@@ -23,7 +39,7 @@ export async function loadReport(source: Source, sinceMs: number): Promise<Loade
       data: {
         tools: await source.storage.tools(sinceNs, untilNs),
         flags: await source.storage.flags(sinceNs, untilNs, {}),
-        servers: serverWeights(await source.storage.contractSummaries()),
+        ...(await weightsOf(source.storage)),
       },
     };
   }
@@ -45,7 +61,7 @@ export async function loadReport(source: Source, sinceMs: number): Promise<Loade
         data: {
           tools: await storage.tools(sinceNs, untilNs),
           flags: await storage.flags(sinceNs, untilNs, {}),
-          servers: serverWeights(await storage.contractSummaries()),
+          ...(await weightsOf(storage)),
         },
       };
     } finally {
@@ -74,7 +90,12 @@ export async function loadReport(source: Source, sinceMs: number): Promise<Loade
       return { ok: false, message: `${base} did not answer with the toolscope API shapes` };
     return {
       ok: true,
-      data: { tools: t.data.tools, flags: f.data.flags, servers: t.data.servers },
+      data: {
+        tools: t.data.tools,
+        flags: f.data.flags,
+        servers: t.data.servers,
+        contracts: t.data.contracts,
+      },
     };
   } catch (error) {
     return {

@@ -1,13 +1,15 @@
 // The three renderings of a report: Markdown for a CI job summary, JSON with the API shapes, and JUnit XML
 // with one test case per tool and one per failing flag kind.
 import type { ToolStats } from '../api/schemas.js';
-import type { ServerWeight } from '../contracts/weights.js';
+import type { ContractWeight, ServerWeight } from '../contracts/weights.js';
 import type { Flag } from '../detectors/flag.js';
 
 export type Verdict = {
   tools: ToolStats[];
   /** What each server's tools/list weighs (contracts/weights.ts). */
   servers: ServerWeight[];
+  /** The newest contract of every tool, heaviest first (contracts/weights.ts). */
+  contracts: ContractWeight[];
   flags: Flag[];
   maxErrorRate: number | undefined;
   failOn: string[];
@@ -91,9 +93,8 @@ function causes(tools: ToolStats[]): string[] {
 
 /** The heaviest tools/list entries and each server's total (seed 003: schemas cost context). */
 function weights(v: Verdict): string[] {
-  const weighed = v.tools
-    .filter((t) => t.schemaTokens !== null)
-    .sort((a, b) => (b.schemaTokens ?? 0) - (a.schemaTokens ?? 0));
+  // Every reported tool, called in the range or not: a listed tool costs context either way.
+  const weighed = v.contracts;
   if (weighed.length === 0) return [];
   const shown = weighed.slice(0, 10);
   return [
@@ -114,7 +115,7 @@ function weights(v: Verdict): string[] {
 }
 
 export function json(v: Verdict): string {
-  return `${JSON.stringify({ tools: v.tools, servers: v.servers, flags: v.flags, passed: v.passed, thresholds: { maxErrorRate: v.maxErrorRate ?? null, failOn: v.failOn } }, null, 2)}\n`;
+  return `${JSON.stringify({ tools: v.tools, servers: v.servers, contracts: v.contracts, flags: v.flags, passed: v.passed, thresholds: { maxErrorRate: v.maxErrorRate ?? null, failOn: v.failOn } }, null, 2)}\n`;
 }
 
 /** XML text: escaped, and without the control characters XML 1.0 cannot carry at all. */

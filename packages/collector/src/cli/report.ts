@@ -102,6 +102,7 @@ export async function runReport(flags: ReportFlags, source: Source, io: CliIo): 
   const verdict: Verdict = {
     tools,
     servers: loaded.data.servers,
+    contracts: loaded.data.contracts,
     flags: allFlags,
     maxErrorRate: max,
     failOn,

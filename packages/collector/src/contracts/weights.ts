@@ -9,6 +9,29 @@ export type ServerWeight = {
   schemaTokens: number;
 };
 
+export type ContractWeight = {
+  name: string;
+  version: string;
+  schemaHash: string;
+  schemaBytes: number;
+  schemaTokens: number;
+  deprecated: ContractSummary['deprecated'];
+};
+
+/** The newest contract of each tool as /api/tools lists it, heaviest first. */
+export function contractWeights(summaries: ContractSummary[]): ContractWeight[] {
+  return summaries
+    .map((c) => ({
+      name: c.tool,
+      version: c.version,
+      schemaHash: c.schemaHash,
+      schemaBytes: c.schemaBytes,
+      schemaTokens: c.schemaTokens,
+      deprecated: c.deprecated,
+    }))
+    .sort((a, b) => b.schemaTokens - a.schemaTokens || (a.name < b.name ? -1 : 1));
+}
+
 export function serverWeights(summaries: ContractSummary[]): ServerWeight[] {
   const out = new Map<string, ServerWeight>();
   for (const c of summaries)

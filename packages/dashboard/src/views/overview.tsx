@@ -135,7 +135,7 @@ export function Overview({ range, tick }: { range: TimeRange; tick: number }) {
         </Load>
       </Section>
       <Load loaded={tools} what="schema weights">
-        {(data) => <HeaviestSchemas tools={data.tools} servers={data.servers} />}
+        {(data) => <HeaviestSchemas contracts={data.contracts} servers={data.servers} />}
       </Load>
       <Section title="Calls and error rate over time">
         <Load loaded={series} what="the time series">
@@ -167,15 +167,14 @@ export function Overview({ range, tick }: { range: TimeRange; tick: number }) {
 
 /** The heaviest tools/list entries (seed 003: schemas cost context before the first call). */
 function HeaviestSchemas({
-  tools,
+  contracts,
   servers,
 }: {
-  tools: ToolsResponse['tools'];
+  contracts: ToolsResponse['contracts'];
   servers: ToolsResponse['servers'];
 }) {
-  const weighed = tools
-    .filter((t) => t.schemaTokens !== null)
-    .sort((a, b) => (b.schemaTokens ?? 0) - (a.schemaTokens ?? 0));
+  // Every reported tool, called in the range or not (the API sorts them heaviest first).
+  const weighed = contracts;
   if (weighed.length === 0) return null;
   const top = weighed.slice(0, 5);
   return (
