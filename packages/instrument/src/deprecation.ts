@@ -44,9 +44,11 @@ export function deprecationOfMcpTool(
     isRecord(annotations) ? annotations.deprecated : undefined,
     isRecord(meta) ? meta['toolscope.dev/deprecated'] : undefined,
   ]) {
+    // Runs on every call of a plain tool: nothing to parse is the common case, and a failed parse costs an error.
+    if (declared === undefined || declared === false) continue;
     if (declared === true) return {};
     const parsed = deprecationSchema.safeParse(declared);
-    if (declared !== undefined && parsed.success) return parsed.data;
+    if (parsed.success) return parsed.data;
   }
   if (typeof description !== 'string' || !DEPRECATED_WORD.test(description)) return undefined;
   const found: Deprecation = {};

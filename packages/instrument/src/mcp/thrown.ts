@@ -11,14 +11,20 @@ export function keepThrown(high: object | undefined, name: string): void {
     high,
     name,
     (handler) =>
-      async function toolHandler(this: unknown, ...args: unknown[]): Promise<unknown> {
-        try {
-          return await handler.apply(this, args);
-        } catch (error) {
-          const extra = args[args.length - 1];
+      // Not an async function: the handler's own promise is passed on, without a tick more per call.
+      function toolHandler(this: unknown, ...args: unknown[]): unknown {
+        const extra = args[args.length - 1];
+        const keep = (error: unknown): never => {
           if (typeof extra === 'object' && extra !== null) thrown.set(extra, error);
           throw error;
+        };
+        let out: unknown;
+        try {
+          out = handler.apply(this, args);
+        } catch (error) {
+          return keep(error);
         }
+        return out instanceof Promise ? out.then(undefined, keep) : out;
       },
   );
 }
