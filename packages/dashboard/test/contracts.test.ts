@@ -98,6 +98,8 @@ describe('contracts in the dashboard', () => {
   it('shows what a failed call threw in its card', async () => {
     const w = await watchedPage(browser);
     await w.page.goto(`${collector.url}/#/tools/get_invoice`);
+    // The tool page says what its failures threw; the call card says what this call threw.
+    expect(await w.page.locator('[data-field=exceptions]').textContent()).toBe('RangeError ×1');
     await w.page
       .getByRole('table', { name: 'calls' })
       .locator('a[href*="/traces/"]')

@@ -64,6 +64,11 @@ function Evidence({ flag }: { flag: Flag }) {
           conversation {short(c, 16)}
         </a>
       ))}
+      {(flag.evidence.clients ?? flag.evidence.callers ?? []).slice(0, 5).map((c) => (
+        <span key={c} class="chip" title="still calling it">
+          by {c}
+        </span>
+      ))}
       {flag.evidence.replacedBy && (
         <a class="chip" href={href.tool(flag.evidence.replacedBy)}>
           use {flag.evidence.replacedBy}

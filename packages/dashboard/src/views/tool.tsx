@@ -147,6 +147,14 @@ export function ToolView({ name, range, tick }: { name: string; range: TimeRange
                   schema <b data-field="schemaTokens">{d.stats.schemaTokens}</b> tokens
                 </div>
               )}
+              {d.stats.exceptions.length > 0 && (
+                <div class="bad" title="what its failing calls threw, most frequent first">
+                  threw{' '}
+                  <b data-field="exceptions">
+                    {d.stats.exceptions.map((e) => `${e.type} ×${e.count}`).join(', ')}
+                  </b>
+                </div>
+              )}
               <div title="each call counted once: from the server's span when both sides were traced">
                 from <b data-field="sources">{d.stats.sources.join(', ') || '–'}</b>
               </div>
