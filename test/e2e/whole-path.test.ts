@@ -145,6 +145,7 @@ describe('agent → MCP server → collector → API, report and dashboard', () 
       get_order: [14, 7, 0.5],
       catalogue_list: [14, 4, 0.2857],
       order_intent: [6, 4, 0.6667],
+      list_catalogue: [1, 0, 0],
     });
     expect(body.passed).toBe(false);
   });
@@ -162,7 +163,12 @@ describe('agent → MCP server → collector → API, report and dashboard', () 
       await page.goto(`${url}/`);
       await page.locator('table.tools').waitFor();
       const tools = await page.locator('table.tools tbody th a').allTextContents();
-      expect(tools.sort()).toEqual(['catalogue_list', 'get_order', 'order_intent']);
+      expect(tools.sort()).toEqual([
+        'catalogue_list',
+        'get_order',
+        'list_catalogue',
+        'order_intent',
+      ]);
       await page.goto(`${url}/#/flags`);
       await page.locator('li.flag').first().waitFor();
       const kinds = await page
@@ -170,7 +176,11 @@ describe('agent → MCP server → collector → API, report and dashboard', () 
         .evaluateAll((els) => els.map((el) => el.getAttribute('data-kind')));
       for (const e of EXPECTED_FLAGS) expect(kinds, e.kind).toContain(e.kind);
       await page.screenshot({
-        path: join(ROOT, 'docs/screenshots/demo-flags.png'),
+        // An ignored folder unless `pnpm screenshots` points it at docs/screenshots: a test writes no tracked file.
+        path: join(
+          process.env.TOOLSCOPE_SCREENSHOTS_DIR ?? join(ROOT, '.screenshots'),
+          'demo-flags.png',
+        ),
         fullPage: true,
       });
       expect(errors).toEqual([]);

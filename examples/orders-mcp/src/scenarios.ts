@@ -107,6 +107,11 @@ export const SCENES: Scene[] = [
       })),
     ],
   },
+  {
+    id: 'deprecated',
+    title: 'an agent still calling list_catalogue, renamed to catalogue_list',
+    turns: [[{ server: 'stable', tool: 'list_catalogue', args: { maxPrice: 40 } }]],
+  },
 ];
 
 /** Every flag kind the story must produce, with its tool and, for retry loops, the scene it comes from. */
@@ -119,6 +124,7 @@ export const EXPECTED_FLAGS = [
   { kind: 'version_skew', tool: 'catalogue_list', scene: 'rollout' },
   { kind: 'input_drift', tool: 'catalogue_list', scene: 'old-client' },
   { kind: 'output_drift', tool: 'get_order', scene: 'enum' },
+  { kind: 'deprecated_tool_in_use', tool: 'list_catalogue', scene: 'deprecated' },
 ] as const;
 
 /** Scenes that must produce no flag of their own. */

@@ -1,4 +1,4 @@
-// The example MCP server: the three tools registered with registerMcpTool on an instrumented McpServer,
+// The example MCP server: the tools registered with registerMcpTool on an instrumented McpServer,
 // served over stdio (default) or Streamable HTTP (`--http PORT`). Spans go to OTEL_EXPORTER_OTLP_ENDPOINT.
 import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';

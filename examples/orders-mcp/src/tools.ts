@@ -1,6 +1,7 @@
-// The seeds' three tools, each one Zod contract. Two deployments exist: `stable`, and a `canary` that (a)
+// The seeds' tools, each one Zod contract. Two deployments exist: `stable`, and a `canary` that (a)
 // changed get_order's output contract but kept its version (a silent schema change), and (b) ships
-// catalogue_list v3, whose input nests the price range (clients on the v2 shape get INVALID_INPUT).
+// catalogue_list v3, whose input nests the price range (clients on the v2 shape get INVALID_INPUT). list_catalogue
+// is catalogue_list's old name, deprecated.
 import { defineTool } from '@toolscope/instrument';
 import { z } from 'zod';
 import { createIntent, fetchOrders, inStock, listCatalogue } from './upstream.js';
@@ -99,6 +100,22 @@ const orderIntent = () =>
     },
   });
 
+/**
+ * The catalogue's old name, kept through a 90-day window after the rename to catalogue_list (seed 001): it
+ * answers as before, and every call says it is deprecated, so the collector can list who still calls it.
+ */
+const listCatalogueOld = () =>
+  defineTool({
+    name: 'list_catalogue',
+    version: '1',
+    effect: 'read',
+    description: 'Catalogue items up to a price. Deprecated: use catalogue_list.',
+    input: z.object({ maxPrice: z.number().min(0) }).strict(),
+    output: itemsOutput,
+    deprecated: { replacedBy: 'catalogue_list', sunset: '2027-03-01' },
+    execute: async ({ maxPrice }) => ({ items: await listCatalogue(0, maxPrice) }),
+  });
+
 export function toolsOf(variant: Variant) {
-  return [getOrder(variant), catalogueList(variant), orderIntent()] as const;
+  return [getOrder(variant), catalogueList(variant), orderIntent(), listCatalogueOld()] as const;
 }

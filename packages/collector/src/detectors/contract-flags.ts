@@ -77,7 +77,7 @@ export function deprecatedFlags(usages: DeprecatedUsage[], nowMs: number): Flag[
         count: u.calls,
         firstSeen: iso(u.firstNs),
         lastSeen: iso(u.lastNs),
-        summary: `${u.contract.tool} is deprecated${d.replacedBy ? ` (use ${d.replacedBy})` : ''} and was still called ${u.calls} times${who}${when}.`,
+        summary: `${u.contract.tool} is deprecated${d.replacedBy ? ` (use ${d.replacedBy})` : ''} and was still called ${u.calls} time${u.calls === 1 ? '' : 's'}${who}${when}.`,
         evidence: {
           traceIds: u.traceIds.slice(0, 5),
           callers: u.callers,
@@ -128,9 +128,14 @@ export function withContractChanges(
     }
     if (changes.length === 0) return f;
     const described = describeChanges(changes);
+    // Drift compares the two newest contracts, which may or may not be what broke the calls: said as a fact.
+    const lead =
+      f.kind === 'input_drift' || f.kind === 'output_drift'
+        ? 'Its two newest contracts differ at'
+        : 'The contracts differ at';
     return {
       ...f,
-      summary: `${f.summary} Changed: ${described.slice(0, 3).join('; ')}${changes.length > 3 ? ` (+${changes.length - 3} more)` : ''}.`,
+      summary: `${f.summary} ${lead}: ${described.slice(0, 3).join('; ')}${changes.length > 3 ? ` (+${changes.length - 3} more)` : ''}.`,
       evidence: { ...f.evidence, changes: described },
     };
   });
