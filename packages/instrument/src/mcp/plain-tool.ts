@@ -128,6 +128,32 @@ export function plainToolsCall(state: ServerState, isDefined: (name: string) => 
     };
 }
 
+const deprecations = new WeakMap<
+  object,
+  { description: unknown; annotations: unknown; meta: unknown; attributes: Attributes | undefined }
+>();
+
+/** A plain tool's deprecation attributes, read once per registry record (again if `update()` changed it). */
+function deprecationOf(r: RegisteredTool): Attributes | undefined {
+  const known = deprecations.get(r.raw);
+  if (
+    known &&
+    known.description === r.description &&
+    known.annotations === r.annotations &&
+    known.meta === r.meta
+  )
+    return known.attributes;
+  const d = deprecationOfMcpTool(r.annotations, r.meta, r.description);
+  const attributes = d ? deprecationAttributes(d) : undefined;
+  deprecations.set(r.raw, {
+    description: r.description,
+    annotations: r.annotations,
+    meta: r.meta,
+    attributes,
+  });
+  return attributes;
+}
+
 /** A plain tool's version: the `toolVersions` option, else `_meta["toolscope.dev/version"]`, else unversioned. */
 export function plainToolVersion(state: ServerState, name: string, meta: unknown): string {
   const metaVersion = isRecord(meta) ? meta['toolscope.dev/version'] : undefined;
@@ -152,10 +178,8 @@ function addToolAttributes(
   const readOnly =
     isRecord(registered?.annotations) && registered.annotations.readOnlyHint === true;
   attributes[sc.ATTR_TOOLSCOPE_EFFECT] = readOnly ? 'read' : 'write';
-  const deprecated = registered
-    ? deprecationOfMcpTool(registered.annotations, registered.meta, registered.description)
-    : undefined;
-  if (deprecated) Object.assign(attributes, deprecationAttributes(deprecated));
+  const deprecated = registered ? deprecationOf(registered) : undefined;
+  if (deprecated) Object.assign(attributes, deprecated);
   attributes[sc.ATTR_TOOLSCOPE_ATTEMPT] = 1;
   attributes[sc.ATTR_TOOLSCOPE_PARTIAL_EFFECT] = false;
   const print = fingerprint(args ?? {}, state.hasher);

@@ -11,6 +11,8 @@ export type LowLevelServer = {
 };
 
 export type RegisteredTool = {
+  /** The registry's own record: stable across calls until the tool is removed, so a cache key. */
+  raw: object;
   enabled: boolean;
   description: unknown;
   inputSchema: unknown;
@@ -66,6 +68,7 @@ export function registeredTool(
   const tool = registry[name];
   if (!isRecord(tool)) return undefined;
   return {
+    raw: tool,
     enabled: tool.enabled !== false,
     description: tool.description,
     inputSchema: tool.inputSchema,
