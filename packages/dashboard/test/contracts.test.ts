@@ -20,9 +20,8 @@ let browser: Browser;
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'toolscope-dash-contracts-'));
   collector = await startCollector({ db: join(dir, 'toolscope.db'), port: 0 });
-  const providers = ['billing-stable', 'billing-canary'].map((s) =>
-    exportingProvider(collector.url, s),
-  );
+  const stable = exportingProvider(collector.url, 'billing-stable');
+  const providers = [stable, exportingProvider(collector.url, 'billing-canary')];
   // get_invoice v1 from a stable and a canary with different output enums: one silent change.
   for (const [i, provider] of providers.entries()) {
     const invoice = defineTool({
@@ -49,7 +48,7 @@ beforeAll(async () => {
     description: 'All invoices',
     input: z.object({}).strict(),
     output: z.object({ ids: z.array(z.string()) }),
-    tracerProvider: providers[0],
+    tracerProvider: stable,
     hashKey: 'seed',
     deprecated: { replacedBy: 'get_invoice', sunset: '2099-01-01' },
     execute: () => ({ ids: [] }),
