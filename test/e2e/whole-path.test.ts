@@ -169,6 +169,12 @@ describe('agent → MCP server → collector → API, report and dashboard', () 
         'list_catalogue',
         'order_intent',
       ]);
+      // The overview shows 8 flags and names the ones it left out.
+      expect(await page.locator('ul.flags li.flag').count()).toBe(8);
+      const leftOut = (await page.getByTestId('flags-left-out').textContent()) ?? '';
+      const [, more, all] =
+        /^(\d+) more not shown: .+ on .+\. All (\d+) flags$/.exec(leftOut) ?? [];
+      expect(Number(all) - Number(more), leftOut).toBe(8);
       await page.goto(`${url}/#/flags`);
       await page.locator('li.flag').first().waitFor();
       const kinds = await page

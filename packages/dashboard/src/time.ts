@@ -43,16 +43,8 @@ export function utcTitle(iso: string): string {
     : `${d.toISOString().replace('T', ' ').replace('Z', '')} UTC`;
 }
 
-export function formatMs(ms: number | null | undefined): string {
-  if (ms === null || ms === undefined) return '–';
-  if (ms < 1) return `${(ms * 1000).toFixed(0)} µs`;
-  if (ms < 1000) return `${ms < 10 ? ms.toFixed(2) : ms.toFixed(1)} ms`;
-  return `${(ms / 1000).toFixed(2)} s`;
-}
-
-export function formatPercent(rate: number): string {
-  return `${(rate * 100).toFixed(rate > 0 && rate < 0.001 ? 2 : 1)} %`;
-}
+// One formatter for the page and `toolscope report` (the collector's api/format.ts).
+export { formatMs, formatPercent } from '@toolscope/collector/schemas';
 
 /** `datetime-local` input value (local zone, minutes) of an ISO time. */
 export function toLocalInput(iso: string): string {

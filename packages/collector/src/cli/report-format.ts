@@ -1,5 +1,6 @@
 // The three renderings of a report: Markdown for a CI job summary, JSON with the API shapes, and JUnit XML
 // with one test case per tool and one per failing flag kind.
+import { formatMs, formatPercent } from '../api/format.js';
 import type { ToolStats } from '../api/schemas.js';
 import type { ContractWeight, ServerWeight } from '../contracts/weights.js';
 import type { Flag } from '../detectors/flag.js';
@@ -20,8 +21,8 @@ export type Verdict = {
   passed: boolean;
 };
 
-const pct = (x: number) => `${(Math.round(x * 1000) / 10).toFixed(1)} %`;
-const ms = (x: number | null) => (x === null ? '–' : `${x} ms`);
+const pct = formatPercent;
+const ms = formatMs;
 /** Markdown table cells: data comes from agents, so pipes, backticks and newlines are neutralised. */
 const cell = (text: string) =>
   text.replace(

@@ -153,7 +153,8 @@ export function Overview({ range, tick }: { range: TimeRange; tick: number }) {
             <>
               <FlagList flags={data.flags.slice(0, 8)} compact />
               {data.flags.length > 8 && (
-                <p>
+                <p data-testid="flags-left-out">
+                  {data.flags.length - 8} more not shown: {leftOut(data.flags.slice(8))}.{' '}
                   <a href={href.flags()}>All {data.flags.length} flags</a>
                 </p>
               )}
@@ -201,4 +202,12 @@ function HeaviestSchemas({
       )}
     </Section>
   );
+}
+
+/** What a truncated flag list left out, by kind and tool: `unsafe_write_retry on order_intent ×2`. */
+function leftOut(flags: { kind: string; tool: string }[]): string {
+  const counts = new Map<string, number>();
+  for (const f of flags)
+    counts.set(`${f.kind} on ${f.tool}`, (counts.get(`${f.kind} on ${f.tool}`) ?? 0) + 1);
+  return [...counts].map(([what, n]) => (n > 1 ? `${what} ×${n}` : what)).join(', ');
 }

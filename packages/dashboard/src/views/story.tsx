@@ -61,7 +61,12 @@ export function Story({ spans }: { spans: SpanOut[] }) {
                 </span>
               )}
               <span class="muted">called</span> <b class="tool">{call.tool}</b>
-              {call.version && <span class="muted"> v{call.version}</span>}
+              {call.version && (
+                <span class="muted">
+                  {' '}
+                  {call.version === 'unversioned' ? '(unversioned)' : `v${call.version}`}
+                </span>
+              )}
               {call.attempt !== null && call.attempt > 1 && (
                 <span class="muted"> (attempt {call.attempt})</span>
               )}
