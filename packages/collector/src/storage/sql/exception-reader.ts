@@ -16,9 +16,12 @@ export async function exceptionTypes(
   side: CallSide = 'any',
   top = 5,
 ): Promise<Map<string, ExceptionCount[]>> {
+  // `tool || ''`: an expression no index covers, so the planner reads the partial index of calls that threw
+  // instead of every call of the tool in the window (bench:query: the tool page took 142 ms with `tool = ?`
+  // on SQLite, which chose the (tool, start_ns) index).
   const rows = await db.all(
     `SELECT tool, exception_type, COUNT(*) AS n FROM tool_calls
-      WHERE exception_type IS NOT NULL AND start_ns >= ? AND start_ns < ? AND ${sideWhere(side)}${tool === undefined ? '' : ' AND tool = ?'}
+      WHERE exception_type IS NOT NULL AND start_ns >= ? AND start_ns < ? AND ${sideWhere(side)}${tool === undefined ? '' : " AND tool || '' = ?"}
       GROUP BY tool, exception_type ORDER BY n DESC LIMIT 2000`,
     tool === undefined ? [sinceNs, untilNs] : [sinceNs, untilNs, tool],
   );

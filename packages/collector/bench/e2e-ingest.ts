@@ -1,0 +1,161 @@
+// The end-to-end ingest run shared by bench:ingest and bench:storage: real `toolscope serve` processes, protobuf
+// batches over loopback (counted when acknowledged), then the true reference of the same rows (reference.ts)
+// measured in the same run. Returns the numbers; the scripts print them.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { decodeProtobuf, type NormalizedSpan } from '../src/index.js';
+import { postgresReference, refRows, sqliteReference } from './reference.js';
+
+export type IngestOptions = {
+  /** A SQLite file or a PostgreSQL URL the collectors share. */
+  db: string;
+  collectors: number;
+  batches: Uint8Array[];
+  batchSize: number;
+  concurrency: number;
+  /** A folder for the SQLite reference database. */
+  scratch: string;
+  /** Runs after the collectors stopped and before the reference writes (bench:storage measures sizes here). */
+  afterIngest?: () => Promise<void>;
+};
+
+export type IngestResult = {
+  rate: number;
+  /** Spans counted (after the warm-up). */
+  spans: number;
+  reference: { label: string; rate: number };
+  /** PostgreSQL only: the multi-row INSERT rate, printed beside COPY. */
+  insertRate: number | undefined;
+  rssMiB: number[];
+  cpuPerSpanUs: number;
+  cores: number;
+};
+
+const tsx = fileURLToPath(new URL('../node_modules/.bin/tsx', import.meta.url));
+const main = fileURLToPath(new URL('../src/cli/main.ts', import.meta.url));
+const isPg = (db: string) => /^postgres(ql)?:\/\//i.test(db);
+
+async function serve(db: string): Promise<{ child: ChildProcess; url: string; pid: number }> {
+  const child = spawn(
+    tsx,
+    [
+      '--conditions=@toolscope/source',
+      main,
+      'serve',
+      '--db',
+      db,
+      '--port',
+      '0',
+      '--grpc-port',
+      '0',
+    ],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  let out = '';
+  const url = await new Promise<string>((resolve) => {
+    child.stdout?.on('data', (d: Buffer) => {
+      out += d.toString();
+      const m = /listening on (http:\/\/\S+)/.exec(out);
+      if (m?.[1]) resolve(m[1]);
+    });
+  });
+  const pid = await new Promise<number>((resolve) => {
+    // tsx runs the CLI in a child node process: find it to read its memory and CPU.
+    const ps = spawn('pgrep', ['-P', String(child.pid)]);
+    let pids = '';
+    ps.stdout.on('data', (d: Buffer) => (pids += d.toString()));
+    ps.on('exit', () => resolve(Number(pids.trim().split('\n')[0]) || (child.pid as number)));
+  });
+  return { child, url, pid };
+}
+
+async function send(url: string, body: Uint8Array): Promise<void> {
+  for (;;) {
+    const res = await fetch(`${url}/v1/traces`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-protobuf' },
+      body,
+    });
+    await res.arrayBuffer();
+    if (res.status === 200) return;
+    if (res.status !== 429 && res.status !== 503) throw new Error(`unexpected ${res.status}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+// CPU seconds of a process (all its threads), from /proc: utime + stime in clock ticks (USER_HZ = 100).
+function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+export async function runIngest(o: IngestOptions): Promise<IngestResult> {
+  const { batches } = o;
+  const servers = await Promise.all(Array.from({ length: o.collectors }, () => serve(o.db)));
+  // The first 5 % warm up (JIT, caches, pool connections) and are not counted.
+  const warm = Math.ceil(batches.length * 0.05);
+  for (let i = 0; i < warm; i++)
+    await send(servers[i % o.collectors]?.url ?? '', batches[i] as Uint8Array);
+  let next = warm;
+  const cpuStart = servers.map((s) => cpuSeconds(s.pid));
+  const start = process.hrtime.bigint();
+  await Promise.all(
+    Array.from({ length: o.concurrency }, async (_, worker) => {
+      const url = servers[worker % o.collectors]?.url ?? '';
+      while (next < batches.length) await send(url, batches[next++] as Uint8Array);
+    }),
+  );
+  const seconds = Number(process.hrtime.bigint() - start) / 1e9;
+  const cpu = servers.reduce((n, s, i) => n + cpuSeconds(s.pid) - (cpuStart[i] ?? 0), 0);
+  const spans = (batches.length - warm) * o.batchSize;
+  const rssMiB = servers.map(
+    (s) =>
+      Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${s.pid}/status`, 'utf8'))?.[1] ?? 0) / 1024,
+  );
+  for (const s of servers) s.child.kill('SIGTERM');
+  await Promise.all(servers.map((s) => new Promise((r) => s.child.on('exit', r))));
+  await o.afterIngest?.();
+
+  // The reference: the same rows, decoded beforehand, plain INSERTs (or COPY) into a minimal table set.
+  const decoded: NormalizedSpan[][] = batches.map((b) => {
+    const d = decodeProtobuf(b);
+    if (!d.ok) throw new Error(d.message);
+    return d.batch.spans;
+  });
+  const rows = refRows(decoded.slice(warm));
+  const pg = isPg(o.db);
+  const refRate = pg
+    ? await postgresReference(o.db, rows, 'copy')
+    : sqliteReference(join(o.scratch, 'ref.db'), rows);
+  const insertRate = pg ? await postgresReference(o.db, rows, 'insert') : undefined;
+  return {
+    rate: spans / seconds,
+    spans,
+    reference: { label: pg ? 'COPY' : 'plain prepared INSERTs', rate: refRate },
+    insertRate,
+    rssMiB,
+    cpuPerSpanUs: (cpu * 1e6) / spans,
+    cores: cpu / seconds,
+  };
+}
+
+const fmt = (n: number) => Math.round(n).toLocaleString('en-US').padStart(9);
+
+/** The lines bench:ingest has always printed for a run. */
+export function ingestLines(r: IngestResult, concurrency: number): string[] {
+  return [
+    `  end to end (HTTP, protobuf, ${concurrency} concurrent, acked)  ${fmt(r.rate)} spans/s`,
+    `  reference: ${r.reference.label} of the same rows into minimal tables  ${fmt(r.reference.rate)} spans/s`,
+    ...(r.insertRate === undefined
+      ? []
+      : [`  (multi-row INSERT of the same rows, for comparison  ${fmt(r.insertRate)} spans/s)`]),
+    `  ratio end to end / reference                 ${(r.rate / r.reference.rate).toFixed(2).padStart(9)}`,
+    `  collector peak RSS                           ${r.rssMiB
+      .map((x) => x.toFixed(0))
+      .join(', ')
+      .padStart(9)} MiB`,
+    `  collector CPU per span, all threads          ${r.cpuPerSpanUs.toFixed(1).padStart(9)} µs  (${r.cores.toFixed(2)} of 2 cores)`,
+  ];
+}
