@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { BasicTracerProvider, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
@@ -196,15 +197,23 @@ describe("the agent's side of the contract", () => {
     await client.listTools();
     // The SDK throws too; the span says why, with the path and no value.
     await expect(client.callTool({ name: 'count_items', arguments: {} })).rejects.toThrow();
+    // A raw request skips the SDK's own check and returns the result: the span still says it broke.
+    const raw = await client.request(
+      { method: 'tools/call', params: { name: 'count_items', arguments: {} } },
+      CallToolResultSchema,
+    );
+    expect(raw.structuredContent).toEqual({ count: 'many' });
     await client.close();
     await flushAll();
     const { calls } = await api<{
       calls: { code: string; side: string; issues: { path: string; message: string }[] }[];
     }>('/api/calls?tool=count_items&side=client');
-    expect(calls).toHaveLength(1);
-    expect(calls[0]).toMatchObject({ code: 'INVALID_OUTPUT', side: 'client' });
-    expect(calls[0]?.issues.map((i) => i.path)).toEqual(['count']);
-    expect(JSON.stringify(calls[0]?.issues)).not.toContain('many');
+    expect(calls).toHaveLength(2);
+    for (const call of calls) {
+      expect(call).toMatchObject({ code: 'INVALID_OUTPUT', side: 'client' });
+      expect(call.issues.map((i) => i.path)).toEqual(['count']);
+      expect(JSON.stringify(call.issues)).not.toContain('many');
+    }
   });
 });
 

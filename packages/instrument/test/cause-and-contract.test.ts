@@ -3,6 +3,7 @@
 // provider and hash, and deprecation carried on every call span.
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { deprecationOfMcpTool } from '../src/deprecation.js';
 import { defineTool, ToolscopeError } from '../src/index.js';
 import * as sc from '../src/semconv.js';
 import { createTracing, type Tracing } from './tracing.js';
@@ -128,5 +129,26 @@ describe('deprecation', () => {
     expect(() => weatherTool(createTracing(), { deprecated: { sunset: 'next spring' } })).toThrow(
       /deprecated\.sunset/,
     );
+  });
+});
+
+describe('the deprecation of a plain MCP tool', () => {
+  it('reads annotations, _meta and the description, in that order', () => {
+    expect(deprecationOfMcpTool({ deprecated: true }, undefined, 'Lists items')).toEqual({});
+    expect(
+      deprecationOfMcpTool(undefined, { 'toolscope.dev/deprecated': { replacedBy: 'b' } }, 'x'),
+    ).toEqual({ replacedBy: 'b' });
+    expect(
+      deprecationOfMcpTool(
+        undefined,
+        undefined,
+        'DEPRECATED — use `search_v2` instead. Removed after 2027-06-30.',
+      ),
+    ).toEqual({ replacedBy: 'search_v2', sunset: '2027-06-30' });
+    expect(deprecationOfMcpTool(undefined, undefined, 'Deprecated.')).toEqual({});
+    // Not deprecated: no word, an explicit false, or a malformed declaration (not read as deprecated).
+    expect(deprecationOfMcpTool(undefined, undefined, 'Lists items')).toBeUndefined();
+    expect(deprecationOfMcpTool({ deprecated: false }, undefined, 'Lists items')).toBeUndefined();
+    expect(deprecationOfMcpTool({ deprecated: 'soon' }, undefined, 'Lists')).toBeUndefined();
   });
 });
