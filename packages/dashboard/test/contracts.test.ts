@@ -84,13 +84,13 @@ describe('contracts in the dashboard', () => {
     const change = diff.locator('tbody tr');
     expect(await change.count()).toBe(1);
     expect(await change.first().textContent()).toBe('output.status.enumadded–"void"');
+    await screenshot(w.page, 'contracts');
     // Swapping the two reads the change the other way round.
     const [from, to] = await w.page.locator('.diff-pick select').all();
     const hashes = await rows.evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-hash')));
     await from?.selectOption(hashes[1] ?? '');
     await to?.selectOption(hashes[0] ?? '');
     await diff.locator('tbody tr', { hasText: 'removed' }).waitFor();
-    await screenshot(w.page, 'contracts');
     expect(w.errors).toEqual([]);
   });
 
