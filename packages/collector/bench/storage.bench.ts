@@ -110,26 +110,36 @@ async function queries(db: string | undefined): Promise<void> {
   });
 }
 
-// SQLite
-{
+/** Ingests the workload into `db`, measures the store before the reference writes, prints both. */
+async function ingestInto(label: string, db: string, measure: () => Promise<Size>): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'toolscope-storage-'));
-  const path = join(dir, 'storage.db');
   try {
     let size: Size | undefined;
     const r = await runIngest({
-      db: path,
+      db,
       collectors: 1,
       batches,
       batchSize: BATCH,
       concurrency: CONCURRENCY,
       scratch: dir,
       afterIngest: async () => {
-        size = sqliteSize(path);
+        size = await measure();
       },
     });
-    console.log('SQLite');
+    console.log(label);
     if (size) printSize(size);
     for (const line of ingestLines(r, CONCURRENCY)) console.log(line);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+// SQLite: its own folder, so the store's file is measured alone.
+{
+  const dir = mkdtempSync(join(tmpdir(), 'toolscope-storage-db-'));
+  const path = join(dir, 'storage.db');
+  try {
+    await ingestInto('SQLite', path, async () => sqliteSize(path));
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -139,26 +149,10 @@ async function queries(db: string | undefined): Promise<void> {
 // PostgreSQL
 if (pgServer) {
   const ingestDb = await freshDatabase(pgServer);
-  const dir = mkdtempSync(join(tmpdir(), 'toolscope-storage-'));
   try {
-    let size: Size | undefined;
-    const r = await runIngest({
-      db: ingestDb.url,
-      collectors: 1,
-      batches,
-      batchSize: BATCH,
-      concurrency: CONCURRENCY,
-      scratch: dir,
-      afterIngest: async () => {
-        size = await postgresSize(ingestDb.url);
-      },
-    });
-    console.log('PostgreSQL');
-    if (size) printSize(size);
-    for (const line of ingestLines(r, CONCURRENCY)) console.log(line);
+    await ingestInto('PostgreSQL', ingestDb.url, () => postgresSize(ingestDb.url));
   } finally {
     await ingestDb.drop();
-    rmSync(dir, { recursive: true, force: true });
   }
   if (!args['skip-queries']) {
     const queryDb = await freshDatabase(pgServer);

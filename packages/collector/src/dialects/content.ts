@@ -78,8 +78,8 @@ export function applyContentPolicy(span: NormalizedSpan, policy: ContentPolicy):
       dropped.push(key);
     }
   }
-  if (dropped.length > 0) setAttr(a, ATTR_CONTENT_DROPPED, dropped);
   // A thrown error's message often quotes the input: the same rules as the instrument's (exception.ts).
+  let stackDropped = false;
   for (const event of span.events) {
     if (event.name !== sc.EVENT_EXCEPTION) continue;
     const message = event.attributes[sc.ATTR_EXCEPTION_MESSAGE];
@@ -91,8 +91,9 @@ export function applyContentPolicy(span: NormalizedSpan, policy: ContentPolicy):
       );
     if (!policy.redact && event.attributes[sc.ATTR_EXCEPTION_STACKTRACE] !== undefined) {
       delete event.attributes[sc.ATTR_EXCEPTION_STACKTRACE];
-      dropped.push(sc.ATTR_EXCEPTION_STACKTRACE);
-      setAttr(a, ATTR_CONTENT_DROPPED, dropped);
+      stackDropped = true;
     }
   }
+  if (stackDropped) dropped.push(sc.ATTR_EXCEPTION_STACKTRACE);
+  if (dropped.length > 0) setAttr(a, ATTR_CONTENT_DROPPED, dropped);
 }
