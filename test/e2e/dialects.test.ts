@@ -52,6 +52,8 @@ type ToolRow = {
 };
 type CallRow = {
   tool: string;
+  resultBytes: number | null;
+  resultTokens: number | null;
   code: string | null;
   source: string;
   side: string;
@@ -313,5 +315,9 @@ describe('other instrumentations, through the real exporter', () => {
     });
     const [call] = await callsOf('check_stock');
     expect(call?.inputShape).toBe('sku:string');
+    // The result (output.value) is measured at ingest, then dropped: only its size stays.
+    const result = JSON.stringify({ sku: 'sku-1', stock: 4 });
+    expect(call?.resultBytes).toBe(Buffer.byteLength(result));
+    expect(call?.resultTokens).toBeGreaterThan(3);
   });
 });

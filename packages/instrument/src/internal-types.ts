@@ -57,6 +57,8 @@ export type SpanOverride = {
   executorSignal?: AbortSignal;
   /** Spans of this call go here instead of the tool's own provider. */
   tracerProvider?: TracerProvider;
+  /** The adapter measures the result it sends (in `onResult`): the envelope is not measured. */
+  measuresOutput?: boolean;
   /** Called with the result before the span ends, to add adapter attributes. */
   onResult?: (result: ToolResult<unknown>, span: SafeSpan) => void;
 };

@@ -53,6 +53,18 @@ export const ATTR_TOOLSCOPE_IDEMPOTENT_REPLAY = 'toolscope.idempotent_replay' as
  */
 export const ATTR_TOOLSCOPE_MCP_CLIENT_NAME = 'toolscope.mcp.client.name' as const;
 
+/**
+ * What a call's result costs the model's context (output-size.ts): UTF-8 bytes of the result as the model sees
+ * it (the envelope; for MCP, `content` plus `structuredContent`) and approximate tokens; `estimated` when the
+ * tokens were scaled from a prefix of a huge result. For MCP results also the number of content items and of
+ * `resource_link` items among them (seed 003: return the index first, the content after).
+ */
+export const ATTR_TOOLSCOPE_OUTPUT_BYTES = 'toolscope.output.bytes' as const;
+export const ATTR_TOOLSCOPE_OUTPUT_TOKENS = 'toolscope.output.tokens' as const;
+export const ATTR_TOOLSCOPE_OUTPUT_ESTIMATED = 'toolscope.output.estimated' as const;
+export const ATTR_TOOLSCOPE_OUTPUT_CONTENT_ITEMS = 'toolscope.output.content_items' as const;
+export const ATTR_TOOLSCOPE_OUTPUT_RESOURCE_LINKS = 'toolscope.output.resource_links' as const;
+
 /** Deprecation of a tool (`defineTool({ deprecated })`, MCP annotations or description), on every call span. */
 export const ATTR_TOOLSCOPE_DEPRECATED = 'toolscope.deprecated' as const;
 export const ATTR_TOOLSCOPE_DEPRECATED_REPLACED_BY = 'toolscope.deprecated.replaced_by' as const;

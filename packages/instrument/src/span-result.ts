@@ -6,6 +6,7 @@ import { failure } from './envelope.js';
 import { exceptionAttributes } from './exception.js';
 import type { IdempotencyRecord } from './idempotency.js';
 import { toValidationIssues } from './issues.js';
+import { measureJson, outputAttributes } from './output-size.js';
 import { parseValue } from './parse.js';
 import * as sc from './semconv.js';
 import type { SafeSpan } from './telemetry.js';
@@ -18,6 +19,7 @@ export function recordResult(
   executed: ExecutedLike,
   firstAttempt: number,
   captureResult: ((value: unknown) => string) | undefined,
+  measureOutput = true,
 ): void {
   const r = executed.result;
   if (!r.ok && 'error' in executed) {
@@ -26,10 +28,9 @@ export function recordResult(
       exceptionAttributes(executed.error, captureResult !== undefined),
     );
   }
-  // The start attributes already say attempt = firstAttempt and partial_effect = false: a plain success
-  // adds nothing, and skipping the call saves an attribute copy on the hot path.
-  if (r.ok && r.attempt === firstAttempt && !executed.replay && !captureResult) return;
-  const attributes: Attributes = {};
+  // What the caller gets back is the envelope: its size is what the model pays for (unless an adapter
+  // measures what it sends instead, as the MCP adapter does).
+  const attributes: Attributes = measureOutput ? outputAttributes(measureJson(r)) : {};
   if (r.attempt !== firstAttempt) attributes[sc.ATTR_TOOLSCOPE_ATTEMPT] = r.attempt;
   if (executed.replay) attributes[sc.ATTR_TOOLSCOPE_IDEMPOTENT_REPLAY] = true;
   if (!r.ok) {

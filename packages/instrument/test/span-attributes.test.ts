@@ -48,7 +48,7 @@ describe('span contract', () => {
   it('a successful call carries every always-present attribute and no error attributes', async () => {
     const { tracing, getOrder } = tools();
     const input = { customerId: 'cus_1', includeHistory: true };
-    await getOrder.call(input, { callId: 'call_1', conversationId: 'conv_1' });
+    const result = await getOrder.call(input, { callId: 'call_1', conversationId: 'conv_1' });
     const span = tracing.only();
     expect(span.name).toBe('execute_tool get_order');
     expect(span.kind).toBe(SpanKind.INTERNAL);
@@ -66,7 +66,11 @@ describe('span contract', () => {
       'toolscope.partial_effect': false,
       'toolscope.input.hash': hmac16('k', canonicalJson(input)),
       'toolscope.input.shape': 'customerId:string,includeHistory:boolean',
+      // What the caller got back, as the model will read it: the envelope's JSON.
+      'toolscope.output.bytes': Buffer.byteLength(JSON.stringify(result)),
+      'toolscope.output.tokens': expect.any(Number),
     });
+    expect(span.attributes['toolscope.output.tokens']).toBeGreaterThan(5);
     expect(getOrder.schemaHash).toMatch(/^[0-9a-f]{16}$/);
   });
 

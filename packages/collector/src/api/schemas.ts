@@ -92,6 +92,9 @@ export const callSchema = z.object({
   exceptionMessage: z.string().nullable(),
   /** The MCP client's name (its clientInfo), when the span names it. */
   clientName: z.string().nullable(),
+  /** UTF-8 bytes and approximate tokens of the result as the model received it (issue 20). */
+  resultBytes: z.number().int().nullable(),
+  resultTokens: z.number().int().nullable(),
 });
 export type Call = z.infer<typeof callSchema>;
 export const callsResponseSchema = z.object({

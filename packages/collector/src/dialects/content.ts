@@ -5,11 +5,14 @@
 import { randomBytes } from 'node:crypto';
 import * as sc from '@toolscope/instrument/semconv';
 import {
+  approxTokens,
   type CaptureOptions,
   createHasher,
   createRedactor,
   fingerprint,
   type Hasher,
+  measureJson,
+  type OutputSize,
   type Redactor,
   redactString,
 } from '@toolscope/instrument/shared-rules';
@@ -56,6 +59,26 @@ function parsed(v: unknown): unknown {
   }
 }
 
+/**
+ * The size of a foreign span's result (`ai.toolCall.result`, `traceloop.entity.output`, `output.value`),
+ * measured as the instrument package measures its own (shared-rules measureJson and approxTokens) before the
+ * content is dropped: only the numbers stay unless capture is on. A value the collector cut is a lower bound.
+ */
+function measureResult(span: NormalizedSpan, key: string | undefined): void {
+  const a = span.attributes;
+  if (key === undefined || a[sc.ATTR_TOOLSCOPE_OUTPUT_BYTES] !== undefined) return;
+  const v = a[key];
+  if (v === undefined || v === null) return;
+  const size: OutputSize =
+    typeof v === 'string'
+      ? { bytes: Buffer.byteLength(v), tokens: approxTokens(v), estimated: false }
+      : measureJson(v);
+  setAttr(a, sc.ATTR_TOOLSCOPE_OUTPUT_BYTES, size.bytes);
+  setAttr(a, sc.ATTR_TOOLSCOPE_OUTPUT_TOKENS, size.tokens);
+  if (size.estimated || span.truncatedKeys.includes(key))
+    setAttr(a, sc.ATTR_TOOLSCOPE_OUTPUT_ESTIMATED, true);
+}
+
 /** Applies the rules to one span in place; spans that are not foreign tool calls are left as they are. */
 export function applyContentPolicy(span: NormalizedSpan, policy: ContentPolicy): void {
   const dialect = dialectOf(span);
@@ -69,6 +92,7 @@ export function applyContentPolicy(span: NormalizedSpan, policy: ContentPolicy):
     setAttr(a, sc.ATTR_TOOLSCOPE_INPUT_HASH, print.hash);
     setAttr(a, sc.ATTR_TOOLSCOPE_INPUT_SHAPE, print.shape);
   }
+  measureResult(span, call.resultKey);
   const dropped: string[] = [];
   for (const key of [call.argsKey, call.resultKey]) {
     if (key === undefined) continue;

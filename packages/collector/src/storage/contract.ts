@@ -63,6 +63,9 @@ export type CallRecord = {
   exceptionMessage: string | null;
   /** The MCP client's name, when the span names it (`toolscope.mcp.client.name`). */
   clientName: string | null;
+  /** UTF-8 bytes and approximate tokens of the result as the model received it, when the span says. */
+  resultBytes: number | null;
+  resultTokens: number | null;
 };
 
 export type CallPage = { calls: CallRecord[]; nextCursor: string | null };

@@ -34,6 +34,9 @@ export type ToolCallRow = {
   exceptionMessage: string | null;
   /** The MCP client's name (`toolscope.mcp.client.name`), when the span names it. */
   clientName: string | null;
+  /** What the result cost the model's context (`toolscope.output.bytes` / `.tokens`), when the span says. */
+  resultBytes: number | null;
+  resultTokens: number | null;
 };
 
 /**
@@ -47,6 +50,11 @@ function text(v: AttrValue | undefined, max = 512): string | null {
   }
   if (typeof v === 'number' || typeof v === 'boolean') return String(v);
   return null;
+}
+
+/** A size attribute: a whole number ≥ 0 that fits a double exactly, else unknown. */
+function count(v: AttrValue | undefined): number | null {
+  return typeof v === 'number' && Number.isSafeInteger(v) && v >= 0 ? v : null;
 }
 
 function flag(v: AttrValue | undefined): number | null {
@@ -124,6 +132,8 @@ export function toolCallOf(span: NormalizedSpan): ToolCallRow | null {
     isError: code !== null || errorType !== null || span.statusCode === 2,
     source: dialect.source,
     clientName: text(a[sc.ATTR_TOOLSCOPE_MCP_CLIENT_NAME], 128),
+    resultBytes: count(a[sc.ATTR_TOOLSCOPE_OUTPUT_BYTES]),
+    resultTokens: count(a[sc.ATTR_TOOLSCOPE_OUTPUT_TOKENS]),
     ...exceptionOf(span),
   };
 }

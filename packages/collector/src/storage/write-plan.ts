@@ -39,13 +39,15 @@ export type CallValues = [
   exceptionType: string | null,
   exceptionMessage: string | null,
   clientName: string | null,
+  resultBytes: number | null,
+  resultTokens: number | null,
 ];
 
 /** tool_calls columns in insert order (both writers): trace_seq, the CallValues, then paired. */
 export const CALL_INSERT_COLUMNS = `trace_seq, trace_id, span_id, parent_span_id, tool, version, schema_hash, attempt, code,
   error_type, reason, is_error, retryable, partial_effect, effect, duration_ms, start_ns, issues, input_hash,
   input_shape, idempotency_key_hash, conversation_id, call_id, kind, service, call_bucket, source, exception_type,
-  exception_message, client_name, paired`;
+  exception_message, client_name, result_bytes, result_tokens, paired`;
 
 /**
  * A batch as columns: one entry per span in each array. Built on the decoding thread and copied to the writer
@@ -136,6 +138,8 @@ export function planWrite(spans: NormalizedSpan[]): WritePlan {
         c.exceptionType,
         c.exceptionMessage,
         c.clientName,
+        c.resultBytes,
+        c.resultTokens,
       ]) - 1;
   }
   return plan;

@@ -4,6 +4,7 @@ import { type Attributes, context, SpanKind } from '@opentelemetry/api';
 import { readEnvConfig } from '../config.js';
 import type { ValidationIssue } from '../contract.js';
 import { ToolscopeError } from '../errors.js';
+import { mcpOutputAttributes } from '../output-size.js';
 import { createRedactor } from '../redact.js';
 import * as sc from '../semconv.js';
 import { type SafeSpan, startSafeSpan, withContext } from '../telemetry.js';
@@ -163,7 +164,8 @@ function endWithResult(
   brokenContract: ValidationIssue[] | undefined,
 ): void {
   const outcome = outcomeOfPlainResult(result, undefined, undefined);
-  const attributes: Attributes = {};
+  // What the agent's model will read: measured where it arrives.
+  const attributes: Attributes = mcpOutputAttributes(result);
   if (brokenContract) {
     // The server answered success with a result its own advertised schema refuses: the caller cannot trust it.
     attributes[sc.ATTR_ERROR_TYPE] = sc.ERROR_CODES.INVALID_OUTPUT;

@@ -4,6 +4,7 @@ import { type Attributes, SpanKind } from '@opentelemetry/api';
 import { deprecationAttributes, deprecationOfMcpTool } from '../deprecation.js';
 import { exceptionAttributes } from '../exception.js';
 import { fingerprint } from '../fingerprint.js';
+import { mcpOutputAttributes } from '../output-size.js';
 import { inputJsonSchemaOf, outputJsonSchemaOf, schemaHashOf } from '../schema-hash.js';
 import * as sc from '../semconv.js';
 import { startSafeSpan, withContext } from '../telemetry.js';
@@ -91,25 +92,23 @@ export function plainToolsCall(state: ServerState, isDefined: (name: string) => 
             ? { input: registered.inputSchema, output: registered.outputSchema }
             : undefined,
         );
-        // A plain success adds nothing: no object, and no attribute copy the SDK would make for it.
-        if (!outcome.ok || state.capture) {
-          const end: Attributes = {};
-          if (!outcome.ok) {
-            end[sc.ATTR_ERROR_TYPE] = sc.ERROR_TYPE_TOOL_ERROR;
-            end[sc.ATTR_TOOLSCOPE_ERROR_CODE] = outcome.code;
-            end[sc.ATTR_TOOLSCOPE_RETRYABLE] = outcome.retryable;
-            end[sc.ATTR_TOOLSCOPE_PARTIAL_EFFECT] = outcome.partialEffect;
-            if (outcome.reason) end[sc.ATTR_TOOLSCOPE_ERROR_REASON] = outcome.reason;
-            if (outcome.issues)
-              end[sc.ATTR_TOOLSCOPE_VALIDATION_ISSUES] = JSON.stringify(outcome.issues);
-          }
-          if (state.capture && isRecord(result)) {
-            end[sc.ATTR_GEN_AI_TOOL_CALL_RESULT] = state.redactor(
-              result.structuredContent ?? result.content,
-            );
-          }
-          span.setAttributes(end);
+        // What the model receives: content plus structuredContent, measured without a copy (output-size.ts).
+        const end = mcpOutputAttributes(result);
+        if (!outcome.ok) {
+          end[sc.ATTR_ERROR_TYPE] = sc.ERROR_TYPE_TOOL_ERROR;
+          end[sc.ATTR_TOOLSCOPE_ERROR_CODE] = outcome.code;
+          end[sc.ATTR_TOOLSCOPE_RETRYABLE] = outcome.retryable;
+          end[sc.ATTR_TOOLSCOPE_PARTIAL_EFFECT] = outcome.partialEffect;
+          if (outcome.reason) end[sc.ATTR_TOOLSCOPE_ERROR_REASON] = outcome.reason;
+          if (outcome.issues)
+            end[sc.ATTR_TOOLSCOPE_VALIDATION_ISSUES] = JSON.stringify(outcome.issues);
         }
+        if (state.capture && isRecord(result)) {
+          end[sc.ATTR_GEN_AI_TOOL_CALL_RESULT] = state.redactor(
+            result.structuredContent ?? result.content,
+          );
+        }
+        span.setAttributes(end);
         const threw = outcome.ok ? undefined : thrownFor(extra);
         if (threw)
           span.addEvent(sc.EVENT_EXCEPTION, exceptionAttributes(threw.error, state.capture));

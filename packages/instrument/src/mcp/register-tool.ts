@@ -6,9 +6,10 @@ import { z } from 'zod';
 import { toolFailureSchema } from '../contract.js';
 import { ToolscopeError } from '../errors.js';
 import { internalsOf } from '../internal.js';
+import { mcpOutputAttributes } from '../output-size.js';
 import * as sc from '../semconv.js';
 import type { Tool } from '../types.js';
-import { toCallToolResult } from './call-result.js';
+import { type CallToolResultShape, toCallToolResult } from './call-result.js';
 import { wrapRequestHandler } from './handlers.js';
 import { serverParent } from './propagation.js';
 import { decodeExtra, isRecord, lowLevelServerOf, type RawHandler } from './sdk-access.js';
@@ -82,6 +83,8 @@ export function registerMcpTool(
     if (ids.idempotencyKey) callOptions.idempotencyKey = ids.idempotencyKey;
     if (state) callOptions.capture = state.capture;
     const provider = state?.skip(tool.name) ? SILENT : state?.options.tracerProvider;
+    // Built before the span ends, so its size (what the model receives) is measured on the span.
+    let sent: CallToolResultShape | undefined;
     const result = await access.run(args, callOptions, {
       name: `${sc.SPAN_NAME_MCP_TOOLS_CALL_PREFIX} ${tool.name}`,
       kind: SpanKind.SERVER,
@@ -91,11 +94,15 @@ export function registerMcpTool(
       ...(provider ? { tracerProvider: provider } : {}),
       ...(e.signal ? { executorSignal: e.signal } : {}),
       // MCP semconv: an isError result is `tool_error`; our code stays in toolscope.error.code.
+      measuresOutput: true,
       onResult: (r, span) => {
-        if (!r.ok) span.setAttributes({ [sc.ATTR_ERROR_TYPE]: sc.ERROR_TYPE_TOOL_ERROR });
+        sent = toCallToolResult(r);
+        const end = mcpOutputAttributes(sent);
+        if (!r.ok) end[sc.ATTR_ERROR_TYPE] = sc.ERROR_TYPE_TOOL_ERROR;
+        span.setAttributes(end);
       },
     });
-    return toCallToolResult(result);
+    return sent ?? toCallToolResult(result);
   };
 
   const annotations = { readOnlyHint: tool.effect === 'read', ...options.annotations };

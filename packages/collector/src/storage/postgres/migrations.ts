@@ -1,8 +1,9 @@
-// The PostgreSQL schema: the same tables and columns as SQLite's (sqlite/schema.ts, version 7), so the shared
+// The PostgreSQL schema: the same tables and columns as SQLite's (sqlite/schema.ts, version 8), so the shared
 // read queries (storage/sql) run unchanged. Versioned in toolscope_schema; each step runs once, in a
 // transaction, under an advisory lock, so collectors starting together migrate once.
 import type { PoolClient } from 'pg';
 import { CONTRACTS_MIGRATION } from '../sql/contracts-migration.js';
+import { OUTPUT_MIGRATION } from '../sql/output-migration.js';
 import { BACKFILL_CALLS, FILL_SOURCES } from '../sql/sides-migration.js';
 
 /** pg_advisory_xact_lock key of migrations ("toolscop" as ASCII bytes). */
@@ -185,6 +186,8 @@ export const PG_MIGRATIONS: readonly string[] = [
   `,
   // v3: the contract catalog and the cause of a failure (sql/contracts-migration.ts).
   CONTRACTS_MIGRATION,
+  // v4: a call's result size (sql/output-migration.ts).
+  OUTPUT_MIGRATION,
 ];
 
 export type PgMigration = { from: number; to: number };

@@ -265,6 +265,8 @@ function callOf(r: Row): CallRecord {
     exceptionType: textOrNull(r.exception_type),
     exceptionMessage: textOrNull(r.exception_message),
     clientName: textOrNull(r.client_name),
+    resultBytes: numOrNull(r.result_bytes),
+    resultTokens: numOrNull(r.result_tokens),
   };
 }
 

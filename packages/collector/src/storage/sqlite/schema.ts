@@ -7,6 +7,7 @@ import { callBucket } from '../call-bucket.js';
 import { bloomAdd, bloomOf } from '../key-bloom.js';
 import { groupKey } from '../loop-scopes.js';
 import { CONTRACTS_MIGRATION } from '../sql/contracts-migration.js';
+import { OUTPUT_MIGRATION } from '../sql/output-migration.js';
 import { BACKFILL_CALLS, FILL_SOURCES } from '../sql/sides-migration.js';
 
 /** A schema step: SQL, or a function for steps SQL alone cannot do (filling a column computed in JS). */
@@ -239,6 +240,8 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   // v7: the contract catalog and the cause of a failure (sql/contracts-migration.ts).
   CONTRACTS_MIGRATION,
+  // v8: a call's result size (sql/output-migration.ts).
+  OUTPUT_MIGRATION,
 ];
 
 /** A row of tool_schemas as read with safeIntegers. */
