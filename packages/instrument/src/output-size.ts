@@ -30,9 +30,20 @@ const isLetter = (c: number) => (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
 const isDigit = (c: number) => c >= 48 && c <= 57;
 const isSpace = (c: number) => c === 32 || c === 9 || c === 10 || c === 13;
 
-/** Approximate o200k tokens of `text[0, end)`. */
+// Side results of the last scan (module state instead of an object per string: this runs for every string of
+// every result): the UTF-8 bytes of the part scanned, and the bytes JSON escaping adds to it.
+let scannedBytes = 0;
+let scannedEscapes = 0;
+
+/**
+ * Approximate o200k tokens of `text[0, end)`, in one pass that also counts its UTF-8 bytes and its JSON escapes:
+ * `"` and `\\` one byte each, control characters one or five, a lone surrogate three (written `\\udXXX`, six
+ * bytes, where UTF-8 would have taken three for U+FFFD).
+ */
 function piecesOf(text: string, end: number): number {
   let tokens = 0;
+  let bytes = 0;
+  let escapes = 0;
   let i = 0;
   while (i < end) {
     const c = text.charCodeAt(i);
@@ -40,64 +51,82 @@ function piecesOf(text: string, end: number): number {
       let j = i + 1;
       while (j < end && isLetter(text.charCodeAt(j))) j++;
       tokens += Math.ceil((j - i) / LETTERS_PER_TOKEN);
+      bytes += j - i;
       i = j;
     } else if (isDigit(c)) {
       let j = i + 1;
       while (j < end && isDigit(text.charCodeAt(j))) j++;
       tokens += Math.ceil((j - i) / DIGITS_PER_TOKEN);
+      bytes += j - i;
       i = j;
     } else {
-      // A surrogate pair is one character in two code units: each half weighs half.
-      if (c >= 0xd800 && c <= 0xdfff) tokens += NON_ASCII / 2;
-      else if (c >= 0x80) tokens += NON_ASCII;
-      else if (!isSpace(c)) tokens += PUNCTUATION;
+      if (c < 0x80) {
+        bytes += 1;
+        if (c === 34 || c === 92) escapes += 1;
+        else if (c < 32) escapes += c === 8 || c === 9 || c === 10 || c === 12 || c === 13 ? 1 : 5;
+        if (!isSpace(c)) tokens += PUNCTUATION;
+      } else if (c < 0x800) {
+        bytes += 2;
+        tokens += NON_ASCII;
+      } else if (c >= 0xd800 && c <= 0xdbff) {
+        const next = i + 1 < end ? text.charCodeAt(i + 1) : 0;
+        if (next >= 0xdc00 && next <= 0xdfff) {
+          // A pair is one character: four bytes, one non-ASCII weight.
+          bytes += 4;
+          tokens += NON_ASCII;
+          i++;
+        } else {
+          bytes += 3;
+          escapes += 3;
+          tokens += NON_ASCII;
+        }
+      } else if (c >= 0xdc00 && c <= 0xdfff) {
+        bytes += 3;
+        escapes += 3;
+        tokens += NON_ASCII;
+      } else {
+        bytes += 3;
+        tokens += NON_ASCII;
+      }
       i++;
     }
   }
+  scannedBytes = bytes;
+  scannedEscapes = escapes;
   return tokens;
 }
 
 /** Approximate tokens of a text: the counter used for results and for schemas alike. */
 export function approxTokens(text: string): number {
-  return Math.round(measureText(text, { scanned: 0 }).tokens);
+  measureText(text, { scanned: 0 });
+  return Math.round(textTokens);
 }
 
 type Budget = { scanned: number };
 
-/** Tokens and UTF-8 bytes of a text (bytes exact; tokens scaled past the scan budget). */
-function measureText(
-  text: string,
-  budget: Budget,
-): { tokens: number; bytes: number; scaled: boolean } {
-  const bytes = Buffer.byteLength(text);
+// Results of the last measureText, as module state for the same reason.
+let textTokens = 0;
+let textBytes = 0;
+
+/**
+ * Tokens and UTF-8 bytes of a text (into textTokens, textBytes, scannedEscapes); bytes exact, tokens scaled past
+ * the scan budget. True when they were scaled.
+ */
+function measureText(text: string, budget: Budget): boolean {
   const room = Math.max(0, TOKEN_SCAN_CHARS - budget.scanned);
   const end = Math.min(text.length, room);
   budget.scanned += end;
   const tokens = piecesOf(text, end);
-  if (end === text.length) return { tokens, bytes, scaled: false };
-  // Scale what was read by the share of the text it was.
-  const readBytes = end === 0 ? 0 : Buffer.byteLength(text.slice(0, end));
-  const rate = readBytes === 0 ? 1 / 4 : tokens / readBytes;
-  return { tokens: tokens + rate * (bytes - readBytes), bytes, scaled: true };
-}
-
-/**
- * Bytes JSON escaping adds to a string: `"` and `\` one each, control characters one or five, and a lone
- * surrogate three (written as `\udXXX`, six bytes, where UTF-8 would have taken three for U+FFFD).
- */
-function escapeBytes(text: string, end: number): number {
-  let extra = 0;
-  for (let i = 0; i < end; i++) {
-    const c = text.charCodeAt(i);
-    if (c === 34 || c === 92) extra += 1;
-    else if (c < 32) extra += c === 8 || c === 9 || c === 10 || c === 12 || c === 13 ? 1 : 5;
-    else if (c >= 0xd800 && c <= 0xdbff) {
-      const next = text.charCodeAt(i + 1);
-      if (next >= 0xdc00 && next <= 0xdfff) i++;
-      else extra += 3;
-    } else if (c >= 0xdc00 && c <= 0xdfff) extra += 3;
+  if (end === text.length) {
+    textTokens = tokens;
+    textBytes = scannedBytes;
+    return false;
   }
-  return extra;
+  // Past the budget: the whole text's bytes natively, tokens scaled by the share of bytes read.
+  const readBytes = scannedBytes;
+  textBytes = Buffer.byteLength(text);
+  textTokens = tokens + (readBytes === 0 ? 1 / 4 : tokens / readBytes) * (textBytes - readBytes);
+  return true;
 }
 
 class Walk {
@@ -106,7 +135,6 @@ class Walk {
   nodes = 0;
   estimated = false;
   readonly budget: Budget = { scanned: 0 };
-  readonly seen = new Set<object>();
 
   punct(n: number): void {
     this.bytes += n;
@@ -114,11 +142,10 @@ class Walk {
   }
 
   string(text: string): void {
-    const m = measureText(text, this.budget);
+    if (measureText(text, this.budget)) this.estimated = true;
     // Escapes are counted over the part scanned; beyond it they are rare enough to leave out.
-    this.bytes += m.bytes + escapeBytes(text, Math.min(text.length, TOKEN_SCAN_CHARS)) + 2;
-    this.tokens += m.tokens + 2 * PUNCTUATION;
-    if (m.scaled) this.estimated = true;
+    this.bytes += textBytes + scannedEscapes + 2;
+    this.tokens += textTokens + 2 * PUNCTUATION;
   }
 
   /** Adds `value` as JSON.stringify writes it; returns false where JSON leaves it out (undefined, functions). */
@@ -159,17 +186,9 @@ class Walk {
       this.tokens += 1;
       return true;
     }
-    if (this.seen.has(value)) {
-      this.estimated = true;
-      return true;
-    }
-    this.seen.add(value);
-    try {
-      if (Array.isArray(value)) this.array(value, depth);
-      else this.object(value as Record<string, unknown>, depth);
-    } finally {
-      this.seen.delete(value);
-    }
+    // No set of seen objects (it cost a third of the walk): a cycle ends at MAX_DEPTH, marked estimated.
+    if (Array.isArray(value)) this.array(value, depth);
+    else this.object(value as Record<string, unknown>, depth);
     return true;
   }
 
@@ -188,13 +207,14 @@ class Walk {
     this.punct(2);
     let written = 0;
     for (const key of Object.keys(record)) {
-      const before = { bytes: this.bytes, tokens: this.tokens };
+      const bytes = this.bytes;
+      const tokens = this.tokens;
       this.string(key);
       this.punct(1);
       if (!this.value(record[key], depth + 1)) {
         // Left out by JSON: take the key back.
-        this.bytes = before.bytes;
-        this.tokens = before.tokens;
+        this.bytes = bytes;
+        this.tokens = tokens;
         continue;
       }
       written++;
