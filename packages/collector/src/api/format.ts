@@ -13,3 +13,17 @@ export function formatMs(ms: number | null | undefined): string {
 export function formatPercent(rate: number): string {
   return `${(rate * 100).toFixed(rate > 0 && rate < 0.001 ? 2 : 1)} %`;
 }
+
+/** A size in bytes: exact below 1 KB, then KB, MB with one decimal (1 KB = 1,000 bytes, as results are read). */
+export function formatBytes(bytes: number | null | undefined): string {
+  if (bytes === null || bytes === undefined) return '–';
+  if (bytes < 1000) return `${bytes} B`;
+  if (bytes < 1_000_000) return `${(bytes / 1000).toFixed(1)} KB`;
+  return `${(bytes / 1_000_000).toFixed(1)} MB`;
+}
+
+/** A whole count (tokens, calls) with thousands separators. */
+export function formatCount(n: number | null | undefined): string {
+  if (n === null || n === undefined) return '–';
+  return n.toLocaleString('en-US');
+}

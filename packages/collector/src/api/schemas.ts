@@ -26,6 +26,31 @@ export const toolStatsSchema = z.object({
   deprecated: deprecationSchema.nullable(),
   /** The most frequent exception types of its failures in the range (at most 5). */
   exceptions: z.array(z.object({ type: z.string(), count: z.number().int() })),
+  /**
+   * What its results cost the model's context (issue 20) over the calls that carried a size: UTF-8 bytes
+   * (exact per call) and approximate tokens; null when no call did.
+   */
+  resultBytesP50: z.number().int().nullable(),
+  resultBytesP95: z.number().int().nullable(),
+  resultTokensP95: z.number().int().nullable(),
+  // Additions beyond the issue's list.
+  resultBytesMax: z.number().int().nullable(),
+  resultTokensP50: z.number().int().nullable(),
+  resultTokensMax: z.number().int().nullable(),
+  /** The same per version (null: unversioned calls), oldest first by their first call in the range. */
+  resultSizes: z.array(
+    z.object({
+      version: z.string().nullable(),
+      firstSeen: z.string(),
+      measured: z.number().int(),
+      bytesP50: z.number().int().nullable(),
+      bytesP95: z.number().int().nullable(),
+      bytesMax: z.number().int().nullable(),
+      tokensP50: z.number().int().nullable(),
+      tokensP95: z.number().int().nullable(),
+      tokensMax: z.number().int().nullable(),
+    }),
+  ),
 });
 export type ToolStats = z.infer<typeof toolStatsSchema>;
 /** The weight of each server's tools/list: what a client that connects to it pays before the first call. */
@@ -174,6 +199,10 @@ export const toolDetailResponseSchema = z.object({
   failingPaths: z.array(failingPathSchema),
   shapes: z.array(inputShapeSchema),
   latency: z.array(latencyBucketSchema),
+  /** Result bytes of its calls, in 5 %-wide buckets. */
+  resultBytes: z.array(
+    z.object({ fromBytes: z.number().int(), toBytes: z.number().int(), count: z.number().int() }),
+  ),
 });
 export type ToolDetailResponse = z.infer<typeof toolDetailResponseSchema>;
 

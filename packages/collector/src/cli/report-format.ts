@@ -1,6 +1,6 @@
 // The three renderings of a report: Markdown for a CI job summary, JSON with the API shapes, and JUnit XML
 // with one test case per tool and one per failing flag kind.
-import { formatMs, formatPercent } from '../api/format.js';
+import { formatBytes, formatCount, formatMs, formatPercent } from '../api/format.js';
 import type { ToolStats } from '../api/schemas.js';
 import type { ContractWeight, ServerWeight } from '../contracts/weights.js';
 import type { Flag } from '../detectors/flag.js';
@@ -51,7 +51,7 @@ export function markdown(v: Verdict, sinceLabel: string): string {
       );
     }
   }
-  lines.push(...causes(v.tools), ...weights(v));
+  lines.push(...causes(v.tools), ...weights(v), ...heaviestResults(v.tools));
   lines.push('');
   if (v.flags.length === 0) lines.push('No flags.');
   else {
@@ -112,6 +112,28 @@ function weights(v: Verdict): string[] {
           `Per server: ${v.servers.map((s) => `${cell(s.service)} ${s.schemaTokens} tokens in ${s.tools} tools`).join('; ')}`,
         ]
       : []),
+  ];
+}
+
+/** The tools whose results cost the model's context most, by p95 tokens (issue 20). */
+function heaviestResults(tools: ToolStats[]): string[] {
+  const sized = tools
+    .filter((t) => t.resultTokensP95 !== null)
+    .sort((a, b) => (b.resultTokensP95 ?? 0) - (a.resultTokensP95 ?? 0));
+  if (sized.length === 0) return [];
+  const shown = sized.slice(0, 10);
+  const n = formatCount;
+  return [
+    '',
+    '### Heaviest results (what each call returns to the model, approximate tokens)',
+    '',
+    '| tool | p50 | p95 | max | p95 bytes |',
+    '| --- | ---: | ---: | ---: | ---: |',
+    ...shown.map(
+      (t) =>
+        `| ${cell(t.name)} | ${n(t.resultTokensP50)} | ${n(t.resultTokensP95)} | ${n(t.resultTokensMax)} | ${formatBytes(t.resultBytesP95)} |`,
+    ),
+    ...(sized.length > shown.length ? [`| … ${sized.length - shown.length} more | | | | |`] : []),
   ];
 }
 

@@ -38,6 +38,7 @@ Options:
   --retry-cap N      attempts a read may make after RETRYABLE before a repeat is a loop (default 3)
   --rollout-grace AGE   versions of a tool may overlap this long before version_skew (default 5m)
   --schema-token-budget N   tokens a tool's tools/list entry may take before heavy_schema (default 1000)
+  --result-token-budget N   tokens a tool's p95 result may take before oversized_result (default 10000)
   -h, --help         show this help
 `;
 
@@ -70,6 +71,7 @@ const serveFlagsSchema = z.object({
   'identical-retry-min': z.coerce.number().int().min(2).max(100).optional(),
   'retry-cap': z.coerce.number().int().min(1).max(100).optional(),
   'schema-token-budget': z.coerce.number().int().min(1).max(1_000_000).optional(),
+  'result-token-budget': z.coerce.number().int().min(1).max(100_000_000).optional(),
   'rollout-grace': z
     .string()
     .transform((v, ctx) => {
@@ -109,6 +111,7 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
         'retry-cap': { type: 'string' },
         'rollout-grace': { type: 'string' },
         'schema-token-budget': { type: 'string' },
+        'result-token-budget': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     }));
@@ -171,6 +174,9 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
           : {}),
         ...(f['schema-token-budget'] !== undefined
           ? { schemaTokenBudget: f['schema-token-budget'] }
+          : {}),
+        ...(f['result-token-budget'] !== undefined
+          ? { resultTokenBudget: f['result-token-budget'] }
           : {}),
       },
       logLevel: f['log-level'],

@@ -43,12 +43,15 @@ export type DriftThresholds = {
   minTraces: number;
   /** heavy_schema above this many tokens per tools/list entry (contract-flags.ts says why 1000). */
   schemaTokenBudget: number;
+  /** oversized_result when a tool's p95 result is above this many tokens (result-flags.ts says why 10,000). */
+  resultTokenBudget: number;
 };
 export const DEFAULT_DRIFT_THRESHOLDS: DriftThresholds = {
   rolloutGraceNs: 5n * 60_000_000_000n,
   minFailures: 3,
   minTraces: 3,
   schemaTokenBudget: 1000,
+  resultTokenBudget: 10_000,
 };
 
 export type DriftInput = {

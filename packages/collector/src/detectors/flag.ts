@@ -12,6 +12,8 @@ export const FLAG_KINDS = [
   'output_drift',
   'heavy_schema',
   'deprecated_tool_in_use',
+  'oversized_result',
+  'result_growth',
 ] as const;
 
 export const flagSchema = z.object({
@@ -49,6 +51,14 @@ export const flagSchema = z.object({
     replacedBy: z.string().optional(),
     sunset: z.string().optional(),
     daysLeft: z.number().int().optional(),
+    /** oversized_result: the tokens of each listed call (as traceIds), the p95 and the budget it crossed. */
+    resultTokens: z.array(z.number().int()).optional(),
+    resultTokensP95: z.number().int().optional(),
+    resultBytesP95: z.number().int().optional(),
+    /** result_growth: the previous version's p95 (versions: [previous, grown]) and how many times larger. */
+    previousTokensP95: z.number().int().optional(),
+    previousBytesP95: z.number().int().optional(),
+    ratio: z.number().optional(),
   }),
 });
 export type Flag = z.infer<typeof flagSchema>;

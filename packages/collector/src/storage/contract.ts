@@ -5,6 +5,7 @@
 import type { Flag } from '../detectors/flag.js';
 import type { NormalizedSpan } from '../otlp/model.js';
 import type { CallSide } from './call-side.js';
+import type { VersionResultSizes } from './result-sizes.js';
 
 /** What a write did: spans stored, spans already stored (exporter retries), tool calls among the stored. */
 export type WriteOutcome = { inserted: number; duplicates: number; toolCalls: number };
@@ -115,9 +116,21 @@ export type ToolSummary = {
   p99Ms: number | null;
   codes: Record<string, number>;
   versions: string[];
+  /**
+   * What its results cost the model's context (issue 20), over all its calls in the window that carried a
+   * size: bytes exact per call, tokens estimated; percentiles from 5 %-wide buckets. Null when none did.
+   */
+  resultBytesP50: number | null;
+  resultBytesP95: number | null;
+  resultBytesMax: number | null;
+  resultTokensP50: number | null;
+  resultTokensP95: number | null;
+  resultTokensMax: number | null;
+  /** The same per version (null: calls without one), oldest first by their first call in the window. */
+  resultSizes: VersionResultSizes[];
 };
 
-/** The tool page: versions and hashes, failing paths, input shapes, latency buckets. */
+/** The tool page: versions and hashes, failing paths, input shapes, latency and result-size buckets. */
 export type ToolDetail = {
   name: string;
   stats: ToolSummary;
@@ -133,6 +146,8 @@ export type ToolDetail = {
   failingPaths: { code: string; path: string; count: number; lastTraceId: string }[];
   shapes: { shape: string; firstSeen: string; lastSeen: string; calls: number; invalid: number }[];
   latency: { fromMs: number; toMs: number; count: number }[];
+  /** Result bytes of its calls in the window, in the size buckets (result-sizes.ts). */
+  resultBytes: { fromBytes: number; toBytes: number; count: number }[];
 };
 
 /** One contract of a tool (DESIGN.md §7): reported by a contract span, or known only as a hash from calls. */

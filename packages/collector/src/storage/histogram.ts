@@ -64,18 +64,30 @@ export function deserialize(text: string, onDamage?: (what: string) => void): Hi
   return out;
 }
 
-/** The q-quantile (0..1) of a histogram, or null when it is empty. */
-export function quantile(h: Histogram, q: number): number | null {
+/** How many values a histogram holds. */
+export function countOf(h: Histogram): number {
   let total = 0;
   for (const n of h.values()) total += n;
+  return total;
+}
+
+/** The bucket holding the q-quantile (0..1) of a histogram, or null when it is empty. */
+export function quantileBucket(h: Histogram, q: number): number | null {
+  const total = countOf(h);
   if (total === 0) return null;
   const rank = Math.max(1, Math.ceil(q * total));
   let seen = 0;
   for (const b of [...h.keys()].sort((a, c) => a - c)) {
     seen += h.get(b) ?? 0;
-    if (seen >= rank) return Math.round(bucketValue(b) * 1000) / 1000;
+    if (seen >= rank) return b;
   }
   return null;
+}
+
+/** The q-quantile (0..1) of a latency histogram in milliseconds, or null when it is empty. */
+export function quantile(h: Histogram, q: number): number | null {
+  const b = quantileBucket(h, q);
+  return b === null ? null : Math.round(bucketValue(b) * 1000) / 1000;
 }
 
 /** Lower and upper bound of a bucket, in milliseconds. */

@@ -15,6 +15,7 @@ const storedSchema = z
     minFailures: z.number().int().min(1),
     minTraces: z.number().int().min(1),
     schemaTokenBudget: z.number().int().min(1),
+    resultTokenBudget: z.number().int().min(1),
   })
   .partial();
 

@@ -1,8 +1,9 @@
-// Per-minute and per-hour rollups of a batch's calls (calls, errors, latency histogram per tool, version, code
-// and side: call-side.ts), which tool statistics read instead of raw calls. Built in JS by both writers; each
+// Per-minute and per-hour rollups of a batch's calls (calls, errors, latency histogram and result sizes per tool,
+// version, code and side: call-side.ts), which tool statistics read instead of raw calls. Built in JS by both writers; each
 // backend adds them to its stored rows in the batch's transaction.
 import type { RollupSide } from './call-side.js';
 import { addTo, type Histogram, mergeInto } from './histogram.js';
+import { addSize, emptySizes, mergeSizes, type SizeAgg } from './result-sizes.js';
 import { NS_PER_HOUR, NS_PER_MINUTE } from './sql/db.js';
 import { codeKey } from './tool-call.js';
 import type { CallValues } from './write-plan.js';
@@ -17,6 +18,7 @@ export type Rollup = {
   calls: number;
   errors: number;
   hist: Histogram;
+  sizes: SizeAgg;
 };
 
 /** The columns of a call a rollup reads: from a new call's values or from a stored row. */
@@ -28,6 +30,8 @@ export type RollupInput = {
   isError: boolean;
   durationMs: number;
   startNs: bigint;
+  resultBytes: number | null;
+  resultTokens: number | null;
 };
 
 export function rollupInputOf(call: CallValues): RollupInput {
@@ -39,6 +43,8 @@ export function rollupInputOf(call: CallValues): RollupInput {
     isError: call[10] === 1,
     durationMs: call[14],
     startNs: call[15],
+    resultBytes: call[29],
+    resultTokens: call[30],
   };
 }
 
@@ -65,12 +71,14 @@ export function accumulate(
       calls: 0,
       errors: 0,
       hist: new Map(),
+      sizes: emptySizes(),
     };
     rollups.set(key, r);
   }
   r.calls++;
   if (isError) r.errors++;
   addTo(r.hist, durationMs);
+  addSize(r.sizes, call.resultBytes, call.resultTokens);
 }
 
 /** The minute rollups and the hour rollups derived from them (hours keep long ranges cheap to read). */
@@ -81,12 +89,21 @@ export function withHours(minutes: Map<string, Rollup>): Rollup[] {
     const key = `${bucket}\u0000${m.tool}\u0000${m.version}\u0000${m.code}\u0000${m.side}`;
     let h = hours.get(key);
     if (!h) {
-      h = { ...m, table: 'tool_hours', bucket, calls: 0, errors: 0, hist: new Map() };
+      h = {
+        ...m,
+        table: 'tool_hours',
+        bucket,
+        calls: 0,
+        errors: 0,
+        hist: new Map(),
+        sizes: emptySizes(),
+      };
       hours.set(key, h);
     }
     h.calls += m.calls;
     h.errors += m.errors;
     mergeInto(h.hist, m.hist);
+    mergeSizes(h.sizes, m.sizes);
   }
   return [...minutes.values(), ...hours.values()];
 }

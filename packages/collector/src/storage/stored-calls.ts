@@ -2,10 +2,10 @@
 // one column list and one row converter for both writers.
 import type { StoredCallRow } from './assemble.js';
 import type { StoredCall } from './pairing.js';
-import { big, num, type Row, text, textOrNull } from './sql/db.js';
+import { big, num, numOrNull, type Row, text, textOrNull } from './sql/db.js';
 
 export const STORED_CALL_COLUMNS = `id, trace_seq, span_id, parent_span_id, call_id, tool, kind, paired, version, code,
-  error_type, is_error, duration_ms, start_ns`;
+  error_type, is_error, duration_ms, start_ns, result_bytes, result_tokens`;
 
 export function storedCallOf(r: Row): StoredCall<StoredCallRow> {
   const tool = text(r.tool);
@@ -25,6 +25,8 @@ export function storedCallOf(r: Row): StoredCall<StoredCallRow> {
       isError: num(r.is_error) === 1,
       durationMs: num(r.duration_ms),
       startNs: big(r.start_ns),
+      resultBytes: numOrNull(r.result_bytes),
+      resultTokens: numOrNull(r.result_tokens),
     },
   };
 }

@@ -24,6 +24,7 @@ import {
   contractServiceConflictSql,
 } from '../sql/contracts-migration.js';
 import type { Row } from '../sql/db.js';
+import { ROLLUP_SIZES } from '../sql/output-migration.js';
 
 const byKey = <T>(entries: Iterable<[string, T]>) =>
   [...entries].sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0)).map(([, v]) => v);
@@ -197,11 +198,15 @@ export async function saveRollups(client: pg.PoolClient, rollups: Rollup[]): Pro
     );
     if (rows.length === 0) continue;
     await client.query(
-      `INSERT INTO ${table} AS r (${column}, tool, version, code, side, calls, errors, hist)
+      `INSERT INTO ${table} AS r (${column}, tool, version, code, side, calls, errors, hist, ${ROLLUP_SIZES})
        SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[], $7::bigint[],
-         $8::text[])
+         $8::text[], $9::text[], $10::text[], $11::bigint[], $12::bigint[])
        ON CONFLICT (${column}, tool, version, code, side) DO UPDATE SET calls = r.calls + excluded.calls,
-         errors = r.errors + excluded.errors, hist = toolscope_hist_merge(r.hist, excluded.hist)`,
+         errors = r.errors + excluded.errors, hist = toolscope_hist_merge(r.hist, excluded.hist),
+         bytes_hist = toolscope_hist_merge(r.bytes_hist, excluded.bytes_hist),
+         tokens_hist = toolscope_hist_merge(r.tokens_hist, excluded.tokens_hist),
+         max_bytes = GREATEST(r.max_bytes, excluded.max_bytes),
+         max_tokens = GREATEST(r.max_tokens, excluded.max_tokens)`,
       [
         rows.map((r) => str(r.bucket)),
         rows.map((r) => r.tool),
@@ -211,6 +216,10 @@ export async function saveRollups(client: pg.PoolClient, rollups: Rollup[]): Pro
         rows.map((r) => r.calls),
         rows.map((r) => r.errors),
         rows.map((r) => serialize(r.hist)),
+        rows.map((r) => serialize(r.sizes.bytes)),
+        rows.map((r) => serialize(r.sizes.tokens)),
+        rows.map((r) => r.sizes.maxBytes),
+        rows.map((r) => r.sizes.maxTokens),
       ],
     );
   }

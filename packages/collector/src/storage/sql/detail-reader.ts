@@ -3,10 +3,11 @@
 import { callBucket } from '../call-bucket.js';
 import type { SearchHit, ToolDetail } from '../contract.js';
 import { bucketBounds } from '../histogram.js';
+import { emptySizes, mergeSizes, sizeBounds } from '../result-sizes.js';
 import { readContractSummaries } from './contract-reader.js';
 import { big, isoOf as iso, NS_PER_HOUR, NS_PER_MINUTE, num, type ReadDb, text } from './db.js';
 import { exceptionTypes } from './exception-reader.js';
-import { aggregateTools, emptyToolAgg, sourcesOf, statsOf } from './tool-stats.js';
+import { aggregateTools, emptyToolAgg, sourcesOf, statsOf, type ToolAgg } from './tool-stats.js';
 
 /** Everything the tool page shows for [sinceNs, untilNs), or null when the tool was never seen. */
 export async function toolDetail(
@@ -83,7 +84,20 @@ export async function toolDetail(
           count,
         };
       }),
+    resultBytes: resultBuckets(a),
   };
+}
+
+/** Result bytes of every version together, bucket by bucket, smallest first. */
+function resultBuckets(a: ToolAgg): ToolDetail['resultBytes'] {
+  const all = emptySizes();
+  for (const v of a.sizes.values()) mergeSizes(all, v);
+  return [...all.bytes.entries()]
+    .sort(([x], [y]) => x - y)
+    .map(([bucket, count]) => {
+      const b = sizeBounds(bucket);
+      return { fromBytes: Math.ceil(b.from), toBytes: Math.ceil(b.to), count };
+    });
 }
 
 const HEX32 = /^[0-9a-f]{32}$/;

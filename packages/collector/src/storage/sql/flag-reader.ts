@@ -11,11 +11,13 @@ import {
   type ShapeRow,
 } from '../../detectors/drift.js';
 import type { Flag } from '../../detectors/flag.js';
+import { RESULT_FLAG_KINDS } from '../../detectors/result-flags.js';
 import { sideWhere } from '../call-side.js';
 import type { FlagFilter, SpanReader } from '../contract.js';
 import { CODE_KEY_SQL } from '../tool-call.js';
 import { readContractFlags } from './contract-flag-reader.js';
 import { big, isoOf as iso, NS_PER_MINUTE, num, type ReadDb, type Row, text } from './db.js';
+import { readResultFlags } from './result-flag-reader.js';
 
 function storedFlag(r: Row): Flag {
   let evidence: Flag['evidence'] = {};
@@ -144,6 +146,16 @@ export async function readFlags(
     drift,
     schemas,
   );
-  const all = [...stored, ...contractFlags];
+  const wanted = (kinds: readonly string[]) => !filter.kind || kinds.includes(filter.kind);
+  const resultFlags = wanted(RESULT_FLAG_KINDS)
+    ? await readResultFlags(
+        db,
+        sinceNs,
+        untilNs,
+        await reader.tools(sinceNs, untilNs, filter.tool),
+        thresholds.resultTokenBudget,
+      )
+    : [];
+  const all = [...stored, ...contractFlags, ...resultFlags];
   return filter.kind ? all.filter((f) => f.kind === filter.kind) : all;
 }

@@ -11,15 +11,26 @@ import {
   quantile,
   subtractFrom,
 } from '../histogram.js';
+import {
+  addSize,
+  mergeSizes,
+  resultSizesOf,
+  sizesFromColumns,
+  sizesOf,
+  subtractSizes,
+  type VersionSizes,
+} from '../result-sizes.js';
 import { CODE_KEY_SQL } from '../tool-call.js';
 import {
   big,
   NS_PER_HOUR as NS_HOUR,
   NS_PER_MINUTE as NS_MIN,
   num,
+  numOrNull,
   type ReadDb,
   text,
 } from './db.js';
+import { ROLLUP_SIZES } from './output-migration.js';
 
 export type ToolAgg = {
   calls: number;
@@ -27,10 +38,19 @@ export type ToolAgg = {
   codes: Map<string, number>;
   versions: Set<string>;
   hist: Histogram;
+  /** Result sizes per version ('' for calls without one), and when each version's first call in the window was. */
+  sizes: Map<string, VersionSizes>;
 };
 
 export function emptyToolAgg(): ToolAgg {
-  return { calls: 0, errors: 0, codes: new Map(), versions: new Set(), hist: new Map() };
+  return {
+    calls: 0,
+    errors: 0,
+    codes: new Map(),
+    versions: new Set(),
+    hist: new Map(),
+    sizes: new Map(),
+  };
 }
 
 const ceilTo = (ns: bigint, unit: bigint) => ((ns + unit - 1n) / unit) * unit;
@@ -73,7 +93,7 @@ export async function aggregateTools(
   ) => {
     if (from >= to) return;
     const rows = await db.all(
-      `SELECT tool, version, code, side, calls, errors, hist FROM ${table}
+      `SELECT ${col} AS at, tool, version, code, side, calls, errors, hist, ${ROLLUP_SIZES} FROM ${table}
         WHERE ${col} >= ? AND ${col} < ? AND ${rollupSql}${tool ? ' AND tool = ?' : ''}`,
       tool ? [from / unit, to / unit, tool] : [from / unit, to / unit],
     );
@@ -86,16 +106,25 @@ export async function aggregateTools(
       a.errors += num(r.errors);
       if (code) a.codes.set(code, (a.codes.get(code) ?? 0) + calls);
       if (version) a.versions.add(version);
-      mergeInto(
-        a.hist,
-        deserialize(text(r.hist), (what) => db.damaged(`${table}: ${what}`)),
+      const damaged = (what: string) => db.damaged(`${table}: ${what}`);
+      mergeInto(a.hist, deserialize(text(r.hist), damaged));
+      mergeSizes(
+        sizesOf(a.sizes, version, big(r.at) * unit),
+        sizesFromColumns(
+          text(r.bytes_hist),
+          text(r.tokens_hist),
+          num(r.max_bytes),
+          num(r.max_tokens),
+          damaged,
+        ),
       );
     }
   };
   const addRaw = async (from: bigint, to: bigint) => {
     if (from >= to) return;
     const rows = await db.all(
-      `SELECT tool, version, ${CODE_KEY_SQL} AS code_key, is_error, duration_ms FROM tool_calls
+      `SELECT tool, version, ${CODE_KEY_SQL} AS code_key, is_error, duration_ms, start_ns, result_bytes,
+              result_tokens FROM tool_calls
         WHERE start_ns >= ? AND start_ns < ? AND ${sideWhere(side)}${tool ? ' AND tool = ?' : ''}`,
       tool ? [from, to, tool] : [from, to],
     );
@@ -108,6 +137,11 @@ export async function aggregateTools(
       if (codeKey) a.codes.set(codeKey, (a.codes.get(codeKey) ?? 0) + 1);
       if (version) a.versions.add(version);
       addTo(a.hist, num(r.duration_ms));
+      addSize(
+        sizesOf(a.sizes, version, big(r.start_ns)),
+        numOrNull(r.result_bytes),
+        numOrNull(r.result_tokens),
+      );
     }
   };
   const minStart = ceilTo(sinceNs, NS_MIN);
@@ -145,6 +179,10 @@ function subtractAgg(a: ToolAgg, p: ToolAgg): void {
     else a.codes.delete(code);
   }
   subtractFrom(a.hist, p.hist);
+  for (const [version, s] of p.sizes) {
+    const into = a.sizes.get(version);
+    if (into) subtractSizes(into, s);
+  }
 }
 
 /** The sources (dialects) each tool's calls of `side` came from in the window, from tool_sources. */
@@ -192,6 +230,7 @@ export function statsOf(
     p99Ms: quantile(a.hist, 0.99),
     codes: Object.fromEntries([...a.codes.entries()].sort(([x], [y]) => (x < y ? -1 : 1))),
     versions: [...a.versions].sort(),
+    ...resultSizesOf(a.sizes),
   };
 }
 

@@ -7,12 +7,27 @@ import type { LoopThresholds } from '../../detectors/retry-loops.js';
 import { assemble } from '../assemble.js';
 import type { WriteOutcome } from '../contract.js';
 import { deserialize, mergeInto, serialize } from '../histogram.js';
+import { emptySizes, mergeSizes, sizeColumns, sizesFromColumns } from '../result-sizes.js';
 import { NS_PER_HOUR, NS_PER_MINUTE, type Row } from '../sql/db.js';
+import { ROLLUP_SIZES } from '../sql/output-migration.js';
 import { STORED_CALL_COLUMNS, storedCallOf } from '../stored-calls.js';
 import { CALL_INSERT_COLUMNS, type WritePlan } from '../write-plan.js';
 import { DetectorState } from './detector-state.js';
 
 const CACHE_MAX = 50_000;
+
+type RollupRow = {
+  calls: number;
+  errors: number;
+  hist: string;
+  bytes_hist: string;
+  tokens_hist: string;
+  max_bytes: number;
+  max_tokens: number;
+};
+/** The writer merged the stored sizes with the batch's in JS, as it does the latency histogram. */
+const UPDATE_SIZES = `bytes_hist = excluded.bytes_hist, tokens_hist = excluded.tokens_hist,
+  max_bytes = excluded.max_bytes, max_tokens = excluded.max_tokens`;
 
 export class BlockWriter {
   readonly #traceSeq = new Map<string, number>();
@@ -52,27 +67,23 @@ export class BlockWriter {
         'INSERT OR IGNORE INTO conversation_traces (conversation_id, trace_seq) VALUES (?, ?)',
       ),
       findRollup: {
-        tool_minutes: db.prepare<
-          [bigint, string, string, string, string],
-          { calls: number; errors: number; hist: string }
-        >(
-          'SELECT calls, errors, hist FROM tool_minutes WHERE minute = ? AND tool = ? AND version = ? AND code = ? AND side = ?',
+        tool_minutes: db.prepare<[bigint, string, string, string, string], RollupRow>(
+          'SELECT calls, errors, hist, bytes_hist, tokens_hist, max_bytes, max_tokens FROM tool_minutes WHERE minute = ? AND tool = ? AND version = ? AND code = ? AND side = ?',
         ),
-        tool_hours: db.prepare<
-          [bigint, string, string, string, string],
-          { calls: number; errors: number; hist: string }
-        >(
-          'SELECT calls, errors, hist FROM tool_hours WHERE hour = ? AND tool = ? AND version = ? AND code = ? AND side = ?',
+        tool_hours: db.prepare<[bigint, string, string, string, string], RollupRow>(
+          'SELECT calls, errors, hist, bytes_hist, tokens_hist, max_bytes, max_tokens FROM tool_hours WHERE hour = ? AND tool = ? AND version = ? AND code = ? AND side = ?',
         ),
       },
       upsertRollup: {
         tool_minutes: db.prepare(
-          `INSERT INTO tool_minutes (minute, tool, version, code, side, calls, errors, hist) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-           ON CONFLICT (minute, tool, version, code, side) DO UPDATE SET calls = excluded.calls, errors = excluded.errors, hist = excluded.hist`,
+          `INSERT INTO tool_minutes (minute, tool, version, code, side, calls, errors, hist, ${ROLLUP_SIZES}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+           ON CONFLICT (minute, tool, version, code, side) DO UPDATE SET calls = excluded.calls, errors = excluded.errors, hist = excluded.hist,
+             ${UPDATE_SIZES}`,
         ),
         tool_hours: db.prepare(
-          `INSERT INTO tool_hours (hour, tool, version, code, side, calls, errors, hist) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-           ON CONFLICT (hour, tool, version, code, side) DO UPDATE SET calls = excluded.calls, errors = excluded.errors, hist = excluded.hist`,
+          `INSERT INTO tool_hours (hour, tool, version, code, side, calls, errors, hist, ${ROLLUP_SIZES}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+           ON CONFLICT (hour, tool, version, code, side) DO UPDATE SET calls = excluded.calls, errors = excluded.errors, hist = excluded.hist,
+             ${UPDATE_SIZES}`,
         ),
       },
     };
@@ -211,6 +222,15 @@ export class BlockWriter {
       );
       const hist = existing ? deserialize(existing.hist) : new Map<number, number>();
       mergeInto(hist, r.hist);
+      const sizes = existing
+        ? sizesFromColumns(
+            existing.bytes_hist,
+            existing.tokens_hist,
+            existing.max_bytes,
+            existing.max_tokens,
+          )
+        : emptySizes();
+      mergeSizes(sizes, r.sizes);
       this.#stmt.upsertRollup[r.table].run(
         r.bucket,
         r.tool,
@@ -220,6 +240,7 @@ export class BlockWriter {
         (existing?.calls ?? 0) + r.calls,
         (existing?.errors ?? 0) + r.errors,
         serialize(hist),
+        ...sizeColumns(sizes),
       );
     }
     this.#detectors.apply(a.touch, (traceId) => seqs.get(traceId) ?? -1, created);

@@ -1,0 +1,126 @@
+// Flags on what tools return (issue 20, seed 003: a tool is paid for in the model's context):
+//
+// - oversized_result: a tool's p95 result, in approximate tokens, is over the budget. The default, 10,000
+//   tokens, is where Claude Code starts warning about an MCP tool's output (its hard cap, MAX_MCP_OUTPUT_TOKENS,
+//   defaults to 25,000): one result in twenty that large already takes 5 % of a 200k context per call, and
+//   a client with a cap cuts or refuses the tail. The evidence lists the newest calls that crossed it.
+// - result_growth: a version's p95 is at least twice the previous version's, so the upstream (or the tool)
+//   started returning more. Both versions need MIN_MEASURED sized calls, and the p95 must grow by at least
+//   MIN_GROWTH_TOKENS: 40 tokens becoming 90 doubles without costing anyone anything.
+import { formatBytes, formatCount } from '../api/format.js';
+import type { VersionResultSizes } from '../storage/result-sizes.js';
+import type { Flag } from './flag.js';
+
+export const RESULT_FLAG_KINDS = ['oversized_result', 'result_growth'] as const;
+export const DEFAULT_RESULT_TOKEN_BUDGET = 10_000;
+export const MIN_MEASURED = 5;
+export const MIN_GROWTH_TOKENS = 200;
+export const GROWTH_FACTOR = 2;
+
+/** What the flags read of one tool: its sizes over the window, overall and per version (oldest first). */
+export type ToolResultSizes = {
+  name: string;
+  resultTokensP95: number | null;
+  resultBytesP95: number | null;
+  resultSizes: VersionResultSizes[];
+};
+
+/** The calls of a tool over the budget, newest first, with the first one's time. */
+export type Crossings = {
+  calls: {
+    traceId: string;
+    spanId: string;
+    version: string | null;
+    tokens: number;
+    atMs: number;
+  }[];
+  firstMs: number;
+  /** Calls over the budget in the window (counted up to 100,000). */
+  count: number;
+};
+
+const fmt = formatCount;
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/** The tools whose p95 is over the budget: the ones whose crossing calls are worth reading. */
+export function oversizedTools(tools: ToolResultSizes[], budget: number): ToolResultSizes[] {
+  return tools.filter((t) => t.resultTokensP95 !== null && t.resultTokensP95 > budget);
+}
+
+export function oversizedResultFlag(t: ToolResultSizes, budget: number, c: Crossings): Flag {
+  const p95 = t.resultTokensP95 ?? 0;
+  const newest = c.calls[0];
+  const versions = [...new Set(c.calls.map((x) => x.version).filter((v) => v !== null))];
+  return {
+    kind: 'oversized_result',
+    severity: 'warning',
+    tool: t.name,
+    ...(newest?.version ? { version: newest.version } : {}),
+    ...(newest ? { traceId: newest.traceId } : {}),
+    count: c.count,
+    firstSeen: iso(c.firstMs),
+    lastSeen: iso(newest?.atMs ?? c.firstMs),
+    summary: `${t.name} returns about ${fmt(p95)} tokens at p95 (${formatBytes(t.resultBytesP95)}), over the ${fmt(budget)}-token budget; ${fmt(c.count)} calls crossed it`,
+    evidence: {
+      traceIds: c.calls.map((x) => x.traceId),
+      spanIds: c.calls.map((x) => x.spanId),
+      resultTokens: c.calls.map((x) => x.tokens),
+      resultTokensP95: p95,
+      ...(t.resultBytesP95 !== null ? { resultBytesP95: t.resultBytesP95 } : {}),
+      budget,
+      ...(versions.length > 0 ? { versions } : {}),
+    },
+  };
+}
+
+export type Growth = { tool: string; before: VersionResultSizes; after: VersionResultSizes };
+
+/** Each version whose p95 is at least twice its predecessor's, with that predecessor. */
+export function resultGrowths(tools: ToolResultSizes[]): Growth[] {
+  const out: Growth[] = [];
+  for (const t of tools) {
+    const versions = t.resultSizes.filter((v) => v.measured >= MIN_MEASURED);
+    for (let i = 1; i < versions.length; i++) {
+      const before = versions[i - 1];
+      const after = versions[i];
+      if (!before || !after || before.tokensP95 === null || after.tokensP95 === null) continue;
+      const from = before.tokensP95;
+      const to = after.tokensP95;
+      if (to >= GROWTH_FACTOR * Math.max(from, 1) && to - from >= MIN_GROWTH_TOKENS)
+        out.push({ tool: t.name, before, after });
+    }
+  }
+  return out;
+}
+
+/** The first and last call of the grown version in the window, and its newest call. */
+export type GrowthSeen = { firstMs: number; lastMs: number; traceId?: string; spanId?: string };
+
+/** The flag of a growth. */
+export function resultGrowthFlag(g: Growth, seen: GrowthSeen): Flag {
+  const { before, after } = g;
+  const from = before.tokensP95 ?? 0;
+  const to = after.tokensP95 ?? 0;
+  const name = (v: VersionResultSizes) => v.version ?? '(unversioned)';
+  const ratio = Math.round((to / Math.max(from, 1)) * 10) / 10;
+  return {
+    kind: 'result_growth',
+    severity: 'warning',
+    tool: g.tool,
+    ...(after.version !== null ? { version: after.version } : {}),
+    ...(seen.traceId ? { traceId: seen.traceId } : {}),
+    count: after.measured,
+    firstSeen: iso(seen.firstMs),
+    lastSeen: iso(seen.lastMs),
+    summary: `${g.tool} ${name(after)} returns ${ratio}× what ${name(before)} did at p95: about ${fmt(to)} tokens, up from ${fmt(from)}`,
+    evidence: {
+      versions: [name(before), name(after)],
+      ...(seen.traceId && seen.spanId ? { traceIds: [seen.traceId], spanIds: [seen.spanId] } : {}),
+      resultTokensP95: to,
+      previousTokensP95: from,
+      ...(after.bytesP95 !== null ? { resultBytesP95: after.bytesP95 } : {}),
+      ...(before.bytesP95 !== null ? { previousBytesP95: before.bytesP95 } : {}),
+      ratio,
+    },
+  };
+}

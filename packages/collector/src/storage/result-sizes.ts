@@ -1,0 +1,170 @@
+// Result sizes of a tool's calls (issue 20: what a result costs the model's context), per version: bytes and
+// tokens in log buckets 5 % wide (the latency histogram's buckets, histogram.ts, counted in units instead of
+// milliseconds), and the exact largest of each. Rollups keep one per minute and hour, so percentiles over any
+// window cost the same for 1k or 1M calls; the largest cannot be taken back out, so a paired client call's
+// result (the same result its server span measured) stays in the maximum.
+import {
+  countOf,
+  deserialize,
+  type Histogram,
+  mergeInto,
+  quantileBucket,
+  serialize,
+  subtractFrom,
+} from './histogram.js';
+
+const BASE = 1.05;
+const LN_BASE = Math.log(BASE);
+
+export type SizeAgg = {
+  bytes: Histogram;
+  tokens: Histogram;
+  maxBytes: number;
+  maxTokens: number;
+};
+
+export function emptySizes(): SizeAgg {
+  return { bytes: new Map(), tokens: new Map(), maxBytes: 0, maxTokens: 0 };
+}
+
+/** Bucket of a count (bytes or tokens): 0 holds 0 and 1; each next bucket is 5 % wider. */
+export function sizeBucket(n: number): number {
+  return n <= 1 ? 0 : Math.floor(Math.log(n) / LN_BASE);
+}
+
+/** Lower and upper bound of a size bucket. */
+export function sizeBounds(bucket: number): { from: number; to: number } {
+  return { from: bucket === 0 ? 0 : BASE ** bucket, to: BASE ** (bucket + 1) };
+}
+
+/** Counts one call's result; a call whose span gave no size is not counted. */
+export function addSize(into: SizeAgg, bytes: number | null, tokens: number | null): void {
+  if (bytes !== null) {
+    const b = sizeBucket(bytes);
+    into.bytes.set(b, (into.bytes.get(b) ?? 0) + 1);
+    if (bytes > into.maxBytes) into.maxBytes = bytes;
+  }
+  if (tokens !== null) {
+    const b = sizeBucket(tokens);
+    into.tokens.set(b, (into.tokens.get(b) ?? 0) + 1);
+    if (tokens > into.maxTokens) into.maxTokens = tokens;
+  }
+}
+
+export function mergeSizes(into: SizeAgg, from: SizeAgg): void {
+  mergeInto(into.bytes, from.bytes);
+  mergeInto(into.tokens, from.tokens);
+  into.maxBytes = Math.max(into.maxBytes, from.maxBytes);
+  into.maxTokens = Math.max(into.maxTokens, from.maxTokens);
+}
+
+/** Takes counted calls back out (paired client calls, call-side.ts); the maxima stay (see above). */
+export function subtractSizes(into: SizeAgg, from: SizeAgg): void {
+  subtractFrom(into.bytes, from.bytes);
+  subtractFrom(into.tokens, from.tokens);
+}
+
+/** The stored columns of a rollup's sizes. */
+export function sizeColumns(s: SizeAgg): [string, string, number, number] {
+  return [serialize(s.bytes), serialize(s.tokens), s.maxBytes, s.maxTokens];
+}
+
+export function sizesFromColumns(
+  bytesHist: string,
+  tokensHist: string,
+  maxBytes: number,
+  maxTokens: number,
+  onDamage?: (what: string) => void,
+): SizeAgg {
+  return {
+    bytes: deserialize(bytesHist, onDamage),
+    tokens: deserialize(tokensHist, onDamage),
+    maxBytes,
+    maxTokens,
+  };
+}
+
+/** The q-quantile of a size histogram (the bucket's geometric middle, never above the exact maximum). */
+function sizeQuantile(h: Histogram, q: number, max: number): number | null {
+  const b = quantileBucket(h, q);
+  if (b === null) return null;
+  return Math.min(max, b === 0 ? 1 : Math.round(BASE ** (b + 0.5)));
+}
+
+/** The public summary of a size aggregate: null percentiles when no call of it carried a size. */
+export type ResultSizeStats = {
+  /** Calls whose span carried a result size. */
+  measured: number;
+  bytesP50: number | null;
+  bytesP95: number | null;
+  bytesMax: number | null;
+  tokensP50: number | null;
+  tokensP95: number | null;
+  tokensMax: number | null;
+};
+
+export function sizeStats(s: SizeAgg): ResultSizeStats {
+  const measured = countOf(s.bytes);
+  const withTokens = countOf(s.tokens) > 0;
+  return {
+    measured,
+    bytesP50: sizeQuantile(s.bytes, 0.5, s.maxBytes),
+    bytesP95: sizeQuantile(s.bytes, 0.95, s.maxBytes),
+    bytesMax: measured > 0 ? s.maxBytes : null,
+    tokensP50: sizeQuantile(s.tokens, 0.5, s.maxTokens),
+    tokensP95: sizeQuantile(s.tokens, 0.95, s.maxTokens),
+    tokensMax: withTokens ? s.maxTokens : null,
+  };
+}
+
+/** A version's sizes, with when its first call in the window was (versions are compared in that order). */
+export type VersionSizes = SizeAgg & { firstNs: bigint };
+export type VersionResultSizes = ResultSizeStats & { version: string | null; firstSeen: string };
+
+/** The sizes of `version` in a per-version map, created at `atNs` or moved back to it. */
+export function sizesOf(
+  sizes: Map<string, VersionSizes>,
+  version: string,
+  atNs: bigint,
+): VersionSizes {
+  let v = sizes.get(version);
+  if (!v) {
+    v = { ...emptySizes(), firstNs: atNs };
+    sizes.set(version, v);
+  } else if (atNs < v.firstNs) v.firstNs = atNs;
+  return v;
+}
+
+/** The tool's result-size percentiles over all versions, and per version. */
+export function resultSizesOf(sizes: Map<string, VersionSizes>) {
+  const all = emptySizes();
+  const perVersion: VersionResultSizes[] = [];
+  // Rollups know a call's minute, not its instant: versions first seen in the same minute go in version order.
+  const order = ([xv, x]: [string, VersionSizes], [yv, y]: [string, VersionSizes]) =>
+    x.firstNs < y.firstNs ? -1 : x.firstNs > y.firstNs ? 1 : compareVersions(xv, yv);
+  for (const [version, v] of [...sizes.entries()].sort(order)) {
+    mergeSizes(all, v);
+    const stats = sizeStats(v);
+    if (stats.measured > 0)
+      perVersion.push({
+        version: version === '' ? null : version,
+        firstSeen: new Date(Number(v.firstNs / 1_000_000n)).toISOString(),
+        ...stats,
+      });
+  }
+  const t = sizeStats(all);
+  return {
+    resultBytesP50: t.bytesP50,
+    resultBytesP95: t.bytesP95,
+    resultBytesMax: t.bytesMax,
+    resultTokensP50: t.tokensP50,
+    resultTokensP95: t.tokensP95,
+    resultTokensMax: t.tokensMax,
+    resultSizes: perVersion,
+  };
+}
+
+/** Version strings in their natural order ("2" before "10"). */
+export function compareVersions(a: string, b: string): number {
+  return a.localeCompare(b, 'en', { numeric: true });
+}
