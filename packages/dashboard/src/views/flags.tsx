@@ -1,5 +1,5 @@
 // Flags grouped by kind and severity, each with its summary and links straight to the evidence.
-import { type Flag, flagsResponseSchema } from '@toolscope/collector/schemas';
+import { type Flag, flagsResponseSchema, formatCount } from '@toolscope/collector/schemas';
 import { query } from '../api';
 import { useApi } from '../hooks';
 import { href } from '../route';
@@ -17,6 +17,8 @@ const KIND_TITLES: Record<Flag['kind'], string> = {
   output_drift: 'Output drift',
   heavy_schema: 'Schema heavier than the token budget',
   deprecated_tool_in_use: 'Deprecated tool still called',
+  oversized_result: 'Results over the token budget',
+  result_growth: 'A version returns much more than the one before',
 };
 
 export function kindTitle(kind: Flag['kind']): string {
@@ -27,11 +29,19 @@ function Evidence({ flag }: { flag: Flag }) {
   const traces = [
     ...new Set([...(flag.traceId ? [flag.traceId] : []), ...(flag.evidence.traceIds ?? [])]),
   ].slice(0, 5);
-  const firstSpan = flag.evidence.spanIds?.at(-1);
+  const spans = flag.evidence.spanIds ?? [];
+  const listed = flag.evidence.traceIds ?? [];
+  // One span per listed trace (oversized_result's calls), or the spans of one loop in its first trace.
+  const spanOf = (traceId: string, i: number) =>
+    spans.length > 1 && spans.length === listed.length
+      ? spans[listed.indexOf(traceId)]
+      : i === 0
+        ? spans.at(-1)
+        : undefined;
   return (
     <div class="evidence">
       {traces.map((t, i) => (
-        <a key={t} class="chip" href={href.trace(t, i === 0 ? firstSpan : undefined)}>
+        <a key={t} class="chip" href={href.trace(t, spanOf(t, i))}>
           trace {short(t)}
         </a>
       ))}
@@ -73,6 +83,13 @@ function Evidence({ flag }: { flag: Flag }) {
         <a class="chip" href={href.tool(flag.evidence.replacedBy)}>
           use {flag.evidence.replacedBy}
         </a>
+      )}
+      {flag.evidence.resultTokensP95 !== undefined && (
+        <span class="chip" title="approximate tokens of a result at p95">
+          p95 {formatCount(flag.evidence.resultTokensP95)} tokens
+          {flag.evidence.previousTokensP95 !== undefined &&
+            ` (was ${formatCount(flag.evidence.previousTokensP95)})`}
+        </span>
       )}
       {(flag.evidence.schemaHashes ?? []).map((h) => (
         <span key={h} class="chip" title="schema hash">

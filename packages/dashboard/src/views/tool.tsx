@@ -1,6 +1,9 @@
-// Tool detail: versions and schema hashes over time, failing paths, input shapes, latency, failing calls.
+// Tool detail: versions and schema hashes over time, failing paths, input shapes, latency, result sizes, failing
+// calls.
 import {
   callsResponseSchema,
+  formatBytes,
+  formatCount,
   type ToolDetailResponse,
   timeseriesResponseSchema,
   toolDetailResponseSchema,
@@ -8,11 +11,13 @@ import {
 import { query } from '../api';
 import { CallsChart } from '../chart';
 import { useApi } from '../hooks';
+import { LogHistogram } from '../log-histogram';
 import { href } from '../route';
 import { formatMs, formatPercent, rangeParams, type TimeRange } from '../time';
 import { Head, Load, Mono, Section, short, Time } from '../ui';
 import { CallTable } from './calls';
 import { Contracts } from './contracts';
+import { ResultSizes } from './result-sizes';
 
 function Versions({ versions }: { versions: ToolDetailResponse['versions'] }) {
   if (versions.length === 0) {
@@ -54,50 +59,19 @@ function Versions({ versions }: { versions: ToolDetailResponse['versions'] }) {
   );
 }
 
-/** Bucket index of the collector's 5 %-wide log buckets (see the collector's histogram.ts). */
-const bucketIndex = (toMs: number) => Math.round(Math.log(toMs * 1000) / Math.log(1.05)) - 1;
+/** Bucket index of the collector's 5 %-wide latency buckets (histogram.ts), from an upper bound in ms. */
+const latencyIndex = (toMs: number) => Math.round(Math.log(toMs * 1000) / Math.log(1.05)) - 1;
 
 function Latency({ buckets }: { buckets: ToolDetailResponse['latency'] }) {
-  const first = buckets[0];
-  const last = buckets.at(-1);
-  if (!first || !last) return <p class="state">No calls in this range.</p>;
-  // Empty buckets between the fastest and the slowest call are drawn too, so the axis is a log scale.
-  const byIndex = new Map(buckets.map((b) => [bucketIndex(b.toMs), b]));
-  const lo = bucketIndex(first.toMs);
-  const hi = bucketIndex(last.toMs);
-  const bars =
-    hi - lo < 400
-      ? Array.from(
-          { length: hi - lo + 1 },
-          (_, i) => byIndex.get(lo + i) ?? { fromMs: 0, toMs: 0, count: 0 },
-        )
-      : buckets;
-  const max = Math.max(...buckets.map((b) => b.count));
+  if (buckets.length === 0) return <p class="state">No calls in this range.</p>;
   return (
-    <>
-      <ol class="histogram" aria-label="latency distribution">
-        {bars.map((b, i) => (
-          <li
-            key={i}
-            title={b.count ? `${formatMs(b.fromMs)} – ${formatMs(b.toMs)}: ${b.count} calls` : ''}
-          >
-            {b.count > 0 && (
-              <>
-                <span class="bar" style={{ height: `${Math.max(2, (b.count / max) * 100)}%` }} />
-                <span class="sr-only">
-                  {formatMs(b.fromMs)} to {formatMs(b.toMs)}: {b.count} calls
-                </span>
-              </>
-            )}
-          </li>
-        ))}
-      </ol>
-      <div class="hist-axis" aria-hidden="true">
-        <span>{formatMs(first.fromMs)}</span>
-        <span>log scale</span>
-        <span>{formatMs(last.toMs)}</span>
-      </div>
-    </>
+    <LogHistogram
+      buckets={buckets.map((b) => ({ from: b.fromMs, to: b.toMs, count: b.count }))}
+      indexOf={latencyIndex}
+      format={formatMs}
+      label="latency distribution"
+      axis="log scale"
+    />
   );
 }
 
@@ -145,6 +119,13 @@ export function ToolView({ name, range, tick }: { name: string; range: TimeRange
               {d.stats.schemaTokens !== null && (
                 <div title="approximate tokens (o200k) of its tools/list entry: what a client pays before calling">
                   schema <b data-field="schemaTokens">{d.stats.schemaTokens}</b> tokens
+                </div>
+              )}
+              {d.stats.resultTokensP95 !== null && (
+                <div title="approximate tokens of its results at p95: what a call costs the model's context">
+                  result p95{' '}
+                  <b data-field="resultTokensP95">{formatCount(d.stats.resultTokensP95)}</b> tokens
+                  ({formatBytes(d.stats.resultBytesP95)})
                 </div>
               )}
               {d.stats.exceptions.length > 0 && (
@@ -213,6 +194,9 @@ export function ToolView({ name, range, tick }: { name: string; range: TimeRange
             </Section>
             <Section title="Latency distribution">
               <Latency buckets={d.latency} />
+            </Section>
+            <Section title="Result size (what each call returns to the model)">
+              <ResultSizes detail={d} />
             </Section>
           </>
         )}
