@@ -1,14 +1,14 @@
 // What a tool's result costs the model (issue 20), end to end: a real MCP server and client, the real OTLP
 // exporter, a running collector. A 20 KB result shows about 20,000 bytes and a plausible token count on the
-// server's span and on the client's, the same on both, and in /api/calls; an MCP result's content items and
-// resource links are counted.
+// server's span and on the client's, the same on both, in /api/calls and in /api/tools; an MCP result's content
+// items and resource links are counted.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { BasicTracerProvider, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
-import { type Collector, type SpanOut, startCollector } from '@toolscope/collector';
+import { type Collector, type SpanOut, startCollector, type ToolStats } from '@toolscope/collector';
 import {
   defineTool,
   instrumentMcpClient,
@@ -109,6 +109,25 @@ describe('the size of a result', () => {
       expect(span.attributes['toolscope.output.content_items']).toBe(2);
       expect(span.attributes['toolscope.output.resource_links']).toBe(1);
     }
+  });
+
+  it('/api/tools: the 20 KB result at p50 and p95 (within the 5 % bucket), its exact max, per version', async () => {
+    const [server] = (await callsOf('dump_catalogue')).filter((c) => c.side === 'server');
+    const bytes = server?.resultBytes ?? 0;
+    const tokens = server?.resultTokens ?? 0;
+    const res = await fetch(`${collector.url}/api/tools`);
+    const { tools } = (await res.json()) as { tools: ToolStats[] };
+    const t = tools.find((x) => x.name === 'dump_catalogue');
+    // Counted once: the client's span of the same call is paired with the server's.
+    expect(t?.calls).toBe(1);
+    expect(t?.resultBytesMax).toBe(bytes);
+    expect(t?.resultBytesP50).toBeGreaterThan(bytes * 0.95);
+    expect(t?.resultBytesP50).toBeLessThanOrEqual(bytes);
+    expect(t?.resultBytesP95).toBe(t?.resultBytesP50);
+    expect(t?.resultTokensP95).toBeGreaterThan(tokens * 0.95);
+    expect(t?.resultTokensP95).toBeLessThanOrEqual(tokens);
+    expect(t?.resultSizes.map((v) => [v.version, v.measured])).toEqual([['unversioned', 1]]);
+    expect(tools.find((x) => x.name === 'list_items')?.resultSizes[0]?.version).toBe('1');
   });
 
   it('a defineTool result served over MCP is measured as sent: text and structuredContent', async () => {

@@ -11,6 +11,7 @@ import {
   DEMO_ROLLOUT_GRACE,
   EXPECTED_FLAGS,
   QUIET_SCENES,
+  RESULT_FLAG_TOOL,
 } from '@toolscope/example-orders-mcp/scenarios';
 import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -105,6 +106,28 @@ describe('agent → MCP server → collector → API, report and dashboard', () 
     }
   });
 
+  it('flags what results cost only on the heavy tool, and weighs every tool', async () => {
+    const resultFlags = flags.filter(
+      (f) => f.kind === 'oversized_result' || f.kind === 'result_growth',
+    );
+    expect(resultFlags.map((f) => `${f.kind} ${f.tool}`).sort()).toEqual([
+      `oversized_result ${RESULT_FLAG_TOOL}`,
+      `result_growth ${RESULT_FLAG_TOOL}`,
+    ]);
+    const growth = resultFlags.find((f) => f.kind === 'result_growth');
+    expect(growth?.evidence.versions).toEqual(['1', '2']);
+    expect(growth?.evidence.ratio).toBeGreaterThanOrEqual(2);
+    const { tools } = await getJson<{ tools: ToolStats[] }>('/api/tools?since=1h');
+    for (const t of tools) {
+      // Every tool of the demo is wrapped, so every one of its calls carries a size.
+      expect(t.resultBytesP50, t.name).toBeGreaterThan(0);
+      expect(t.resultTokensP95, t.name).toBeGreaterThan(0);
+      if (t.name !== RESULT_FLAG_TOOL) expect(t.resultTokensP95, t.name).toBeLessThan(10_000);
+    }
+    const heavy = tools.find((t) => t.name === RESULT_FLAG_TOOL);
+    expect(heavy?.resultSizes.map((v) => v.version)).toEqual(['1', '2']);
+  });
+
   it('joins the agent and server spans of a call in one trace', async () => {
     const traceId = traceOf('loop')[0] as string;
     const { spans } = await getJson<TraceResponse>(`/api/traces/${traceId}`);
@@ -140,12 +163,13 @@ describe('agent → MCP server → collector → API, report and dashboard', () 
       body.tools.map((t) => [t.name, [t.calls, t.errors, t.errorRate]]),
     );
     // get_order: loop 3/3, repair 1/2, transient 0/1, canary 0/5, enum 3/3; catalogue_list: rollout 0/10,
-    // old clients 4/4; order_intent: rejected 2/2, timeout 2/2, keyed 0/2.
+    // old clients 4/4; order_intent: rejected 2/2, timeout 2/2, keyed 0/2; order_history: flood 0/10.
     expect(rates).toEqual({
       get_order: [14, 7, 0.5],
       catalogue_list: [14, 4, 0.2857],
       order_intent: [6, 4, 0.6667],
       list_catalogue: [1, 0, 0],
+      order_history: [10, 0, 0],
     });
     expect(body.passed).toBe(false);
   });
@@ -167,6 +191,7 @@ describe('agent → MCP server → collector → API, report and dashboard', () 
         'catalogue_list',
         'get_order',
         'list_catalogue',
+        'order_history',
         'order_intent',
       ]);
       // The overview shows 8 flags and names the ones it left out.
@@ -186,6 +211,28 @@ describe('agent → MCP server → collector → API, report and dashboard', () 
         path: join(
           process.env.TOOLSCOPE_SCREENSHOTS_DIR ?? join(ROOT, '.screenshots'),
           'demo-flags.png',
+        ),
+        fullPage: true,
+      });
+      // The heavy tool's page: its result sizes as a distribution and per version, v2 far above v1.
+      await page.goto(`${url}/#/tools/${RESULT_FLAG_TOOL}`);
+      const sizes = page.getByRole('table', { name: 'result sizes per version' });
+      await sizes.waitFor();
+      expect(
+        await sizes
+          .locator('tbody tr')
+          .evaluateAll((rows) => rows.map((r) => r.getAttribute('data-version'))),
+      ).toEqual(['1', '2']);
+      const p95 = await sizes.locator('td[data-field="tokensP95"]').allTextContents();
+      const [v1, v2] = p95.map((t) => Number(t.replaceAll(',', '')));
+      expect(v2, p95.join(' / ')).toBeGreaterThan(2 * (v1 ?? 0));
+      expect(
+        await page.getByRole('list', { name: 'result size distribution' }).locator('.bar').count(),
+      ).toBeGreaterThan(1);
+      await page.screenshot({
+        path: join(
+          process.env.TOOLSCOPE_SCREENSHOTS_DIR ?? join(ROOT, '.screenshots'),
+          'demo-result-sizes.png',
         ),
         fullPage: true,
       });

@@ -112,6 +112,19 @@ export const SCENES: Scene[] = [
     title: 'an agent still calling list_catalogue, renamed to catalogue_list',
     turns: [[{ server: 'stable', tool: 'list_catalogue', args: { maxPrice: 40 } }]],
   },
+  {
+    id: 'flood',
+    title: 'order_history v2 drops pagination: every past order in one result',
+    // v1 first, then v2: one version after the other is an upgrade, not skew.
+    turns: [
+      ...range(5).map((i) => [
+        { server: 'stable' as const, tool: 'order_history', args: { customerId: `cus_7${i}` } },
+      ]),
+      ...range(5).map((i) => [
+        { server: 'canary' as const, tool: 'order_history', args: { customerId: `cus_7${i}` } },
+      ]),
+    ],
+  },
 ];
 
 /** Every flag kind the story must produce, with its tool and, for retry loops, the scene it comes from. */
@@ -125,7 +138,12 @@ export const EXPECTED_FLAGS = [
   { kind: 'input_drift', tool: 'catalogue_list', scene: 'old-client' },
   { kind: 'output_drift', tool: 'get_order', scene: 'enum' },
   { kind: 'deprecated_tool_in_use', tool: 'list_catalogue', scene: 'deprecated' },
+  { kind: 'oversized_result', tool: 'order_history', scene: 'flood' },
+  { kind: 'result_growth', tool: 'order_history', scene: 'flood' },
 ] as const;
+
+/** Flags about what results cost: the demo's heavy tool is the only one that may carry them. */
+export const RESULT_FLAG_TOOL = 'order_history';
 
 /** Scenes that must produce no flag of their own. */
 export const QUIET_SCENES = ['repair', 'transient', 'keyed'] as const;

@@ -4,7 +4,13 @@
 // is catalogue_list's old name, deprecated.
 import { defineTool } from '@toolscope/instrument';
 import { z } from 'zod';
-import { createIntent, fetchOrders, inStock, listCatalogue } from './upstream.js';
+import {
+  createIntent,
+  fetchOrderHistory,
+  fetchOrders,
+  inStock,
+  listCatalogue,
+} from './upstream.js';
 
 export const VARIANTS = ['stable', 'canary'] as const;
 export type Variant = (typeof VARIANTS)[number];
@@ -116,6 +122,59 @@ const listCatalogueOld = () =>
     execute: async ({ maxPrice }) => ({ items: await listCatalogue(0, maxPrice) }),
   });
 
+const pastOrder = z.object({
+  id: z.string(),
+  placedAt: z.string(),
+  status: z.string(),
+  total: z.number(),
+  items: z.array(z.object({ sku: z.string(), quantity: z.number().int() })),
+});
+
+/**
+ * A customer's order history (seed 003: "return the index first and the content after"). v1 returns one page
+ * of 10 and a cursor; the canary's v2 "simplified" it and returns every order in one result, hundreds of them:
+ * the context-cost flags' demo (oversized_result, result_growth).
+ */
+function orderHistory(variant: Variant) {
+  const input = z
+    .object({
+      customerId: z.string().min(1).describe('Customer id such as "cus_42"'),
+      cursor: z.string().optional().describe('nextCursor of the previous page'),
+    })
+    .strict();
+  if (variant === 'canary') {
+    return defineTool({
+      name: 'order_history',
+      version: '2',
+      effect: 'read',
+      description: 'Every past order of a customer, newest first.',
+      input,
+      output: z.object({ orders: z.array(pastOrder) }),
+      execute: async ({ customerId }) => ({ orders: await fetchOrderHistory(customerId) }),
+    });
+  }
+  return defineTool({
+    name: 'order_history',
+    version: '1',
+    effect: 'read',
+    description: 'Past orders of a customer, newest first, 10 per page; pass nextCursor for more.',
+    input,
+    output: z.object({ orders: z.array(pastOrder), nextCursor: z.string().nullable() }),
+    execute: async ({ customerId, cursor }) => {
+      const all = await fetchOrderHistory(customerId);
+      const from = cursor ? Number(cursor) : 0;
+      const to = from + 10;
+      return { orders: all.slice(from, to), nextCursor: to < all.length ? String(to) : null };
+    },
+  });
+}
+
 export function toolsOf(variant: Variant) {
-  return [getOrder(variant), catalogueList(variant), orderIntent(), listCatalogueOld()] as const;
+  return [
+    getOrder(variant),
+    catalogueList(variant),
+    orderIntent(),
+    listCatalogueOld(),
+    orderHistory(variant),
+  ] as const;
 }

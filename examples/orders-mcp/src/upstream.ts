@@ -30,6 +30,34 @@ export async function fetchOrders(customerId: string): Promise<UpstreamOrder[]> 
   return [{ id: `ord_${customerId.slice(4)}_1`, status, total: 42.5 }];
 }
 
+export type PastOrder = {
+  id: string;
+  placedAt: string;
+  status: string;
+  total: number;
+  items: { sku: string; quantity: number }[];
+};
+
+const HISTORY_SIZE = 400;
+const SKUS = ['sku_mug', 'sku_lamp', 'sku_chair', 'sku_desk', 'sku_shelf'];
+
+/**
+ * Every past order of a customer, newest first: a long-standing account has hundreds. Deterministic, so the
+ * demo's sizes are the same on every run.
+ */
+export async function fetchOrderHistory(customerId: string): Promise<PastOrder[]> {
+  await pause(2 + Math.random() * 4);
+  const day = 86_400_000;
+  const start = Date.UTC(2026, 10, 1);
+  return Array.from({ length: HISTORY_SIZE }, (_, i) => ({
+    id: `ord_${customerId.slice(4)}_${String(HISTORY_SIZE - i).padStart(4, '0')}`,
+    placedAt: new Date(start - i * day).toISOString(),
+    status: i === 0 ? 'pending' : 'delivered',
+    total: Math.round((15 + ((i * 37) % 180)) * 100) / 100,
+    items: [{ sku: SKUS[i % SKUS.length] as string, quantity: 1 + (i % 3) }],
+  }));
+}
+
 export type CatalogueItem = { sku: string; name: string; price: number };
 
 const CATALOGUE: CatalogueItem[] = [
