@@ -206,6 +206,11 @@ describe('other instrumentations, through the real exporter', () => {
     });
     const [call] = await callsOf('convert_currency');
     expect(call?.inputShape).toBe('amount:number,from:string');
+    // ai.toolCall.result is measured at ingest as the JSON text the SDK wrote, then dropped.
+    expect(call?.resultBytes).toBe(
+      Buffer.byteLength(JSON.stringify({ amount: 10 * 1.1, currency: 'USD' })),
+    );
+    expect(call?.resultTokens).toBeGreaterThan(5);
   });
 
   it('AI SDK 6: an agent that starts sending a new input shape shows it on the tool page (input drift)', async () => {
@@ -299,6 +304,11 @@ describe('other instrumentations, through the real exporter', () => {
     // The arguments were inside `{ tool_name, arguments }`: the shape is of the arguments alone.
     expect(calls[0]?.inputShape).toBe('q:string');
     expect(await callsOf('search_docs', '&side=server')).toEqual([]);
+    // traceloop.entity.output (the CallToolResult as JSON) is measured at ingest: the text is in it.
+    for (const c of calls) {
+      expect(c.resultBytes).toBeGreaterThan(Buffer.byteLength('index unavailable'));
+      expect(c.resultTokens).toBeGreaterThan(2);
+    }
   });
 
   it('OpenInference: traceTool spans are calls, named after the tool', async () => {
