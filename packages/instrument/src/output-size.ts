@@ -129,6 +129,10 @@ function measureText(text: string, budget: Budget): boolean {
   return true;
 }
 
+const MAX_KEY_CACHED = 64;
+const MAX_KEYS_CACHED = 4096;
+const keyWeights = new Map<string, { bytes: number; tokens: number }>();
+
 class Walk {
   bytes = 0;
   tokens = 0;
@@ -203,14 +207,31 @@ class Walk {
     }
   }
 
+  /** A key with its quotes and colon: keys repeat across a listing's items, so their weights are kept. */
+  key(key: string): void {
+    const known = keyWeights.get(key);
+    if (known !== undefined) {
+      this.bytes += known.bytes;
+      this.tokens += known.tokens;
+      return;
+    }
+    const bytes = this.bytes;
+    const tokens = this.tokens;
+    const scanned = this.budget.scanned + key.length <= TOKEN_SCAN_CHARS;
+    this.string(key);
+    this.punct(1);
+    // Only a key scanned in full: a count scaled past the scan budget belongs to this walk alone.
+    if (scanned && key.length <= MAX_KEY_CACHED && keyWeights.size < MAX_KEYS_CACHED)
+      keyWeights.set(key, { bytes: this.bytes - bytes, tokens: this.tokens - tokens });
+  }
+
   object(record: Record<string, unknown>, depth: number): void {
     this.punct(2);
     let written = 0;
     for (const key of Object.keys(record)) {
       const bytes = this.bytes;
       const tokens = this.tokens;
-      this.string(key);
-      this.punct(1);
+      this.key(key);
       if (!this.value(record[key], depth + 1)) {
         // Left out by JSON: take the key back.
         this.bytes = bytes;

@@ -29,8 +29,9 @@ export function recordResult(
     );
   }
   // What the caller gets back is the envelope: its size is what the model pays for (unless an adapter
-  // measures what it sends instead, as the MCP adapter does).
-  const attributes: Attributes = measureOutput ? outputAttributes(measureJson(r)) : {};
+  // measures what it sends instead, as the MCP adapter does). A span that goes nowhere is not measured.
+  const attributes: Attributes =
+    measureOutput && span.recording ? outputAttributes(measureJson(r)) : {};
   if (r.attempt !== firstAttempt) attributes[sc.ATTR_TOOLSCOPE_ATTEMPT] = r.attempt;
   if (executed.replay) attributes[sc.ATTR_TOOLSCOPE_IDEMPOTENT_REPLAY] = true;
   if (!r.ok) {

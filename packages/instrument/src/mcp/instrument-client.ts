@@ -165,7 +165,7 @@ function endWithResult(
 ): void {
   const outcome = outcomeOfPlainResult(result, undefined, undefined);
   // What the agent's model will read: measured where it arrives.
-  const attributes: Attributes = mcpOutputAttributes(result);
+  const attributes: Attributes = span.recording ? mcpOutputAttributes(result) : {};
   if (brokenContract) {
     // The server answered success with a result its own advertised schema refuses: the caller cannot trust it.
     attributes[sc.ATTR_ERROR_TYPE] = sc.ERROR_CODES.INVALID_OUTPUT;

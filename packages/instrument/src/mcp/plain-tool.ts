@@ -93,7 +93,7 @@ export function plainToolsCall(state: ServerState, isDefined: (name: string) => 
             : undefined,
         );
         // What the model receives: content plus structuredContent, measured without a copy (output-size.ts).
-        const end = mcpOutputAttributes(result);
+        const end: Attributes = span.recording ? mcpOutputAttributes(result) : {};
         if (!outcome.ok) {
           end[sc.ATTR_ERROR_TYPE] = sc.ERROR_TYPE_TOOL_ERROR;
           end[sc.ATTR_TOOLSCOPE_ERROR_CODE] = outcome.code;

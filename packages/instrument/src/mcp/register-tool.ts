@@ -1,7 +1,12 @@
 // `registerMcpTool`: serves a `defineTool` tool from an `McpServer`, so its Zod contract is the MCP contract.
 // The SDK is told to accept any object (our schema validates, so INVALID_INPUT comes back as a repairable
 // envelope, not as the SDK's text error), and tools/list shows our JSON Schemas with their descriptions.
-import { ProxyTracerProvider, SpanKind, type TracerProvider } from '@opentelemetry/api';
+import {
+  type Attributes,
+  ProxyTracerProvider,
+  SpanKind,
+  type TracerProvider,
+} from '@opentelemetry/api';
 import { z } from 'zod';
 import { toolFailureSchema } from '../contract.js';
 import { ToolscopeError } from '../errors.js';
@@ -97,7 +102,7 @@ export function registerMcpTool(
       measuresOutput: true,
       onResult: (r, span) => {
         sent = toCallToolResult(r);
-        const end = mcpOutputAttributes(sent);
+        const end: Attributes = span.recording ? mcpOutputAttributes(sent) : {};
         if (!r.ok) end[sc.ATTR_ERROR_TYPE] = sc.ERROR_TYPE_TOOL_ERROR;
         span.setAttributes(end);
       },
