@@ -9,15 +9,18 @@ import {
   type PathRow,
   type SchemaRow,
   type ShapeRow,
+  type ToolCounts,
 } from '../../detectors/drift.js';
 import type { Flag } from '../../detectors/flag.js';
 import { RESULT_FLAG_KINDS } from '../../detectors/result-flags.js';
 import { sideWhere } from '../call-side.js';
-import type { FlagFilter, SpanReader } from '../contract.js';
+import type { FlagFilter } from '../contract.js';
+import { resultSizesOf } from '../result-sizes.js';
 import { CODE_KEY_SQL } from '../tool-call.js';
 import { readContractFlags } from './contract-flag-reader.js';
 import { big, isoOf as iso, NS_PER_MINUTE, num, type ReadDb, type Row, text } from './db.js';
 import { readResultFlags } from './result-flag-reader.js';
+import { aggregateTools } from './tool-stats.js';
 
 function storedFlag(r: Row): Flag {
   let evidence: Flag['evidence'] = {};
@@ -43,7 +46,6 @@ function storedFlag(r: Row): Flag {
 
 export async function readFlags(
   db: ReadDb,
-  reader: Pick<SpanReader, 'tools'>,
   sinceNs: bigint,
   untilNs: bigint,
   filter: FlagFilter,
@@ -113,8 +115,13 @@ export async function readFlags(
       lastMinute: num(r.last_minute),
     }),
   );
-  const baseline = splitNs > sinceNs ? await reader.tools(sinceNs, splitNs, filter.tool) : [];
-  const current = await reader.tools(splitNs, untilNs, filter.tool);
+  // Drift reads calls per code only: the aggregates without result sizes, sources or contracts.
+  const counts = async (from: bigint, to: bigint): Promise<ToolCounts[]> =>
+    [...(await aggregateTools(db, from, to, filter.tool, 'any', false)).entries()].map(
+      ([name, a]) => ({ name, calls: a.calls, codes: Object.fromEntries(a.codes) }),
+    );
+  const baseline = splitNs > sinceNs ? await counts(sinceNs, splitNs) : [];
+  const current = await counts(splitNs, untilNs);
   // Distinct failing traces, only where the rates already make drift (one agent repeating itself is a loop).
   const failing = new Map<string, number>();
   for (const { tool, code } of driftCandidates(current, baseline, thresholds)) {
@@ -152,7 +159,9 @@ export async function readFlags(
         db,
         sinceNs,
         untilNs,
-        await reader.tools(sinceNs, untilNs, filter.tool),
+        [...(await aggregateTools(db, sinceNs, untilNs, filter.tool)).entries()].map(
+          ([name, a]) => ({ name, ...resultSizesOf(a.sizes) }),
+        ),
         thresholds.resultTokenBudget,
       )
     : [];

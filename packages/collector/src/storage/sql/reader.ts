@@ -141,7 +141,7 @@ export class SqlReader implements SpanReader {
   }
 
   flags(sinceNs: bigint, untilNs: bigint, filter: FlagFilter): Promise<Flag[]> {
-    return readFlags(this.#db, this, sinceNs, untilNs, filter, this.#drift);
+    return readFlags(this.#db, sinceNs, untilNs, filter, this.#drift);
   }
 
   toolDetail(name: string, sinceNs: bigint, untilNs: bigint): Promise<ToolDetail | null> {

@@ -3,19 +3,10 @@
 
 import { type CallSide, rollupSides, sideWhere } from '../call-side.js';
 import type { ContractSummary, Series, ToolSummary } from '../contract.js';
-import {
-  addTo,
-  deserialize,
-  type Histogram,
-  mergeInto,
-  quantile,
-  subtractFrom,
-} from '../histogram.js';
+import { addSerialized, addTo, type Histogram, quantile, subtractFrom } from '../histogram.js';
 import {
   addSize,
-  mergeSizes,
   resultSizesOf,
-  sizesFromColumns,
   sizesOf,
   subtractSizes,
   type VersionSizes,
@@ -63,7 +54,8 @@ function sideList(sides: readonly string[]): string {
 
 /**
  * Aggregates per tool over [sinceNs, untilNs), optionally for one tool, counting the calls of `side`
- * (call-side.ts): for `any`, rollups of both sides less the client calls paired with a server row.
+ * (call-side.ts): for `any`, rollups of both sides less the client calls paired with a server row. Result
+ * sizes only when `sizes` (their histograms are most of what a rollup row costs to read).
  */
 export async function aggregateTools(
   db: ReadDb,
@@ -71,6 +63,7 @@ export async function aggregateTools(
   untilNs: bigint,
   tool?: string,
   side: CallSide = 'any',
+  sizes = true,
 ): Promise<Map<string, ToolAgg>> {
   const byTool = new Map<string, ToolAgg>();
   const paired = new Map<string, ToolAgg>();
@@ -93,7 +86,7 @@ export async function aggregateTools(
   ) => {
     if (from >= to) return;
     const rows = await db.all(
-      `SELECT ${col} AS at, tool, version, code, side, calls, errors, hist, ${ROLLUP_SIZES} FROM ${table}
+      `SELECT ${col} AS at, tool, version, code, side, calls, errors, hist${sizes ? `, ${ROLLUP_SIZES}` : ''} FROM ${table}
         WHERE ${col} >= ? AND ${col} < ? AND ${rollupSql}${tool ? ' AND tool = ?' : ''}`,
       tool ? [from / unit, to / unit, tool] : [from / unit, to / unit],
     );
@@ -107,17 +100,14 @@ export async function aggregateTools(
       if (code) a.codes.set(code, (a.codes.get(code) ?? 0) + calls);
       if (version) a.versions.add(version);
       const damaged = (what: string) => db.damaged(`${table}: ${what}`);
-      mergeInto(a.hist, deserialize(text(r.hist), damaged));
-      mergeSizes(
-        sizesOf(a.sizes, version, big(r.at) * unit),
-        sizesFromColumns(
-          text(r.bytes_hist),
-          text(r.tokens_hist),
-          num(r.max_bytes),
-          num(r.max_tokens),
-          damaged,
-        ),
-      );
+      addSerialized(a.hist, text(r.hist), damaged);
+      if (sizes) {
+        const v = sizesOf(a.sizes, version, big(r.at) * unit);
+        addSerialized(v.bytes, text(r.bytes_hist), damaged);
+        addSerialized(v.tokens, text(r.tokens_hist), damaged);
+        v.maxBytes = Math.max(v.maxBytes, num(r.max_bytes));
+        v.maxTokens = Math.max(v.maxTokens, num(r.max_tokens));
+      }
     }
   };
   const addRaw = async (from: bigint, to: bigint) => {
@@ -137,11 +127,12 @@ export async function aggregateTools(
       if (codeKey) a.codes.set(codeKey, (a.codes.get(codeKey) ?? 0) + 1);
       if (version) a.versions.add(version);
       addTo(a.hist, num(r.duration_ms));
-      addSize(
-        sizesOf(a.sizes, version, big(r.start_ns)),
-        numOrNull(r.result_bytes),
-        numOrNull(r.result_tokens),
-      );
+      if (sizes)
+        addSize(
+          sizesOf(a.sizes, version, big(r.start_ns)),
+          numOrNull(r.result_bytes),
+          numOrNull(r.result_tokens),
+        );
     }
   };
   const minStart = ceilTo(sinceNs, NS_MIN);
