@@ -46,6 +46,9 @@ function span(i: number): NormalizedSpan {
     'toolscope.partial_effect': false,
     'toolscope.input.hash': looping ? hex(trace, 16) : hex((i * 2654435761) >>> 0, 16),
     'toolscope.input.shape': 'customerId:string',
+    // Result sizes spread over two orders of magnitude, so each rollup row holds many size buckets.
+    'toolscope.output.bytes': 100 + ((i * 7919) % 5000),
+    'toolscope.output.tokens': Math.floor((100 + ((i * 7919) % 5000)) / 3.3),
   };
   if (failing)
     Object.assign(attributes, {
