@@ -182,6 +182,8 @@ export type ToolCallSpec = {
   callId?: string;
   shape?: string;
   issues?: { path: string; code: string; message: string }[];
+  /** toolscope.output.bytes and .tokens of the result. */
+  output?: { bytes: number; tokens: number };
   atMs: number;
 };
 
@@ -199,7 +201,7 @@ export function otlpToolCalls(calls: ToolCallSpec[]) {
             scope: { name: '@toolscope/instrument' },
             spans: calls.map((call) => {
               const tool = call.tool ?? 'get_order';
-              const attrs = [
+              const attrs: { key: string; value: Record<string, unknown> }[] = [
                 str('gen_ai.tool.name', tool),
                 str('toolscope.schema.version', call.version ?? '1'),
                 str('toolscope.schema.hash', call.hash ?? 'aaaaaaaaaaaaaaaa'),
@@ -222,6 +224,11 @@ export function otlpToolCalls(calls: ToolCallSpec[]) {
                 attrs.push(str('toolscope.idempotency_key.hash', call.idempotencyKey));
               if (call.conversation) attrs.push(str('gen_ai.conversation.id', call.conversation));
               if (call.callId) attrs.push(str('gen_ai.tool.call.id', call.callId));
+              if (call.output)
+                attrs.push(
+                  { key: 'toolscope.output.bytes', value: { intValue: call.output.bytes } },
+                  { key: 'toolscope.output.tokens', value: { intValue: call.output.tokens } },
+                );
               if (call.issues)
                 attrs.push(str('toolscope.validation.issues', JSON.stringify(call.issues)));
               const start = BigInt(call.atMs) * 1_000_000n;

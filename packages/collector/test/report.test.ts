@@ -32,6 +32,7 @@ beforeAll(async () => {
       trace: 2 + i,
       tool: 'search_docs',
       input: `q${i}`,
+      output: { bytes: 4_000 + i * 100, tokens: 1_200 + i * 30 },
       atMs: now - 30_000 + i * 100,
     })),
   ];
@@ -48,6 +49,12 @@ describe('toolscope report', () => {
     expect(o.stdout).toMatch(/\| search_docs \| 10 \| 0 \| 0\.0 % \|/);
     expect(o.stdout).toContain('**identical_retry**');
     expect(o.stdout).toContain('within thresholds');
+    // Only search_docs' calls carried a result size: it alone is in the heaviest results, max exact.
+    expect(o.stdout).toContain('### Heaviest results');
+    expect(o.stdout).toMatch(
+      /\| search_docs \| 1,[0-9]{3} \| 1,[0-9]{3} \| 1,470 \| 4\.[0-9] KB \|/,
+    );
+    expect(o.stdout).not.toMatch(/\| get_order \| [0-9,]+ \| [0-9,]+ \| [0-9,]+ \| /);
   });
 
   it('exits 1 over --max-error-rate or with a --fail-on flag, and appends to GITHUB_STEP_SUMMARY', async () => {
