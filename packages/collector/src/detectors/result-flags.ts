@@ -102,6 +102,8 @@ export function resultGrowthFlag(g: Growth, seen: GrowthSeen): Flag {
   const from = before.tokensP95 ?? 0;
   const to = after.tokensP95 ?? 0;
   const name = (v: VersionResultSizes) => v.version ?? '(unversioned)';
+  const label = (v: VersionResultSizes) =>
+    v.version === null ? '(unversioned)' : `version ${v.version}`;
   const ratio = Math.round((to / Math.max(from, 1)) * 10) / 10;
   return {
     kind: 'result_growth',
@@ -112,7 +114,7 @@ export function resultGrowthFlag(g: Growth, seen: GrowthSeen): Flag {
     count: after.measured,
     firstSeen: iso(seen.firstMs),
     lastSeen: iso(seen.lastMs),
-    summary: `${g.tool} ${name(after)} returns ${ratio}× what ${name(before)} did at p95: about ${fmt(to)} tokens, up from ${fmt(from)}`,
+    summary: `${g.tool} ${label(after)} returns ${ratio}× what ${label(before)} did at p95: about ${fmt(to)} tokens, up from ${fmt(from)}`,
     evidence: {
       versions: [name(before), name(after)],
       ...(seen.traceId && seen.spanId ? { traceIds: [seen.traceId], spanIds: [seen.spanId] } : {}),

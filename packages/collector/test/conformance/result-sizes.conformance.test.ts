@@ -110,7 +110,7 @@ for (const backend of BACKENDS) {
       ]);
       expect(growth[0]?.traceId).toBe(traceIdOf(205));
       expect(growth[0]?.evidence.ratio).toBeGreaterThan(30);
-      expect(growth[0]?.summary).toContain('order_history 2 returns');
+      expect(growth[0]?.summary).toContain('order_history version 2 returns');
     });
 
     it('counts a call traced on both sides once, and takes the budget from the thresholds', async () => {
