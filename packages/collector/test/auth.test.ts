@@ -1,6 +1,6 @@
 // --token: ingest, API, the dashboard page and every other route refuse a missing or wrong token (401) and accept the right one;
 // the token never appears in output; the default bind is loopback, and binding elsewhere without a token warns.
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFailed } from 'vitest';
 import { runCli } from '../src/index.js';
 import { jsonBody, startTestCollector } from './harness.js';
 
@@ -8,13 +8,21 @@ const TOKEN = 's3cret-token-value';
 
 describe('auth', () => {
   it('refuses ingest and API without the right bearer token, accepts it with', async () => {
+    // One clean-clone run timed out here at 20 s beside the memory-bound test and never again in 11 runs, alone
+    // or beside busy loops: if it stops again, the failure says at which request.
+    let step = 'starting the collector';
+    onTestFailed(() => {
+      process.stderr.write(`auth: stopped while ${step}\n`);
+    });
     const c = await startTestCollector({ token: TOKEN });
-    const post = (auth?: string) =>
-      fetch(`${c.url}/v1/traces`, {
+    const post = (auth?: string) => {
+      step = `posting a batch with ${auth === undefined ? 'no token' : 'a token'}`;
+      return fetch(`${c.url}/v1/traces`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', ...(auth ? { authorization: auth } : {}) },
         body: JSON.stringify(jsonBody(1, 2)),
       });
+    };
     for (const auth of [undefined, 'Bearer wrong', `Bearer ${TOKEN}x`, TOKEN, `Basic ${TOKEN}`]) {
       const res = await post(auth);
       expect(res.status, String(auth)).toBe(401);
@@ -33,8 +41,10 @@ describe('auth', () => {
       '/api/tools/get_order',
       '/nope',
     ]) {
+      step = `getting ${path}`;
       expect((await fetch(`${c.url}${path}`)).status, path).toBe(401);
     }
+    step = 'getting the page and its script';
     // The dashboard page answers 401 too; its body is the app shell (no data), which asks for the token, and
     // the hashed script it loads holds no data either, so it needs none.
     const page = await fetch(`${c.url}/`);
@@ -52,8 +62,9 @@ describe('auth', () => {
       headers: { authorization: `Bearer ${TOKEN}` },
     });
     expect(ok.status).toBe(200);
+    step = 'stopping the collector';
     await c.stop();
-  });
+  }, 60_000);
 
   it('binds 127.0.0.1 by default and warns when binding elsewhere without a token', async () => {
     const c = await startTestCollector();
