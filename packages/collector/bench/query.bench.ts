@@ -133,6 +133,8 @@ await timeIt(
 );
 await timeIt('GET /api/search?q=<trace id>', `/api/search?q=${hex(7, 32)}`, 21, 100);
 await timeIt('GET /api/search?q=get (tools, codes)', '/api/search?q=get', 21, 100);
+await timeIt('GET /api/search?q=conv-12 (conversation prefix)', '/api/search?q=conv-12', 21, 50);
+await timeIt('GET /api/search?q=nv-12 (conversation substring)', '/api/search?q=nv-12', 21, 50);
 await timeIt(
   'GET /api/search?q=<call id>',
   `/api/search?q=${spreadCallId(Math.floor(CALLS / 2))}`,

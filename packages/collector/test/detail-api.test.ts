@@ -149,6 +149,14 @@ describe('GET /api/search and the calls filters', () => {
       { kind: 'trace', value: hex(2), label: `trace ${hex(2)}` },
     ]);
     expect((await search('conv-9'))[0]).toMatchObject({ kind: 'conversation', value: 'conv-9' });
+    // By prefix and by substring, whatever the case: the exact id first, then ids that start with what was
+    // typed, then ids that contain it.
+    expect(
+      (await search('ONV-9')).filter((r) => r.kind === 'conversation').map((r) => r.value),
+    ).toEqual(['conv-9']);
+    const byPrefix = (await search('conv')).filter((r) => r.kind === 'conversation');
+    expect(byPrefix.map((r) => r.value)).toContain('conv-9');
+    expect(byPrefix.every((r) => r.value.startsWith('conv'))).toBe(true);
     expect(await search('call_42')).toEqual([
       expect.objectContaining({ kind: 'call', traceId: hex(2), label: 'call call_42 (get_order)' }),
     ]);

@@ -87,6 +87,12 @@ for (const backend of BACKENDS) {
       expect(hits.map((h) => h.kind)).toContain('call');
       expect((await s.search('list_', since)).map((h) => h.value)).toEqual(['list_orders']);
       expect((await s.search(traceIdOf(2), since)).map((h) => h.kind)).toEqual(['trace']);
+      // A conversation by prefix or substring, whatever the case; `_` is a character, not a wildcard.
+      const conversations = async (q: string) =>
+        (await s.search(q, since)).filter((h) => h.kind === 'conversation').map((h) => h.value);
+      expect(await conversations('CONV')).toEqual(['conv-a']);
+      expect(await conversations('nv-')).toEqual(['conv-a']);
+      expect(await conversations('conv_')).toEqual([]);
     });
 
     it('flags a loop whose calls arrive in separate batches, once, and replaces it as it grows', async () => {

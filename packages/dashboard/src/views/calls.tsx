@@ -130,9 +130,15 @@ export function SearchView({ q, tick }: { q: string; tick: number }) {
                         : r.kind === 'tool'
                           ? href.tool(r.value)
                           : href.calls({ code: r.value });
+                // The label starts with the kind ("conversation conv-9"): the chip says it once.
+                const rest = r.label.startsWith(`${r.kind} `)
+                  ? r.label.slice(r.kind.length + 1)
+                  : r.label;
                 return (
                   <li key={`${r.kind}|${r.value}`}>
-                    <span class="kind">{r.kind}</span> <a href={link}>{r.label}</a>
+                    <a href={link}>
+                      <span class="kind">{r.kind}</span> {rest}
+                    </a>
                   </li>
                 );
               })}

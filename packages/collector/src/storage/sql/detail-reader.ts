@@ -118,6 +118,20 @@ export async function search(db: ReadDb, query: string, sinceNs: bigint): Promis
   );
   if (conversation.length > 0)
     results.push({ kind: 'conversation', value: q, label: `conversation ${q}` });
+  // Conversations whose id starts with, then contains, what was typed, ignoring case: one row per conversation,
+  // far fewer than calls (issue 19: "conv-loop" finds conv-loop-7).
+  const lowered = q.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`);
+  const similar = await db.all(
+    `SELECT conversation_id FROM conversations
+      WHERE lower(conversation_id) LIKE ? ESCAPE '\\' AND conversation_id != ?
+      ORDER BY CASE WHEN lower(conversation_id) LIKE ? ESCAPE '\\' THEN 0 ELSE 1 END, conversation_id
+      LIMIT 10`,
+    [`%${lowered}%`, q, `${lowered}%`],
+  );
+  for (const r of similar) {
+    const id = text(r.conversation_id);
+    results.push({ kind: 'conversation', value: id, label: `conversation ${id}` });
+  }
   // One bucket of the window, newest first, from the (call_bucket, start_ns, call_id) index (call-bucket.ts).
   const calls = await db.all(
     `SELECT trace_id, span_id, tool FROM tool_calls
