@@ -1,6 +1,8 @@
 // A histogram over the collector's 5 %-wide log buckets (latency: histogram.ts; result sizes: result-sizes.ts):
-// empty buckets between the smallest and the largest value are drawn too, so the axis is a log scale.
+// empty buckets between the smallest and the largest value are drawn too, so the axis is a log scale. A y-axis
+// of calls, and marks (p50, p95, p99) over the bars that hold them.
 export type LogBucket = { from: number; to: number; count: number };
+export type Mark = { label: string; value: number | null };
 
 export function LogHistogram({
   buckets,
@@ -8,6 +10,7 @@ export function LogHistogram({
   format,
   label,
   axis,
+  marks = [],
 }: {
   buckets: LogBucket[];
   /** The bucket's index from its upper bound. */
@@ -17,6 +20,7 @@ export function LogHistogram({
   label: string;
   /** What the axis measures. */
   axis: string;
+  marks?: Mark[];
 }) {
   const first = buckets[0];
   const last = buckets.at(-1);
@@ -33,25 +37,56 @@ export function LogHistogram({
         )
       : buckets;
   const max = Math.max(...buckets.map((b) => b.count));
+  // A percentile is a bucket's middle, so it lies in a bar that has calls.
+  const placed = marks.flatMap((m) => {
+    const v = m.value;
+    if (v === null) return [];
+    const i = bars.findIndex((b) => b.count > 0 && v >= b.from && v <= b.to);
+    return i < 0 ? [] : [{ ...m, left: ((i + 0.5) / bars.length) * 100 }];
+  });
   return (
     <>
-      <ol class="histogram" aria-label={label}>
-        {bars.map((b, i) => (
-          <li
-            key={i}
-            title={b.count ? `${format(b.from)} – ${format(b.to)}: ${b.count} calls` : ''}
-          >
-            {b.count > 0 && (
-              <>
-                <span class="bar" style={{ height: `${Math.max(2, (b.count / max) * 100)}%` }} />
-                <span class="sr-only">
-                  {format(b.from)} to {format(b.to)}: {b.count} calls
-                </span>
-              </>
-            )}
-          </li>
-        ))}
-      </ol>
+      <div class="hist-frame">
+        <div class="hist-y" aria-hidden="true">
+          <span>{max}</span>
+          <span>{max > 1 ? Math.round(max / 2) : ''}</span>
+          <span>0</span>
+        </div>
+        <div class="hist-plot">
+          {placed.map((m, k) => (
+            <span
+              key={m.label}
+              class="hist-mark"
+              // Labels step down, so marks in one bar (p95 and p99, often) stay readable.
+              style={{ left: `${m.left}%`, paddingTop: `${k * 13}px` }}
+              title={`${m.label} ${format(m.value ?? 0)}`}
+              data-mark={m.label}
+            >
+              {m.label}
+            </span>
+          ))}
+          <ol class="histogram" aria-label={label}>
+            {bars.map((b, i) => (
+              <li
+                key={i}
+                title={b.count ? `${format(b.from)} – ${format(b.to)}: ${b.count} calls` : ''}
+              >
+                {b.count > 0 && (
+                  <>
+                    <span
+                      class="bar"
+                      style={{ height: `${Math.max(2, (b.count / max) * 100)}%` }}
+                    />
+                    <span class="sr-only">
+                      {format(b.from)} to {format(b.to)}: {b.count} calls
+                    </span>
+                  </>
+                )}
+              </li>
+            ))}
+          </ol>
+        </div>
+      </div>
       <div class="hist-axis" aria-hidden="true">
         <span>{format(first.from)}</span>
         <span>{axis}</span>

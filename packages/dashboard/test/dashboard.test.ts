@@ -157,7 +157,22 @@ describe('dashboard', () => {
     expect(await paths.locator('td.num').first().textContent()).toBe('4');
     const shapes = w.page.getByRole('table', { name: 'input shapes' });
     expect(await shapes.locator('tbody tr').count()).toBe(2);
-    expect(await w.page.locator('ol.histogram li').count()).toBeGreaterThan(0);
+    const latency = w.page.getByRole('list', { name: 'latency distribution' });
+    expect(await latency.locator('li').count()).toBeGreaterThan(0);
+    // The y-axis counts calls up to the tallest bar; p50, p95 and p99 mark the bars that hold them.
+    const counts = await latency
+      .locator('li .sr-only')
+      .allTextContents()
+      .then((t) => t.map((x) => Number(/: (\d+) calls$/.exec(x)?.[1])));
+    const frame = w.page.locator('.hist-frame').first();
+    expect(await frame.locator('.hist-y span').first().textContent()).toBe(
+      String(Math.max(...counts)),
+    );
+    expect(
+      await frame
+        .locator('.hist-mark')
+        .evaluateAll((m) => m.map((e) => e.getAttribute('data-mark'))),
+    ).toEqual(['p50', 'p95', 'p99']);
     await w.page.getByRole('table', { name: 'calls' }).waitFor();
     expect(await w.page.getByRole('table', { name: 'calls' }).locator('tbody tr').count()).toBe(4);
     await screenshot(w.page, 'tool');

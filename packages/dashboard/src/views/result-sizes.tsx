@@ -30,6 +30,10 @@ export function ResultSizes({ detail }: { detail: ToolDetailResponse }) {
         format={formatBytes}
         label="result size distribution"
         axis="result bytes, log scale"
+        marks={[
+          { label: 'p50', value: detail.stats.resultBytesP50 },
+          { label: 'p95', value: detail.stats.resultBytesP95 },
+        ]}
       />
       <table aria-label="result sizes per version">
         <Head

@@ -62,7 +62,8 @@ function Versions({ versions }: { versions: ToolDetailResponse['versions'] }) {
 /** Bucket index of the collector's 5 %-wide latency buckets (histogram.ts), from an upper bound in ms. */
 const latencyIndex = (toMs: number) => Math.round(Math.log(toMs * 1000) / Math.log(1.05)) - 1;
 
-function Latency({ buckets }: { buckets: ToolDetailResponse['latency'] }) {
+function Latency({ detail }: { detail: ToolDetailResponse }) {
+  const buckets = detail.latency;
   if (buckets.length === 0) return <p class="state">No calls in this range.</p>;
   return (
     <LogHistogram
@@ -71,6 +72,11 @@ function Latency({ buckets }: { buckets: ToolDetailResponse['latency'] }) {
       format={formatMs}
       label="latency distribution"
       axis="log scale"
+      marks={[
+        { label: 'p50', value: detail.stats.p50Ms },
+        { label: 'p95', value: detail.stats.p95Ms },
+        { label: 'p99', value: detail.stats.p99Ms },
+      ]}
     />
   );
 }
@@ -193,7 +199,7 @@ export function ToolView({ name, range, tick }: { name: string; range: TimeRange
               )}
             </Section>
             <Section title="Latency distribution">
-              <Latency buckets={d.latency} />
+              <Latency detail={d} />
             </Section>
             <Section title="Result size (what each call returns to the model)">
               <ResultSizes detail={d} />
