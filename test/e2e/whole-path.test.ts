@@ -194,6 +194,17 @@ describe('agent → MCP server → collector → API, report and dashboard', () 
         'order_history',
         'order_intent',
       ]);
+      // The chart spans the demo's minutes, not the 24 h it was asked for: its axis starts within the hour.
+      const chart = page.getByRole('img', { name: /calls and error rate/ });
+      await page.waitForFunction(
+        () => {
+          const from = document.querySelector('.chart')?.getAttribute('data-from');
+          return from ? Date.now() - Date.parse(from) < 3_600_000 : false;
+        },
+        undefined,
+        { timeout: 10_000 },
+      );
+      expect(await chart.count()).toBeGreaterThan(0);
       // The overview shows 8 flags and names the ones it left out.
       expect(await page.locator('ul.flags li.flag').count()).toBe(8);
       const leftOut = (await page.getByTestId('flags-left-out').textContent()) ?? '';

@@ -3,7 +3,6 @@ import {
   flagsResponseSchema,
   type ToolStats,
   type ToolsResponse,
-  timeseriesResponseSchema,
   toolsResponseSchema,
 } from '@toolscope/collector/schemas';
 import { useMemo, useState } from 'preact/hooks';
@@ -11,6 +10,7 @@ import { query } from '../api';
 import { CallsChart } from '../chart';
 import { useApi } from '../hooks';
 import { href } from '../route';
+import { useFittedSeries } from '../series';
 import { formatMs, formatPercent, rangeLabel, rangeParams, type TimeRange } from '../time';
 import { Code, Load, Section, SortHeader, type SortState } from '../ui';
 import { FlagList } from './flags';
@@ -53,7 +53,7 @@ setupToolscope({ serviceName: 'my-mcp-server', endpoint: '${location.origin}' })
 export function Overview({ range, tick }: { range: TimeRange; tick: number }) {
   const params = rangeParams(range);
   const tools = useApi(`/api/tools${query(params)}`, toolsResponseSchema, tick);
-  const series = useApi(`/api/timeseries${query(params)}`, timeseriesResponseSchema, tick);
+  const series = useFittedSeries(range, tick);
   const flags = useApi(`/api/flags${query(params)}`, flagsResponseSchema, tick);
   const [sort, setSort] = useState<SortState<Key>>({ key: 'calls', desc: true });
   const rows = useMemo(

@@ -5,7 +5,6 @@ import {
   formatBytes,
   formatCount,
   type ToolDetailResponse,
-  timeseriesResponseSchema,
   toolDetailResponseSchema,
 } from '@toolscope/collector/schemas';
 import { query } from '../api';
@@ -13,6 +12,7 @@ import { CallsChart } from '../chart';
 import { useApi } from '../hooks';
 import { LogHistogram } from '../log-histogram';
 import { href } from '../route';
+import { useFittedSeries } from '../series';
 import { formatMs, formatPercent, rangeParams, type TimeRange } from '../time';
 import { Head, Load, Mono, Section, short, Time } from '../ui';
 import { CallTable } from './calls';
@@ -88,11 +88,7 @@ export function ToolView({ name, range, tick }: { name: string; range: TimeRange
     toolDetailResponseSchema,
     tick,
   );
-  const series = useApi(
-    `/api/timeseries${query({ ...params, tool: name })}`,
-    timeseriesResponseSchema,
-    tick,
-  );
+  const series = useFittedSeries(range, tick, name);
   const failing = useApi(
     `/api/calls${query({ ...params, tool: name, errors: true, limit: 20 })}`,
     callsResponseSchema,
