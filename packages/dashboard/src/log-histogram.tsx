@@ -6,7 +6,7 @@ export type Mark = { label: string; value: number | null };
 
 export function LogHistogram({
   buckets,
-  indexOf,
+  unit,
   format,
   label,
   axis,
@@ -14,7 +14,8 @@ export function LogHistogram({
 }: {
   buckets: LogBucket[];
   /** The bucket's index from its upper bound. */
-  indexOf: (to: number) => number;
+  /** Values per unit of the collector's buckets (1,000 for milliseconds, whose buckets count µs; 1 for bytes). */
+  unit: number;
   format: (value: number) => string;
   /** The list's accessible name. */
   label: string;
@@ -25,6 +26,8 @@ export function LogHistogram({
   const first = buckets[0];
   const last = buckets.at(-1);
   if (!first || !last) return null;
+  // The collector's buckets are 5 % wide from 1 unit: bucket i ends at 1.05^(i+1).
+  const indexOf = (to: number) => Math.round(Math.log(to * unit) / Math.log(1.05)) - 1;
   const byIndex = new Map(buckets.map((b) => [indexOf(b.to), b]));
   const lo = indexOf(first.to);
   const hi = indexOf(last.to);

@@ -5,7 +5,6 @@
 // result (the same result its server span measured) stays in the maximum.
 import {
   countOf,
-  deserialize,
   type Histogram,
   mergeInto,
   quantileBucket,
@@ -67,21 +66,6 @@ export function subtractSizes(into: SizeAgg, from: SizeAgg): void {
 /** The stored columns of a rollup's sizes. */
 export function sizeColumns(s: SizeAgg): [string, string, number, number] {
   return [serialize(s.bytes), serialize(s.tokens), s.maxBytes, s.maxTokens];
-}
-
-export function sizesFromColumns(
-  bytesHist: string,
-  tokensHist: string,
-  maxBytes: number,
-  maxTokens: number,
-  onDamage?: (what: string) => void,
-): SizeAgg {
-  return {
-    bytes: deserialize(bytesHist, onDamage),
-    tokens: deserialize(tokensHist, onDamage),
-    maxBytes,
-    maxTokens,
-  };
 }
 
 /** The q-quantile of a size histogram (the bucket's geometric middle, never above the exact maximum). */
@@ -165,6 +149,6 @@ export function resultSizesOf(sizes: Map<string, VersionSizes>) {
 }
 
 /** Version strings in their natural order ("2" before "10"). */
-export function compareVersions(a: string, b: string): number {
+function compareVersions(a: string, b: string): number {
   return a.localeCompare(b, 'en', { numeric: true });
 }

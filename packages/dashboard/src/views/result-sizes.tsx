@@ -5,9 +5,6 @@ import { formatBytes, formatCount, type ToolDetailResponse } from '@toolscope/co
 import { LogHistogram } from '../log-histogram';
 import { Head, Time } from '../ui';
 
-/** Bucket index of the collector's 5 %-wide size buckets (result-sizes.ts): the upper bound is 1.05^(i+1). */
-const sizeIndex = (toBytes: number) => Math.round(Math.log(toBytes) / Math.log(1.05)) - 1;
-
 export function ResultSizes({ detail }: { detail: ToolDetailResponse }) {
   const versions = detail.stats.resultSizes;
   if (versions.length === 0) {
@@ -26,7 +23,7 @@ export function ResultSizes({ detail }: { detail: ToolDetailResponse }) {
           to: b.toBytes,
           count: b.count,
         }))}
-        indexOf={sizeIndex}
+        unit={1}
         format={formatBytes}
         label="result size distribution"
         axis="result bytes, log scale"

@@ -59,16 +59,13 @@ function Versions({ versions }: { versions: ToolDetailResponse['versions'] }) {
   );
 }
 
-/** Bucket index of the collector's 5 %-wide latency buckets (histogram.ts), from an upper bound in ms. */
-const latencyIndex = (toMs: number) => Math.round(Math.log(toMs * 1000) / Math.log(1.05)) - 1;
-
 function Latency({ detail }: { detail: ToolDetailResponse }) {
   const buckets = detail.latency;
   if (buckets.length === 0) return <p class="state">No calls in this range.</p>;
   return (
     <LogHistogram
       buckets={buckets.map((b) => ({ from: b.fromMs, to: b.toMs, count: b.count }))}
-      indexOf={latencyIndex}
+      unit={1000}
       format={formatMs}
       label="latency distribution"
       axis="log scale"

@@ -6,8 +6,8 @@ import type Database from 'better-sqlite3';
 import type { LoopThresholds } from '../../detectors/retry-loops.js';
 import { assemble } from '../assemble.js';
 import type { WriteOutcome } from '../contract.js';
-import { deserialize, mergeInto, serialize } from '../histogram.js';
-import { emptySizes, mergeSizes, sizeColumns, sizesFromColumns } from '../result-sizes.js';
+import { addSerialized, serialize } from '../histogram.js';
+import { sizeColumns } from '../result-sizes.js';
 import { NS_PER_HOUR, NS_PER_MINUTE, type Row } from '../sql/db.js';
 import { ROLLUP_SIZES } from '../sql/output-migration.js';
 import { STORED_CALL_COLUMNS, storedCallOf } from '../stored-calls.js';
@@ -220,17 +220,15 @@ export class BlockWriter {
         r.code,
         r.side,
       );
-      const hist = existing ? deserialize(existing.hist) : new Map<number, number>();
-      mergeInto(hist, r.hist);
-      const sizes = existing
-        ? sizesFromColumns(
-            existing.bytes_hist,
-            existing.tokens_hist,
-            existing.max_bytes,
-            existing.max_tokens,
-          )
-        : emptySizes();
-      mergeSizes(sizes, r.sizes);
+      // The stored counts are added into the batch's own (its rollups are not used after this write).
+      const { hist, sizes } = r;
+      if (existing) {
+        addSerialized(hist, existing.hist);
+        addSerialized(sizes.bytes, existing.bytes_hist);
+        addSerialized(sizes.tokens, existing.tokens_hist);
+        sizes.maxBytes = Math.max(sizes.maxBytes, existing.max_bytes);
+        sizes.maxTokens = Math.max(sizes.maxTokens, existing.max_tokens);
+      }
       this.#stmt.upsertRollup[r.table].run(
         r.bucket,
         r.tool,
