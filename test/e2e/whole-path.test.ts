@@ -13,7 +13,7 @@ import {
   QUIET_SCENES,
   RESULT_FLAG_TOOL,
 } from '@toolscope/example-orders-mcp/scenarios';
-import { chromium } from 'playwright-core';
+import { chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT, start, stopAll } from './processes.js';
 
@@ -79,6 +79,31 @@ afterAll(async () => {
   await stopAll();
   rmSync(dir, { recursive: true, force: true });
 });
+
+/** A 1360×900 page in real Chromium; the test fails on any error the page throws. */
+async function inChromium(fn: (page: Page) => Promise<void>): Promise<void> {
+  const browser = await chromium.launch({
+    executablePath: process.env.TOOLSCOPE_CHROMIUM ?? '/usr/bin/chromium',
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+  });
+  try {
+    const page = await browser.newPage({ viewport: { width: 1360, height: 900 } });
+    page.setDefaultTimeout(10_000);
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    await fn(page);
+    expect(errors).toEqual([]);
+  } finally {
+    await browser.close();
+  }
+}
+
+/** Into an ignored folder unless `pnpm screenshots` points it at docs/screenshots: a test writes no tracked file. */
+const shot = (page: Page, name: string) =>
+  page.screenshot({
+    path: join(process.env.TOOLSCOPE_SCREENSHOTS_DIR ?? join(ROOT, '.screenshots'), `${name}.png`),
+    fullPage: true,
+  });
 
 const traceOf = (scene: string) => manifest[scene]?.traceIds ?? [];
 
@@ -175,15 +200,7 @@ describe('agent → MCP server → collector → API, report and dashboard', () 
   });
 
   it('shows the tools and every flag kind in the dashboard (Chromium)', async () => {
-    const browser = await chromium.launch({
-      executablePath: process.env.TOOLSCOPE_CHROMIUM ?? '/usr/bin/chromium',
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-    });
-    try {
-      const page = await browser.newPage({ viewport: { width: 1360, height: 900 } });
-      page.setDefaultTimeout(10_000);
-      const errors: string[] = [];
-      page.on('pageerror', (e) => errors.push(e.message));
+    await inChromium(async (page) => {
       await page.goto(`${url}/`);
       await page.locator('table.tools').waitFor();
       const tools = await page.locator('table.tools tbody th a').allTextContents();
@@ -217,14 +234,7 @@ describe('agent → MCP server → collector → API, report and dashboard', () 
         .locator('li.flag')
         .evaluateAll((els) => els.map((el) => el.getAttribute('data-kind')));
       for (const e of EXPECTED_FLAGS) expect(kinds, e.kind).toContain(e.kind);
-      await page.screenshot({
-        // An ignored folder unless `pnpm screenshots` points it at docs/screenshots: a test writes no tracked file.
-        path: join(
-          process.env.TOOLSCOPE_SCREENSHOTS_DIR ?? join(ROOT, '.screenshots'),
-          'demo-flags.png',
-        ),
-        fullPage: true,
-      });
+      await shot(page, 'demo-flags');
       // The heavy tool's page: its result sizes as a distribution and per version, v2 far above v1.
       await page.goto(`${url}/#/tools/${RESULT_FLAG_TOOL}`);
       const sizes = page.getByRole('table', { name: 'result sizes per version' });
@@ -240,16 +250,54 @@ describe('agent → MCP server → collector → API, report and dashboard', () 
       expect(
         await page.getByRole('list', { name: 'result size distribution' }).locator('.bar').count(),
       ).toBeGreaterThan(1);
-      await page.screenshot({
-        path: join(
-          process.env.TOOLSCOPE_SCREENSHOTS_DIR ?? join(ROOT, '.screenshots'),
-          'demo-result-sizes.png',
-        ),
-        fullPage: true,
-      });
-      expect(errors).toEqual([]);
-    } finally {
-      await browser.close();
-    }
+      await shot(page, 'demo-result-sizes');
+    });
+  });
+
+  it('tells the rollout conversation as one story that fits two screens (Chromium)', async () => {
+    await inChromium(async (page) => {
+      const conversation = manifest.rollout?.conversationId ?? '';
+      await page.goto(`${url}/#/conversations/${encodeURIComponent(conversation)}`);
+      const rows = page.locator('ol.story > li');
+      await rows.first().waitFor();
+      const pins = page.getByRole('list', { name: 'flags on this conversation' });
+      await pins.waitFor();
+      // 15 calls, each seen by the agent's MCP client and by the server: one row each, both spans merged.
+      const sides = await rows.evaluateAll((els) => els.map((el) => el.getAttribute('data-sides')));
+      expect(sides).toHaveLength(15);
+      expect(new Set(sides)).toEqual(new Set(['client + server']));
+      expect(await page.locator('details[open]').count()).toBe(0);
+      const height = await page.evaluate(() => document.documentElement.scrollHeight);
+      expect(height, 'page height with everything collapsed').toBeLessThanOrEqual(2 * 900);
+      // Every call is a bar on the shared time axis.
+      expect(
+        await page
+          .getByRole('img', { name: 'calls on a shared time axis' })
+          .locator('rect[data-n]')
+          .count(),
+      ).toBe(15);
+      // The drift flags of the rollout are pinned, and their links land on the flagged rows.
+      const pinned = await pins.locator('li').allTextContents();
+      expect(pinned.join('\n')).toMatch(/get_order/);
+      const link = pins.getByRole('button', { name: /^go to call #\d+$/ }).first();
+      const target = Number(((await link.getAttribute('aria-label')) ?? '').replace(/\D+/g, ''));
+      await link.click();
+      const focused = () =>
+        page.evaluate(() => document.activeElement?.closest('li[data-n]')?.getAttribute('data-n'));
+      expect(await focused()).toBe(String(target));
+      // Keyboard: arrows and j/k move between calls, Home/End jump, Enter opens the focused one.
+      await page.keyboard.press('Home');
+      expect(await focused()).toBe('1');
+      await page.keyboard.press('ArrowDown');
+      await page.keyboard.press('j');
+      expect(await focused()).toBe('3');
+      await page.keyboard.press('k');
+      expect(await focused()).toBe('2');
+      await page.keyboard.press('End');
+      expect(await focused()).toBe('15');
+      await page.keyboard.press('Enter');
+      expect(await rows.nth(14).locator('details').first().getAttribute('open')).toBe('');
+      await shot(page, 'conversation');
+    });
   });
 });

@@ -108,16 +108,18 @@ describe('dashboard', () => {
     const story = w.page.locator('ol.story > li');
     expect(await story.count()).toBe(3);
     expect(await story.nth(2).textContent()).toContain('same input as #1');
-    expect(await story.nth(0).textContent()).toContain('the executor says not to retry it as is');
+    expect(await story.nth(0).textContent()).toContain('do not retry as is');
     await screenshot(w.page, 'timeline');
   });
 
   it('shows a captured payload redacted, and the raw value nowhere on the page', async () => {
     const w = await watchedPage(browser);
     await w.page.goto(`${collector.url}/#/traces/${seeded.capturedTraceId}`);
-    const args = w.page.locator('details', { hasText: 'Arguments (redacted)' }).first();
-    await args.waitFor();
-    expect(await args.locator('pre.payload').textContent()).toContain('[REDACTED:email]');
+    const args = w.page.locator('summary', { hasText: /^Arguments \(redacted\)$/ }).first();
+    await args.waitFor({ state: 'attached' });
+    expect(await args.locator('xpath=..').locator('pre.payload').textContent()).toContain(
+      '[REDACTED:email]',
+    );
     for (const d of await w.page.locator('details').all())
       await d.evaluate((el) => el.setAttribute('open', ''));
     expect(await w.page.locator('main').textContent()).not.toContain(CAPTURED_EMAIL);
@@ -194,7 +196,9 @@ describe('dashboard', () => {
     await w.page.locator('ol.story > li').first().waitFor();
     // Both turns of the conversation, the failed ones and the repaired call.
     expect(await w.page.locator('ol.story > li').count()).toBe(5);
-    expect(await w.page.locator('ol.story > li').last().textContent()).toContain('succeeded');
+    expect(
+      await w.page.locator('ol.story > li').last().locator('summary > .code').textContent(),
+    ).toBe('OK');
     await screenshot(w.page, 'conversation');
 
     await box.fill(seeded.storyTraceId.toUpperCase());
@@ -251,7 +255,7 @@ describe('dashboard', () => {
         ).length,
     );
     expect(handlers).toBe(0);
-    await visit(`#/conversations/${encodeURIComponent(HOSTILE.conversation)}`, 'ol.timeline');
+    await visit(`#/conversations/${encodeURIComponent(HOSTILE.conversation)}`, 'ol.story');
     await visit(`#/search?q=${encodeURIComponent(HOSTILE.tool)}`, 'ul.results');
     await w.page.getByRole('link', { name: `tool ${HOSTILE.tool}` }).click();
     await w.page.locator('table[aria-label="failing paths"]').waitFor();

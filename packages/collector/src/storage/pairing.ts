@@ -15,23 +15,37 @@ export type PairView = {
 /** A stored row of a trace the batch touches; `paired` as stored. */
 export type StoredCall<T> = PairView & { paired: boolean; row: T };
 
-const callKey = (tool: string, callId: string) => `${tool}\u0000${callId}`;
+const callKey = (tool: string, callId: string) => `c\u0000${tool}\u0000${callId}`;
+const spanKey = (spanId: string) => `s\u0000${spanId}`;
 
-type TraceIndex = { serverParents: Set<string>; serverCalls: Set<string> };
+/**
+ * The rule, in one place (the dashboard's conversation story merges rows with it too): a server row and a
+ * client row of one trace record the same call when they share a key: the server's parent is the client
+ * span, or both carry the same tool and call id.
+ */
+export function serverPairKeys(r: Omit<PairView, 'kind' | 'spanId'>): string[] {
+  const keys: string[] = [];
+  if (r.parentSpanId) keys.push(spanKey(r.parentSpanId));
+  if (r.callId) keys.push(callKey(r.tool, r.callId));
+  return keys;
+}
+
+export function clientPairKeys(r: Omit<PairView, 'kind' | 'parentSpanId'>): string[] {
+  const keys = [spanKey(r.spanId)];
+  if (r.callId) keys.push(callKey(r.tool, r.callId));
+  return keys;
+}
+
+type TraceIndex = Set<string>;
 
 function serversOf(rows: readonly PairView[]): TraceIndex {
-  const index: TraceIndex = { serverParents: new Set(), serverCalls: new Set() };
-  for (const r of rows) {
-    if (r.kind === KIND_CLIENT) continue;
-    if (r.parentSpanId) index.serverParents.add(r.parentSpanId);
-    if (r.callId) index.serverCalls.add(callKey(r.tool, r.callId));
-  }
+  const index: TraceIndex = new Set();
+  for (const r of rows) if (r.kind !== KIND_CLIENT) for (const k of serverPairKeys(r)) index.add(k);
   return index;
 }
 
 const pairsWith = (client: PairView, servers: TraceIndex) =>
-  servers.serverParents.has(client.spanId) ||
-  (client.callId !== null && servers.serverCalls.has(callKey(client.tool, client.callId)));
+  clientPairKeys(client).some((k) => servers.has(k));
 
 /**
  * For one trace: which of the batch's rows are paired client rows (by index), and which stored client rows

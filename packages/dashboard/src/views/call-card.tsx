@@ -121,7 +121,7 @@ export function CallCard({ call, span }: { call: ToolCallView; span: SpanOut }) 
         </ul>
       )}
       {call.arguments !== null && (
-        <details open>
+        <details>
           <summary>Arguments (redacted)</summary>
           <pre class="payload">{prettyJson(call.arguments)}</pre>
         </details>

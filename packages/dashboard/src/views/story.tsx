@@ -1,13 +1,19 @@
-// The readable sequence of a failed decision: each tool call the agent made, in order, with what it sent
-// (shape, and whether it repeated an earlier input unchanged) and what the tool answered.
-import type { SpanOut } from '@toolscope/collector/schemas';
+// The readable sequence of a failed decision: one row per tool call the agent made, in order, the client's
+// and the server's span of a call merged (story-model.ts). Each row says in one or two lines what was sent and
+// what the tool answered; its facts, payloads and both spans open on demand. Flags that touch these calls are
+// pinned above with links to their rows, and a compact timeline puts every call on one time axis.
+import type { Flag } from '@toolscope/collector/schemas';
+import { useRef } from 'preact/hooks';
 import { href } from '../route';
-import { type ToolCallView, toolCallOf } from '../span-model';
+import type { ToolCallView } from '../span-model';
+import { pinnedFlags, type StoryRow } from '../story-model';
 import { formatMs } from '../time';
-import { Code, Mono, short, Time } from '../ui';
+import { Code, Mono, short } from '../ui';
+import { CallCard } from './call-card';
+import { kindTitle } from './flags';
+import { StoryTimeline } from './story-timeline';
 
-type Step = { span: SpanOut; call: ToolCallView };
-
+/** What the tool answered, in one line. */
 function answer(call: ToolCallView): string {
   if (!call.code) return call.replay ? 'answered from the idempotency store (replay)' : 'succeeded';
   const first = call.issues
@@ -15,78 +21,174 @@ function answer(call: ToolCallView): string {
     .map((i) => `${i.path}: ${i.message}`)
     .join('; ');
   const more = call.issues.length > 3 ? ` (+${call.issues.length - 3} more)` : '';
-  // The code is the cause's class; `retryable` is the executor's policy for this call: said apart, so that
-  // "RETRYABLE, not retryable" (a write that timed out without an idempotency key) does not read as a typo.
-  const retry =
-    call.retryable === null
-      ? ''
-      : call.retryable
-        ? ' — the executor allows a retry'
-        : ' — the executor says not to retry it as is';
-  const effect = call.partialEffect ? ' — the effect may already have happened' : '';
   const threw = call.exceptionType
     ? `threw ${call.exceptionType}${call.exceptionMessage ? `: ${call.exceptionMessage}` : ''}`
     : null;
-  return `${first ? `${first}${more}` : (threw ?? call.reason ?? 'failed')}${retry}${effect}`;
+  return first ? `${first}${more}` : (threw ?? call.reason ?? 'failed');
 }
 
-export function Story({ spans }: { spans: SpanOut[] }) {
-  const all: Step[] = [];
-  for (const span of spans) {
-    const call = toolCallOf(span);
-    if (call) all.push({ span, call });
-  }
-  // A call seen from both sides (MCP client and server) is told once, from the server's side.
-  const hasServerSide = all.some((s) => !s.call.client);
-  const steps = hasServerSide ? all.filter((s) => !s.call.client) : all;
-  if (steps.length === 0) return <p class="state">No tool calls in these spans.</p>;
-  const firstByHash = new Map<string, number>();
-  const t0 = BigInt(steps[0]?.span.startTimeUnixNano ?? '0');
+/** Moves focus to a row's summary (flags, timeline bars and the keyboard all use it). */
+export function focusRow(list: HTMLElement | null, n: number): void {
+  const summary = list?.querySelector<HTMLElement>(`li[data-n="${n}"] > details > summary`);
+  if (!summary) return;
+  summary.focus();
+  summary.scrollIntoView({ block: 'nearest' });
+}
+
+const KEYS: Record<string, 1 | -1 | 'first' | 'last'> = {
+  ArrowDown: 1,
+  j: 1,
+  ArrowUp: -1,
+  k: -1,
+  Home: 'first',
+  End: 'last',
+};
+
+function Marks({ row }: { row: StoryRow }) {
+  const c = row.call;
   return (
-    <ol class="story">
-      {steps.map(({ span, call }, i) => {
-        const n = i + 1;
-        const repeatOf = call.inputHash
-          ? firstByHash.get(`${call.tool}|${call.inputHash}`)
-          : undefined;
-        if (call.inputHash && repeatOf === undefined)
-          firstByHash.set(`${call.tool}|${call.inputHash}`, n);
-        return (
-          <li key={`${span.traceId}|${span.spanId}`} class={call.code ? 'step-err' : 'step-ok'}>
-            <div class="step-head">
-              <span class="step-n">#{n}</span> <Time iso={span.startTime} />{' '}
-              {n > 1 && (
-                <span class="muted">
-                  (+{formatMs(Number(BigInt(span.startTimeUnixNano) - t0) / 1e6)}){' '}
-                </span>
-              )}
-              <span class="muted">called</span> <b class="tool">{call.tool}</b>
-              {call.version && (
-                <span class="muted">
-                  {' '}
-                  {call.version === 'unversioned' ? '(unversioned)' : `v${call.version}`}
-                </span>
-              )}
-              {call.attempt !== null && call.attempt > 1 && (
-                <span class="muted"> (attempt {call.attempt})</span>
-              )}
-              {call.inputShape && (
-                <>
-                  {' '}
-                  <span class="muted">with</span> <Mono>{call.inputShape}</Mono>
-                </>
-              )}
-              {repeatOf !== undefined && <span class="badge bad">same input as #{repeatOf}</span>}
-            </div>
-            <div class="step-answer">
-              <span class="muted">was told</span> <Code code={call.code} /> {answer(call)}{' '}
-              <a href={href.trace(span.traceId, span.spanId)} title="show this span">
-                span {short(span.spanId)}
-              </a>
-            </div>
-          </li>
-        );
-      })}
-    </ol>
+    <>
+      {c.attempt !== null && c.attempt > 1 && <span class="mark">attempt {c.attempt}</span>}
+      {row.repeatOf !== null && <span class="mark bad">same input as #{row.repeatOf}</span>}
+      {c.code && c.retryable !== null && (
+        // The code is the cause's class; `retryable` is the executor's policy for this call: said apart, so
+        // that "RETRYABLE, not retryable" (a write that timed out without an idempotency key) is no typo.
+        <span class={`mark ${c.retryable ? '' : 'bad'}`}>
+          {c.retryable ? 'retry allowed' : 'do not retry as is'}
+        </span>
+      )}
+      {c.partialEffect && <span class="mark bad">effect may have happened</span>}
+      {c.replay && <span class="mark">replay</span>}
+      {row.disagreements.length > 0 && <span class="mark warn">client and server disagree</span>}
+    </>
+  );
+}
+
+function Row({ row, t0 }: { row: StoryRow; t0: bigint }) {
+  const c = row.call;
+  const version = c.version === 'unversioned' ? '(unversioned)' : c.version ? `v${c.version}` : '';
+  const sides = [row.client && 'client', row.server && 'server'].filter(Boolean).join(' + ');
+  return (
+    <li data-n={row.n} data-sides={sides} class={c.code ? 'step-err' : 'step-ok'}>
+      <details>
+        <summary>
+          <span class="step-n">#{row.n}</span>{' '}
+          <span class="muted num">+{formatMs(Number(row.startNs - t0) / 1e6)}</span>{' '}
+          <b class="tool">{c.tool}</b> {version && <span class="muted">{version}</span>}{' '}
+          {c.inputShape && <Mono>{c.inputShape}</Mono>} <Code code={c.code} />{' '}
+          <span class="muted num" title={`${sides} span${row.client && row.server ? 's' : ''}`}>
+            {formatMs(row.durationMs)}
+          </span>
+          <Marks row={row} />
+          {c.code && <span class="step-answer">{answer(c)}</span>}
+        </summary>
+        <div class="step-body">
+          {row.disagreements.length > 0 && (
+            <ul class="disagree" aria-label="where client and server disagree">
+              {row.disagreements.map((d) => (
+                <li key={d.field}>
+                  {d.field}: the server said <Mono>{d.server}</Mono>, the client saw{' '}
+                  <Mono>{d.client}</Mono>
+                </li>
+              ))}
+            </ul>
+          )}
+          <CallCard call={c} span={(row.server ?? row.client)?.span ?? never()} />
+          <p class="muted">
+            {sides} span{row.client && row.server ? 's' : ''}:{' '}
+            {[row.client, row.server].map(
+              (side) =>
+                side && (
+                  <a key={side.span.spanId} href={href.trace(side.span.traceId, side.span.spanId)}>
+                    {side.call.client ? 'client' : 'server'} {short(side.span.spanId)}{' '}
+                  </a>
+                ),
+            )}
+          </p>
+        </div>
+      </details>
+    </li>
+  );
+}
+
+function never(): never {
+  throw new Error('a story row has a span');
+}
+
+/** Row links per pinned flag; the rest are counted, so the line stays one line. */
+const PIN_LINKS = 8;
+
+function Pinned({
+  pinned,
+  list,
+}: {
+  pinned: { flag: Flag; rows: number[] }[];
+  list: () => HTMLElement | null;
+}) {
+  if (pinned.length === 0) return null;
+  return (
+    <ul class="pinned" aria-label="flags on this conversation">
+      {pinned.map(({ flag, rows }) => (
+        <li key={`${flag.kind}|${flag.tool}|${flag.version ?? ''}`} class={`pin ${flag.severity}`}>
+          <b>{kindTitle(flag.kind)}</b> <span class="muted">on</span> {flag.tool}
+          {rows.length > 0 && <span class="muted"> · calls</span>}
+          {rows.slice(0, PIN_LINKS).map((n) => (
+            <button
+              key={n}
+              type="button"
+              class="link"
+              aria-label={`go to call #${n}`}
+              onClick={() => focusRow(list(), n)}
+            >
+              #{n}
+            </button>
+          ))}
+          {rows.length > PIN_LINKS && (
+            <span class="muted"> and {rows.length - PIN_LINKS} more</span>
+          )}
+          <span class="muted pin-summary"> {flag.summary}</span>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+export function Story({
+  rows,
+  flags = [],
+  conversationId = null,
+}: {
+  rows: StoryRow[];
+  flags?: readonly Flag[];
+  conversationId?: string | null;
+}) {
+  const list = useRef<HTMLOListElement>(null);
+  if (rows.length === 0) return <p class="state">No tool calls in these spans.</p>;
+  const t0 = rows[0]?.startNs ?? 0n;
+  const onKeyDown = (e: KeyboardEvent) => {
+    const move = KEYS[e.key];
+    const at = (e.target as HTMLElement | null)?.closest<HTMLElement>('li[data-n]');
+    if (move === undefined || !at || e.altKey || e.ctrlKey || e.metaKey) return;
+    const n = Number(at.dataset.n);
+    const to =
+      move === 'first'
+        ? 1
+        : move === 'last'
+          ? rows.length
+          : Math.min(rows.length, Math.max(1, n + move));
+    e.preventDefault();
+    focusRow(list.current, to);
+  };
+  return (
+    <>
+      <Pinned pinned={pinnedFlags(flags, conversationId, rows)} list={() => list.current} />
+      <StoryTimeline rows={rows} onPick={(n) => focusRow(list.current, n)} />
+      <p class="muted hint">{rows.length} calls. ↑/↓ or j/k move between calls, Enter opens one.</p>
+      <ol class="story" ref={list} aria-label="tool calls in order" onKeyDown={onKeyDown}>
+        {rows.map((row) => (
+          <Row key={`${row.traceId}|${row.spanId}`} row={row} t0={t0} />
+        ))}
+      </ol>
+    </>
   );
 }

@@ -2,6 +2,7 @@
 // contract facts, and a plain-language sequence of what the agent tried and what it was told.
 import {
   conversationResponseSchema,
+  flagsResponseSchema,
   type SpanOut,
   traceResponseSchema,
 } from '@toolscope/collector/schemas';
@@ -9,6 +10,7 @@ import { useEffect, useMemo } from 'preact/hooks';
 import { useApi } from '../hooks';
 import { href } from '../route';
 import { depths, KIND_NAMES, toolCallOf, valueText } from '../span-model';
+import { storyRows } from '../story-model';
 import { formatMs } from '../time';
 import { Load, Mono, Section, short, Time } from '../ui';
 import { Attributes, CallCard } from './call-card';
@@ -101,6 +103,36 @@ function Timeline({ spans, selected }: { spans: SpanOut[]; selected?: string | u
   );
 }
 
+/** The story of these spans with the flags that touch them, asked for over the spans' own time (±1 h). */
+function StoryWithFlags({
+  spans,
+  conversationId,
+  tick,
+}: {
+  spans: SpanOut[];
+  conversationId: string | null;
+  tick: number;
+}) {
+  const rows = useMemo(() => storyRows(spans), [spans]);
+  const first = rows[0];
+  const last = rows.at(-1);
+  const window =
+    first && last
+      ? `?since=${Number(first.startNs / 1_000_000n) - HOUR_MS}&until=${Number(last.endNs / 1_000_000n) + HOUR_MS}`
+      : null;
+  const flags = useApi(window && `/api/flags${window}`, flagsResponseSchema, tick);
+  // The story shows at once; its flags pin above it when they arrive.
+  return (
+    <Story
+      rows={rows}
+      flags={flags.state === 'ready' ? flags.data.flags : []}
+      conversationId={conversationId}
+    />
+  );
+}
+
+const HOUR_MS = 3_600_000;
+
 export function TraceView({
   traceId,
   spanId,
@@ -129,7 +161,7 @@ export function TraceView({
                 </p>
               )}
               <Section title="What the agent tried and what it was told">
-                <Story spans={t.spans} />
+                <StoryWithFlags spans={t.spans} conversationId={null} tick={tick} />
               </Section>
               <Section title={`Timeline (${t.spans.length} spans)`}>
                 <Timeline spans={t.spans} selected={spanId} />
@@ -165,10 +197,14 @@ export function ConversationView({ id, tick }: { id: string; tick: number }) {
               ))}
             </p>
             <Section title="What the agent tried and what it was told">
-              <Story spans={c.spans} />
+              <StoryWithFlags spans={c.spans} conversationId={id} tick={tick} />
             </Section>
-            <Section title={`Timeline (${c.spans.length} spans)`}>
-              <Timeline spans={c.spans} />
+            <Section title="Spans">
+              {/* The raw spans stay one click away: the story above is what a reader needs first. */}
+              <details class="all-spans">
+                <summary>All {c.spans.length} spans in time order</summary>
+                <Timeline spans={c.spans} />
+              </details>
             </Section>
           </>
         )}

@@ -1,0 +1,177 @@
+// A conversation as the on-call reader wants it: one row per tool call, in start order. The MCP client's span
+// and the server's span of one call become one row (the collector's pairing rule decides which belong
+// together); each field comes from the side that knows it, and the fields both sides know but disagree on are
+// kept, so the row can say so. Pure: the view and its tests read the same rows.
+import {
+  clientPairKeys,
+  type Flag,
+  type SpanOut,
+  serverPairKeys,
+} from '@toolscope/collector/schemas';
+import { type ToolCallView, toolCallOf } from './span-model';
+
+type Side = { span: SpanOut; call: ToolCallView };
+
+/** Fields both sides can report; a difference between them is worth a reader's attention. */
+const COMPARED = [
+  'code',
+  'version',
+  'schemaHash',
+  'inputHash',
+  'inputShape',
+  'attempt',
+  'retryable',
+  'partialEffect',
+] as const satisfies readonly (keyof ToolCallView)[];
+
+export type Disagreement = {
+  field: (typeof COMPARED)[number];
+  client: string;
+  server: string;
+};
+
+export type StoryRow = {
+  /** 1-based position in the conversation. */
+  n: number;
+  /** The row's anchor: the server span's id when there is one (what flags' evidence names), else the client's. */
+  spanId: string;
+  traceId: string;
+  server: Side | null;
+  client: Side | null;
+  call: ToolCallView;
+  disagreements: Disagreement[];
+  startNs: bigint;
+  endNs: bigint;
+  durationMs: number;
+  /** The earlier row that sent the same tool the same input (same keyed input hash). */
+  repeatOf: number | null;
+};
+
+const shown = (v: unknown): string => (v === null || v === undefined ? '' : String(v));
+
+function merge(server: Side | null, client: Side | null): Omit<StoryRow, 'n' | 'repeatOf'> {
+  const main = (server ?? client) as Side;
+  const call: ToolCallView = { ...main.call };
+  const disagreements: Disagreement[] = [];
+  if (server && client) {
+    // The server knows its contract and outcome; the client fills what the server did not say.
+    for (const [key, value] of Object.entries(client.call) as [keyof ToolCallView, unknown][]) {
+      if (call[key] === null && value !== null) Object.assign(call, { [key]: value });
+    }
+    if (call.issues.length === 0) call.issues = client.call.issues;
+    call.client = false;
+    for (const field of COMPARED) {
+      const c = client.call[field];
+      const s = server.call[field];
+      if (c !== null && s !== null && c !== s)
+        disagreements.push({ field, client: shown(c), server: shown(s) });
+    }
+  }
+  const spans = [server?.span, client?.span].filter((s): s is SpanOut => s !== undefined);
+  const startNs = spans.reduce((m, s) => {
+    const t = BigInt(s.startTimeUnixNano);
+    return t < m ? t : m;
+  }, BigInt(main.span.startTimeUnixNano));
+  const endNs = spans.reduce((m, s) => {
+    const t = BigInt(s.endTimeUnixNano);
+    return t > m ? t : m;
+  }, BigInt(main.span.endTimeUnixNano));
+  return {
+    spanId: main.span.spanId,
+    traceId: main.span.traceId,
+    server,
+    client,
+    call,
+    disagreements,
+    startNs,
+    endNs,
+    durationMs: (client ?? server ?? main).span.durationMs,
+  };
+}
+
+/** The rows of a conversation's (or a trace's) spans, one per tool call, in start order. */
+export function storyRows(spans: readonly SpanOut[]): StoryRow[] {
+  const sides: Side[] = [];
+  for (const span of spans) {
+    const call = toolCallOf(span);
+    if (call) sides.push({ span, call });
+  }
+  const serverByKey = new Map<string, Side>();
+  for (const s of sides) {
+    if (s.call.client) continue;
+    const view = { parentSpanId: s.span.parentSpanId, callId: s.call.callId, tool: s.call.tool };
+    for (const k of serverPairKeys(view)) serverByKey.set(`${s.span.traceId}\u0000${k}`, s);
+  }
+  const clientOf = new Map<Side, Side>();
+  const merged: Omit<StoryRow, 'n' | 'repeatOf'>[] = [];
+  for (const s of sides) {
+    if (!s.call.client) continue;
+    const view = { spanId: s.span.spanId, callId: s.call.callId, tool: s.call.tool };
+    const server = clientPairKeys(view)
+      .map((k) => serverByKey.get(`${s.span.traceId}\u0000${k}`))
+      .find((x) => x !== undefined && !clientOf.has(x));
+    if (server) clientOf.set(server, s);
+    else merged.push(merge(null, s));
+  }
+  for (const s of sides) if (!s.call.client) merged.push(merge(s, clientOf.get(s) ?? null));
+  merged.sort((a, b) => (a.startNs < b.startNs ? -1 : a.startNs > b.startNs ? 1 : 0));
+  const firstByInput = new Map<string, number>();
+  return merged.map((row, i) => {
+    const n = i + 1;
+    const key = row.call.inputHash ? `${row.call.tool}\u0000${row.call.inputHash}` : null;
+    const repeatOf = key ? (firstByInput.get(key) ?? null) : null;
+    if (key && repeatOf === null) firstByInput.set(key, n);
+    return { ...row, n, repeatOf };
+  });
+}
+
+/**
+ * The rows a flag is about: the spans its evidence names; the flagged tool's calls under the contracts
+ * (schema hashes) or versions it names; failing that, the flagged tool's calls in its traces.
+ */
+function flaggedRows(
+  flag: Flag,
+  rows: readonly StoryRow[],
+  spanIds: Set<string>,
+  traceIds: Set<string>,
+): StoryRow[] {
+  const hashes = new Set(flag.evidence.schemaHashes ?? []);
+  const versions = new Set(flag.evidence.versions ?? (flag.version ? [flag.version] : []));
+  const byContract = (r: StoryRow) =>
+    r.call.tool === flag.tool &&
+    ((r.call.schemaHash !== null && hashes.has(r.call.schemaHash)) ||
+      (hashes.size === 0 && r.call.version !== null && versions.has(r.call.version)));
+  const named = rows.filter(
+    (r) =>
+      spanIds.has(r.server?.span.spanId ?? '') ||
+      spanIds.has(r.client?.span.spanId ?? '') ||
+      byContract(r),
+  );
+  if (named.length > 0) return named;
+  return rows.filter(
+    (r) => r.call.tool === flag.tool && (traceIds.size === 0 || traceIds.has(r.traceId)),
+  );
+}
+
+/** The flags that touch these rows: by conversation, trace or span; each with the rows it names. */
+export function pinnedFlags(
+  flags: readonly Flag[],
+  conversationId: string | null,
+  rows: readonly StoryRow[],
+): { flag: Flag; rows: number[] }[] {
+  const traces = new Set(rows.map((r) => r.traceId));
+  const out: { flag: Flag; rows: number[] }[] = [];
+  for (const flag of flags) {
+    const ev = flag.evidence;
+    const spanIds = new Set(ev.spanIds ?? []);
+    const traceIds = new Set([...(ev.traceIds ?? []), ...(flag.traceId ? [flag.traceId] : [])]);
+    const touches =
+      (conversationId !== null &&
+        (flag.conversationId === conversationId ||
+          (ev.conversations ?? []).includes(conversationId))) ||
+      [...traceIds].some((t) => traces.has(t));
+    if (!touches) continue;
+    out.push({ flag, rows: flaggedRows(flag, rows, spanIds, traceIds).map((r) => r.n) });
+  }
+  return out;
+}
