@@ -222,6 +222,23 @@ describe('agent → MCP server → collector → API, report and dashboard', () 
         { timeout: 10_000 },
       );
       expect(await chart.count()).toBeGreaterThan(0);
+      // Calls stacked by outcome: successful calls and each failing code of the demo are layers of the chart.
+      const legend = await page.locator('.chart .u-legend .u-label').allTextContents();
+      for (const layer of ['OK', 'INVALID_INPUT', 'RETRYABLE', 'error rate'])
+        expect(legend, legend.join(', ')).toContain(layer);
+      // Each tool's sparkline counts the calls its row counts, over the chart's steps.
+      const sparks = await page.locator('table.tools tbody tr').evaluateAll((rows) =>
+        rows.map((r) => [
+          r.querySelector('[data-col=calls]')?.textContent,
+          r
+            .querySelector('svg.spark')
+            ?.getAttribute('aria-label')
+            ?.match(/: (\d+) calls/)?.[1],
+        ]),
+      );
+      expect(sparks).toHaveLength(5);
+      for (const [calls, sparkCalls] of sparks) expect(sparkCalls).toBe(calls);
+      await shot(page, 'overview');
       // The overview shows 8 flags and names the ones it left out.
       expect(await page.locator('ul.flags li.flag').count()).toBe(8);
       const leftOut = (await page.getByTestId('flags-left-out').textContent()) ?? '';
@@ -298,6 +315,22 @@ describe('agent → MCP server → collector → API, report and dashboard', () 
       await page.keyboard.press('Enter');
       expect(await rows.nth(14).locator('details').first().getAttribute('open')).toBe('');
       await shot(page, 'conversation');
+      // The loop's trace: its three refused calls, the same input each time.
+      await page.goto(`${url}/#/traces/${traceOf('loop')[0]}`);
+      await rows.first().waitFor();
+      expect(await rows.count()).toBe(3);
+      expect(await rows.nth(2).textContent()).toContain('same input as #1');
+      await shot(page, 'timeline');
+      // Search by prefix: a conversation id from its first letters.
+      await page.goto(`${url}/#/search?q=conv-loo`);
+      await page
+        .getByRole('link', { name: `conversation ${manifest.loop?.conversationId}` })
+        .waitFor();
+      await shot(page, 'search');
+      // The tool changed on the canary without a version bump: its page shows both contracts.
+      await page.goto(`${url}/#/tools/get_order`);
+      await page.getByRole('table', { name: 'contracts', exact: true }).waitFor();
+      await shot(page, 'tool');
     });
   });
 });

@@ -23,8 +23,13 @@ export function useFittedSeries(
   range: TimeRange,
   tick: number,
   tool?: string,
+  byTool = false,
 ): Loaded<TimeseriesResponse> {
-  const params = { ...rangeParams(range), ...(tool ? { tool } : {}) };
+  const params = {
+    ...rangeParams(range),
+    ...(tool ? { tool } : {}),
+    ...(byTool ? { byTool: 'true' } : {}),
+  };
   const path = (since?: string) => `/api/timeseries${query(since ? { ...params, since } : params)}`;
   const whole = useApi(path(), timeseriesResponseSchema, tick);
   const fits = range.kind === 'preset';

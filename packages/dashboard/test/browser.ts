@@ -7,12 +7,10 @@ import { type Browser, chromium, type Page } from 'playwright-core';
 
 export const CHROMIUM = process.env.TOOLSCOPE_CHROMIUM ?? '/usr/bin/chromium';
 /**
- * Where screenshots go: an ignored folder, so `pnpm test` writes no tracked file; `pnpm screenshots` points
- * this at docs/screenshots to refresh the pictures the docs show.
+ * Where these tests' screenshots go: always the ignored folder. They show fixtures (a hostile tool name among
+ * them), so the docs' pictures come from the demo instead (test/e2e/whole-path.test.ts, `pnpm screenshots`).
  */
-export const SCREENSHOTS =
-  process.env.TOOLSCOPE_SCREENSHOTS_DIR ??
-  fileURLToPath(new URL('../../../.screenshots/', import.meta.url));
+export const SCREENSHOTS = fileURLToPath(new URL('../../../.screenshots/', import.meta.url));
 
 export async function launch(): Promise<Browser> {
   if (!existsSync(CHROMIUM)) {

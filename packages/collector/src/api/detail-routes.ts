@@ -46,6 +46,7 @@ export function registerDetailRoutes(app: FastifyInstance, storage: Storage): vo
       step,
       q.data.tool,
       q.data.side,
+      q.data.byTool,
     );
     return body;
   });

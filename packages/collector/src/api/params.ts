@@ -152,6 +152,10 @@ export const timeseriesQuerySchema = rangeQuerySchema
   .extend({
     tool: text.optional(),
     side: sideParam,
+    byTool: z
+      .enum(['true', 'false'], { message: 'expected true or false' })
+      .transform((v) => v === 'true')
+      .optional(),
     step: z
       .string()
       .transform((raw, ctx) => {

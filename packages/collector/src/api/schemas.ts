@@ -239,7 +239,25 @@ export type ContractDiffResponse = z.infer<typeof contractDiffResponseSchema>;
 // GET /api/timeseries
 export const timeseriesResponseSchema = z.object({
   stepMs: z.number().int(),
-  points: z.array(z.object({ t: z.string(), calls: z.number().int(), errors: z.number().int() })),
+  points: z.array(
+    z.object({
+      t: z.string(),
+      calls: z.number().int(),
+      errors: z.number().int(),
+      /** The errors of the step per code (codes with none are absent). */
+      errorsByCode: z.record(z.string(), z.number().int()),
+    }),
+  ),
+  /** With `byTool=true`: each tool's calls and errors, aligned with `points`. */
+  tools: z
+    .array(
+      z.object({
+        name: z.string(),
+        calls: z.array(z.number().int()),
+        errors: z.array(z.number().int()),
+      }),
+    )
+    .optional(),
 });
 export type TimeseriesResponse = z.infer<typeof timeseriesResponseSchema>;
 

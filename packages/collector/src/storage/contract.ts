@@ -184,7 +184,12 @@ export type ContractSummary = {
   served: { service: string; schemaBytes: number; schemaTokens: number }[];
 };
 
-export type Series = { stepMs: number; points: { t: string; calls: number; errors: number }[] };
+export type Series = {
+  stepMs: number;
+  points: { t: string; calls: number; errors: number; errorsByCode: Record<string, number> }[];
+  /** Per tool, aligned with `points` (asked for with `byTool`). */
+  tools?: { name: string; calls: number[]; errors: number[] }[];
+};
 
 export type SearchHit = {
   kind: 'trace' | 'conversation' | 'call' | 'tool' | 'code';
@@ -218,13 +223,14 @@ export interface SpanReader {
   flags(sinceNs: bigint, untilNs: bigint, filter: FlagFilter): Promise<Flag[]>;
   /** The tool page's data, or null for a tool never seen. */
   toolDetail(name: string, sinceNs: bigint, untilNs: bigint): Promise<ToolDetail | null>;
-  /** Calls and errors per step (all tools, or one). */
+  /** Calls and errors (split by code) per step, of all tools or one; with `byTool`, also per tool. */
   timeseries(
     sinceNs: bigint,
     untilNs: bigint,
     stepMs: number,
     tool?: string,
     side?: CallSide,
+    byTool?: boolean,
   ): Promise<Series>;
   /** What a search term can mean: trace, conversation, call id, tool, error code. */
   search(query: string, sinceNs: bigint): Promise<SearchHit[]>;

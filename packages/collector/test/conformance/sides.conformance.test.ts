@@ -47,8 +47,19 @@ for (const backend of BACKENDS) {
         expect(server).toMatchObject({ calls: 3, errors: 1 });
         const [client] = await s.tools(since, until, 'get_order', 'client');
         expect(client).toMatchObject({ calls: 4, errors: 1, codes: { RETRYABLE: 1 } });
-        const series = await s.timeseries(since, until, 60_000, 'get_order');
+        const series = await s.timeseries(since, until, 60_000, 'get_order', 'any', true);
         expect(series.points.reduce((n, p) => n + p.calls, 0)).toBe(4);
+        // Errors by code, with the paired client's view of a server's failure counted once.
+        const byCode: Record<string, number> = {};
+        for (const p of series.points)
+          for (const [code, n] of Object.entries(p.errorsByCode))
+            byCode[code] = (byCode[code] ?? 0) + n;
+        expect(byCode).toEqual({ INVALID_INPUT: 1, RETRYABLE: 1 });
+        const [perTool] = series.tools ?? [];
+        expect(perTool?.name).toBe('get_order');
+        expect(perTool?.calls).toHaveLength(series.points.length);
+        expect(perTool?.calls.reduce((n, c) => n + c, 0)).toBe(4);
+        expect(perTool?.errors.reduce((n, c) => n + c, 0)).toBe(2);
       }
       const window = { sinceNs: now - HOUR_NS, untilNs: now + HOUR_NS, limit: 50 };
       const listed = await s.calls(window);

@@ -14,6 +14,7 @@ import { useFittedSeries } from '../series';
 import { formatMs, formatPercent, rangeLabel, rangeParams, type TimeRange } from '../time';
 import { Code, Load, Section, SortHeader, type SortState } from '../ui';
 import { FlagList } from './flags';
+import { Sparkline } from './sparkline';
 
 type Key = 'name' | 'calls' | 'errors' | 'errorRate' | 'p50Ms' | 'p95Ms';
 
@@ -53,7 +54,11 @@ setupToolscope({ serviceName: 'my-mcp-server', endpoint: '${location.origin}' })
 export function Overview({ range, tick }: { range: TimeRange; tick: number }) {
   const params = rangeParams(range);
   const tools = useApi(`/api/tools${query(params)}`, toolsResponseSchema, tick);
-  const series = useFittedSeries(range, tick);
+  // One series for the chart and the tools' sparklines, so both show the same steps.
+  const series = useFittedSeries(range, tick, undefined, true);
+  const sparks = new Map(
+    series.state === 'ready' ? (series.data.tools ?? []).map((t) => [t.name, t]) : [],
+  );
   const flags = useApi(`/api/flags${query(params)}`, flagsResponseSchema, tick);
   const [sort, setSort] = useState<SortState<Key>>({ key: 'calls', desc: true });
   const rows = useMemo(
@@ -74,6 +79,9 @@ export function Overview({ range, tick }: { range: TimeRange; tick: number }) {
                     <tr>
                       <SortHeader label="Tool" sortKey="name" sort={sort} onSort={setSort} />
                       <SortHeader label="Calls" sortKey="calls" sort={sort} onSort={setSort} />
+                      <th scope="col" title="calls per step of the chart below; red: errors">
+                        Over time
+                      </th>
                       <SortHeader label="Errors" sortKey="errors" sort={sort} onSort={setSort} />
                       <SortHeader
                         label="Error rate"
@@ -98,6 +106,15 @@ export function Overview({ range, tick }: { range: TimeRange; tick: number }) {
                         </th>
                         <td class="num" data-col="calls">
                           {t.calls}
+                        </td>
+                        <td data-col="spark">
+                          {sparks.has(t.name) && (
+                            <Sparkline
+                              calls={sparks.get(t.name)?.calls ?? []}
+                              errors={sparks.get(t.name)?.errors ?? []}
+                              label={`${t.name} over time`}
+                            />
+                          )}
                         </td>
                         <td class="num" data-col="errors">
                           {t.errors}

@@ -38,7 +38,8 @@ import {
 import { search, toolDetail } from './detail-reader.js';
 import { exceptionTypes } from './exception-reader.js';
 import { readFlags } from './flag-reader.js';
-import { aggregateTools, sourcesOf, statsOf, timeseries } from './tool-stats.js';
+import { timeseries } from './timeseries.js';
+import { aggregateTools, sourcesOf, statsOf } from './tool-stats.js';
 
 /** Most traces a conversation view reads, and most blocks per trace. */
 const CONVERSATION_TRACES = 500;
@@ -154,8 +155,9 @@ export class SqlReader implements SpanReader {
     stepMs: number,
     tool?: string,
     side?: CallSide,
+    byTool?: boolean,
   ): Promise<Series> {
-    return timeseries(this.#db, sinceNs, untilNs, stepMs, tool, side);
+    return timeseries(this.#db, sinceNs, untilNs, stepMs, tool, side, byTool);
   }
 
   search(query: string, sinceNs: bigint): Promise<SearchHit[]> {
@@ -279,8 +281,8 @@ export function readerMethods(reader: SpanReader): SpanReader {
     conversation: (id) => reader.conversation(id),
     flags: (since, until, filter) => reader.flags(since, until, filter),
     toolDetail: (name, since, until) => reader.toolDetail(name, since, until),
-    timeseries: (since, until, step, tool, side) =>
-      reader.timeseries(since, until, step, tool, side),
+    timeseries: (since, until, step, tool, side, byTool) =>
+      reader.timeseries(since, until, step, tool, side, byTool),
     search: (query, since) => reader.search(query, since),
     contracts: (name) => reader.contracts(name),
     contractSummaries: (tool) => reader.contractSummaries(tool),

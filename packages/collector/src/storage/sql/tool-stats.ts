@@ -2,7 +2,7 @@
 // tool_calls rows only for the partial minutes at its edges, so /api/tools costs the same for 1k or 1M calls.
 
 import { type CallSide, rollupSides, sideWhere } from '../call-side.js';
-import type { ContractSummary, Series, ToolSummary } from '../contract.js';
+import type { ContractSummary, ToolSummary } from '../contract.js';
 import { addSerialized, addTo, type Histogram, quantile, subtractFrom } from '../histogram.js';
 import {
   addSize,
@@ -44,11 +44,11 @@ export function emptyToolAgg(): ToolAgg {
   };
 }
 
-const ceilTo = (ns: bigint, unit: bigint) => ((ns + unit - 1n) / unit) * unit;
-const floorTo = (ns: bigint, unit: bigint) => (ns / unit) * unit;
+export const ceilTo = (ns: bigint, unit: bigint) => ((ns + unit - 1n) / unit) * unit;
+export const floorTo = (ns: bigint, unit: bigint) => (ns / unit) * unit;
 
 /** The rollup sides a read takes, as an SQL IN list (fixed words from call-side.ts, never user input). */
-function sideList(sides: readonly string[]): string {
+export function sideList(sides: readonly string[]): string {
   return sides.map((s) => `'${s}'`).join(', ');
 }
 
@@ -223,54 +223,4 @@ export function statsOf(
     versions: [...a.versions].sort(),
     ...resultSizesOf(a.sizes),
   };
-}
-
-/** The most points a series returns; a longer range gets a coarser step. */
-export const MAX_POINTS = 1_500;
-
-/**
- * Calls and errors per step over [sinceNs, untilNs), every step present (zeros included). Steps of an hour
- * or more read the hour rollup, shorter ones the minute rollup; the step is at least a minute.
- */
-export async function timeseries(
-  db: ReadDb,
-  sinceNs: bigint,
-  untilNs: bigint,
-  stepMs: number,
-  tool?: string,
-  side: CallSide = 'any',
-): Promise<Series> {
-  const rangeMs = Number((untilNs - sinceNs) / 1_000_000n);
-  let step = Math.max(60_000, Math.ceil(stepMs / 60_000) * 60_000);
-  if (rangeMs / step > MAX_POINTS) step = Math.ceil(rangeMs / MAX_POINTS / 60_000) * 60_000;
-  const hourly = step % 3_600_000 === 0;
-  const unit = hourly ? NS_HOUR : NS_MIN;
-  const stepNs = BigInt(step) * 1_000_000n;
-  const first = floorTo(sinceNs, stepNs);
-  const count = Number((untilNs - first + stepNs - 1n) / stepNs);
-  const points: Series['points'] = Array.from({ length: count }, (_, i) => ({
-    t: new Date(Number((first + BigInt(i) * stepNs) / 1_000_000n)).toISOString(),
-    calls: 0,
-    errors: 0,
-  }));
-  const table = hourly ? 'tool_hours' : 'tool_minutes';
-  const col = hourly ? 'hour' : 'minute';
-  const sides = rollupSides(side);
-  const rows = await db.all(
-    `SELECT ${col} AS at, side, SUM(calls) AS calls, SUM(errors) AS errors FROM ${table}
-      WHERE ${col} >= ? AND ${col} < ? AND side IN (${sideList([...sides.add, ...sides.subtract])})
-        ${tool ? ' AND tool = ?' : ''} GROUP BY ${col}, side`,
-    tool
-      ? [first / unit, ceilTo(untilNs, unit) / unit, tool]
-      : [first / unit, ceilTo(untilNs, unit) / unit],
-  );
-  for (const r of rows) {
-    const i = Number((big(r.at) * unit - first) / stepNs);
-    const p = points[i];
-    if (!p) continue;
-    const sign = text(r.side) === 'paired' ? -1 : 1;
-    p.calls += sign * num(r.calls);
-    p.errors += sign * num(r.errors);
-  }
-  return { stepMs: step, points };
 }
