@@ -226,6 +226,8 @@ describe('agent → MCP server → collector → API, report and dashboard', () 
       const legend = await page.locator('.chart .u-legend .u-label').allTextContents();
       for (const layer of ['OK', 'INVALID_INPUT', 'RETRYABLE', 'error rate'])
         expect(legend, legend.join(', ')).toContain(layer);
+      // Axes: time, calls and error rate.
+      expect(await page.locator('.chart .u-axis').count()).toBe(3);
       // Each tool's sparkline counts the calls its row counts, over the chart's steps.
       const sparks = await page.locator('table.tools tbody tr').evaluateAll((rows) =>
         rows.map((r) => [

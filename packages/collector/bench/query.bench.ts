@@ -141,6 +141,16 @@ await timeIt(
   21,
   100,
 );
+// Call ids by prefix (issue 19: ≤ 50 ms on 1M calls): a few characters past the vendor's "call_", a prefix
+// every call has (stops at the newest slots), and one no call has (reads every slot of the week).
+await timeIt(
+  'GET /api/search?q=<call id prefix, 9 chars>',
+  `/api/search?q=${spreadCallId(Math.floor(CALLS / 5)).slice(0, 9)}`,
+  21,
+  50,
+);
+await timeIt('GET /api/search?q=call_ (every call)', '/api/search?q=call_', 21, 50);
+await timeIt('GET /api/search?q=call_~ (no call)', '/api/search?q=call_~', 21, 50);
 await timeIt(
   'GET /api/calls?callId=<call id>',
   `/api/calls?since=24h&callId=${spreadCallId(Math.floor(CALLS / 3))}`,

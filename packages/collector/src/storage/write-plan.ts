@@ -4,7 +4,6 @@
 import { SPAN_NAME_TOOL_CONTRACT_PREFIX } from '@toolscope/instrument/semconv';
 import { type ContractValues, contractOf } from '../contracts/contract-span.js';
 import type { NormalizedSpan } from '../otlp/model.js';
-import { callBucket } from './call-bucket.js';
 import { encodeSpan } from './span-codec.js';
 import { toolCallOf } from './tool-call.js';
 
@@ -133,7 +132,8 @@ export function planWrite(spans: NormalizedSpan[]): WritePlan {
         c.callId,
         c.kind,
         c.service,
-        c.callId === null ? null : callBucket(c.callId),
+        // call_bucket: no longer indexed (call-slot.ts); kept as a column for rows stored before v9/v5.
+        null,
         c.source,
         c.exceptionType,
         c.exceptionMessage,

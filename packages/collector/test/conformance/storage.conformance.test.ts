@@ -85,6 +85,13 @@ for (const backend of BACKENDS) {
       expect(series.points.reduce((n, p) => n + p.calls, 0)).toBe(3);
       const hits = await s.search('call_x1', since);
       expect(hits.map((h) => h.kind)).toContain('call');
+      // A call id by its first characters, compared in byte order on both backends (PostgreSQL's collation
+      // aside); `%` and `_` are characters.
+      const callHits = async (q: string) =>
+        (await s.search(q, since)).filter((h) => h.kind === 'call').map((h) => h.label);
+      expect(await callHits('call_x')).toEqual(['call call_x1 (get_order)']);
+      expect(await callHits('CALL_X')).toEqual([]);
+      expect(await callHits('call%')).toEqual([]);
       expect((await s.search('list_', since)).map((h) => h.value)).toEqual(['list_orders']);
       expect((await s.search(traceIdOf(2), since)).map((h) => h.kind)).toEqual(['trace']);
       // A conversation by prefix or substring, whatever the case; `_` is a character, not a wildcard.

@@ -188,6 +188,13 @@ export const PG_MIGRATIONS: readonly string[] = [
   CONTRACTS_MIGRATION,
   // v4: a call's result size (sql/output-migration.ts).
   OUTPUT_MIGRATION,
+  // v5: call ids by prefix (call-slot.ts): the index becomes (ten-minute slot, call_id in byte order), so a
+  // prefix range is a prefix whatever the database's collation; the bucket column is no longer written.
+  `
+  DROP INDEX IF EXISTS tool_calls_by_call;
+  CREATE INDEX tool_calls_by_call_slot ON tool_calls ((start_ns / 600000000000), (call_id COLLATE "C"))
+    WHERE call_id IS NOT NULL;
+  `,
 ];
 
 export type PgMigration = { from: number; to: number };

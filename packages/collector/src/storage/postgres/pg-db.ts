@@ -28,6 +28,7 @@ export function toDollars(sql: string): string {
 export function pgReadDb(pool: pg.Pool, damaged: (what: string) => void): ReadDb {
   return {
     damaged,
+    byteOrder: (column) => `${column} COLLATE "C"`,
     all: async (sql: string, params: readonly SqlValue[] = []) => {
       const result = await pool.query(toDollars(sql), params.map(param));
       return result.rows as Row[];

@@ -13,6 +13,11 @@ export interface ReadDb {
    * leaves it out, and the backend logs it, so damage never passes silently.
    */
   damaged(what: string): void;
+  /**
+   * A text column compared in byte order, whatever the database's collation (`call_id COLLATE "C"` on
+   * PostgreSQL): prefix ranges over an index are only prefixes in that order.
+   */
+  byteOrder(column: string): string;
 }
 
 /** An integer or float column as a number (0 for null or garbage). */

@@ -3,8 +3,8 @@
 // (detail-reader.ts). SQLite runs it on a reader thread, PostgreSQL on the pool.
 import type { DriftThresholds } from '../../detectors/drift.js';
 import type { Flag } from '../../detectors/flag.js';
-import { callBucket } from '../call-bucket.js';
 import { type CallSide, sideOfKind, sideWhere } from '../call-side.js';
+import { slotWhere } from '../call-slot.js';
 import type {
   CallFilter,
   CallIssue,
@@ -88,8 +88,7 @@ export class SqlReader implements SpanReader {
     }
     if (f.callId !== undefined)
       add(
-        'call_bucket = ? AND call_id = ? AND call_id IS NOT NULL',
-        callBucket(f.callId),
+        `${slotWhere(f.sinceNs, f.untilNs)} AND ${this.#db.byteOrder('call_id')} = ? AND call_id IS NOT NULL`,
         f.callId,
       );
     if (f.errors !== undefined) add(f.errors ? 'is_error = 1' : 'is_error = 0');

@@ -9,6 +9,8 @@ export function sqliteReadDb(db: Database.Database, damaged: (what: string) => v
   const statements = new Map<string, Database.Statement>();
   return {
     damaged,
+    // BINARY, SQLite's default collation, is byte order already.
+    byteOrder: (column) => column,
     all: async (sql: string, params: readonly SqlValue[] = []) => {
       let stmt = statements.get(sql);
       if (!stmt) {

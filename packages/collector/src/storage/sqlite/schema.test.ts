@@ -1,5 +1,5 @@
-// Migrations on a database written by an older collector: v4 gives existing tool calls their call-id bucket,
-// and lookups by call id find them through the new index; v5 builds each conversation's key filter from the
+// Migrations on a database written by an older collector: v9 finds call ids stored before it, exactly and by
+// prefix, through the (slot, call_id) index; v5 builds each conversation's key filter from the
 // calls already stored, so a loop that straddles the upgrade is still flagged.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -7,7 +7,8 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { CALL_BUCKETS, callBucket } from '../call-bucket.js';
-import { MIGRATIONS, migrate } from './schema.js';
+import { slotWhere } from '../call-slot.js';
+import { MIGRATIONS } from './schema.js';
 import { openSqliteStorage } from './sqlite-storage.js';
 
 function databaseAtVersion(version: number, path = ':memory:'): Database.Database {
@@ -21,31 +22,85 @@ function databaseAtVersion(version: number, path = ':memory:'): Database.Databas
 }
 
 describe('schema migrations', () => {
-  it('v4 fills call_bucket for calls stored by v3 and serves lookups from the bucketed index', () => {
-    const db = databaseAtVersion(3);
-    const insert = db.prepare(
-      `INSERT INTO tool_calls (trace_seq, trace_id, span_id, tool, attempt, is_error, partial_effect, duration_ms,
-        start_ns, kind, call_id) VALUES (1, ?, ?, 'get_order', 1, 0, 0, 1.5, ?, 2, ?)`,
-    );
-    insert.run('a'.repeat(32), '1'.repeat(16), 1_000, 'call_42');
-    insert.run('a'.repeat(32), '2'.repeat(16), 2_000, null);
-    expect(migrate(db)).toEqual({ from: 3, to: MIGRATIONS.length });
-    const rows = db
-      .prepare('SELECT call_id, call_bucket FROM tool_calls ORDER BY start_ns')
-      .all() as { call_id: string | null; call_bucket: number | null }[];
-    expect(rows).toEqual([
-      { call_id: 'call_42', call_bucket: callBucket('call_42') },
-      { call_id: null, call_bucket: null },
-    ]);
-    const plan = db
-      .prepare(
-        'EXPLAIN QUERY PLAN SELECT span_id FROM tool_calls WHERE call_bucket = ? AND start_ns >= ? AND call_id = ?',
-      )
-      .all(callBucket('call_42'), 0, 'call_42') as { detail: string }[];
-    expect(plan.map((p) => p.detail).join(' ')).toContain('tool_calls_by_call');
-    expect(
-      db.prepare("SELECT name FROM sqlite_schema WHERE name = 'tool_calls_by_call_id'").get(),
-    ).toBeUndefined();
+  it('v9 indexes call ids by slot and id, and finds calls stored before it by exact id and by prefix', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'toolscope-v9-'));
+    try {
+      const path = join(dir, 'old.db');
+      const old = databaseAtVersion(8, path);
+      const now = BigInt(Date.now()) * 1_000_000n;
+      const seq = Number(
+        old
+          .prepare('INSERT INTO traces (trace_id, first_ns) VALUES (?, ?)')
+          .run('a'.repeat(32), now).lastInsertRowid,
+      );
+      const insert = old.prepare(
+        `INSERT INTO tool_calls (trace_seq, trace_id, span_id, tool, attempt, is_error, partial_effect, duration_ms,
+          start_ns, kind, call_id, call_bucket) VALUES (?, ?, ?, 'get_order', 1, 0, 0, 1.5, ?, 2, ?, ?)`,
+      );
+      insert.run(
+        seq,
+        'a'.repeat(32),
+        '1'.repeat(16),
+        now - 1_000_000n,
+        'toolu_01A09q',
+        callBucket('toolu_01A09q'),
+      );
+      insert.run(
+        seq,
+        'a'.repeat(32),
+        '2'.repeat(16),
+        now,
+        'toolu_01B77x',
+        callBucket('toolu_01B77x'),
+      );
+      insert.run(seq, 'a'.repeat(32), '3'.repeat(16), now, null, null);
+      // The hour's rollup, as the v8 writer kept it with every call (search reads which hours had calls).
+      old
+        .prepare(
+          `INSERT INTO tool_hours (hour, tool, version, code, side, calls, errors, hist)
+           VALUES (?, 'get_order', '', '', 'server', 3, 0, '{}')`,
+        )
+        .run(now / 3_600_000_000_000n);
+      old.close();
+      const storage = openSqliteStorage(path, { writerThread: false, readerThread: false });
+      try {
+        const db = new Database(path, { readonly: true });
+        const names = db
+          .prepare("SELECT name FROM sqlite_schema WHERE name LIKE 'tool_calls_by_call%'")
+          .pluck()
+          .all();
+        expect(names).toEqual(['tool_calls_by_call_slot']);
+        const plan = db
+          .prepare(
+            `EXPLAIN QUERY PLAN SELECT span_id FROM tool_calls
+              WHERE ${slotWhere(now - 3_600_000_000_000n, now + 1n)} AND call_id > ? AND call_id < ? AND call_id IS NOT NULL`,
+          )
+          .all('toolu_01', 'toolu_02') as { detail: string }[];
+        expect(plan.map((p) => p.detail).join(' ')).toContain('tool_calls_by_call_slot');
+        db.close();
+        const since = now - 86_400_000_000_000n;
+        const found = async (q: string) =>
+          (await storage.search(q, since)).filter((h) => h.kind === 'call').map((h) => h.label);
+        expect(await found('toolu_01A09q')).toEqual(['call toolu_01A09q (get_order)']);
+        // Newest first; a prefix is not a pattern.
+        expect(await found('toolu_01')).toEqual([
+          'call toolu_01B77x (get_order)',
+          'call toolu_01A09q (get_order)',
+        ]);
+        expect(await found('toolu_0%')).toEqual([]);
+        const page = await storage.calls({
+          sinceNs: since,
+          untilNs: now + 1n,
+          limit: 10,
+          callId: 'toolu_01B77x',
+        });
+        expect(page.calls.map((c) => c.spanId)).toEqual(['2'.repeat(16)]);
+      } finally {
+        await storage.close();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('keeps call buckets stable (stored rows depend on them) and spread over all buckets', () => {

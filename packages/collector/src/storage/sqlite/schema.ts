@@ -242,6 +242,12 @@ export const MIGRATIONS: readonly Migration[] = [
   CONTRACTS_MIGRATION,
   // v8: a call's result size (sql/output-migration.ts).
   OUTPUT_MIGRATION,
+  // v9: call ids by prefix (call-slot.ts): the index becomes (ten-minute slot, call_id), an expression, so no
+  // row changes; the bucket column stays for the rows that have it, and is no longer written.
+  `
+  DROP INDEX IF EXISTS tool_calls_by_call;
+  CREATE INDEX tool_calls_by_call_slot ON tool_calls((start_ns / 600000000000), call_id) WHERE call_id IS NOT NULL;
+  `,
 ];
 
 /** A row of tool_schemas as read with safeIntegers. */
