@@ -104,7 +104,8 @@ describe('contracts in the dashboard', () => {
       .locator('a[href*="/traces/"]')
       .first()
       .click();
-    const thrown = w.page.getByTestId('exception').first();
+    // The span list's card (the story's copy of it is folded until its row opens).
+    const thrown = w.page.locator('ol.timeline').getByTestId('exception').first();
     await thrown.waitFor();
     expect(await thrown.textContent()).toBe(
       'threw RangeError: ledger offline for [REDACTED:email]',
