@@ -48,9 +48,12 @@ export function CallsChart({ points, label }: { points: SeriesPoint[]; label: st
     const xs = points.map((p) => Date.parse(p.t) / 1000);
     const rates = points.map((p) => (p.calls === 0 ? null : (p.errors / p.calls) * 100));
     const layers = layersOf(points);
-    const cumulative = layers.map((_, i) =>
-      points.map((_p, j) => layers.slice(0, i + 1).reduce((n, l) => n + (l.counts[j] ?? 0), 0)),
-    );
+    // Running sums: layer i's bar is as tall as layers 0..i together.
+    const cumulative: number[][] = [];
+    for (const layer of layers) {
+      const below = cumulative.at(-1);
+      cumulative.push(layer.counts.map((n, j) => n + (below?.[j] ?? 0)));
+    }
     const bars = uPlot.paths.bars?.({ size: [0.8, 40], gap: 1 });
     const stack: { series: uPlot.Series; data: number[] }[] = layers
       .map((layer, i) => ({

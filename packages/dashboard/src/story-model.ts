@@ -85,7 +85,8 @@ function merge(server: Side | null, client: Side | null): Omit<StoryRow, 'n' | '
     disagreements,
     startNs,
     endNs,
-    durationMs: (client ?? server ?? main).span.durationMs,
+    // What the agent waited: the client's span when there is one.
+    durationMs: (client ?? main).span.durationMs,
   };
 }
 

@@ -14,7 +14,7 @@ import { useFittedSeries } from '../series';
 import { formatMs, formatPercent, rangeLabel, rangeParams, type TimeRange } from '../time';
 import { Code, Load, Section, SortHeader, type SortState } from '../ui';
 import { FlagList } from './flags';
-import { Sparkline } from './sparkline';
+import { ToolSpark } from './sparkline';
 
 type Key = 'name' | 'calls' | 'errors' | 'errorRate' | 'p50Ms' | 'p95Ms';
 
@@ -108,13 +108,7 @@ export function Overview({ range, tick }: { range: TimeRange; tick: number }) {
                           {t.calls}
                         </td>
                         <td data-col="spark">
-                          {sparks.has(t.name) && (
-                            <Sparkline
-                              calls={sparks.get(t.name)?.calls ?? []}
-                              errors={sparks.get(t.name)?.errors ?? []}
-                              label={`${t.name} over time`}
-                            />
-                          )}
+                          <ToolSpark series={sparks.get(t.name)} name={t.name} />
                         </td>
                         <td class="num" data-col="errors">
                           {t.errors}

@@ -45,3 +45,16 @@ export function Sparkline({
     </svg>
   );
 }
+
+/** A tool row's sparkline, or nothing while the series has not arrived (or the tool had no calls in it). */
+export function ToolSpark({
+  series,
+  name,
+}: {
+  series: { calls: number[]; errors: number[] } | undefined;
+  name: string;
+}) {
+  return series ? (
+    <Sparkline calls={series.calls} errors={series.errors} label={`${name} over time`} />
+  ) : null;
+}
