@@ -13,7 +13,7 @@ import {
   QUIET_SCENES,
   RESULT_FLAG_TOOL,
 } from '@toolscope/example-orders-mcp/scenarios';
-import { chromium, type Page } from 'playwright-core';
+import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT, start, stopAll } from './processes.js';
 
@@ -23,6 +23,8 @@ let dir: string;
 let url: string;
 let manifest: Manifest;
 let flags: Flag[];
+/** One Chromium for the browser tests, launched on first use and closed after them all. */
+let browser: Promise<Browser> | undefined;
 
 const getJson = async <T>(path: string): Promise<T> => {
   const res = await fetch(`${url}${path}`);
@@ -76,25 +78,26 @@ beforeAll(async () => {
 }, 90_000);
 
 afterAll(async () => {
+  await (await browser)?.close();
   await stopAll();
   rmSync(dir, { recursive: true, force: true });
 });
 
 /** A 1360×900 page in real Chromium; the test fails on any error the page throws. */
 async function inChromium(fn: (page: Page) => Promise<void>): Promise<void> {
-  const browser = await chromium.launch({
+  browser ??= chromium.launch({
     executablePath: process.env.TOOLSCOPE_CHROMIUM ?? '/usr/bin/chromium',
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
   });
+  const page = await (await browser).newPage({ viewport: { width: 1360, height: 900 } });
   try {
-    const page = await browser.newPage({ viewport: { width: 1360, height: 900 } });
     page.setDefaultTimeout(10_000);
     const errors: string[] = [];
     page.on('pageerror', (e) => errors.push(e.message));
     await fn(page);
     expect(errors).toEqual([]);
   } finally {
-    await browser.close();
+    await page.close();
   }
 }
 
