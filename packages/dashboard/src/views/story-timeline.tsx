@@ -27,8 +27,7 @@ export function StoryTimeline({ rows, onPick }: { rows: StoryRow[]; onPick: (n: 
         viewBox={`0 0 ${WIDTH} ${height}`}
         role="img"
         aria-label="calls on a shared time axis"
-        preserveAspectRatio="none"
-        height={height}
+        // Scaled as a whole to the panel's width (its height follows), so the labels keep their shape.
       >
         {tools.map((tool, lane) => (
           <text key={tool} x={LABEL - 6} y={lane * LANE + 12} text-anchor="end" class="lane">

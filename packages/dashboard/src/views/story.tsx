@@ -76,7 +76,9 @@ function Row({ row, t0 }: { row: StoryRow; t0: bigint }) {
       <details>
         <summary>
           <span class="step-n">#{row.n}</span>{' '}
-          <span class="muted num">+{formatMs(Number(row.startNs - t0) / 1e6)}</span>{' '}
+          <span class="muted num">
+            {row.n === 1 ? '0' : `+${formatMs(Number(row.startNs - t0) / 1e6)}`}
+          </span>{' '}
           <b class="tool">{c.tool}</b> {version && <span class="muted">{version}</span>}{' '}
           {c.inputShape && <Mono>{c.inputShape}</Mono>} <Code code={c.code} />{' '}
           <span class="muted num" title={`${sides} span${row.client && row.server ? 's' : ''}`}>
