@@ -101,12 +101,17 @@ async function inChromium(fn: (page: Page) => Promise<void>): Promise<void> {
   }
 }
 
-/** Into an ignored folder unless `pnpm screenshots` points it at docs/screenshots: a test writes no tracked file. */
-const shot = (page: Page, name: string) =>
-  page.screenshot({
-    path: join(process.env.TOOLSCOPE_SCREENSHOTS_DIR ?? join(ROOT, '.screenshots'), `${name}.png`),
-    fullPage: true,
-  });
+/**
+ * With TOOLSCOPE_SCREENSHOTS=1, into the ignored .screenshots/; `pnpm screenshots` points them at docs/screenshots.
+ * A plain test run writes no file, tracked or not.
+ */
+const shot = async (page: Page, name: string): Promise<void> => {
+  const dir =
+    process.env.TOOLSCOPE_SCREENSHOTS_DIR ??
+    (process.env.TOOLSCOPE_SCREENSHOTS === '1' ? join(ROOT, '.screenshots') : undefined);
+  // None by default: they assert nothing, and cost seconds of the suite on a loaded machine.
+  if (dir) await page.screenshot({ path: join(dir, `${name}.png`), fullPage: true });
+};
 
 const traceOf = (scene: string) => manifest[scene]?.traceIds ?? [];
 

@@ -7,8 +7,10 @@ import { type Browser, chromium, type Page } from 'playwright-core';
 
 export const CHROMIUM = process.env.TOOLSCOPE_CHROMIUM ?? '/usr/bin/chromium';
 /**
- * Where these tests' screenshots go: always the ignored folder. They show fixtures (a hostile tool name among
- * them), so the docs' pictures come from the demo instead (test/e2e/whole-path.test.ts, `pnpm screenshots`).
+ * Where these tests' screenshots go, with TOOLSCOPE_SCREENSHOTS=1: always the ignored folder. They show
+ * fixtures (a hostile tool name among them), so the docs' pictures come from the demo instead
+ * (test/e2e/whole-path.test.ts, `pnpm screenshots`). Without it none are taken: they assert nothing, and a
+ * full-page PNG costs a few hundred ms of a loaded machine's suite.
  */
 export const SCREENSHOTS = fileURLToPath(new URL('../../../.screenshots/', import.meta.url));
 
@@ -65,6 +67,7 @@ export async function watchedPage(browser: Browser): Promise<Watched> {
 }
 
 export async function screenshot(page: Page, name: string): Promise<void> {
+  if (process.env.TOOLSCOPE_SCREENSHOTS !== '1') return;
   mkdirSync(SCREENSHOTS, { recursive: true });
   await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
 }

@@ -1,6 +1,7 @@
 // The dashboard in real Chromium against a real collector seeded through the OTLP protobuf exporter: the
 // overview agrees with the API, a retry-loop flag leads to the failing attempt's validation paths in at most
-// two clicks, hostile strings never run, the token gate works, and every view is screenshotted.
+// two clicks, hostile strings never run, the token gate works, and every view is screenshotted (with
+// TOOLSCOPE_SCREENSHOTS=1).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
