@@ -15,6 +15,8 @@ export const WRITER_AUTOCHECKPOINT_PAGES = 4096;
 export class Checkpointer {
   readonly #worker: Worker;
   #closed: Promise<void> | undefined;
+  /** Exited already (a thread that failed to start, out of memory for one): close() has nothing to wait for. */
+  #exited = false;
 
   constructor(init: CheckpointInit, onError: (message: string) => void) {
     this.#worker = startStorageWorker('checkpoint-worker', init);
@@ -22,12 +24,17 @@ export class Checkpointer {
       if (reply.type === 'error') onError(reply.message);
     });
     this.#worker.on('error', (error) => onError(error.message));
+    this.#worker.once('exit', () => {
+      this.#exited = true;
+    });
     // Not a reason to keep the process alive: the writer's safety-net checkpoint covers a stopped checkpointer.
     this.#worker.unref();
   }
 
   close(): Promise<void> {
     this.#closed ??= new Promise<void>((resolve) => {
+      // Its 'exit' came before this close and will not come again: waiting for it would hang shutdown.
+      if (this.#exited) return resolve();
       this.#worker.on('message', (reply: CheckpointReply) => {
         if (reply.type === 'closed') void this.#worker.terminate().then(() => resolve());
       });
