@@ -8,8 +8,9 @@ const TOKEN = 's3cret-token-value';
 
 describe('auth', () => {
   it('refuses ingest and API without the right bearer token, accepts it with', async () => {
-    // One clean-clone run timed out here at 20 s beside the memory-bound test and never again in 11 runs, alone
-    // or beside busy loops: if it stops again, the failure says at which request.
+    // Two clean-clone runs (of about 17) timed out here, the second at 60 s "while stopping the collector"; a
+    // checkpointer thread that exited early made close() wait forever (fixed, checkpointer.test.ts). If it
+    // stops again, the failure says at which step.
     let step = 'starting the collector';
     onTestFailed(() => {
       process.stderr.write(`auth: stopped while ${step}\n`);
