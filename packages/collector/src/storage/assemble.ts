@@ -3,7 +3,9 @@
 // dropped here. Client rows are paired with the server rows of the same call (pairing.ts), so statistics and
 // the detectors count each call once (call-side.ts).
 import { type BatchTouch, newTouch, touchCall, touchSource } from './batch-touch.js';
+import { packBlock } from './block-packing.js';
 import { KIND_CLIENT, sideOfKind } from './call-side.js';
+import { packedBlock, spanJsonOf } from './packed-plan.js';
 import { pairTrace, type StoredCall } from './pairing.js';
 import { accumulate, type Rollup, type RollupInput, rollupInputOf, withHours } from './rollups.js';
 import type { CallValues, WritePlan } from './write-plan.js';
@@ -11,7 +13,13 @@ import type { CallValues, WritePlan } from './write-plan.js';
 /** A stored row's id and the columns its rollups read, for a stored client row this batch pairs. */
 export type StoredCallRow = RollupInput & { id: number };
 
-export type BlockRow = { seq: number; resourceId: number; spanIds: string; spans: string };
+/** A block's row: its spans packed (block-packing.ts), on both backends. */
+export type BlockRow = {
+  seq: number;
+  resourceId: number;
+  spanIds: string;
+  packed: Uint8Array;
+};
 
 export type Assembled = {
   inserted: number;
@@ -42,7 +50,7 @@ export type AssembleContext = {
 export function assemble(plan: WritePlan, ctx: AssembleContext): Assembled {
   const blocks = new Map<
     string,
-    { seq: number; resourceId: number; ids: string[]; json: string[] }
+    { seq: number; resourceId: number; ids: string[]; spans: number[]; group: number }
   >();
   const minutes = new Map<string, Rollup>();
   const pairs = new Map<string, { conversationId: string; seq: number }>();
@@ -52,6 +60,7 @@ export function assemble(plan: WritePlan, ctx: AssembleContext): Assembled {
   touch.contracts = plan.contracts;
   let inserted = 0;
   const n = plan.traceIds.length;
+  const jsonOf = spanJsonOf(plan);
   for (let i = 0; i < n; i++) {
     const traceId = plan.traceIds[i] as string;
     const spanId = plan.spanIds[i] as string;
@@ -65,11 +74,11 @@ export function assemble(plan: WritePlan, ctx: AssembleContext): Assembled {
     const key = `${seq}:${resourceId}`;
     let block = blocks.get(key);
     if (!block) {
-      block = { seq, resourceId, ids: [], json: [] };
+      block = { seq, resourceId, ids: [], spans: [], group: plan.group?.[i] ?? -1 };
       blocks.set(key, block);
-    }
+    } else if (block.group !== (plan.group?.[i] ?? -1)) block.group = -1;
     block.ids.push(spanId);
-    block.json.push(plan.json[i] as string);
+    block.spans.push(i);
     const c = plan.call[i] as number;
     if (c < 0) continue;
     const call = plan.calls[c] as CallValues;
@@ -109,12 +118,18 @@ export function assemble(plan: WritePlan, ctx: AssembleContext): Assembled {
     inserted,
     duplicates: n - inserted,
     toolCalls: calls.length,
-    blocks: [...blocks.values()].map((b) => ({
-      seq: b.seq,
-      resourceId: b.resourceId,
-      spanIds: b.ids.join(' '),
-      spans: `[${b.json.join(',')}]`,
-    })),
+    blocks: [...blocks.values()].map((b) => {
+      const spanIds = b.ids.join(' ');
+      // The block packed with the plan, unless duplicates were dropped from it or it mixes groups.
+      const prepacked =
+        plan.packedIds?.[b.group] === spanIds ? packedBlock(plan, b.group) : undefined;
+      return {
+        seq: b.seq,
+        resourceId: b.resourceId,
+        spanIds,
+        packed: prepacked ?? packBlock(`[${b.spans.map(jsonOf).join(',')}]`),
+      };
+    }),
     calls,
     pairedIds,
     conversationPairs: [...pairs.values()],

@@ -4,6 +4,7 @@
 import { SPAN_NAME_TOOL_CONTRACT_PREFIX } from '@toolscope/instrument/semconv';
 import { type ContractValues, contractOf } from '../contracts/contract-span.js';
 import type { NormalizedSpan } from '../otlp/model.js';
+import { packGroups } from './packed-plan.js';
 import { encodeSpan } from './span-codec.js';
 import { toolCallOf } from './tool-call.js';
 
@@ -67,11 +68,25 @@ export type WritePlan = {
   calls: CallValues[];
   /** Catalog rows of the batch's contract spans (contracts/contract-span.ts). */
   contracts: ContractValues[];
+  /**
+   * When packed where the batch was decoded (packed-plan.ts): the spans of each (trace, resource) of the batch as
+   * one block; `group` is each span's group, its index into `packedIds` (span ids, space-joined) and `packed`.
+   */
+  group?: Int32Array;
+  packedIds?: string[];
+  /** The packed blocks end to end; `ends[g]` is where group g's ends. */
+  packed?: { bytes: Uint8Array; ends: Uint32Array };
+  /** Each span's JSON length (UTF-16 units) within its packed group; `json` is then empty (packed-plan.ts). */
+  jsonLength?: Uint32Array;
 };
 
 const CONTRACT_SPAN_PREFIX = `${SPAN_NAME_TOOL_CONTRACT_PREFIX} `;
 
-export function planWrite(spans: NormalizedSpan[]): WritePlan {
+/**
+ * The plan of a batch. With `pack` its blocks are packed here (PostgreSQL always, SQLite as pack-balance.ts
+ * says); without, assemble.ts packs them where the plan is applied.
+ */
+export function planWrite(spans: NormalizedSpan[], pack = false): WritePlan {
   const n = spans.length;
   const plan: WritePlan = {
     resources: [],
@@ -142,5 +157,6 @@ export function planWrite(spans: NormalizedSpan[]): WritePlan {
         c.resultTokens,
       ]) - 1;
   }
+  if (pack) packGroups(plan);
   return plan;
 }

@@ -260,26 +260,41 @@ for (const backend of BACKENDS) {
       await first.write([
         callSpan({ trace: 80, span: 1 }),
         callSpan({ trace: 81, span: 1, durationMs: 7 }),
+        callSpan({ trace: 82, span: 1 }),
       ]);
       await first.close();
       closedByTest(first);
+      const seqOf = (t: number) => `(SELECT seq FROM traces WHERE trace_id = '${traceIdOf(t)}')`;
+      // Trace 80 as an older release stored it (JSON text), damaged; trace 82 packed, damaged.
+      const garbage = place.db.startsWith('postgres')
+        ? "decode('01ff0012', 'hex')"
+        : "unhex('01ff0012')";
       await execRaw(
         place.db,
-        `UPDATE span_blocks SET spans = 'not json' WHERE trace_seq = (SELECT seq FROM traces WHERE trace_id = '${traceIdOf(80)}');
+        `UPDATE span_blocks SET spans = 'not json', packed = NULL WHERE trace_seq = ${seqOf(80)};
+         UPDATE span_blocks SET packed = ${garbage} WHERE trace_seq = ${seqOf(82)};
          UPDATE tool_minutes SET hist = '{"12": "x"}';
          UPDATE tool_hours SET hist = '{"12": "x"}';`,
       );
       const s = await openAt(place, { onDamage: (what) => damage.push(what) });
       expect(await s.trace(traceIdOf(80))).toEqual([]);
       expect((await s.trace(traceIdOf(81)))?.length).toBe(1);
+      expect(await s.trace(traceIdOf(82))).toEqual([]);
       const { since, until } = window();
-      expect((await s.tools(since, until)).map((t) => t.calls)).toEqual([2]);
+      expect((await s.tools(since, until)).map((t) => t.calls)).toEqual([3]);
       // Reports arrive from a reader thread on SQLite: wait for them, not for a guess at a delay.
-      for (let i = 0; i < 200 && damage.length < 2; i++)
+      for (let i = 0; i < 200 && damage.length < 3; i++)
         await new Promise((r) => setTimeout(r, 10));
       expect(damage.some((d) => d.includes(traceIdOf(80)) && d.includes('not valid JSON'))).toBe(
         true,
       );
+      expect(
+        damage.some(
+          (d) =>
+            d ===
+            `a packed span block does not inflate in trace ${traceIdOf(82)}; its spans are left out`,
+        ),
+      ).toBe(true);
       expect(damage.some((d) => /^tool_(minutes|hours): .*malformed bucket/.test(d))).toBe(true);
     });
 

@@ -195,6 +195,14 @@ export const PG_MIGRATIONS: readonly string[] = [
   CREATE INDEX tool_calls_by_call_slot ON tool_calls ((start_ns / 600000000000), (call_id COLLATE "C"))
     WHERE call_id IS NOT NULL;
   `,
+  // v6: span blocks packed by the collector (block-packing.ts, decision 0011) into their own column, which
+  // TOAST moves out of line but does not try to compress again. Rows before keep their text in `spans` and are
+  // read from there: adding a column and dropping a NOT NULL rewrite nothing.
+  `
+  ALTER TABLE span_blocks ADD COLUMN packed BYTEA;
+  ALTER TABLE span_blocks ALTER COLUMN packed SET STORAGE EXTERNAL;
+  ALTER TABLE span_blocks ALTER COLUMN spans DROP NOT NULL;
+  `,
 ];
 
 export type PgMigration = { from: number; to: number };

@@ -6,11 +6,16 @@ import { pipeline } from 'node:stream/promises';
 import type pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 
-type Cell = string | number | bigint | null | undefined;
+type Cell = string | number | bigint | Uint8Array | null | undefined;
 
-/** A value in COPY text format: \N for null, backslash escapes for the characters the format reserves. */
+/**
+ * A value in COPY text format: \N for null, backslash escapes for the characters the format reserves, bytes in
+ * bytea's hex form (`\x…`, its backslash escaped).
+ */
 export function copyCell(v: Cell): string {
   if (v === null || v === undefined) return '\\N';
+  if (v instanceof Uint8Array)
+    return `\\\\x${Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString('hex')}`;
   if (typeof v !== 'string') return String(v);
   return v.replace(/[\\\t\n\r]/g, (c) =>
     c === '\\' ? '\\\\' : c === '\t' ? '\\t' : c === '\n' ? '\\n' : '\\r',

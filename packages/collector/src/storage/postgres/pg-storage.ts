@@ -75,7 +75,8 @@ export async function openPostgresStorage(
     location: redactDbUrl(url),
     // Half the pool writes, so reads always find a connection.
     concurrentWrites: Math.max(2, Math.floor(poolSize / 2)),
-    write: (spans) => writer.write(planWrite(spans)),
+    // Packed here, by the collectors, which scale out; not by the one server's TOAST (decision 0011).
+    write: (spans) => writer.write(planWrite(spans, true)),
     deleteBefore: (cutoffNs, maxTraces) =>
       inTransaction(pool, async (client) => {
         const lock = await client.query<{ got: boolean }>(

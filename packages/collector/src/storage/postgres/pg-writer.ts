@@ -126,8 +126,8 @@ export class PgWriter {
     await copyRows(
       client,
       'span_blocks',
-      'trace_seq, resource_id, span_ids, spans',
-      a.blocks.map((b) => [b.seq, b.resourceId, b.spanIds, b.spans]),
+      'trace_seq, resource_id, span_ids, packed',
+      a.blocks.map((b) => [b.seq, b.resourceId, b.spanIds, b.packed]),
     );
     await copyRows(
       client,

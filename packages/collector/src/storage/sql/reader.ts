@@ -3,6 +3,7 @@
 // (detail-reader.ts). SQLite runs it on a reader thread, PostgreSQL on the pool.
 import type { DriftThresholds } from '../../detectors/drift.js';
 import type { Flag } from '../../detectors/flag.js';
+import { unpackBlock } from '../block-packing.js';
 import { type CallSide, sideOfKind, sideWhere } from '../call-side.js';
 import { slotWhere } from '../call-slot.js';
 import type {
@@ -177,18 +178,21 @@ export class SqlReader implements SpanReader {
     for (let i = 0; i < seqs.length; i += TRACES_PER_QUERY) {
       const chunk = seqs.slice(i, i + TRACES_PER_QUERY);
       const rows = await this.#db.all(
-        `SELECT t.trace_id, b.spans, r.attributes AS resource
+        `SELECT t.trace_id, b.spans, b.packed, r.attributes AS resource
            FROM span_blocks b JOIN traces t ON t.seq = b.trace_seq JOIN resources r ON r.id = b.resource_id
           WHERE b.trace_seq IN (${chunk.map(() => '?').join(', ')}) ORDER BY b.trace_seq, b.id
           LIMIT ${BLOCKS_PER_TRACE * chunk.length}`,
         chunk,
       );
+      const damaged = (what: string) => this.#db.damaged(what);
       for (const row of rows) {
-        spans.push(
-          ...decodeSpans(text(row.trace_id), text(row.spans), parseJson(row.resource, {}), (what) =>
-            this.#db.damaged(what),
-          ),
+        const traceId = text(row.trace_id);
+        // Packed since SQLite v10 / PostgreSQL v6; JSON text in `spans` before (decision 0011).
+        const json = unpackBlock(row.packed ?? row.spans, (what) =>
+          damaged(`${what} in trace ${traceId}; its spans are left out`),
         );
+        if (json === null) continue;
+        spans.push(...decodeSpans(traceId, json, parseJson(row.resource, {}), damaged));
       }
     }
     // Equal start times are common (clock granularity): then a parent comes before its children.

@@ -48,7 +48,8 @@ export class BlockWriter {
       ),
       insertResource: db.prepare('INSERT INTO resources (digest, attributes) VALUES (?, ?)'),
       insertBlock: db.prepare(
-        'INSERT INTO span_blocks (trace_seq, resource_id, span_ids, spans) VALUES (?, ?, ?, ?)',
+        // `spans` held the JSON text before v10; it stays for those rows, and is '' (NOT NULL) in new ones.
+        "INSERT INTO span_blocks (trace_seq, resource_id, span_ids, spans, packed) VALUES (?, ?, ?, '', ?)",
       ),
       blockIds: db
         .prepare<[number], string>('SELECT span_ids FROM span_blocks WHERE trace_seq = ?')
@@ -211,7 +212,7 @@ export class BlockWriter {
     for (const c of a.calls) this.#stmt.insertCall.run(c.seq, ...c.values, c.paired);
     for (const id of a.pairedIds) this.#stmt.setPaired.run(id);
     for (const p of a.conversationPairs) this.#stmt.insertConversation.run(p.conversationId, p.seq);
-    for (const b of a.blocks) this.#stmt.insertBlock.run(b.seq, b.resourceId, b.spanIds, b.spans);
+    for (const b of a.blocks) this.#stmt.insertBlock.run(b.seq, b.resourceId, b.spanIds, b.packed);
     for (const r of a.rollups) {
       const existing = this.#stmt.findRollup[r.table].get(
         r.bucket,

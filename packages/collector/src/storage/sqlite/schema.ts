@@ -248,6 +248,9 @@ export const MIGRATIONS: readonly Migration[] = [
   DROP INDEX IF EXISTS tool_calls_by_call;
   CREATE INDEX tool_calls_by_call_slot ON tool_calls((start_ns / 600000000000), call_id) WHERE call_id IS NOT NULL;
   `,
+  // v10: span blocks packed (block-packing.ts, decision 0011) into their own column; rows before keep their JSON
+  // text in `spans` and are read from there, so nothing is rewritten.
+  'ALTER TABLE span_blocks ADD COLUMN packed BLOB;',
 ];
 
 /** A row of tool_schemas as read with safeIntegers. */

@@ -12,6 +12,7 @@ import { readerMethods, SqlReader } from '../sql/reader.js';
 import { planWrite } from '../write-plan.js';
 import { BlockWriter } from './block-writer.js';
 import { Checkpointer, WRITER_AUTOCHECKPOINT_PAGES } from './checkpointer.js';
+import { eluReadings, PackBalance } from './pack-balance.js';
 import { sqliteReadDb, tuneConnection } from './read-db.js';
 import { readerThread } from './reader-thread.js';
 import { migrate } from './schema.js';
@@ -76,14 +77,15 @@ export function openSqliteStorage(path: string, options: SqliteOptions = {}): St
     options.onDamage ?? ((what: string) => process.emitWarning(`toolscope: ${what}`));
   const reads = readsOnThread ? readerThread(path, drift, onDamage) : undefined;
   const reader: SpanReader = reads ?? new SqlReader(sqliteReadDb(db, onDamage), drift);
+  const balance = thread && new PackBalance(eluReadings(() => thread.utilization()));
   return {
     backend: 'sqlite',
     location: memory ? ':memory:' : path,
     concurrentWrites: 2,
     write: async (spans) => {
-      const plan = planWrite(spans);
-      if (thread) return thread.write(plan);
-      return (inProcess as BlockWriter).apply(plan);
+      if (!thread) return (inProcess as BlockWriter).apply(planWrite(spans, true));
+      // Blocks are packed here or on the writer, whichever has room (pack-balance.ts).
+      return thread.write(planWrite(spans, (balance as PackBalance).packHere()));
     },
     deleteBefore: async (cutoffNs, maxTraces) => {
       if (thread) return thread.deleteBefore(cutoffNs, maxTraces);

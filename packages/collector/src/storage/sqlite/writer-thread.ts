@@ -1,5 +1,6 @@
 // The main-thread handle of the writer thread (writer-worker.ts): one write or retention step at a time, in
 // order; a thread that dies fails what was in flight (the ingest route answers 503) and starts again.
+import type { EventLoopUtilization } from 'node:perf_hooks';
 import type { LoopThresholds } from '../../detectors/retry-loops.js';
 import type { WriteOutcome } from '../contract.js';
 import type { WritePlan } from '../write-plan.js';
@@ -26,6 +27,10 @@ export class WriterThread {
 
   deleteBefore(cutoffNs: bigint, maxTraces: number): Promise<number> {
     return this.#client.send({ type: 'delete', cutoffNs, maxTraces }) as Promise<number>;
+  }
+
+  utilization(): EventLoopUtilization | undefined {
+    return this.#client.utilization();
   }
 
   close(): Promise<void> {

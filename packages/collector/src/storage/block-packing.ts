@@ -1,0 +1,42 @@
+// How a span block's JSON (span-codec.ts) is kept on SQLite (decision 0011): deflated with a preset dictionary,
+// as a BLOB whose first byte names the codec. Rows written before are JSON text and stay readable as they are;
+// PostgreSQL keeps the text, which its TOAST already compresses.
+import { deflateRawSync, inflateRawSync } from 'node:zlib';
+import { SPAN_DICTIONARY_V1 } from './span-dictionary.js';
+
+/** Codec 1: raw deflate, level 6, preset dictionary v1. */
+const CODEC_DEFLATE_V1 = 1;
+const CODEC_BYTE = Buffer.from([CODEC_DEFLATE_V1]);
+
+/** A block's JSON packed: the codec byte, then the deflated text. */
+export function packBlock(json: string): Buffer {
+  return Buffer.concat(packBlockParts(json));
+}
+
+/** packBlock as its two parts, for a caller that joins many blocks into one buffer. */
+export function packBlockParts(json: string): [Buffer, Buffer] {
+  return [CODEC_BYTE, deflateRawSync(json, { level: 6, dictionary: SPAN_DICTIONARY_V1 })];
+}
+
+/**
+ * A stored block's JSON text: a string as it is (written before packing), a packed BLOB (a Buffer, or the
+ * Uint8Array a reader thread hands over) unpacked. An unknown codec or a damaged BLOB is null, and `onDamage`
+ * hears of it.
+ */
+export function unpackBlock(stored: unknown, onDamage?: (what: string) => void): string | null {
+  if (typeof stored === 'string') return stored;
+  if (!(stored instanceof Uint8Array) || stored.length === 0) {
+    onDamage?.('a span block is neither text nor a packed block');
+    return null;
+  }
+  if (stored[0] !== CODEC_DEFLATE_V1) {
+    onDamage?.(`a span block has an unknown codec (${stored[0]})`);
+    return null;
+  }
+  try {
+    return inflateRawSync(stored.subarray(1), { dictionary: SPAN_DICTIONARY_V1 }).toString('utf8');
+  } catch {
+    onDamage?.('a packed span block does not inflate');
+    return null;
+  }
+}

@@ -1,0 +1,122 @@
+// Packed span blocks (decision 0011): the dictionary is frozen, a block round-trips, a text block written before
+// packing is read as it is, and a damaged or unknown block is reported and left out rather than failing a read;
+// through a SQLite file: a trace written now reads back whole, beside a block stored as text by an older release.
+import { createHash } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { describe, expect, it } from 'vitest';
+import { type NormalizedSpan, openStorage } from '../src/index.js';
+import { packBlock, unpackBlock } from '../src/storage/block-packing.js';
+import { SPAN_DICTIONARY_V1, SPAN_DICTIONARY_V1_SHA256 } from '../src/storage/span-dictionary.js';
+import { PG_URL } from './backends.js';
+import { callSpan, traceIdOf } from './conformance/spans.js';
+import { upgradedPostgres } from './old-databases.js';
+
+describe('packed span blocks', () => {
+  it('keeps the dictionary of version 1 byte for byte', () => {
+    expect(createHash('sha256').update(SPAN_DICTIONARY_V1).digest('hex')).toBe(
+      SPAN_DICTIONARY_V1_SHA256,
+    );
+  });
+
+  it('round-trips a block, reads text as it is, and reports what it cannot read', () => {
+    const json = JSON.stringify([{ s: '1', a: { 'toolscope.input.shape': 'q:string', é: '✓' } }]);
+    const packed = packBlock(json);
+    expect(packed[0]).toBe(1);
+    expect(packed.length).toBeLessThan(Buffer.byteLength(json));
+    expect(unpackBlock(packed)).toBe(json);
+    // A reader thread hands over a Uint8Array, not a Buffer.
+    expect(unpackBlock(new Uint8Array(packed))).toBe(json);
+    expect(unpackBlock(json)).toBe(json);
+    const damage: string[] = [];
+    expect(unpackBlock(Buffer.from([1, 0xff, 0x00, 0x12]), (w) => damage.push(w))).toBeNull();
+    expect(unpackBlock(Buffer.from([9, 1, 2]), (w) => damage.push(w))).toBeNull();
+    expect(unpackBlock(42, (w) => damage.push(w))).toBeNull();
+    expect(damage).toEqual([
+      'a packed span block does not inflate',
+      'a span block has an unknown codec (9)',
+      'a span block is neither text nor a packed block',
+    ]);
+  });
+
+  it('stores the rest of a re-sent batch whose first span was already stored, unchanged', async () => {
+    // The writer then stores a block other than the one packed with the plan, cut out of it (packed-plan.ts).
+    const dir = mkdtempSync(join(tmpdir(), 'toolscope-packed-'));
+    const s = await openStorage(join(dir, 'resent.db'));
+    try {
+      const issues = '[{"path":"q","message":"é ✓"}]';
+      const [a, b, c] = [
+        callSpan({ trace: 3, span: 1, tool: 'tool_1' }),
+        callSpan({ trace: 3, span: 2, tool: 'tool_2' }),
+        callSpan({ trace: 3, span: 3, tool: 'tool_3', code: 'INVALID_INPUT', issues }),
+      ] as [NormalizedSpan, NormalizedSpan, NormalizedSpan];
+      expect((await s.write([a])).inserted).toBe(1);
+      expect(await s.write([a, b, c])).toMatchObject({ inserted: 2, duplicates: 1 });
+      const read = await s.trace(traceIdOf(3));
+      expect(read?.map((x) => [x.spanId, x.name, x.attributes])).toEqual(
+        [a, b, c].map((x) => [x.spanId, x.name, x.attributes]),
+      );
+    } finally {
+      await s.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it.skipIf(!PG_URL)(
+    'PostgreSQL v5 → v6: a block stored as text before stays readable beside packed ones',
+    () => {
+      const old = [{ s: 'ab'.repeat(8), p: null, n: 'execute_tool old', k: 1, st: '1', en: '2' }];
+      return upgradedPostgres(
+        5,
+        [
+          `INSERT INTO traces (trace_id, first_ns) VALUES ('${traceIdOf(7)}', 1)`,
+          `INSERT INTO resources (digest, attributes) VALUES ('old', '{"service.name":"old"}')`,
+          `INSERT INTO span_blocks (trace_seq, resource_id, span_ids, spans)
+           SELECT 1, id, '${'ab'.repeat(8)}', '${JSON.stringify(old)}' FROM resources`,
+        ],
+        async (s) => {
+          await s.write([callSpan({ trace: 7, span: 2, tool: 'packed_tool' })]);
+          const spans = await s.trace(traceIdOf(7));
+          expect(spans?.map((x) => [x.name, x.resource['service.name']])).toEqual([
+            ['execute_tool old', 'old'],
+            ['execute_tool packed_tool', 'conformance'],
+          ]);
+        },
+      );
+    },
+  );
+
+  it('stores a trace packed on SQLite, and still reads a block an older release stored as text', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'toolscope-packed-'));
+    const path = join(dir, 'packed.db');
+    try {
+      let s = await openStorage(path);
+      await s.write([callSpan({ trace: 1, span: 1, tool: 'packed_tool' })]);
+      await s.close();
+      const db = new Database(path);
+      const stored = db.prepare('SELECT packed FROM span_blocks').pluck().get();
+      expect(Buffer.isBuffer(stored)).toBe(true);
+      // A block as the previous release wrote it: the JSON text of its spans, for a second trace.
+      const old = [{ s: 'ab'.repeat(8), p: null, n: 'execute_tool old', k: 1, st: '1', en: '2' }];
+      db.prepare('INSERT INTO traces (trace_id, first_ns) VALUES (?, 1)').run(traceIdOf(2));
+      db.prepare(
+        'INSERT INTO span_blocks (trace_seq, resource_id, span_ids, spans) SELECT seq, 1, ?, ? FROM traces WHERE trace_id = ?',
+      ).run('ab'.repeat(8), JSON.stringify(old), traceIdOf(2));
+      db.close();
+      s = await openStorage(path);
+      try {
+        const packed = await s.trace(traceIdOf(1));
+        expect(packed?.map((x) => x.name)).toEqual(['execute_tool packed_tool']);
+        expect(packed?.[0]?.attributes['gen_ai.tool.name']).toBe('packed_tool');
+        const text = await s.trace(traceIdOf(2));
+        expect(text?.map((x) => x.name)).toEqual(['execute_tool old']);
+      } finally {
+        await s.close();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
