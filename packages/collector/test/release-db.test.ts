@@ -1,0 +1,87 @@
+// A store written by an earlier release's own code (test/fixtures/release-db, made by make.ts there) opened by
+// today's: it reads back exactly what that release read from it, and new spans land beside the old ones. The
+// v9 fixture keeps span blocks as JSON text; today's writer packs them (decision 0011), so one trace ends up
+// with blocks of both kinds.
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
+import Database from 'better-sqlite3';
+import { describe, expect, it } from 'vitest';
+import { openStorage } from '../src/index.js';
+import { callSpan, traceIdOf } from './conformance/spans.js';
+
+const FIXTURES = new URL('./fixtures/release-db/', import.meta.url);
+const T0 = 1_796_000_000_000_000_000n;
+
+/** The fixture's expected reads, bigints as make.ts wrote them ("123n"). */
+function expectedOf(name: string): Record<string, unknown> {
+  return JSON.parse(readFileSync(new URL(`${name}.expected.json`, FIXTURES), 'utf8'), (_k, v) =>
+    typeof v === 'string' && /^\d+n$/.test(v) ? BigInt(v.slice(0, -1)) : v,
+  );
+}
+
+describe('a store written by an earlier release', () => {
+  it('v9 (span blocks as JSON text): reads as that release read it, and takes packed spans beside', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'toolscope-release-'));
+    const path = join(dir, 'v9.db');
+    writeFileSync(path, gunzipSync(readFileSync(new URL('v9-text-blocks.db.gz', FIXTURES))));
+    const expected = expectedOf('v9-text-blocks') as {
+      traces: Record<string, unknown>;
+      calls: unknown;
+      conversation: unknown;
+    };
+    const readAll = async (s: Awaited<ReturnType<typeof openStorage>>) => ({
+      traces: Object.fromEntries(
+        await Promise.all([1, 2].map(async (t) => [traceIdOf(t), await s.trace(traceIdOf(t))])),
+      ),
+      calls: await s.calls({ sinceNs: 0n, untilNs: T0 * 2n, limit: 100 }),
+      conversation: await s.conversation('conv-fixture'),
+    });
+    try {
+      let s = await openStorage(path);
+      try {
+        expect(await readAll(s)).toEqual(expected);
+        // A late span of the old trace, and a new trace: both packed.
+        const late = {
+          ...callSpan({ trace: 1, span: 4, parent: 9, tool: 'get_order' }),
+          startNs: T0 + 30_000_000n,
+          endNs: T0 + 31_000_000n,
+        };
+        await s.write([late, callSpan({ trace: 3, span: 1, tool: 'search_docs' })]);
+        const trace1 = await s.trace(traceIdOf(1));
+        expect(trace1?.map((x) => x.spanId)).toEqual([
+          ...(expected.traces[traceIdOf(1)] as { spanId: string }[]).map((x) => x.spanId),
+          late.spanId,
+        ]);
+        expect(trace1?.at(-1)?.attributes).toEqual(late.attributes);
+      } finally {
+        await s.close();
+      }
+      const db = new Database(path, { readonly: true });
+      const kinds = db
+        .prepare(
+          "SELECT typeof(spans) || ' ' || typeof(packed) AS kind, COUNT(*) AS n FROM span_blocks GROUP BY 1 ORDER BY 1",
+        )
+        .all();
+      db.close();
+      expect(kinds).toEqual([
+        { kind: 'text blob', n: 2 },
+        { kind: 'text null', n: 3 },
+      ]);
+      // Reopened, the old reads are unchanged but for the late span.
+      s = await openStorage(path);
+      try {
+        const again = await readAll(s);
+        expect(again.traces[traceIdOf(2)]).toEqual(expected.traces[traceIdOf(2)]);
+        expect((again.traces[traceIdOf(1)] as unknown[]).slice(0, -1)).toEqual(
+          expected.traces[traceIdOf(1)],
+        );
+      } finally {
+        await s.close();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
