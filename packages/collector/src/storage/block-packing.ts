@@ -1,6 +1,6 @@
-// How a span block's JSON (span-codec.ts) is kept on SQLite (decision 0011): deflated with a preset dictionary,
-// as a BLOB whose first byte names the codec. Rows written before are JSON text and stay readable as they are;
-// PostgreSQL keeps the text, which its TOAST already compresses.
+// How a span block's JSON (span-codec.ts) is kept, on both backends (decision 0011): deflated with a preset
+// dictionary, as bytes whose first one names the codec, in `span_blocks.packed`. Rows written before hold JSON
+// text in `spans` and are read as they are.
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { SPAN_DICTIONARY_V1 } from './span-dictionary.js';
 

@@ -1,8 +1,8 @@
 // Packing a write plan's blocks where the batch was decoded (decision 0011), so the writer thread stores bytes it
 // did not have to compress, and the spans' JSON (about 600 bytes a span) is not copied to it at all, only the
-// packed blocks (about 80). The writer needs a span's JSON
-// again only when it stores a block other than the packed one (a span was a duplicate); `spanJsonOf` then
-// inflates the group and cuts the span out by the lengths kept here.
+// packed blocks (about 80). The writer needs a span's JSON again only when it stores a block other than the
+// packed one (a span was a duplicate); `spanJsonOf` then inflates the group and cuts the span out by the
+// lengths kept here.
 import { packBlockParts, unpackBlock } from './block-packing.js';
 import type { WritePlan } from './write-plan.js';
 

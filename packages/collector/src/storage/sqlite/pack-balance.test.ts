@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { PackBalance } from './pack-balance.js';
+import { eluReadings, PackBalance } from './pack-balance.js';
 
 /** How many of `n` batches are packed on the decoding thread, readings fixed. */
 function packedHere(balance: PackBalance, n: number): number {
@@ -31,5 +31,20 @@ describe('PackBalance', () => {
     const b = new PackBalance(() => undefined, 2);
     expect(packedHere(b, 10)).toBe(5);
     expect(b.share).toBe(0.5);
+  });
+
+  it("reads the writer's utilization since the last reading, and none across a restart", () => {
+    // Cumulative readings as node gives them (ms); the third is a restarted thread's, counting from zero.
+    const snapshots = [
+      { idle: 100, active: 100, utilization: 0.5 },
+      { idle: 120, active: 180, utilization: 0.6 },
+      { idle: 5, active: 1, utilization: 0.17 },
+      { idle: 25, active: 21, utilization: 0.46 },
+    ];
+    let next = 0;
+    const read = eluReadings(() => snapshots[next++]);
+    expect(read()?.writer).toBe(0.8);
+    expect(read()).toBeUndefined();
+    expect(read()?.writer).toBe(0.5);
   });
 });

@@ -56,9 +56,10 @@ export function eluReadings(worker: () => EventLoopUtilization | undefined): Rea
     here = nowHere;
     writer = nowWriter;
     if (!nowWriter || !last.writer) return undefined;
-    return {
-      here: performance.eventLoopUtilization(nowHere, last.here).utilization,
-      writer: performance.eventLoopUtilization(nowWriter, last.writer).utilization,
-    };
+    const h = performance.eventLoopUtilization(nowHere, last.here);
+    const w = performance.eventLoopUtilization(nowWriter, last.writer);
+    // A restarted writer thread counts from zero again: the one reading across the restart is not one.
+    if (w.idle < 0 || w.active < 0) return undefined;
+    return { here: h.utilization, writer: w.utilization };
   };
 }
