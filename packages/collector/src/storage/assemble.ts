@@ -74,9 +74,10 @@ export function assemble(plan: WritePlan, ctx: AssembleContext): Assembled {
     const key = `${seq}:${resourceId}`;
     let block = blocks.get(key);
     if (!block) {
+      // The plan's group of its first span: the packed block is that group's if the span ids match.
       block = { seq, resourceId, ids: [], spans: [], group: plan.group?.[i] ?? -1 };
       blocks.set(key, block);
-    } else if (block.group !== (plan.group?.[i] ?? -1)) block.group = -1;
+    }
     block.ids.push(spanId);
     block.spans.push(i);
     const c = plan.call[i] as number;
@@ -120,7 +121,7 @@ export function assemble(plan: WritePlan, ctx: AssembleContext): Assembled {
     toolCalls: calls.length,
     blocks: [...blocks.values()].map((b) => {
       const spanIds = b.ids.join(' ');
-      // The block packed with the plan, unless duplicates were dropped from it or it mixes groups.
+      // The block packed with the plan, unless a duplicate was dropped from it (its ids then differ).
       const prepacked =
         plan.packedIds?.[b.group] === spanIds ? packedBlock(plan, b.group) : undefined;
       return {

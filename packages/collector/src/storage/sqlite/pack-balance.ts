@@ -1,7 +1,7 @@
-// Which thread packs a batch's span blocks (decision 0011). Packing costs the same CPU on either thread, and
-// whichever thread did all of it became the bottleneck in the benchmark: the decoding thread when it packed
-// everything (its JSON then never crosses), the writer when it did. So the share packed on the decoding thread
-// follows the two threads' event-loop utilization: it moves toward the one with room, a step per interval.
+// Which thread packs a batch's span blocks (decision 0011). Packing costs about the same CPU on either thread.
+// In the benchmark's profiles the decoding thread became the bottleneck when it packed everything, and the writer
+// was already the busier thread without packing. So the share packed on the decoding thread follows the two
+// threads' event-loop utilization: it moves toward the one with room, a step per interval.
 import { type EventLoopUtilization, performance } from 'node:perf_hooks';
 
 /** Utilization of both threads since the previous reading, each 0..1. */
