@@ -1,7 +1,8 @@
 // A store written by an earlier release's own code (test/fixtures/release-db, made by make.ts there) opened by
 // today's: it reads back exactly what that release read from it, and new spans land beside the old ones. The
 // v9 fixture keeps span blocks as JSON text; today's writer packs them (decision 0011), so one trace ends up
-// with blocks of both kinds.
+// with blocks of both kinds. Both fixtures have the wide tool_calls table, which v11 rewrites into narrowed rows
+// (decision 0012): the calls page read before and after must be the same.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -21,67 +22,97 @@ function expectedOf(name: string): Record<string, unknown> {
   );
 }
 
+/** Each fixture, with the kinds of its span blocks after the test's write (spans' type, packed's type: count). */
+const RELEASES = [
+  {
+    name: 'v9-text-blocks',
+    title: 'v9 (span blocks as JSON text)',
+    kinds: [
+      { kind: 'text blob', n: 2 },
+      { kind: 'text null', n: 3 },
+    ],
+    keys: [{ kind: 'blob blob blob', n: 6 }],
+  },
+  {
+    name: 'v10-packed-blocks',
+    title: 'v10 (packed span blocks, wide call rows)',
+    kinds: [{ kind: 'text blob', n: 6 }],
+    // The call whose schema hash and input hash are not lowercase 16-hex keeps them as text.
+    keys: [
+      { kind: 'blob blob blob', n: 6 },
+      { kind: 'blob text text', n: 1 },
+    ],
+  },
+];
+
 describe('a store written by an earlier release', () => {
-  it('v9 (span blocks as JSON text): reads as that release read it, and takes packed spans beside', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'toolscope-release-'));
-    const path = join(dir, 'v9.db');
-    writeFileSync(path, gunzipSync(readFileSync(new URL('v9-text-blocks.db.gz', FIXTURES))));
-    const expected = expectedOf('v9-text-blocks') as {
-      traces: Record<string, unknown>;
-      calls: unknown;
-      conversation: unknown;
-    };
-    const readAll = async (s: Awaited<ReturnType<typeof openStorage>>) => ({
-      traces: Object.fromEntries(
-        await Promise.all([1, 2].map(async (t) => [traceIdOf(t), await s.trace(traceIdOf(t))])),
-      ),
-      calls: await s.calls({ sinceNs: 0n, untilNs: T0 * 2n, limit: 100 }),
-      conversation: await s.conversation('conv-fixture'),
-    });
-    try {
-      let s = await openStorage(path);
+  it.each(RELEASES)(
+    '$title: reads as that release read it, and takes new spans beside',
+    async ({ name, kinds: expectedKinds, keys: expectedKeys }) => {
+      const dir = mkdtempSync(join(tmpdir(), 'toolscope-release-'));
+      const path = join(dir, `${name}.db`);
+      writeFileSync(path, gunzipSync(readFileSync(new URL(`${name}.db.gz`, FIXTURES))));
+      const expected = expectedOf(name) as {
+        traces: Record<string, unknown>;
+        calls: unknown;
+        conversation: unknown;
+      };
+      const readAll = async (s: Awaited<ReturnType<typeof openStorage>>) => ({
+        traces: Object.fromEntries(
+          await Promise.all([1, 2].map(async (t) => [traceIdOf(t), await s.trace(traceIdOf(t))])),
+        ),
+        calls: await s.calls({ sinceNs: 0n, untilNs: T0 * 2n, limit: 100 }),
+        conversation: await s.conversation('conv-fixture'),
+      });
       try {
-        expect(await readAll(s)).toEqual(expected);
-        // A late span of the old trace, and a new trace: both packed.
-        const late = {
-          ...callSpan({ trace: 1, span: 4, parent: 9, tool: 'get_order' }),
-          startNs: T0 + 30_000_000n,
-          endNs: T0 + 31_000_000n,
-        };
-        await s.write([late, callSpan({ trace: 3, span: 1, tool: 'search_docs' })]);
-        const trace1 = await s.trace(traceIdOf(1));
-        expect(trace1?.map((x) => x.spanId)).toEqual([
-          ...(expected.traces[traceIdOf(1)] as { spanId: string }[]).map((x) => x.spanId),
-          late.spanId,
-        ]);
-        expect(trace1?.at(-1)?.attributes).toEqual(late.attributes);
+        let s = await openStorage(path);
+        try {
+          expect(await readAll(s)).toEqual(expected);
+          // A late span of the old trace, and a new trace: both packed.
+          const late = {
+            ...callSpan({ trace: 1, span: 4, parent: 9, tool: 'get_order' }),
+            startNs: T0 + 30_000_000n,
+            endNs: T0 + 31_000_000n,
+          };
+          await s.write([late, callSpan({ trace: 3, span: 1, tool: 'search_docs' })]);
+          const trace1 = await s.trace(traceIdOf(1));
+          expect(trace1?.map((x) => x.spanId)).toEqual([
+            ...(expected.traces[traceIdOf(1)] as { spanId: string }[]).map((x) => x.spanId),
+            late.spanId,
+          ]);
+          expect(trace1?.at(-1)?.attributes).toEqual(late.attributes);
+        } finally {
+          await s.close();
+        }
+        const db = new Database(path, { readonly: true });
+        const kinds = db
+          .prepare(
+            "SELECT typeof(spans) || ' ' || typeof(packed) AS kind, COUNT(*) AS n FROM span_blocks GROUP BY 1 ORDER BY 1",
+          )
+          .all();
+        const keys = db
+          .prepare(
+            `SELECT typeof(span_id) || ' ' || typeof(schema_hash) || ' ' || typeof(input_hash) AS kind, COUNT(*) AS n
+             FROM tool_call_rows GROUP BY 1 ORDER BY 1`,
+          )
+          .all();
+        db.close();
+        expect(kinds).toEqual(expectedKinds);
+        expect(keys).toEqual(expectedKeys);
+        // Reopened, the old reads are unchanged but for the late span.
+        s = await openStorage(path);
+        try {
+          const again = await readAll(s);
+          expect(again.traces[traceIdOf(2)]).toEqual(expected.traces[traceIdOf(2)]);
+          expect((again.traces[traceIdOf(1)] as unknown[]).slice(0, -1)).toEqual(
+            expected.traces[traceIdOf(1)],
+          );
+        } finally {
+          await s.close();
+        }
       } finally {
-        await s.close();
+        rmSync(dir, { recursive: true, force: true });
       }
-      const db = new Database(path, { readonly: true });
-      const kinds = db
-        .prepare(
-          "SELECT typeof(spans) || ' ' || typeof(packed) AS kind, COUNT(*) AS n FROM span_blocks GROUP BY 1 ORDER BY 1",
-        )
-        .all();
-      db.close();
-      expect(kinds).toEqual([
-        { kind: 'text blob', n: 2 },
-        { kind: 'text null', n: 3 },
-      ]);
-      // Reopened, the old reads are unchanged but for the late span.
-      s = await openStorage(path);
-      try {
-        const again = await readAll(s);
-        expect(again.traces[traceIdOf(2)]).toEqual(expected.traces[traceIdOf(2)]);
-        expect((again.traces[traceIdOf(1)] as unknown[]).slice(0, -1)).toEqual(
-          expected.traces[traceIdOf(1)],
-        );
-      } finally {
-        await s.close();
-      }
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
-  });
+    },
+  );
 });

@@ -43,7 +43,10 @@ export type CallValues = [
   resultTokens: number | null,
 ];
 
-/** tool_calls columns in insert order (both writers): trace_seq, the CallValues, then paired. */
+/**
+ * tool_calls columns in insert order (PostgreSQL's COPY): trace_seq, the CallValues, then paired. SQLite's
+ * narrowed row takes the same values through sqlite/call-rows.ts.
+ */
 export const CALL_INSERT_COLUMNS = `trace_seq, trace_id, span_id, parent_span_id, tool, version, schema_hash, attempt, code,
   error_type, reason, is_error, retryable, partial_effect, effect, duration_ms, start_ns, issues, input_hash,
   input_shape, idempotency_key_hash, conversation_id, call_id, kind, service, call_bucket, source, exception_type,

@@ -11,7 +11,8 @@ import { sizeColumns } from '../result-sizes.js';
 import { NS_PER_HOUR, NS_PER_MINUTE, type Row } from '../sql/db.js';
 import { ROLLUP_SIZES } from '../sql/output-migration.js';
 import { STORED_CALL_COLUMNS, storedCallOf } from '../stored-calls.js';
-import { CALL_INSERT_COLUMNS, type WritePlan } from '../write-plan.js';
+import type { WritePlan } from '../write-plan.js';
+import { CALL_ROW_COLUMNS, callRow, StringIds } from './call-rows.js';
 import { DetectorState } from './detector-state.js';
 
 const CACHE_MAX = 50_000;
@@ -33,6 +34,7 @@ export class BlockWriter {
   readonly #traceSeq = new Map<string, number>();
   readonly #recentIds = new Map<number, Set<string>>();
   readonly #resourceIds = new Map<string, number>();
+  readonly #strings: StringIds;
   readonly #stmt;
   readonly #applyTx: (plan: WritePlan) => WriteOutcome;
   readonly #detectors: DetectorState;
@@ -40,6 +42,7 @@ export class BlockWriter {
 
   constructor(db: Database.Database, thresholds: Partial<LoopThresholds> = {}) {
     this.#detectors = new DetectorState(db, thresholds);
+    this.#strings = new StringIds(db);
     this.#stmt = {
       findTrace: db.prepare<[string], { seq: number }>('SELECT seq FROM traces WHERE trace_id = ?'),
       insertTrace: db.prepare('INSERT INTO traces (trace_id, first_ns) VALUES (?, ?)'),
@@ -55,15 +58,15 @@ export class BlockWriter {
         .prepare<[number], string>('SELECT span_ids FROM span_blocks WHERE trace_seq = ?')
         .pluck(),
       insertCall: db.prepare(
-        `INSERT INTO tool_calls (${CALL_INSERT_COLUMNS})
-         VALUES (${CALL_INSERT_COLUMNS.split(',')
+        `INSERT INTO tool_call_rows (${CALL_ROW_COLUMNS})
+         VALUES (${CALL_ROW_COLUMNS.split(',')
            .map(() => '?')
            .join(', ')})`,
       ),
       storedCalls: db
         .prepare(`SELECT ${STORED_CALL_COLUMNS} FROM tool_calls WHERE trace_seq = ?`)
         .safeIntegers(true),
-      setPaired: db.prepare('UPDATE tool_calls SET paired = 1 WHERE id = ?'),
+      setPaired: db.prepare('UPDATE tool_call_rows SET paired = 1 WHERE id = ?'),
       insertConversation: db.prepare(
         'INSERT OR IGNORE INTO conversation_traces (conversation_id, trace_seq) VALUES (?, ?)',
       ),
@@ -103,7 +106,7 @@ export class BlockWriter {
         )
         .pluck()
         .all(...seqs) as string[];
-      const statements = ['span_blocks', 'tool_calls', 'conversation_traces'].map((t) =>
+      const statements = ['span_blocks', 'tool_call_rows', 'conversation_traces'].map((t) =>
         db.prepare(`DELETE FROM ${t} WHERE trace_seq = ?`),
       );
       const trace = db.prepare('DELETE FROM traces WHERE seq = ?');
@@ -148,6 +151,7 @@ export class BlockWriter {
     this.#traceSeq.clear();
     this.#recentIds.clear();
     this.#resourceIds.clear();
+    this.#strings.forget();
   }
 
   /** Caches of rows this writer read or wrote; the only writer of the file, so they stay exact. */
@@ -209,7 +213,8 @@ export class BlockWriter {
       resourceIds,
       storedCalls: (seq) => (this.#stmt.storedCalls.all(seq) as Row[]).map(storedCallOf),
     });
-    for (const c of a.calls) this.#stmt.insertCall.run(c.seq, ...c.values, c.paired);
+    for (const c of a.calls)
+      this.#stmt.insertCall.run(callRow(c.seq, c.values, c.paired, this.#strings));
     for (const id of a.pairedIds) this.#stmt.setPaired.run(id);
     for (const p of a.conversationPairs) this.#stmt.insertConversation.run(p.conversationId, p.seq);
     for (const b of a.blocks) this.#stmt.insertBlock.run(b.seq, b.resourceId, b.spanIds, b.packed);

@@ -22,6 +22,30 @@ function databaseAtVersion(version: number, path = ':memory:'): Database.Databas
 }
 
 describe('schema migrations', () => {
+  it('v11 reads the narrowed call rows through the view by the same indexes as the table before', () => {
+    const db = databaseAtVersion(MIGRATIONS.length);
+    const plan = (sql: string) =>
+      (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all() as { detail: string }[])
+        .map((p) => p.detail)
+        .join(' | ');
+    // A tool filter starts from the string table and reads the (tool, time) index: no scan of the calls.
+    expect(
+      plan(
+        "SELECT * FROM tool_calls WHERE tool = 'get_order' AND start_ns >= 0 ORDER BY start_ns DESC LIMIT 9",
+      ),
+    ).toMatch(
+      /SEARCH tool USING COVERING INDEX sqlite_autoindex_strings_1.*SEARCH c USING INDEX tool_calls_by_tool/,
+    );
+    expect(plan("SELECT * FROM tool_calls WHERE trace_id = 'ab'")).toMatch(
+      /SEARCH t USING COVERING INDEX traces_by_id.*SEARCH c USING INDEX tool_calls_by_trace/,
+    );
+    // A query that reads no trace id or string pays no join for them.
+    expect(plan('SELECT span_id, start_ns FROM tool_calls WHERE trace_seq = 1')).toBe(
+      'SEARCH c USING INDEX tool_calls_by_trace (trace_seq=?)',
+    );
+    db.close();
+  });
+
   it('v9 indexes call ids by slot and id, and finds calls stored before it by exact id and by prefix', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'toolscope-v9-'));
     try {

@@ -9,6 +9,7 @@ import { groupKey } from '../loop-scopes.js';
 import { CONTRACTS_MIGRATION } from '../sql/contracts-migration.js';
 import { OUTPUT_MIGRATION } from '../sql/output-migration.js';
 import { BACKFILL_CALLS, FILL_SOURCES } from '../sql/sides-migration.js';
+import { narrowCallRows } from './call-layout.js';
 
 /** A schema step: SQL, or a function for steps SQL alone cannot do (filling a column computed in JS). */
 export type Migration = string | ((db: Database.Database) => void);
@@ -251,6 +252,9 @@ export const MIGRATIONS: readonly Migration[] = [
   // v10: span blocks packed (block-packing.ts, decision 0011) into their own column; rows before keep their JSON
   // text in `spans` and are read from there, so nothing is rewritten.
   'ALTER TABLE span_blocks ADD COLUMN packed BLOB;',
+  // v11: the tool-call row narrowed (call-layout.ts, decision 0012); `tool_calls` becomes a view with the same
+  // columns, so the shared read SQL is unchanged.
+  narrowCallRows,
 ];
 
 /** A row of tool_schemas as read with safeIntegers. */
