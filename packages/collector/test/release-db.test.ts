@@ -2,7 +2,7 @@
 // today's: it reads back exactly what that release read from it, and new spans land beside the old ones. The
 // v9 fixture keeps span blocks as JSON text; today's writer packs them (decision 0011), so one trace ends up
 // with blocks of both kinds. Both fixtures have the wide tool_calls table, which v11 rewrites into narrowed rows
-// (decision 0012): the calls page read before and after must be the same.
+// (decision 0013): the calls page read before and after must be the same.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -7,6 +7,12 @@ import { SPAN_DICTIONARY_V1 } from './span-dictionary.js';
 /** Codec 1: raw deflate, level 6, preset dictionary v1. */
 const CODEC_DEFLATE_V1 = 1;
 const CODEC_BYTE = Buffer.from([CODEC_DEFLATE_V1]);
+/**
+ * Level 6 and the dictionary are the codec; the output chunk is not. zlib's default chunk (16 KiB) is allocated
+ * for each block and kept under the packed bytes, whose usual size is under 1 KiB: 2 KiB measured 1–2 µs faster
+ * per 8-span block, with a third less GC time, for the same bytes.
+ */
+const DEFLATE_OPTIONS = { level: 6, dictionary: SPAN_DICTIONARY_V1, chunkSize: 2048 };
 
 /** A block's JSON packed: the codec byte, then the deflated text. */
 export function packBlock(json: string): Buffer {
@@ -15,7 +21,7 @@ export function packBlock(json: string): Buffer {
 
 /** packBlock as its two parts, for a caller that joins many blocks into one buffer. */
 export function packBlockParts(json: string): [Buffer, Buffer] {
-  return [CODEC_BYTE, deflateRawSync(json, { level: 6, dictionary: SPAN_DICTIONARY_V1 })];
+  return [CODEC_BYTE, deflateRawSync(json, DEFLATE_OPTIONS)];
 }
 
 /**

@@ -1,4 +1,4 @@
-// SQLite's tool-call row, narrowed (schema v11, decision 0012): the physical table `tool_call_rows` keeps no
+// SQLite's tool-call row, narrowed (schema v11, decision 0013): the physical table `tool_call_rows` keeps no
 // trace id (`traces` has it), span ids and 16-hex hashes as 8-byte BLOBs, and the tool, input shape, service,
 // source and effect as ids into `strings`. The view `tool_calls` gives back the columns the shared read SQL
 // (storage/sql) has always read, with the same names and values, so PostgreSQL's table and this view answer the

@@ -252,7 +252,7 @@ export const MIGRATIONS: readonly Migration[] = [
   // v10: span blocks packed (block-packing.ts, decision 0011) into their own column; rows before keep their JSON
   // text in `spans` and are read from there, so nothing is rewritten.
   'ALTER TABLE span_blocks ADD COLUMN packed BLOB;',
-  // v11: the tool-call row narrowed (call-layout.ts, decision 0012); `tool_calls` becomes a view with the same
+  // v11: the tool-call row narrowed (call-layout.ts, decision 0013); `tool_calls` becomes a view with the same
   // columns, so the shared read SQL is unchanged.
   narrowCallRows,
 ];
