@@ -5,6 +5,7 @@ import { createHash } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import type { LoopThresholds } from '../../detectors/retry-loops.js';
 import { assemble } from '../assemble.js';
+import { CALL_ROW_COLUMNS, callRow, type RowEncoding } from '../call-row.js';
 import type { WriteOutcome } from '../contract.js';
 import { addSerialized, serialize } from '../histogram.js';
 import { sizeColumns } from '../result-sizes.js';
@@ -12,7 +13,7 @@ import { NS_PER_HOUR, NS_PER_MINUTE, type Row } from '../sql/db.js';
 import { ROLLUP_SIZES } from '../sql/output-migration.js';
 import { STORED_CALL_COLUMNS, storedCallOf } from '../stored-calls.js';
 import type { WritePlan } from '../write-plan.js';
-import { CALL_ROW_COLUMNS, callRow, StringIds } from './call-rows.js';
+import { keyBytes, StringIds } from './call-rows.js';
 import { DetectorState } from './detector-state.js';
 
 const CACHE_MAX = 50_000;
@@ -35,6 +36,7 @@ export class BlockWriter {
   readonly #recentIds = new Map<number, Set<string>>();
   readonly #resourceIds = new Map<string, number>();
   readonly #strings: StringIds;
+  readonly #encoding: RowEncoding;
   readonly #stmt;
   readonly #applyTx: (plan: WritePlan) => WriteOutcome;
   readonly #detectors: DetectorState;
@@ -42,7 +44,9 @@ export class BlockWriter {
 
   constructor(db: Database.Database, thresholds: Partial<LoopThresholds> = {}) {
     this.#detectors = new DetectorState(db, thresholds);
-    this.#strings = new StringIds(db);
+    const strings = new StringIds(db);
+    this.#strings = strings;
+    this.#encoding = { key: keyBytes, id: (v) => strings.id(v) };
     this.#stmt = {
       findTrace: db.prepare<[string], { seq: number }>('SELECT seq FROM traces WHERE trace_id = ?'),
       insertTrace: db.prepare('INSERT INTO traces (trace_id, first_ns) VALUES (?, ?)'),
@@ -214,7 +218,7 @@ export class BlockWriter {
       storedCalls: (seq) => (this.#stmt.storedCalls.all(seq) as Row[]).map(storedCallOf),
     });
     for (const c of a.calls)
-      this.#stmt.insertCall.run(callRow(c.seq, c.values, c.paired, this.#strings));
+      this.#stmt.insertCall.run(callRow(c.seq, c.values, c.paired, this.#encoding));
     for (const id of a.pairedIds) this.#stmt.setPaired.run(id);
     for (const p of a.conversationPairs) this.#stmt.insertConversation.run(p.conversationId, p.seq);
     for (const b of a.blocks) this.#stmt.insertBlock.run(b.seq, b.resourceId, b.spanIds, b.packed);

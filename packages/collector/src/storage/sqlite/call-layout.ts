@@ -1,15 +1,9 @@
-// SQLite's tool-call row, narrowed (schema v11, decision 0013): the physical table `tool_call_rows` keeps no
-// trace id (`traces` has it), span ids and 16-hex hashes as 8-byte BLOBs, and the tool, input shape, service,
-// source and effect as ids into `strings`. The view `tool_calls` gives back the columns the shared read SQL
-// (storage/sql) has always read, with the same names and values, so PostgreSQL's table and this view answer the
-// same SQL. Only the writer (call-rows.ts) and retention touch the physical table.
-//
-// The view's joins are LEFT JOINs on primary keys: SQLite drops such a join from a (non-aggregate) query that
-// reads nothing from it, so reading a trace's calls costs no trace-id lookup; and it turns one into an inner
-// join, free to be reordered, when a WHERE term needs a value from it (`WHERE tool = ?` starts from `strings` and
-// reads tool_calls_by_tool). schema.test.ts holds these plans. An aggregate keeps the joins: a primary-key lookup
-// per row it reads (bench:query's targets hold with them).
+// SQLite's tool-call rows (schema v11, decision 0013): the narrowed row of storage/call-row.ts, with span ids
+// and lowercase 16-hex hashes as 8-byte BLOBs besides (keyBytes, call-rows.ts). The view `tool_calls` reads
+// them back as the text they came as. Only the writer (call-rows.ts) and retention touch the physical table;
+// schema.test.ts holds the view's query plans that matter.
 import type Database from 'better-sqlite3';
+import { callView, rewriteCalls } from '../call-row.js';
 import { keyBytes } from './call-rows.js';
 
 /** `x` as stored (BLOB or text) back to the text it was written as: keyBytes (call-rows.ts) in reverse. */
@@ -62,40 +56,7 @@ export const CALL_ROW_INDEXES = `
   CREATE INDEX tool_calls_by_call_slot ON tool_call_rows((start_ns / 600000000000), call_id)
     WHERE call_id IS NOT NULL`;
 
-export const CALL_VIEW = `
-  CREATE VIEW tool_calls AS SELECT
-    c.id, c.trace_seq, t.trace_id, ${key('span_id')} AS span_id, ${key('parent_span_id')} AS parent_span_id,
-    tool.value AS tool, c.version, ${key('schema_hash')} AS schema_hash, c.attempt, c.code, c.error_type,
-    c.reason, c.is_error, c.retryable, c.partial_effect, effect.value AS effect, c.duration_ms, c.start_ns,
-    c.issues, ${key('input_hash')} AS input_hash, shape.value AS input_shape,
-    ${key('idempotency_key_hash')} AS idempotency_key_hash, c.conversation_id, c.call_id, c.kind,
-    service.value AS service, source.value AS source, c.paired, c.exception_type, c.exception_message,
-    c.client_name, c.result_bytes, c.result_tokens
-  FROM tool_call_rows AS c
-    LEFT JOIN traces AS t ON t.seq = c.trace_seq
-    LEFT JOIN strings AS tool ON tool.id = c.tool_id
-    LEFT JOIN strings AS effect ON effect.id = c.effect_id
-    LEFT JOIN strings AS shape ON shape.id = c.input_shape_id
-    LEFT JOIN strings AS service ON service.id = c.service_id
-    LEFT JOIN strings AS source ON source.id = c.source_id`;
-
-/** The interned columns of the physical table, each with the view column it reads as. */
-export const INTERNED = [
-  ['tool_id', 'tool'],
-  ['effect_id', 'effect'],
-  ['input_shape_id', 'input_shape'],
-  ['service_id', 'service'],
-  ['source_id', 'source'],
-] as const;
-
-/** The columns stored through keyBytes. */
-export const KEYED = [
-  'span_id',
-  'parent_span_id',
-  'schema_hash',
-  'input_hash',
-  'idempotency_key_hash',
-] as const;
+export const CALL_VIEW = callView(key);
 
 /**
  * Migration v11: every stored call is rewritten into the narrowed table, in id order (ids are kept: pairing
@@ -107,31 +68,14 @@ export function narrowCallRows(db: Database.Database): void {
   db.function('toolscope_key', { deterministic: true }, (v: unknown) =>
     typeof v === 'string' ? keyBytes(v) : v,
   );
-  const columns = INTERNED.map(([, text]) => text);
+  const wide = db
+    .prepare("SELECT name FROM pragma_table_info('tool_calls')")
+    .pluck()
+    .all() as string[];
   db.exec(`
     CREATE TABLE strings (id INTEGER PRIMARY KEY, value TEXT NOT NULL UNIQUE);
     ${CALL_ROW_TABLE};
-    INSERT OR IGNORE INTO strings (value)
-      ${columns.map((c) => `SELECT ${c} FROM tool_calls WHERE ${c} IS NOT NULL`).join(' UNION ')};
-  `);
-  const physical = (name: string) => {
-    const interned = INTERNED.find(([, text]) => text === name);
-    if (interned) return interned[0];
-    return name;
-  };
-  const source = (name: string) => {
-    if (INTERNED.some(([, text]) => text === name))
-      return `(SELECT id FROM strings WHERE value = c.${name})`;
-    if ((KEYED as readonly string[]).includes(name)) return `toolscope_key(c.${name})`;
-    return `c.${name}`;
-  };
-  const names = (
-    db.prepare("SELECT name FROM pragma_table_info('tool_calls')").pluck().all() as string[]
-  ).filter((n) => n !== 'trace_id' && n !== 'call_bucket');
-  db.exec(`
-    INSERT INTO tool_call_rows (${names.map(physical).join(', ')})
-      SELECT ${names.map(source).join(', ')} FROM tool_calls AS c ORDER BY c.id;
-    DROP TABLE tool_calls;
+    ${rewriteCalls(wide, (expr) => `toolscope_key(${expr})`)}
     ${CALL_ROW_INDEXES};
     ${CALL_VIEW};
   `);

@@ -1,0 +1,130 @@
+// The narrowed tool-call row both backends store (decision 0013): no trace id (`traces` has it), and the tool,
+// input shape, service, source and effect as ids into `strings`. SQLite also stores keys as bytes
+// (sqlite/call-rows.ts); PostgreSQL keeps them as text. The view `tool_calls` (callView) gives back the columns
+// the shared read SQL (storage/sql) has always read, with the same names and values.
+import type { CallValues } from './write-plan.js';
+
+/** The physical table's columns in the order `callRow` gives their values. */
+export const CALL_ROW_COLUMNS = `trace_seq, span_id, parent_span_id, tool_id, version, schema_hash, attempt, code,
+  error_type, reason, is_error, retryable, partial_effect, effect_id, duration_ms, start_ns, issues, input_hash,
+  input_shape_id, idempotency_key_hash, conversation_id, call_id, kind, service_id, source_id, exception_type,
+  exception_message, client_name, result_bytes, result_tokens, paired`;
+
+/** The interned columns of the physical table, each with the view column it reads as. */
+export const INTERNED = [
+  ['tool_id', 'tool'],
+  ['effect_id', 'effect'],
+  ['input_shape_id', 'input_shape'],
+  ['service_id', 'service'],
+  ['source_id', 'source'],
+] as const;
+
+/** The columns a backend may store in a form of its own (SQLite: 16-hex as 8 bytes). */
+export const KEYED = [
+  'span_id',
+  'parent_span_id',
+  'schema_hash',
+  'input_hash',
+  'idempotency_key_hash',
+] as const;
+
+/** The strings of a call that are interned, for a backend that looks their ids up in bulk. */
+export function internedOf(v: CallValues): (string | null)[] {
+  return [v[3], v[13], v[18], v[23], v[25]];
+}
+
+/** How a backend stores a key and finds a string's id. */
+export type RowEncoding = {
+  key: (value: string | null) => unknown;
+  id: (value: string) => number;
+};
+
+/** The row of one call, in CALL_ROW_COLUMNS order. */
+export function callRow(seq: number, v: CallValues, paired: number, e: RowEncoding): unknown[] {
+  const idOrNull = (s: string | null) => (s === null ? null : e.id(s));
+  // v[0] (the trace id) is in `traces`; v[24] (the call bucket) is no longer stored.
+  return [
+    seq,
+    e.key(v[1]),
+    e.key(v[2]),
+    e.id(v[3]),
+    v[4],
+    e.key(v[5]),
+    v[6],
+    v[7],
+    v[8],
+    v[9],
+    v[10],
+    v[11],
+    v[12],
+    idOrNull(v[13]),
+    v[14],
+    v[15],
+    v[16],
+    e.key(v[17]),
+    idOrNull(v[18]),
+    e.key(v[19]),
+    v[20],
+    v[21],
+    v[22],
+    idOrNull(v[23]),
+    e.id(v[25]),
+    v[26],
+    v[27],
+    v[28],
+    v[29],
+    v[30],
+    paired,
+  ];
+}
+
+/**
+ * The view `tool_calls` over `tool_call_rows`, `key` reading a keyed column back as text. Its joins are LEFT
+ * JOINs on primary keys: both databases drop such a join from a (non-aggregate) query that reads nothing from
+ * it, so reading a trace's calls costs no trace-id lookup; and turn it into an inner join, free to be
+ * reordered, when a WHERE term needs a value from it (`WHERE tool = ?` starts from `strings` and reads
+ * tool_calls_by_tool). An aggregate keeps the joins on SQLite: a primary-key lookup per row it reads.
+ */
+export function callView(key: (column: string) => string): string {
+  return `
+  CREATE VIEW tool_calls AS SELECT
+    c.id, c.trace_seq, t.trace_id, ${key('span_id')} AS span_id, ${key('parent_span_id')} AS parent_span_id,
+    tool.value AS tool, c.version, ${key('schema_hash')} AS schema_hash, c.attempt, c.code, c.error_type,
+    c.reason, c.is_error, c.retryable, c.partial_effect, effect.value AS effect, c.duration_ms, c.start_ns,
+    c.issues, ${key('input_hash')} AS input_hash, shape.value AS input_shape,
+    ${key('idempotency_key_hash')} AS idempotency_key_hash, c.conversation_id, c.call_id, c.kind,
+    service.value AS service, source.value AS source, c.paired, c.exception_type, c.exception_message,
+    c.client_name, c.result_bytes, c.result_tokens
+  FROM tool_call_rows AS c
+    LEFT JOIN traces AS t ON t.seq = c.trace_seq
+    LEFT JOIN strings AS tool ON tool.id = c.tool_id
+    LEFT JOIN strings AS effect ON effect.id = c.effect_id
+    LEFT JOIN strings AS shape ON shape.id = c.input_shape_id
+    LEFT JOIN strings AS service ON service.id = c.service_id
+    LEFT JOIN strings AS source ON source.id = c.source_id`;
+}
+
+/**
+ * The statements that copy the stored calls of the wide table `tool_calls` (its columns `wide`) into
+ * `tool_call_rows`, in id order (ids are kept: the API's call ids and pairing refer to them), then drop it.
+ * `key(expr)` converts a keyed column's old value. Both tables exist when they run, and `strings` too.
+ */
+export function rewriteCalls(wide: readonly string[], key: (expr: string) => string): string {
+  const texts = INTERNED.map(([, text]) => text);
+  const names = wide.filter((n) => n !== 'trace_id' && n !== 'call_bucket');
+  const physical = (n: string) => INTERNED.find(([, text]) => text === n)?.[0] ?? n;
+  const value = (n: string) =>
+    texts.some((t) => t === n)
+      ? `(SELECT id FROM strings WHERE value = c.${n})`
+      : KEYED.some((k) => k === n)
+        ? key(`c.${n}`)
+        : `c.${n}`;
+  return `
+    INSERT INTO strings (value)
+      SELECT DISTINCT v FROM (${texts.map((t) => `SELECT ${t} AS v FROM tool_calls`).join(' UNION ALL ')}) AS s
+       WHERE v IS NOT NULL
+      ON CONFLICT (value) DO NOTHING;
+    INSERT INTO tool_call_rows (${names.map(physical).join(', ')})
+      SELECT ${names.map(value).join(', ')} FROM tool_calls AS c ORDER BY c.id;
+    DROP TABLE tool_calls;`;
+}
