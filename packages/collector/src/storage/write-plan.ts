@@ -8,7 +8,7 @@ import { packGroups } from './packed-plan.js';
 import { encodeSpan } from './span-codec.js';
 import { toolCallOf } from './tool-call.js';
 
-/** Column values of a tool_calls row, in insert order after trace_seq. */
+/** A tool call's column values; each backend's row is made from them (call-row.ts). */
 export type CallValues = [
   traceId: string,
   spanId: string,
@@ -42,15 +42,6 @@ export type CallValues = [
   resultBytes: number | null,
   resultTokens: number | null,
 ];
-
-/**
- * tool_calls columns in insert order (PostgreSQL's COPY): trace_seq, the CallValues, then paired. SQLite's
- * narrowed row takes the same values through sqlite/call-rows.ts.
- */
-export const CALL_INSERT_COLUMNS = `trace_seq, trace_id, span_id, parent_span_id, tool, version, schema_hash, attempt, code,
-  error_type, reason, is_error, retryable, partial_effect, effect, duration_ms, start_ns, issues, input_hash,
-  input_shape, idempotency_key_hash, conversation_id, call_id, kind, service, call_bucket, source, exception_type,
-  exception_message, client_name, result_bytes, result_tokens, paired`;
 
 /**
  * A batch as columns: one entry per span in each array. Built on the decoding thread and copied to the writer

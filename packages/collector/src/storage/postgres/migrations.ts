@@ -5,6 +5,7 @@ import type { PoolClient } from 'pg';
 import { CONTRACTS_MIGRATION } from '../sql/contracts-migration.js';
 import { OUTPUT_MIGRATION } from '../sql/output-migration.js';
 import { BACKFILL_CALLS, FILL_SOURCES } from '../sql/sides-migration.js';
+import { PG_CALL_ROWS_MIGRATION } from './call-layout.js';
 
 /** pg_advisory_xact_lock key of migrations ("toolscop" as ASCII bytes). */
 const MIGRATION_LOCK = 8_390_047_142_397_570_928n;
@@ -203,6 +204,9 @@ export const PG_MIGRATIONS: readonly string[] = [
   ALTER TABLE span_blocks ALTER COLUMN packed SET STORAGE EXTERNAL;
   ALTER TABLE span_blocks ALTER COLUMN spans DROP NOT NULL;
   `,
+  // v7: the tool-call row narrowed (call-layout.ts, decision 0013); \`tool_calls\` becomes a view with the same
+  // columns, so the shared read SQL is unchanged.
+  PG_CALL_ROWS_MIGRATION,
 ];
 
 export type PgMigration = { from: number; to: number };

@@ -1,12 +1,12 @@
 // COPY … FROM STDIN in PostgreSQL's text format, for the two tables every batch appends to (span_blocks,
-// tool_calls): measured 1.3–1.6× the rate of a multi-row INSERT … SELECT unnest(…) of the same rows
+// tool_call_rows): measured 1.3–1.6× the rate of a multi-row INSERT … SELECT unnest(…) of the same rows
 // (docs/decisions/0007). Rows are plain appends under the batch's trace locks, so nothing needs ON CONFLICT.
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 
-type Cell = string | number | bigint | Uint8Array | null | undefined;
+export type Cell = string | number | bigint | Uint8Array | null | undefined;
 
 /**
  * A value in COPY text format: \N for null, backslash escapes for the characters the format reserves, bytes in

@@ -95,7 +95,7 @@ export async function openPostgresStorage(
             'SELECT DISTINCT conversation_id FROM conversation_traces WHERE trace_seq = ANY($1::bigint[])',
             [seqs],
           );
-          for (const table of ['span_blocks', 'tool_calls', 'conversation_traces'])
+          for (const table of ['span_blocks', 'tool_call_rows', 'conversation_traces'])
             await client.query(`DELETE FROM ${table} WHERE trace_seq = ANY($1::bigint[])`, [seqs]);
           await client.query('DELETE FROM traces WHERE seq = ANY($1::bigint[])', [seqs]);
           await client.query(

@@ -8,14 +8,15 @@ import { DEFAULT_LOOP_THRESHOLDS, type LoopThresholds } from '../../detectors/re
 import type { StoredCallRow } from '../assemble.js';
 import { assemble } from '../assemble.js';
 import { scopeChecks } from '../batch-touch.js';
+import { CALL_ROW_COLUMNS, callRow, internedOf, type RowEncoding } from '../call-row.js';
 import type { WriteOutcome } from '../contract.js';
 import { bloomAdd, bloomHas, bloomOf } from '../key-bloom.js';
 import { groupKey } from '../loop-scopes.js';
 import type { StoredCall } from '../pairing.js';
 import type { Row } from '../sql/db.js';
 import { STORED_CALL_COLUMNS, storedCallOf } from '../stored-calls.js';
-import { CALL_INSERT_COLUMNS, type WritePlan } from '../write-plan.js';
-import { copyRows } from './pg-copy.js';
+import type { WritePlan } from '../write-plan.js';
+import { type Cell, copyRows } from './pg-copy.js';
 import { inTransaction } from './pg-db.js';
 import { evaluateLoops, saveDetectorRows, saveRollups } from './pg-rows.js';
 
@@ -24,6 +25,8 @@ export class PgWriter {
   readonly #thresholds: LoopThresholds;
   /** Resource rows never change or go away once written, so their ids can be remembered. */
   readonly #resourceIds = new Map<string, number>();
+  /** Ids of `strings` (call-row.ts), never deleted either. */
+  readonly #stringIds = new Map<string, number>();
 
   constructor(pool: pg.Pool, thresholds: Partial<LoopThresholds> = {}) {
     this.#pool = pool;
@@ -34,8 +37,9 @@ export class PgWriter {
     try {
       return await inTransaction(this.#pool, (client) => this.#apply(client, plan));
     } catch (error) {
-      // A rolled-back batch may have taught the cache ids of resource rows that were never committed.
+      // A rolled-back batch may have taught the caches ids of rows that were never committed.
       this.#resourceIds.clear();
+      this.#stringIds.clear();
       throw error;
     }
   }
@@ -129,14 +133,19 @@ export class PgWriter {
       'trace_seq, resource_id, span_ids, packed',
       a.blocks.map((b) => [b.seq, b.resourceId, b.spanIds, b.packed]),
     );
+    const strings = await this.#stringIdsOf(
+      client,
+      a.calls.flatMap((c) => internedOf(c.values)),
+    );
+    const encoding: RowEncoding = { key: (v) => v, id: (v) => strings.get(v) as number };
     await copyRows(
       client,
-      'tool_calls',
-      CALL_INSERT_COLUMNS,
-      a.calls.map((c) => [c.seq, ...c.values, c.paired]),
+      'tool_call_rows',
+      CALL_ROW_COLUMNS,
+      a.calls.map((c) => callRow(c.seq, c.values, c.paired, encoding) as Cell[]),
     );
     if (a.pairedIds.length > 0)
-      await client.query('UPDATE tool_calls SET paired = 1 WHERE id = ANY($1::bigint[])', [
+      await client.query('UPDATE tool_call_rows SET paired = 1 WHERE id = ANY($1::bigint[])', [
         a.pairedIds,
       ]);
     if (a.conversationPairs.length > 0)
@@ -168,6 +177,40 @@ export class PgWriter {
     await saveDetectorRows(client, a.touch);
     await saveRollups(client, a.rollups);
     return { inserted: a.inserted, duplicates: a.duplicates, toolCalls: a.toolCalls };
+  }
+
+  /**
+   * Ids of the batch's interned strings, inserted when new. In value order, so two batches that insert the same
+   * new strings wait for each other instead of deadlocking.
+   */
+  async #stringIdsOf(
+    client: pg.PoolClient,
+    values: (string | null)[],
+  ): Promise<Map<string, number>> {
+    const wanted = new Set(values.filter((v): v is string => v !== null));
+    const missing = [...wanted].filter((v) => !this.#stringIds.has(v)).sort();
+    const found = new Map<string, number>();
+    if (missing.length > 0) {
+      await client.query(
+        `INSERT INTO strings (value) SELECT v FROM unnest($1::text[]) AS s(v) ORDER BY v
+         ON CONFLICT (value) DO NOTHING`,
+        [missing],
+      );
+      const rows = await client.query<{ id: number; value: string }>(
+        'SELECT id, value FROM strings WHERE value = ANY($1::text[])',
+        [missing],
+      );
+      for (const r of rows.rows) found.set(r.value, r.id);
+      if (this.#stringIds.size + found.size > 10_000) this.#stringIds.clear();
+      for (const [v, id] of found) this.#stringIds.set(v, id);
+    }
+    const ids = new Map<string, number>();
+    for (const v of wanted) {
+      const id = found.get(v) ?? this.#stringIds.get(v);
+      if (id === undefined) throw new Error('an interned string of a tool call has no id');
+      ids.set(v, id);
+    }
+    return ids;
   }
 
   async #resourceIdsOf(client: pg.PoolClient, resources: string[]): Promise<number[]> {
