@@ -4,6 +4,7 @@
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { openStorage } from '../src/index.js';
+import { TOOL_IS } from '../src/storage/call-row.js';
 import { freshPgDatabase, PG_URL } from './backends.js';
 import { callSpan, HOUR_NS, nowNs } from './conformance/spans.js';
 
@@ -55,7 +56,14 @@ describe('narrowed call rows on PostgreSQL', () => {
           (await client.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${sql}`)).rows
             .map((r) => r['QUERY PLAN'])
             .join('\n');
-        // The tool's string is found first (the outer side), then the calls by its id on the (tool, time) index.
+        // A tool's page, as the calls API asks it: rows in time order from an index read backwards, no sort of
+        // the tool's calls. (Which index depends on how common the planner takes the tool to be.)
+        const page = await plan(
+          `SELECT * FROM tool_calls WHERE ${TOOL_IS.replace('?', "'tool_a'")} ORDER BY start_ns DESC LIMIT 10`,
+        );
+        expect(page).toMatch(/Index Scan Backward using tool_calls_by_(tool|time)/);
+        expect(page).not.toMatch(/Sort/);
+        // A filter on the name itself starts from the string, then searches the index by its id.
         expect(await plan("SELECT id, start_ns FROM tool_calls WHERE tool = 'tool_a'")).toMatch(
           /on strings tool[\s\S]*Index Scan (using|on) tool_calls_by_tool/,
         );

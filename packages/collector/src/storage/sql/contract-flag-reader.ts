@@ -8,6 +8,7 @@ import {
 } from '../../detectors/contract-flags.js';
 import type { SchemaRow } from '../../detectors/drift.js';
 import type { Flag } from '../../detectors/flag.js';
+import { TOOL_IS } from '../call-row.js';
 import { KIND_CLIENT, sideWhere } from '../call-side.js';
 import type { ContractSummary } from '../contract.js';
 import { readContractSchemas, readContractSummaries } from './contract-reader.js';
@@ -23,7 +24,7 @@ async function usageOf(
     `SELECT service, kind, conversation_id, client_name, MAX(trace_id) AS trace_id, COUNT(*) AS n,
             SUM(CASE WHEN ${sideWhere('any')} THEN 1 ELSE 0 END) AS counted,
             MIN(start_ns) AS first_ns, MAX(start_ns) AS last_ns
-       FROM tool_calls WHERE tool = ? AND start_ns >= ? AND start_ns < ?
+       FROM tool_calls WHERE ${TOOL_IS} AND start_ns >= ? AND start_ns < ?
       GROUP BY service, kind, conversation_id, client_name ORDER BY n DESC LIMIT 1000`,
     [contract.tool, sinceNs, untilNs],
   );

@@ -13,6 +13,7 @@ import {
 } from '../../detectors/drift.js';
 import type { Flag } from '../../detectors/flag.js';
 import { RESULT_FLAG_KINDS } from '../../detectors/result-flags.js';
+import { TOOL_IS } from '../call-row.js';
 import { sideWhere } from '../call-side.js';
 import type { FlagFilter } from '../contract.js';
 import { resultSizesOf } from '../result-sizes.js';
@@ -127,7 +128,7 @@ export async function readFlags(
   for (const { tool, code } of driftCandidates(current, baseline, thresholds)) {
     const rows = await db.all(
       `SELECT COUNT(DISTINCT trace_seq) AS n FROM (SELECT trace_seq FROM tool_calls
-         WHERE tool = ? AND start_ns >= ? AND start_ns < ? AND ${CODE_KEY_SQL} = ? AND ${sideWhere('any')} LIMIT 10000) AS recent`,
+         WHERE ${TOOL_IS} AND start_ns >= ? AND start_ns < ? AND ${CODE_KEY_SQL} = ? AND ${sideWhere('any')} LIMIT 10000) AS recent`,
       [tool, splitNs, untilNs, code],
     );
     failing.set(`${tool}\u0000${code}`, num(rows[0]?.n));

@@ -4,6 +4,7 @@
 import type { DriftThresholds } from '../../detectors/drift.js';
 import type { Flag } from '../../detectors/flag.js';
 import { unpackBlock } from '../block-packing.js';
+import { TOOL_IS } from '../call-row.js';
 import { type CallSide, sideOfKind, sideWhere } from '../call-side.js';
 import { slotWhere } from '../call-slot.js';
 import type {
@@ -81,7 +82,7 @@ export class SqlReader implements SpanReader {
       where.push(clause);
       args.push(...values);
     };
-    if (f.tool !== undefined) add('tool = ?', f.tool);
+    if (f.tool !== undefined) add(TOOL_IS, f.tool);
     if (f.version !== undefined) add('version = ?', f.version);
     if (f.code !== undefined) {
       if (f.code === 'OK') add('is_error = 0');

@@ -13,6 +13,7 @@ import {
   resultGrowths,
   type ToolResultSizes,
 } from '../../detectors/result-flags.js';
+import { TOOL_IS } from '../call-row.js';
 import { sideWhere } from '../call-side.js';
 import { big, num, type ReadDb, text, textOrNull } from './db.js';
 
@@ -28,7 +29,7 @@ async function crossingsOf(
   untilNs: bigint,
   budget: number,
 ): Promise<Crossings | null> {
-  const where = `tool = ? AND start_ns >= ? AND start_ns < ? AND result_tokens > ? AND ${sideWhere('any')}`;
+  const where = `${TOOL_IS} AND start_ns >= ? AND start_ns < ? AND result_tokens > ? AND ${sideWhere('any')}`;
   const args = [tool, sinceNs, untilNs, budget];
   const newest = await db.all(
     `SELECT trace_id, span_id, version, result_tokens, start_ns FROM tool_calls WHERE ${where}
@@ -68,7 +69,7 @@ async function versionTimes(
   sinceNs: bigint,
   untilNs: bigint,
 ): Promise<GrowthSeen> {
-  const where = `tool = ? AND ${version === null ? 'version IS NULL' : 'version = ?'} AND start_ns >= ? AND start_ns < ?`;
+  const where = `${TOOL_IS} AND ${version === null ? 'version IS NULL' : 'version = ?'} AND start_ns >= ? AND start_ns < ?`;
   const args = version === null ? [tool, sinceNs, untilNs] : [tool, version, sinceNs, untilNs];
   const [first] = await db.all(
     `SELECT start_ns FROM tool_calls WHERE ${where} ORDER BY start_ns LIMIT 1`,

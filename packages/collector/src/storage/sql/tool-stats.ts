@@ -1,6 +1,7 @@
 // Tool statistics from the rollups: hour and minute rows for the whole minutes and hours of a range, and raw
 // tool_calls rows only for the partial minutes at its edges, so /api/tools costs the same for 1k or 1M calls.
 
+import { TOOL_IS } from '../call-row.js';
 import { type CallSide, rollupSides, sideWhere } from '../call-side.js';
 import type { ContractSummary, ToolSummary } from '../contract.js';
 import { addSerialized, addTo, type Histogram, quantile, subtractFrom } from '../histogram.js';
@@ -115,7 +116,7 @@ export async function aggregateTools(
     const rows = await db.all(
       `SELECT tool, version, ${CODE_KEY_SQL} AS code_key, is_error, duration_ms, start_ns, result_bytes,
               result_tokens FROM tool_calls
-        WHERE start_ns >= ? AND start_ns < ? AND ${sideWhere(side)}${tool ? ' AND tool = ?' : ''}`,
+        WHERE start_ns >= ? AND start_ns < ? AND ${sideWhere(side)}${tool ? ` AND ${TOOL_IS}` : ''}`,
       tool ? [from, to, tool] : [from, to],
     );
     for (const r of rows) {

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { CALL_BUCKETS, callBucket } from '../call-bucket.js';
+import { TOOL_IS } from '../call-row.js';
 import { slotWhere } from '../call-slot.js';
 import { MIGRATIONS } from './schema.js';
 import { openSqliteStorage } from './sqlite-storage.js';
@@ -28,12 +29,14 @@ describe('schema migrations', () => {
       (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all() as { detail: string }[])
         .map((p) => p.detail)
         .join(' | ');
-    // A tool filter starts from the string table and reads the (tool, time) index: no scan of the calls.
-    expect(
-      plan(
-        "SELECT * FROM tool_calls WHERE tool = 'get_order' AND start_ns >= 0 ORDER BY start_ns DESC LIMIT 9",
-      ),
-    ).toMatch(
+    // A tool's page: its id once, then the (tool, time) index in order, with no sort.
+    const page = plan(
+      `SELECT * FROM tool_calls WHERE ${TOOL_IS.replace('?', "'get_order'")} AND start_ns >= 0 ORDER BY start_ns DESC LIMIT 9`,
+    );
+    expect(page).toMatch(/SEARCH c USING INDEX tool_calls_by_tool \(tool_id=\? AND start_ns>\?\)/);
+    expect(page).not.toContain('TEMP B-TREE');
+    // A filter on the name itself starts from the string table, and reads the same index.
+    expect(plan("SELECT * FROM tool_calls WHERE tool = 'get_order' AND start_ns >= 0")).toMatch(
       /SEARCH tool USING COVERING INDEX sqlite_autoindex_strings_1.*SEARCH c USING INDEX tool_calls_by_tool/,
     );
     expect(plan("SELECT * FROM tool_calls WHERE trace_id = 'ab'")).toMatch(
