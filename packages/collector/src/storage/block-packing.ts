@@ -9,8 +9,8 @@ const CODEC_DEFLATE_V1 = 1;
 const CODEC_BYTE = Buffer.from([CODEC_DEFLATE_V1]);
 /**
  * Level 6 and the dictionary are the codec; the output chunk is not. zlib's default chunk (16 KiB) is allocated
- * for each block and kept under the packed bytes, whose usual size is under 1 KiB: 2 KiB measured 1–2 µs faster
- * per 8-span block, with a third less GC time, for the same bytes.
+ * for each block and kept under the packed bytes, whose usual size is under 1 KiB: 2 KiB measured 1.5–2.3 µs
+ * faster per 8-span block (of 50–55), with 21–40 % less GC time, for the same bytes.
  */
 const DEFLATE_OPTIONS = { level: 6, dictionary: SPAN_DICTIONARY_V1, chunkSize: 2048 };
 

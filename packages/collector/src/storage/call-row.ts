@@ -11,7 +11,7 @@ export const CALL_ROW_COLUMNS = `trace_seq, span_id, parent_span_id, tool_id, ve
   exception_message, client_name, result_bytes, result_tokens, paired`;
 
 /** The interned columns of the physical table, each with the view column it reads as. */
-export const INTERNED = [
+const INTERNED = [
   ['tool_id', 'tool'],
   ['effect_id', 'effect'],
   ['input_shape_id', 'input_shape'],
@@ -20,7 +20,7 @@ export const INTERNED = [
 ] as const;
 
 /** The columns a backend may store in a form of its own (SQLite: 16-hex as 8 bytes). */
-export const KEYED = [
+const KEYED = [
   'span_id',
   'parent_span_id',
   'schema_hash',
@@ -28,7 +28,7 @@ export const KEYED = [
   'idempotency_key_hash',
 ] as const;
 
-/** The strings of a call that are interned, for a backend that looks their ids up in bulk. */
+/** The strings of a call that callRow interns, for a backend that looks their ids up in bulk. */
 export function internedOf(v: CallValues): (string | null)[] {
   return [v[3], v[13], v[18], v[23], v[25]];
 }

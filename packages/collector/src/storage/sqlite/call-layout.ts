@@ -1,6 +1,6 @@
 // SQLite's tool-call rows (schema v11, decision 0013): the narrowed row of storage/call-row.ts, with span ids
 // and lowercase 16-hex hashes as 8-byte BLOBs besides (keyBytes, call-rows.ts). The view `tool_calls` reads
-// them back as the text they came as. Only the writer (call-rows.ts) and retention touch the physical table;
+// them back as the text they came as. Only the writer (block-writer.ts) and retention touch the physical table;
 // schema.test.ts holds the view's query plans that matter.
 import type Database from 'better-sqlite3';
 import { callView, rewriteCalls } from '../call-row.js';
@@ -10,8 +10,8 @@ import { keyBytes } from './call-rows.js';
 const key = (column: string) =>
   `CASE WHEN typeof(c.${column}) = 'blob' THEN lower(hex(c.${column})) ELSE c.${column} END`;
 
-/** Columns of a fresh table, in the order the writer inserts them (call-rows.ts). */
-export const CALL_ROW_TABLE = `
+/** The physical table; the writer names its columns (CALL_ROW_COLUMNS, call-row.ts). */
+const CALL_ROW_TABLE = `
   CREATE TABLE tool_call_rows (
     id INTEGER PRIMARY KEY,
     trace_seq INTEGER NOT NULL,
@@ -48,15 +48,13 @@ export const CALL_ROW_TABLE = `
   )`;
 
 /** The same indexes, under the same names, as the table before v11 (the id-typed tool makes its index smaller). */
-export const CALL_ROW_INDEXES = `
+const CALL_ROW_INDEXES = `
   CREATE INDEX tool_calls_by_time ON tool_call_rows(start_ns);
   CREATE INDEX tool_calls_by_tool ON tool_call_rows(tool_id, start_ns);
   CREATE INDEX tool_calls_by_trace ON tool_call_rows(trace_seq);
   CREATE INDEX tool_calls_by_exception ON tool_call_rows(start_ns) WHERE exception_type IS NOT NULL;
   CREATE INDEX tool_calls_by_call_slot ON tool_call_rows((start_ns / 600000000000), call_id)
     WHERE call_id IS NOT NULL`;
-
-export const CALL_VIEW = callView(key);
 
 /**
  * Migration v11: every stored call is rewritten into the narrowed table, in id order (ids are kept: pairing
@@ -77,6 +75,6 @@ export function narrowCallRows(db: Database.Database): void {
     ${CALL_ROW_TABLE};
     ${rewriteCalls(wide, (expr) => `toolscope_key(${expr})`)}
     ${CALL_ROW_INDEXES};
-    ${CALL_VIEW};
+    ${callView(key)};
   `);
 }
