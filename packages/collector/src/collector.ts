@@ -184,11 +184,31 @@ export async function startCollector(options: CollectorOptions): Promise<Collect
         retention?.stop();
         await webhook?.stop();
         // Stop accepting connections first; requests in flight still get their answer.
-        await Promise.all([app.close(), grpc?.close()]);
+        await Promise.all([closeHttp(app), grpc?.close()]);
         await queue.close();
         if (!options.storage) await storage.close();
       })();
       return closing;
     },
   };
+}
+
+/** How long requests in flight get to finish when the collector stops, before their connections are cut. */
+const CLOSE_GRACE_MS = 5_000;
+
+/**
+ * Closes the HTTP server: requests in flight get their answer, idle keep-alive connections are closed. A
+ * connection that never sent a request (a client's pooled socket, a dead peer) is neither, and node's close()
+ * waits for it until its request timeout: after the grace it is cut (test/shutdown.test.ts).
+ */
+async function closeHttp(app: {
+  close(): Promise<unknown>;
+  server: { closeAllConnections(): void };
+}) {
+  const force = setTimeout(() => app.server.closeAllConnections(), CLOSE_GRACE_MS);
+  try {
+    await app.close();
+  } finally {
+    clearTimeout(force);
+  }
 }

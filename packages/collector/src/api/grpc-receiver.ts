@@ -106,8 +106,13 @@ export async function startGrpcReceiver(o: GrpcReceiverOptions): Promise<GrpcRec
     port,
     close: () =>
       new Promise<void>((resolve) => {
-        // Calls in flight get their answer; a shutdown that hangs on a dead client is forced.
-        const force = setTimeout(() => server.forceShutdown(), 5_000);
+        // Calls in flight get their answer; a shutdown that hangs on a dead client is forced. A connection that
+        // never began HTTP/2 keeps tryShutdown from calling back even after the force (test/shutdown.test.ts),
+        // so the force ends the wait itself: the port is closed, and the process exits after close.
+        const force = setTimeout(() => {
+          server.forceShutdown();
+          resolve();
+        }, 5_000);
         server.tryShutdown(() => {
           clearTimeout(force);
           resolve();
