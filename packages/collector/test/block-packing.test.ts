@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { type NormalizedSpan, openStorage } from '../src/index.js';
-import { packBlock, unpackBlock } from '../src/storage/block-packing.js';
+import { packBlock, packSpans, unpackBlock } from '../src/storage/block-packing.js';
 import { SPAN_DICTIONARY_V1, SPAN_DICTIONARY_V1_SHA256 } from '../src/storage/span-dictionary.js';
 import { PG_URL } from './backends.js';
 import { callSpan, traceIdOf } from './conformance/spans.js';
@@ -39,6 +39,25 @@ describe('packed span blocks', () => {
       'a span block has an unknown codec (9)',
       'a span block is neither text nor a packed block',
     ]);
+  });
+
+  it('packs spans as the block of their joined JSON, byte for byte, however large the block', () => {
+    const span = (i: number, text: string) => JSON.stringify({ s: String(i), a: { text } });
+    const blocks = [
+      [span(1, 'plain')],
+      [span(1, 'é ✓ 😀 and a lone \ud800'), span(2, '中文'), span(3, '')],
+      // Past the 64 KiB scratch, and past the 1 MiB the scratch may grow to.
+      Array.from({ length: 40 }, (_, i) => span(i, '✓'.repeat(2_000))),
+      Array.from({ length: 30 }, (_, i) => span(i, '😀'.repeat(20_000))),
+      // And a small one again, after the scratch grew.
+      [span(9, 'after')],
+    ];
+    for (const spans of blocks) {
+      const joined = `[${spans.join(',')}]`;
+      const packed = packSpans(spans);
+      expect(packed.equals(packBlock(joined))).toBe(true);
+      expect(unpackBlock(packed)).toBe(joined);
+    }
   });
 
   it('stores the rest of a re-sent batch whose first span was already stored, unchanged', async () => {

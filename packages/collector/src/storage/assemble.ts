@@ -3,7 +3,7 @@
 // dropped here. Client rows are paired with the server rows of the same call (pairing.ts), so statistics and
 // the detectors count each call once (call-side.ts).
 import { type BatchTouch, newTouch, touchCall, touchSource } from './batch-touch.js';
-import { packBlock } from './block-packing.js';
+import { packSpans } from './block-packing.js';
 import { KIND_CLIENT, sideOfKind } from './call-side.js';
 import { packedBlock, spanJsonOf } from './packed-plan.js';
 import { pairTrace, type StoredCall } from './pairing.js';
@@ -128,7 +128,7 @@ export function assemble(plan: WritePlan, ctx: AssembleContext): Assembled {
         seq: b.seq,
         resourceId: b.resourceId,
         spanIds,
-        packed: prepacked ?? packBlock(`[${b.spans.map(jsonOf).join(',')}]`),
+        packed: prepacked ?? packSpans(b.spans.map(jsonOf)),
       };
     }),
     calls,

@@ -3,7 +3,7 @@
 // packed blocks (about 80). The writer needs a span's JSON again only when it stores a block other than the
 // packed one (a span was a duplicate); `spanJsonOf` then inflates the group and cuts the span out by the
 // lengths kept here.
-import { packBlockParts, unpackBlock } from './block-packing.js';
+import { packSpanParts, unpackBlock } from './block-packing.js';
 import type { WritePlan } from './write-plan.js';
 
 /**
@@ -35,7 +35,7 @@ export function packGroups(plan: WritePlan): void {
   const ends = new Uint32Array(members.length);
   let end = 0;
   members.forEach((m, g) => {
-    for (const part of packBlockParts(`[${m.map((i) => plan.json[i]).join(',')}]`)) {
+    for (const part of packSpanParts(m.map((i) => plan.json[i] as string))) {
       parts.push(part);
       end += part.length;
     }
