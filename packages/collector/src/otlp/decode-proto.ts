@@ -1,92 +1,84 @@
-// OTLP/HTTP protobuf body → normalized spans. protobufjs does the wire decoding; this file only walks the
-// decoded messages, which are typed `unknown` and checked field by field.
-import { type AttrValue, type DecodeResult, LIMITS } from './model.js';
-import type { AttrCollector } from './normalize.js';
-import { ExportTraceServiceRequest, Long } from './proto.js';
-import {
-  arrayValues,
-  collectAttributes,
-  kvlistValues,
-  rec,
-  str,
-  type WireReader,
-  walkResourceSpans,
-} from './walk.js';
+// OTLP/HTTP protobuf body → normalized spans. The request is read from the wire field by field: resource,
+// scope and KeyValue framing here, each span by proto-span.ts, which says why protobufjs's message objects are
+// not made. protobufjs's Reader reads the primitives.
+import type { AttrMap, DecodedBatch, DecodeResult } from './model.js';
+import { AttrCollector } from './normalize.js';
+import { ProtoReader } from './proto.js';
+import { readSpan, type Scope } from './proto-span.js';
+import { closes, ends, keyValue, type Wire } from './proto-values.js';
 
-function hex(v: unknown): string {
-  // protobufjs's BufferReader hands out Buffer slices: no copy or wrapper needed for those.
-  if (Buffer.isBuffer(v)) return v.toString('hex');
-  return v instanceof Uint8Array
-    ? Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString('hex')
-    : '';
-}
-function nanos(v: unknown): bigint {
-  // From the two 32-bit halves: Long.toString() divides and was a tenth of the decode time.
-  if (Long.isLong(v))
-    return (BigInt((v as Long).high >>> 0) << 32n) | BigInt((v as Long).low >>> 0);
-  if (typeof v === 'number' && Number.isFinite(v) && v >= 0) return BigInt(Math.trunc(v));
-  return 0n;
-}
-function int(v: unknown): number {
-  return typeof v === 'number' && Number.isInteger(v) ? v : 0;
-}
-
-function anyValue(v: unknown, depth: number): AttrValue | undefined {
-  const o = rec(v);
-  if (!o) return undefined;
-  // Decoded fields are own properties; the prototype holds proto3 defaults for every oneof member. No helper
-  // closure here: this runs for every attribute, and a closure per call showed in profiles.
-  if (Object.hasOwn(o, 'stringValue')) return str(o.stringValue);
-  if (Object.hasOwn(o, 'boolValue')) return o.boolValue === true;
-  if (Object.hasOwn(o, 'intValue')) {
-    const n = o.intValue;
-    if (Long.isLong(n)) {
-      const l = n as Long;
-      const safe =
-        l.lessThanOrEqual(Number.MAX_SAFE_INTEGER) && l.greaterThanOrEqual(Number.MIN_SAFE_INTEGER);
-      return safe ? l.toNumber() : l.toString();
-    }
-    return typeof n === 'number' ? n : null;
-  }
-  if (Object.hasOwn(o, 'doubleValue'))
-    return typeof o.doubleValue === 'number' ? o.doubleValue : null;
-  if (Object.hasOwn(o, 'bytesValue'))
-    return o.bytesValue instanceof Uint8Array ? Buffer.from(o.bytesValue).toString('base64') : null;
-  if (depth >= LIMITS.maxDepth) return null;
-  if (Object.hasOwn(o, 'arrayValue'))
-    return arrayValues(rec(o.arrayValue)?.values, depth, anyValue);
-  if (Object.hasOwn(o, 'kvlistValue'))
-    return kvlistValues(rec(o.kvlistValue)?.values, depth, anyValue);
-  return null;
-}
-
-function attributes(list: unknown, collector: AttrCollector): void {
-  collectAttributes(list, collector, anyValue);
-}
-
-const PROTO: WireReader = {
-  // protobufjs decodes into lowerCamelCase fields only.
-  field: (o, camel) => o?.[camel],
-  id: hex,
-  nanos,
-  kind: int,
-  statusCode: int,
-  attributes,
-};
+// Tags (field number << 3 | 2, length-delimited) of the messages around the spans.
+const TAG_RESOURCE_SPANS = 10; // ExportTraceServiceRequest.resource_spans = 1
+const TAG_RESOURCE = 10; // ResourceSpans.resource = 1
+const TAG_SCOPE_SPANS = 18; // ResourceSpans.scope_spans = 2
+const TAG_RESOURCE_ATTRIBUTE = 10; // Resource.attributes = 1
+const TAG_SCOPE = 10; // ScopeSpans.scope = 1
+const TAG_SPAN = 18; // ScopeSpans.spans = 2
+const TAG_SCOPE_NAME = 10; // InstrumentationScope.name = 1
+const TAG_SCOPE_VERSION = 18; // InstrumentationScope.version = 2
 
 /** Decodes an `ExportTraceServiceRequest`; truncated or malformed protobuf is an error, not a crash. */
 export function decodeProtobuf(body: Uint8Array): DecodeResult {
-  let message: unknown;
+  const batch: DecodedBatch = { spans: [], rejected: 0, errors: [] };
   try {
     // A Buffer gets protobufjs's BufferReader, which reads strings natively instead of in JS.
-    message = ExportTraceServiceRequest.decode(
+    const reader = ProtoReader.create(
       Buffer.isBuffer(body) ? body : Buffer.from(body.buffer, body.byteOffset, body.byteLength),
-    );
+    ) as Wire;
+    each(reader, reader.len, TAG_RESOURCE_SPANS, (end) => resourceSpans(reader, end, batch));
   } catch (error) {
     return {
       ok: false,
       message: `invalid protobuf ExportTraceServiceRequest: ${error instanceof Error ? error.message : 'decode failed'}`,
     };
   }
-  return { ok: true, batch: walkResourceSpans(rec(message)?.resourceSpans, PROTO) };
+  return { ok: true, batch };
+}
+
+/** Calls `read` for each field `tag` up to `end` with the field's end, and skips every other field. */
+function each(r: Wire, end: number, tag: number, read: (end: number) => void): void {
+  while (r.pos < end) {
+    const t = r.uint32();
+    if (t !== tag) {
+      r.skipType(t & 7);
+      continue;
+    }
+    const fieldEnd = ends(r);
+    if (fieldEnd > end) throw new RangeError('a field runs past its message');
+    read(fieldEnd);
+    r.pos = fieldEnd;
+  }
+  closes(r, end);
+}
+
+/**
+ * One ResourceSpans: its resource first, wherever it is in the message (the spans need it), then its scopes.
+ * A resource or scope sent twice is the last one, as protobufjs decoded it.
+ */
+function resourceSpans(r: Wire, end: number, batch: DecodedBatch): void {
+  const start = r.pos;
+  let resource: AttrMap = {};
+  each(r, end, TAG_RESOURCE, (resourceEnd) => {
+    const c = new AttrCollector();
+    each(r, resourceEnd, TAG_RESOURCE_ATTRIBUTE, (kvEnd) => keyValue(r, kvEnd, c));
+    resource = c.map;
+  });
+  r.pos = start;
+  each(r, end, TAG_SCOPE_SPANS, (scopeEnd) => scopeSpans(r, scopeEnd, resource, batch));
+}
+
+function scopeSpans(r: Wire, end: number, resource: AttrMap, batch: DecodedBatch): void {
+  const start = r.pos;
+  let scope: Scope = { name: '', version: '' };
+  each(r, end, TAG_SCOPE, (scopeEnd) => {
+    scope = { name: '', version: '' };
+    while (r.pos < scopeEnd) {
+      const tag = r.uint32();
+      if (tag === TAG_SCOPE_NAME) scope.name = r.string();
+      else if (tag === TAG_SCOPE_VERSION) scope.version = r.string();
+      else r.skipType(tag & 7);
+    }
+  });
+  r.pos = start;
+  each(r, end, TAG_SPAN, (spanEnd) => readSpan(r, spanEnd, resource, scope, batch));
 }

@@ -94,7 +94,7 @@ function eventsTooLate(events: readonly { timeNs: bigint }[]): boolean {
   return false;
 }
 
-type SpanParts = Omit<NormalizedSpan, 'truncatedKeys' | 'droppedAttributes'> & {
+export type SpanParts = Omit<NormalizedSpan, 'truncatedKeys' | 'droppedAttributes'> & {
   collector: AttrCollector;
 };
 

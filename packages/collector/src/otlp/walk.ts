@@ -1,13 +1,21 @@
-// The walk over resourceSpans → scopeSpans → spans shared by both wire formats; each decoder supplies how
-// its format spells fields, ids, times and enums.
+// The walk over resourceSpans → scopeSpans → spans of a parsed request (OTLP/JSON; the protobuf decoder reads
+// the wire itself and shares finishSpan); the decoder supplies how its format spells fields, ids, times and enums.
 import {
+  type AttrMap,
   type AttrValue,
   type DecodedBatch,
   LIMITS,
   type SpanEvent,
   type SpanLink,
 } from './model.js';
-import { AttrCollector, assembleSpan, clipName, noteError, setAttr } from './normalize.js';
+import {
+  AttrCollector,
+  assembleSpan,
+  clipName,
+  noteError,
+  type SpanParts,
+  setAttr,
+} from './normalize.js';
 
 export type Rec = Record<string, unknown>;
 
@@ -114,49 +122,69 @@ export function walkResourceSpans(resourceSpans: unknown, r: WireReader): Decode
   const batch: DecodedBatch = { spans: [], rejected: 0, errors: [] };
   for (const rsItem of arr(resourceSpans)) {
     const rs = rec(rsItem);
-    const resource = new AttrCollector();
-    r.attributes(rec(rs?.resource)?.attributes, resource);
+    const resource = resourceOf(rec(rs?.resource), r);
     for (const ssItem of arr(r.field(rs, 'scopeSpans', 'scope_spans'))) {
       const ss = rec(ssItem);
       const scope = rec(ss?.scope);
-      for (const spanItem of arr(ss?.spans)) {
-        const s = rec(spanItem);
-        if (!s) {
-          batch.rejected++;
-          noteError(batch.errors, 'span is not an object');
-          continue;
-        }
-        const collector = new AttrCollector();
-        r.attributes(s.attributes, collector);
-        const events = readCapped(s.events, LIMITS.maxEventsPerSpan, r, NO_EVENTS, readEvent);
-        const links = readCapped(s.links, LIMITS.maxLinksPerSpan, r, NO_LINKS, readLink);
-        const parent = r.id(r.field(s, 'parentSpanId', 'parent_span_id'));
-        const status = rec(s.status);
-        const built = assembleSpan({
-          traceId: r.id(r.field(s, 'traceId', 'trace_id')),
-          spanId: r.id(r.field(s, 'spanId', 'span_id')),
-          parentSpanId: parent === '' ? null : parent,
-          name: clipName(str(s.name)),
-          kind: r.kind(s.kind),
-          startNs: r.nanos(r.field(s, 'startTimeUnixNano', 'start_time_unix_nano')),
-          endNs: r.nanos(r.field(s, 'endTimeUnixNano', 'end_time_unix_nano')),
-          statusCode: r.statusCode(status?.code),
-          statusMessage: clipName(str(status?.message)),
-          attributes: collector.map,
-          events,
-          links,
-          resource: resource.map,
-          scopeName: clipName(str(scope?.name)),
-          scopeVersion: clipName(str(scope?.version)),
-          collector,
-        });
-        if ('span' in built) batch.spans.push(built.span);
-        else {
-          batch.rejected++;
-          noteError(batch.errors, built.error);
-        }
-      }
+      for (const spanItem of arr(ss?.spans)) walkSpan(spanItem, resource, scope, r, batch);
     }
   }
   return batch;
+}
+
+/** A resource's attributes, shared by the spans under it. */
+function resourceOf(resource: Rec | undefined, r: WireReader): AttrMap {
+  const collector = new AttrCollector();
+  r.attributes(resource?.attributes, collector);
+  return collector.map;
+}
+
+/** One span of a scope into `batch`: normalized, or counted as rejected with its reason. */
+function walkSpan(
+  spanItem: unknown,
+  resource: AttrMap,
+  scope: Rec | undefined,
+  r: WireReader,
+  batch: DecodedBatch,
+): void {
+  const s = rec(spanItem);
+  if (!s) {
+    batch.rejected++;
+    noteError(batch.errors, 'span is not an object');
+    return;
+  }
+  const collector = new AttrCollector();
+  r.attributes(s.attributes, collector);
+  const events = readCapped(s.events, LIMITS.maxEventsPerSpan, r, NO_EVENTS, readEvent);
+  const links = readCapped(s.links, LIMITS.maxLinksPerSpan, r, NO_LINKS, readLink);
+  const parent = r.id(r.field(s, 'parentSpanId', 'parent_span_id'));
+  const status = rec(s.status);
+  finishSpan(batch, {
+    traceId: r.id(r.field(s, 'traceId', 'trace_id')),
+    spanId: r.id(r.field(s, 'spanId', 'span_id')),
+    parentSpanId: parent === '' ? null : parent,
+    name: clipName(str(s.name)),
+    kind: r.kind(s.kind),
+    startNs: r.nanos(r.field(s, 'startTimeUnixNano', 'start_time_unix_nano')),
+    endNs: r.nanos(r.field(s, 'endTimeUnixNano', 'end_time_unix_nano')),
+    statusCode: r.statusCode(status?.code),
+    statusMessage: clipName(str(status?.message)),
+    attributes: collector.map,
+    events,
+    links,
+    resource,
+    scopeName: clipName(str(scope?.name)),
+    scopeVersion: clipName(str(scope?.version)),
+    collector,
+  });
+}
+
+/** A span's decoded parts into `batch`: the span, or a rejection with its reason. */
+export function finishSpan(batch: DecodedBatch, parts: SpanParts): void {
+  const built = assembleSpan(parts);
+  if ('span' in built) batch.spans.push(built.span);
+  else {
+    batch.rejected++;
+    noteError(batch.errors, built.error);
+  }
 }
