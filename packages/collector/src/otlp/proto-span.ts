@@ -3,13 +3,7 @@
 // them out again: a third of what the decoding thread allocated per span, and all of it scavenger work. Here
 // the fields go straight into the span's parts; the rules (caps, ids, times) stay those of normalize.ts and
 // walk.ts, and a test holds this reader to the OTLP/JSON decoder on the same spans.
-import {
-  type AttrValue,
-  type DecodedBatch,
-  LIMITS,
-  type SpanEvent,
-  type SpanLink,
-} from './model.js';
+import { type AttrMap, type DecodedBatch, LIMITS, type SpanEvent, type SpanLink } from './model.js';
 import { AttrCollector, clipName } from './normalize.js';
 import { closes, ends, fixed64, hexOf, keyValue, type Wire } from './proto-values.js';
 import { finishSpan } from './walk.js';
@@ -44,7 +38,7 @@ const NO_LINKS: SpanLink[] = [];
 export function readSpan(
   r: Wire,
   end: number,
-  resource: Record<string, AttrValue>,
+  resource: AttrMap,
   scope: Scope,
   batch: DecodedBatch,
 ): void {

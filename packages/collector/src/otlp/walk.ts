@@ -34,15 +34,15 @@ const EMPTY: unknown[] = [];
 export function rec(v: unknown): Rec | undefined {
   return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Rec) : undefined;
 }
-export function arr(v: unknown): unknown[] {
+function arr(v: unknown): unknown[] {
   return Array.isArray(v) ? v : EMPTY;
 }
-export function str(v: unknown): string {
+function str(v: unknown): string {
   return typeof v === 'string' ? v : '';
 }
 
 /** Reads one AnyValue in a wire format's spelling. */
-export type AnyValueReader = (v: unknown, depth: number) => AttrValue | undefined;
+type AnyValueReader = (v: unknown, depth: number) => AttrValue | undefined;
 
 /** The items of an ArrayValue, capped. */
 export function arrayValues(values: unknown, depth: number, read: AnyValueReader): AttrValue[] {

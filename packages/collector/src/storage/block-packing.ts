@@ -14,12 +14,10 @@ const CODEC_BYTE = Buffer.from([CODEC_DEFLATE_V1]);
  */
 const DEFLATE_OPTIONS = { level: 6, dictionary: SPAN_DICTIONARY_V1, chunkSize: 2048 };
 
-/** A block's JSON packed: the codec byte, then the deflated text. */
-export function packBlock(json: string): Buffer {
-  return Buffer.concat([CODEC_BYTE, deflateRawSync(json, DEFLATE_OPTIONS)]);
-}
-
-/** A block whose spans' JSON is `spans` (span-codec.ts) packed: packBlock(`[${spans.join(',')}]`). */
+/**
+ * The block whose spans' JSON is `spans` (span-codec.ts), packed: the codec byte, then the deflated text of
+ * `[${spans.join(',')}]`.
+ */
 export function packSpans(spans: readonly string[]): Buffer {
   return Buffer.concat(packSpanParts(spans));
 }
