@@ -1,16 +1,18 @@
-// A conversation as the on-call reader wants it: one row per tool call, in start order. The MCP client's span
-// and the server's span of one call become one row (the collector's pairing rule decides which belong
-// together); each field comes from the side that knows it, and the fields both sides know but disagree on are
-// kept, so the row can say so. Pure: the view and its tests read the same rows.
+// A conversation as the on-call reader wants it: one row per tool call, in start order, with the model's steps
+// between them. A span's call and model call are the collector's reading (`call`, `modelCall`). The MCP
+// client's span and the server's span of one call become one row (the collector's pairing rule decides which
+// belong together); each field comes from the side that knows it, and the fields both sides know but disagree
+// on are kept, so the row can say so. Pure: the view and its tests read the same rows.
 import {
   clientPairKeys,
   type Flag,
+  type ModelCallOut,
+  type SpanCall,
   type SpanOut,
   serverPairKeys,
 } from '@toolscope/collector/schemas';
-import { type ToolCallView, toolCallOf } from './span-model';
 
-type Side = { span: SpanOut; call: ToolCallView };
+type Side = { span: SpanOut; call: SpanCall };
 
 /** Fields both sides can report; a difference between them is worth a reader's attention. */
 const COMPARED = [
@@ -22,7 +24,7 @@ const COMPARED = [
   'attempt',
   'retryable',
   'partialEffect',
-] as const satisfies readonly (keyof ToolCallView)[];
+] as const satisfies readonly (keyof SpanCall)[];
 
 export type Disagreement = {
   field: (typeof COMPARED)[number];
@@ -38,7 +40,7 @@ export type StoryRow = {
   traceId: string;
   server: Side | null;
   client: Side | null;
-  call: ToolCallView;
+  call: SpanCall;
   disagreements: Disagreement[];
   startNs: bigint;
   endNs: bigint;
@@ -51,15 +53,14 @@ const shown = (v: unknown): string => (v === null || v === undefined ? '' : Stri
 
 function merge(server: Side | null, client: Side | null): Omit<StoryRow, 'n' | 'repeatOf'> {
   const main = (server ?? client) as Side;
-  const call: ToolCallView = { ...main.call };
+  const call: SpanCall = { ...main.call };
   const disagreements: Disagreement[] = [];
   if (server && client) {
     // The server knows its contract and outcome; the client fills what the server did not say.
-    for (const [key, value] of Object.entries(client.call) as [keyof ToolCallView, unknown][]) {
+    for (const [key, value] of Object.entries(client.call) as [keyof SpanCall, unknown][]) {
       if (call[key] === null && value !== null) Object.assign(call, { [key]: value });
     }
     if (call.issues.length === 0) call.issues = client.call.issues;
-    call.client = false;
     for (const field of COMPARED) {
       const c = client.call[field];
       const s = server.call[field];
@@ -93,20 +94,17 @@ function merge(server: Side | null, client: Side | null): Omit<StoryRow, 'n' | '
 /** The rows of a conversation's (or a trace's) spans, one per tool call, in start order. */
 export function storyRows(spans: readonly SpanOut[]): StoryRow[] {
   const sides: Side[] = [];
-  for (const span of spans) {
-    const call = toolCallOf(span);
-    if (call) sides.push({ span, call });
-  }
+  for (const span of spans) if (span.call) sides.push({ span, call: span.call });
   const serverByKey = new Map<string, Side>();
   for (const s of sides) {
-    if (s.call.client) continue;
+    if (s.call.side === 'client') continue;
     const view = { parentSpanId: s.span.parentSpanId, callId: s.call.callId, tool: s.call.tool };
     for (const k of serverPairKeys(view)) serverByKey.set(`${s.span.traceId}\u0000${k}`, s);
   }
   const clientOf = new Map<Side, Side>();
   const merged: Omit<StoryRow, 'n' | 'repeatOf'>[] = [];
   for (const s of sides) {
-    if (!s.call.client) continue;
+    if (s.call.side !== 'client') continue;
     const view = { spanId: s.span.spanId, callId: s.call.callId, tool: s.call.tool };
     const server = clientPairKeys(view)
       .map((k) => serverByKey.get(`${s.span.traceId}\u0000${k}`))
@@ -114,7 +112,8 @@ export function storyRows(spans: readonly SpanOut[]): StoryRow[] {
     if (server) clientOf.set(server, s);
     else merged.push(merge(null, s));
   }
-  for (const s of sides) if (!s.call.client) merged.push(merge(s, clientOf.get(s) ?? null));
+  for (const s of sides)
+    if (s.call.side !== 'client') merged.push(merge(s, clientOf.get(s) ?? null));
   merged.sort((a, b) => (a.startNs < b.startNs ? -1 : a.startNs > b.startNs ? 1 : 0));
   const firstByInput = new Map<string, number>();
   return merged.map((row, i) => {
@@ -124,6 +123,51 @@ export function storyRows(spans: readonly SpanOut[]): StoryRow[] {
     if (key && repeatOf === null) firstByInput.set(key, n);
     return { ...row, n, repeatOf };
   });
+}
+
+/** One request to the model, between the calls: what the agent decided next. */
+export type ModelStep = {
+  spanId: string;
+  traceId: string;
+  startNs: bigint;
+  endNs: bigint;
+  durationMs: number;
+  model: ModelCallOut;
+};
+
+/** The model steps of these spans, in start order. */
+export function modelSteps(spans: readonly SpanOut[]): ModelStep[] {
+  const steps: ModelStep[] = [];
+  for (const s of spans) {
+    if (!s.modelCall) continue;
+    steps.push({
+      spanId: s.spanId,
+      traceId: s.traceId,
+      startNs: BigInt(s.startTimeUnixNano),
+      endNs: BigInt(s.endTimeUnixNano),
+      durationMs: s.durationMs,
+      model: s.modelCall,
+    });
+  }
+  return steps.sort((a, b) => (a.startNs < b.startNs ? -1 : a.startNs > b.startNs ? 1 : 0));
+}
+
+export type StoryItem = { kind: 'call'; row: StoryRow } | { kind: 'model'; step: ModelStep };
+
+/**
+ * Calls and model steps in one start order; a model step that starts with a call comes first, since the
+ * model's answer is what asked for the call.
+ */
+export function storyItems(rows: readonly StoryRow[], steps: readonly ModelStep[]): StoryItem[] {
+  const items: StoryItem[] = [];
+  let m = 0;
+  for (const row of rows) {
+    while (m < steps.length && (steps[m] as ModelStep).startNs <= row.startNs)
+      items.push({ kind: 'model', step: steps[m++] as ModelStep });
+    items.push({ kind: 'call', row });
+  }
+  while (m < steps.length) items.push({ kind: 'model', step: steps[m++] as ModelStep });
+  return items;
 }
 
 /**

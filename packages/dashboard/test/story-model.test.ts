@@ -1,64 +1,99 @@
 // The story's rows from spans: the two sides of a call merged by the collector's pairing rule, where they
 // disagree said, a call seen only by the client kept, repeats marked, and pinned flags pointed at their rows.
-import type { Flag, SpanOut } from '@toolscope/collector/schemas';
+import type { Flag, SpanCall, SpanOut } from '@toolscope/collector/schemas';
 import { describe, expect, it } from 'vitest';
-import { pinnedFlags, storyRows } from '../src/story-model.js';
+import { modelSteps, pinnedFlags, storyItems, storyRows } from '../src/story-model.js';
 
 const TRACE = 'a'.repeat(32);
 
+/** A span as the API sends it: `call` is the collector's reading, given here field by field. */
 function span(
   id: string,
   startMs: number,
-  attrs: Record<string, unknown>,
+  call: Partial<SpanCall> | null,
   more: Partial<SpanOut> = {},
 ): SpanOut {
   const start = BigInt(startMs) * 1_000_000n;
-  return {
+  const kind = more.kind ?? 2;
+  const base: SpanOut = {
     traceId: TRACE,
     spanId: id,
     parentSpanId: null,
     name: 'tools/call',
-    kind: 2,
+    kind,
     startTime: new Date(startMs).toISOString(),
     startTimeUnixNano: String(start),
     endTimeUnixNano: String(start + 5_000_000n),
     durationMs: 5,
     status: { code: 0, message: '' },
-    attributes: { 'gen_ai.tool.name': 'get_order', ...attrs },
+    attributes: {},
     events: [],
     links: [],
     resource: {},
     scope: { name: 's', version: '1' },
     truncatedAttributes: [],
     droppedAttributes: 0,
+    call: null,
+    modelCall: null,
+    service: null,
     ...more,
   };
+  if (call === null) return base;
+  base.call = {
+    traceId: TRACE,
+    spanId: id,
+    parentSpanId: more.parentSpanId ?? null,
+    tool: 'get_order',
+    version: null,
+    schemaHash: null,
+    attempt: 1,
+    code: null,
+    retryable: null,
+    partialEffect: null,
+    durationMs: 5,
+    startTime: base.startTime,
+    issues: [],
+    inputHash: null,
+    inputShape: null,
+    errorType: null,
+    reason: null,
+    effect: null,
+    conversationId: null,
+    callId: null,
+    service: null,
+    kind,
+    side: kind === 3 ? 'client' : 'server',
+    source: 'toolscope',
+    paired: false,
+    exceptionType: null,
+    exceptionMessage: null,
+    clientName: null,
+    resultBytes: null,
+    resultTokens: null,
+    arguments: null,
+    result: null,
+    replay: false,
+    failedAttempts: [],
+    ...call,
+  };
+  return base;
 }
 
 describe('storyRows', () => {
   it('merges a client span with its server child, the server winning and disagreements kept', () => {
     const rows = storyRows([
-      span(
-        'c1',
-        1000,
-        { 'toolscope.error.code': 'RETRYABLE', 'toolscope.input.hash': 'h1' },
-        { kind: 3 },
-      ),
+      span('c1', 1000, { code: 'RETRYABLE', inputHash: 'h1' }, { kind: 3 }),
       span(
         's1',
         1001,
-        {
-          'toolscope.error.code': 'INVALID_INPUT',
-          'toolscope.schema.version': '2',
-          'toolscope.input.hash': 'h1',
-        },
+        { code: 'INVALID_INPUT', version: '2', inputHash: 'h1' },
         { parentSpanId: 'c1' },
       ),
       // Seen only by the client (the server never answered): its own row.
-      span('c2', 2000, { 'toolscope.input.hash': 'h1' }, { kind: 3 }),
+      span('c2', 2000, { inputHash: 'h1' }, { kind: 3 }),
       // Paired by call id rather than parenthood.
-      span('c3', 3000, { 'gen_ai.tool.call.id': 'call_9' }, { kind: 3 }),
-      span('s3', 3001, { 'gen_ai.tool.call.id': 'call_9', 'toolscope.input.shape': 'id:string' }),
+      span('c3', 3000, { callId: 'call_9' }, { kind: 3 }),
+      span('s3', 3001, { callId: 'call_9', inputShape: 'id:string' }),
     ]);
     expect(rows.map((r) => [r.n, r.spanId, Boolean(r.client), Boolean(r.server)])).toEqual([
       [1, 's1', true, true],
@@ -79,9 +114,9 @@ describe('storyRows', () => {
 
   it('pins the flags that touch the rows, pointing at the rows their evidence names', () => {
     const rows = storyRows([
-      span('s1', 1000, { 'toolscope.schema.hash': 'x1' }),
-      span('s2', 2000, { 'toolscope.schema.hash': 'x2' }),
-      span('s3', 3000, { 'gen_ai.tool.name': 'other' }),
+      span('s1', 1000, { schemaHash: 'x1' }),
+      span('s2', 2000, { schemaHash: 'x2' }),
+      span('s3', 3000, { tool: 'other' }),
     ]);
     const flag = (over: Partial<Flag>): Flag => ({
       kind: 'silent_schema_change',
@@ -107,5 +142,31 @@ describe('storyRows', () => {
       ['silent_schema_change', [2]],
       ['identical_retry', [3]],
     ]);
+  });
+
+  it('puts the model steps between the calls, a step starting with a call before it', () => {
+    const model = (input: number) => ({
+      system: 'openai',
+      model: 'gpt-4o-mini',
+      inputTokens: input,
+      outputTokens: 7,
+      finishReason: 'tool-calls',
+      source: 'ai-sdk',
+    });
+    const spans = [
+      span('m1', 900, null, { modelCall: model(100) }),
+      span('s1', 1000, { code: 'FAILED' }),
+      span('m2', 2000, null, { modelCall: model(200) }),
+      span('s2', 2000, {}),
+      span('m3', 3000, null, { modelCall: model(300) }),
+      // Neither a call nor a model step: not in the story.
+      span('x', 2500, null),
+    ];
+    const items = storyItems(storyRows(spans), modelSteps(spans));
+    expect(
+      items.map((i) => (i.kind === 'call' ? `call ${i.row.spanId}` : `model ${i.step.spanId}`)),
+    ).toEqual(['model m1', 'call s1', 'model m2', 'call s2', 'model m3']);
+    const step = items[2];
+    expect(step?.kind === 'model' && step.step.model.inputTokens).toBe(200);
   });
 });

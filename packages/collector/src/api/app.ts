@@ -5,9 +5,9 @@ import Fastify, {
   type FastifyReply,
   LogController,
 } from 'fastify';
-import { type ContentPolicy, defaultContentPolicy } from '../dialects/content.js';
 import { COLLECTOR_ERRORS } from '../errors.js';
 import { BodyBudget } from '../ingest/body-budget.js';
+import { type ContentPolicy, defaultContentPolicy } from '../ingest/content-policy.js';
 import type { WriteQueue } from '../ingest/write-queue.js';
 import { CollectorMetrics } from '../ops/metrics.js';
 import { CONTENT_TYPES, RPC_CODE, statusBody } from '../otlp/responses.js';

@@ -1,8 +1,8 @@
 // Query-parameter parsing: every parameter is checked, and a bad one gets a 400 naming it.
 
 import { z } from 'zod';
+import { CALL_SIDES } from '../calls/sides.js';
 import { FLAG_KINDS } from '../detectors/flag.js';
-import { CALL_SIDES } from '../storage/call-side.js';
 
 const DURATION = /^(\d{1,9})(ms|s|m|h|d|w)$/;
 const UNIT_MS: Record<string, number> = {

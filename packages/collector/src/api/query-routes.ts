@@ -21,6 +21,7 @@ import type {
   ToolsResponse,
   TraceResponse,
 } from './schemas.js';
+import { withReadings } from './span-reading.js';
 
 export type QueryRouteOptions = {
   storage: Storage;
@@ -62,7 +63,7 @@ export function registerQueryRoutes(
     if (!p.ok) return badRequest(reply, p.message);
     const spans = await storage.trace(p.data.traceId);
     if (!spans) return notFound(reply, `trace ${p.data.traceId} is not stored`);
-    const body: TraceResponse = { traceId: p.data.traceId, spans };
+    const body: TraceResponse = { traceId: p.data.traceId, spans: withReadings(spans) };
     return body;
   });
 
@@ -71,7 +72,11 @@ export function registerQueryRoutes(
     if (!p.ok) return badRequest(reply, p.message);
     const found = await storage.conversation(p.data.id);
     if (!found) return notFound(reply, `conversation ${p.data.id} is not stored`);
-    const body: ConversationResponse = { conversationId: p.data.id, ...found };
+    const body: ConversationResponse = {
+      conversationId: p.data.id,
+      traceIds: found.traceIds,
+      spans: withReadings(found.spans),
+    };
     return body;
   });
 

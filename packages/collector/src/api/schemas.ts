@@ -1,4 +1,4 @@
-// The JSON API's public shapes (issue "Collector"): Zod schemas are the single source of the types the
+// The JSON API's public shapes: Zod schemas are the single source of the types the
 // dashboard imports, and of query-parameter validation. Fields may be added, never renamed.
 import { z } from 'zod';
 
@@ -128,6 +128,37 @@ export const callsResponseSchema = z.object({
 });
 export type CallsResponse = z.infer<typeof callsResponseSchema>;
 
+/** A span's tool call on the trace and conversation pages: an `/api/calls` item and its captured payloads. */
+export const spanCallSchema = callSchema.extend({
+  /** The arguments and result as stored (redacted JSON) when content capture was on; else null. */
+  arguments: z.string().nullable(),
+  result: z.string().nullable(),
+  /** Answered from the idempotency store instead of running the tool again. */
+  replay: z.boolean(),
+  /** Attempts inside the call that failed before its outcome (the executor's own retries). */
+  failedAttempts: z.array(
+    z.object({
+      attempt: z.number().int().nullable(),
+      code: z.string().nullable(),
+      reason: z.string().nullable(),
+    }),
+  ),
+});
+export type SpanCall = z.infer<typeof spanCallSchema>;
+
+/** A span that is one request to a language model (calls/model-dialects.ts says how each dialect marks it). */
+export const modelCallSchema = z.object({
+  system: z.string().nullable(),
+  model: z.string().nullable(),
+  inputTokens: z.number().int().nullable(),
+  outputTokens: z.number().int().nullable(),
+  finishReason: z.string().nullable(),
+  // Additions beyond the issue's list.
+  /** The dialect it was read from: ai-sdk, openllmetry, openinference, gen_ai. */
+  source: z.string(),
+});
+export type ModelCallOut = z.infer<typeof modelCallSchema>;
+
 const attrs = z.record(z.string(), z.unknown());
 export const spanSchema = z.object({
   traceId: z.string(),
@@ -147,6 +178,11 @@ export const spanSchema = z.object({
   scope: z.object({ name: z.string(), version: z.string() }),
   truncatedAttributes: z.array(z.string()),
   droppedAttributes: z.number().int(),
+  /** The collector's reading of the span: its tool call, or its model call; null when it is neither. */
+  call: spanCallSchema.nullable(),
+  modelCall: modelCallSchema.nullable(),
+  /** The service that sent it (its resource's service.name). */
+  service: z.string().nullable(),
 });
 export type SpanOut = z.infer<typeof spanSchema>;
 export const traceResponseSchema = z.object({ traceId: z.string(), spans: z.array(spanSchema) });

@@ -1,9 +1,10 @@
 // What every OTLP receiver (HTTP and gRPC) does with a decoded batch: count it, apply the collector's content
 // rules to foreign tool spans (dialects/content.ts), queue it, and wait for the commit. The receivers only
 // translate the outcome into their protocol's status.
-import { applyContentPolicy, type ContentPolicy } from '../dialects/content.js';
+
 import type { CollectorMetrics } from '../ops/metrics.js';
 import type { DecodedBatch } from '../otlp/model.js';
+import { applyContentPolicy, type ContentPolicy } from './content-policy.js';
 import type { WriteQueue } from './write-queue.js';
 
 export type IntakeOptions = {

@@ -2,11 +2,12 @@
 // row numbers and their stored span ids are known. Duplicates (exporter retries: same trace and span id) are
 // dropped here. Client rows are paired with the server rows of the same call (pairing.ts), so statistics and
 // the detectors count each call once (call-side.ts).
+
+import { pairTrace, type StoredCall } from '../calls/pairing.js';
+import { KIND_CLIENT, sideOfKind } from '../calls/sides.js';
 import { type BatchTouch, newTouch, touchCall, touchSource } from './batch-touch.js';
 import { packSpans } from './block-packing.js';
-import { KIND_CLIENT, sideOfKind } from './call-side.js';
 import { packedBlock, spanJsonOf } from './packed-plan.js';
-import { pairTrace, type StoredCall } from './pairing.js';
 import { accumulate, type Rollup, type RollupInput, rollupInputOf, withHours } from './rollups.js';
 import type { CallValues, WritePlan } from './write-plan.js';
 

@@ -1,7 +1,8 @@
 // What one batch changes for the detectors, gathered while its calls are written (both backends): the calls
 // loop detection must look at, and the per-tool schema, input-shape and failing-path counts drift reads.
+
+import { sideOfKind } from '../calls/sides.js';
 import type { ContractValues } from '../contracts/contract-span.js';
-import { sideOfKind } from './call-side.js';
 import { groupKey, type ScopeCheck } from './loop-scopes.js';
 import { NS_PER_MINUTE } from './sql/db.js';
 import type { CallValues } from './write-plan.js';
@@ -132,7 +133,7 @@ export function touchCall(t: BatchTouch, call: CallValues): void {
       const raw =
         typeof issue === 'object' && issue !== null ? Reflect.get(issue, 'path') : undefined;
       if (typeof raw !== 'string') continue;
-      // A column value: no NUL (PostgreSQL text cannot hold it; see tool-call.ts).
+      // A column value: no NUL (PostgreSQL text cannot hold it; see calls/tool-call.ts).
       const path = raw.replaceAll('\u0000', '\uFFFD');
       const key = `${tool}\u0000${code}\u0000${path}\u0000${minute}`;
       const p = t.paths.get(key) ?? { tool, code, path, minute, count: 0, traceId };

@@ -2,9 +2,11 @@
 // SpanWriter/SpanReader. Routes, CLI, webhook, retention and detectors see only this module; SQLite
 // (storage/sqlite) and PostgreSQL (storage/postgres) implement it, and one conformance suite runs against both.
 // The record types are plain data that the JSON API can send as they are; the API's Zod schemas check them.
+
+import type { CallRecord } from '../calls/call-record.js';
+import type { CallSide } from '../calls/sides.js';
 import type { Flag } from '../detectors/flag.js';
 import type { NormalizedSpan } from '../otlp/model.js';
-import type { CallSide } from './call-side.js';
 import type { VersionResultSizes } from './result-sizes.js';
 
 /** What a write did: spans stored, spans already stored (exporter retries), tool calls among the stored. */
@@ -27,47 +29,7 @@ export type CallFilter = {
   cursor?: { startNs: bigint; id: number } | undefined;
 };
 
-export type CallIssue = { path: string; code: string; message: string };
-
-/** One stored tool call: the server's (or the tool's own) view, or the client's. */
-export type CallRecord = {
-  traceId: string;
-  spanId: string;
-  tool: string;
-  version: string | null;
-  schemaHash: string | null;
-  attempt: number;
-  code: string | null;
-  retryable: boolean | null;
-  /** null when the span did not say (a caller's span, most foreign dialects). */
-  partialEffect: boolean | null;
-  durationMs: number;
-  startTime: string;
-  issues: CallIssue[];
-  inputHash: string | null;
-  inputShape: string | null;
-  errorType: string | null;
-  reason: string | null;
-  effect: string | null;
-  conversationId: string | null;
-  callId: string | null;
-  service: string | null;
-  kind: number;
-  parentSpanId: string | null;
-  side: 'client' | 'server';
-  /** The dialect the row was read from (dialects/dialects.ts); null only for rows of an unknown past. */
-  source: string | null;
-  /** A client row whose server row is known: the call is counted from the server's row. */
-  paired: boolean;
-  /** What the call threw (the span's last `exception` event), the message redacted; null when it did not. */
-  exceptionType: string | null;
-  exceptionMessage: string | null;
-  /** The MCP client's name, when the span names it (`toolscope.mcp.client.name`). */
-  clientName: string | null;
-  /** UTF-8 bytes and approximate tokens of the result as the model received it, when the span says. */
-  resultBytes: number | null;
-  resultTokens: number | null;
-};
+export type { CallIssue, CallRecord } from '../calls/call-record.js';
 
 export type CallPage = { calls: CallRecord[]; nextCursor: string | null };
 

@@ -10,8 +10,8 @@ import {
   type LoopFlag,
   type LoopThresholds,
 } from '../detectors/retry-loops.js';
+import { CODE_KEY_SQL } from './sql/code-sql.js';
 import { big, num, type Row, text, textOrNull } from './sql/db.js';
-import { CODE_KEY_SQL } from './tool-call.js';
 
 export type ScopeKind = 'trace' | 'conversation';
 

@@ -1,11 +1,12 @@
 // Per-minute and per-hour rollups of a batch's calls (calls, errors, latency histogram and result sizes per tool,
 // version, code and side: call-side.ts), which tool statistics read instead of raw calls. Built in JS by both writers; each
 // backend adds them to its stored rows in the batch's transaction.
+
+import { codeKey } from '../calls/code.js';
 import type { RollupSide } from './call-side.js';
 import { addTo, type Histogram, mergeInto } from './histogram.js';
 import { addSize, emptySizes, mergeSizes, type SizeAgg } from './result-sizes.js';
 import { NS_PER_HOUR, NS_PER_MINUTE } from './sql/db.js';
-import { codeKey } from './tool-call.js';
 import type { CallValues } from './write-plan.js';
 
 export type Rollup = {

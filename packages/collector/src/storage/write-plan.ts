@@ -2,11 +2,11 @@
 // tool call turned into its column values. The plan holds only strings and numbers, so it crosses to the
 // writer thread cheaply; what needs the database (ids, de-duplication, rollups) happens there.
 import { SPAN_NAME_TOOL_CONTRACT_PREFIX } from '@toolscope/instrument/semconv';
+import { toolCallOf } from '../calls/tool-call.js';
 import { type ContractValues, contractOf } from '../contracts/contract-span.js';
 import type { NormalizedSpan } from '../otlp/model.js';
 import { packGroups } from './packed-plan.js';
 import { encodeSpan } from './span-codec.js';
-import { toolCallOf } from './tool-call.js';
 
 /** A tool call's column values; each backend's row is made from them (call-row.ts). */
 export type CallValues = [

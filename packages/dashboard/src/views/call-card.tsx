@@ -1,9 +1,9 @@
 // One tool call's contract facts in the timeline: code, attempt, retryable, partial effect, version and hash,
 // input shape, validation issues, failed attempts inside the call, and the redacted payload when captured.
-import type { SpanOut } from '@toolscope/collector/schemas';
+import type { SpanCall } from '@toolscope/collector/schemas';
 import type { ComponentChildren } from 'preact';
 import { safeExternalUrl } from '../route';
-import { prettyJson, type ToolCallView, valueText } from '../span-model';
+import { prettyJson, valueText } from '../span-model';
 import { Code, Head, Mono, short } from '../ui';
 
 export function AttrValue({ value }: { value: unknown }) {
@@ -55,8 +55,8 @@ function Fact({ label, children }: { label: string; children: ComponentChildren 
 
 const yesNo = (v: boolean | null) => (v === null ? '–' : v ? 'yes' : 'no');
 
-export function CallCard({ call, span }: { call: ToolCallView; span: SpanOut }) {
-  const failedAttempts = span.events.filter((e) => e.name === 'toolscope.attempt.failed');
+export function CallCard({ call }: { call: SpanCall }) {
+  const failedAttempts = call.failedAttempts;
   return (
     <div class={`call ${call.code ? 'call-err' : 'call-ok'}`}>
       <dl class="facts">
@@ -109,13 +109,9 @@ export function CallCard({ call, span }: { call: ToolCallView; span: SpanOut }) 
       )}
       {failedAttempts.length > 0 && (
         <ul class="attempts" aria-label="failed attempts inside this call">
-          {failedAttempts.map((e) => (
-            <li key={e.timeUnixNano}>
-              attempt {valueText(e.attributes['toolscope.attempt'] ?? '?')} failed:{' '}
-              {valueText(e.attributes['toolscope.error.code'] ?? '')}{' '}
-              {valueText(
-                e.attributes['toolscope.error.reason'] ?? e.attributes['exception.message'] ?? '',
-              )}
+          {failedAttempts.map((e, i) => (
+            <li key={`${i}|${e.attempt}`}>
+              attempt {e.attempt ?? '?'} failed: {e.code ?? ''} {e.reason ?? ''}
             </li>
           ))}
         </ul>

@@ -1,20 +1,21 @@
 // The readable sequence of a failed decision: one row per tool call the agent made, in order, the client's
-// and the server's span of a call merged (story-model.ts). Each row says in one or two lines what was sent and
-// what the tool answered; its facts, payloads and both spans open on demand. Flags that touch these calls are
-// pinned above with links to their rows, and a compact timeline puts every call on one time axis.
-import type { Flag } from '@toolscope/collector/schemas';
+// and the server's span of a call merged (story-model.ts), and the model's steps between them. Each row says
+// in one or two lines what was sent and what the tool answered; its facts, payloads and both spans open on
+// demand. Flags that touch these calls are pinned above with links to their rows, and a compact timeline puts
+// every call on one time axis.
+import type { Flag, SpanCall } from '@toolscope/collector/schemas';
 import { useRef } from 'preact/hooks';
 import { href } from '../route';
-import type { ToolCallView } from '../span-model';
-import { pinnedFlags, type StoryRow } from '../story-model';
+import { type ModelStep, pinnedFlags, type StoryRow, storyItems } from '../story-model';
 import { formatMs } from '../time';
 import { Code, Mono, short } from '../ui';
 import { CallCard } from './call-card';
 import { kindTitle } from './flags';
+import { ModelFacts } from './model-step';
 import { StoryTimeline } from './story-timeline';
 
 /** What the tool answered, in one line. */
-function answer(call: ToolCallView): string {
+function answer(call: SpanCall): string {
   if (!call.code) return call.replay ? 'answered from the idempotency store (replay)' : 'succeeded';
   const first = call.issues
     .slice(0, 3)
@@ -77,7 +78,7 @@ function Row({ row, t0 }: { row: StoryRow; t0: bigint }) {
         <summary>
           <span class="step-n">#{row.n}</span>{' '}
           <span class="muted num">
-            {row.n === 1 ? '0' : `+${formatMs(Number(row.startNs - t0) / 1e6)}`}
+            {row.startNs <= t0 ? '0' : `+${formatMs(Number(row.startNs - t0) / 1e6)}`}
           </span>{' '}
           <b class="tool">{c.tool}</b> {version && <span class="muted">{version}</span>}{' '}
           {c.inputShape && <Mono>{c.inputShape}</Mono>} <Code code={c.code} />{' '}
@@ -98,14 +99,14 @@ function Row({ row, t0 }: { row: StoryRow; t0: bigint }) {
               ))}
             </ul>
           )}
-          <CallCard call={c} span={main.span} />
+          <CallCard call={c} />
           <p class="muted">
             {sides} span{row.client && row.server ? 's' : ''}:{' '}
             {[row.client, row.server].map(
               (side) =>
                 side && (
                   <a key={side.span.spanId} href={href.trace(side.span.traceId, side.span.spanId)}>
-                    {side.call.client ? 'client' : 'server'} {short(side.span.spanId)}{' '}
+                    {side.call.side} {short(side.span.spanId)}{' '}
                   </a>
                 ),
             )}
@@ -154,18 +155,45 @@ function Pinned({
   );
 }
 
+function ModelRow({ step, t0 }: { step: ModelStep; t0: bigint }) {
+  return (
+    <li class="model-step" data-span={step.spanId}>
+      <span class="step-n" aria-hidden="true">
+        ·
+      </span>{' '}
+      <span class="muted num">
+        {step.startNs <= t0 ? '0' : `+${formatMs(Number(step.startNs - t0) / 1e6)}`}
+      </span>{' '}
+      <a href={href.trace(step.traceId, step.spanId)}>
+        <ModelFacts model={step.model} durationMs={step.durationMs} />
+      </a>
+    </li>
+  );
+}
+
 export function Story({
   rows,
+  steps = [],
   flags = [],
   conversationId = null,
 }: {
   rows: StoryRow[];
+  /** The model's steps (story-model.ts modelSteps), shown between the calls. */
+  steps?: readonly ModelStep[];
   flags?: readonly Flag[];
   conversationId?: string | null;
 }) {
   const list = useRef<HTMLOListElement>(null);
-  if (rows.length === 0) return <p class="state">No tool calls in these spans.</p>;
-  const t0 = rows[0]?.startNs ?? 0n;
+  if (rows.length === 0 && steps.length === 0)
+    return <p class="state">No tool calls or model steps in these spans.</p>;
+  const first = rows[0]?.startNs;
+  const firstStep = steps[0]?.startNs;
+  const t0 =
+    first === undefined
+      ? (firstStep ?? 0n)
+      : firstStep === undefined || first < firstStep
+        ? first
+        : firstStep;
   const onKeyDown = (e: KeyboardEvent) => {
     const move = KEYS[e.key];
     const at = (e.target as HTMLElement | null)?.closest<HTMLElement>('li[data-n]');
@@ -183,12 +211,19 @@ export function Story({
   return (
     <>
       <Pinned pinned={pinnedFlags(flags, conversationId, rows)} list={() => list.current} />
-      <StoryTimeline rows={rows} onPick={(n) => focusRow(list.current, n)} />
-      <p class="muted hint">{rows.length} calls. ↑/↓ or j/k move between calls, Enter opens one.</p>
+      {rows.length > 0 && <StoryTimeline rows={rows} onPick={(n) => focusRow(list.current, n)} />}
+      <p class="muted hint">
+        {rows.length} calls{steps.length > 0 ? `, ${steps.length} model steps` : ''}. ↑/↓ or j/k
+        move between calls, Enter opens one.
+      </p>
       <ol class="story" ref={list} aria-label="tool calls in order" onKeyDown={onKeyDown}>
-        {rows.map((row) => (
-          <Row key={`${row.traceId}|${row.spanId}`} row={row} t0={t0} />
-        ))}
+        {storyItems(rows, steps).map((item) =>
+          item.kind === 'call' ? (
+            <Row key={`${item.row.traceId}|${item.row.spanId}`} row={item.row} t0={t0} />
+          ) : (
+            <ModelRow key={`m|${item.step.traceId}|${item.step.spanId}`} step={item.step} t0={t0} />
+          ),
+        )}
       </ol>
     </>
   );

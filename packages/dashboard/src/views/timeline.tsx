@@ -9,11 +9,12 @@ import {
 import { useEffect, useMemo } from 'preact/hooks';
 import { useApi } from '../hooks';
 import { href } from '../route';
-import { depths, KIND_NAMES, toolCallOf, valueText } from '../span-model';
-import { storyRows } from '../story-model';
+import { depths, KIND_NAMES, valueText } from '../span-model';
+import { modelSteps, storyRows } from '../story-model';
 import { formatMs } from '../time';
 import { Load, Mono, Section, short, Time } from '../ui';
 import { Attributes, CallCard } from './call-card';
+import { ModelFacts } from './model-step';
 import { Story } from './story';
 
 function Timeline({ spans, selected }: { spans: SpanOut[]; selected?: string | undefined }) {
@@ -34,13 +35,13 @@ function Timeline({ spans, selected }: { spans: SpanOut[]; selected?: string | u
   return (
     <ol class="timeline" aria-label="spans in time order">
       {spans.map((s) => {
-        const call = toolCallOf(s);
+        const call = s.call;
         const left = (Number(BigInt(s.startTimeUnixNano) - start) / total) * 100;
         const width = Math.max(
           0.3,
           (Number(BigInt(s.endTimeUnixNano) - BigInt(s.startTimeUnixNano)) / total) * 100,
         );
-        const service = valueText(s.resource['service.name'] ?? '');
+        const service = s.service ?? '';
         return (
           <li
             key={`${s.traceId}|${s.spanId}`}
@@ -69,7 +70,12 @@ function Timeline({ spans, selected }: { spans: SpanOut[]; selected?: string | u
                 <Time iso={s.startTime} />
               </div>
             </div>
-            {call && <CallCard call={call} span={s} />}
+            {call && <CallCard call={call} />}
+            {s.modelCall && (
+              <p>
+                <ModelFacts model={s.modelCall} />
+              </p>
+            )}
             {s.status.message && !call && <p class="reason">{s.status.message}</p>}
             <Attributes attrs={s.attributes} label="Attributes" />
             <Attributes attrs={s.resource} label="Resource" />
@@ -114,6 +120,7 @@ function StoryWithFlags({
   tick: number;
 }) {
   const rows = useMemo(() => storyRows(spans), [spans]);
+  const steps = useMemo(() => modelSteps(spans), [spans]);
   const first = rows[0];
   const last = rows.at(-1);
   const window =
@@ -125,6 +132,7 @@ function StoryWithFlags({
   return (
     <Story
       rows={rows}
+      steps={steps}
       flags={flags.state === 'ready' ? flags.data.flags : []}
       conversationId={conversationId}
     />
@@ -150,9 +158,7 @@ export function TraceView({
       </h1>
       <Load loaded={trace} what="the trace">
         {(t) => {
-          const conv = t.spans
-            .map((s) => s.attributes['gen_ai.conversation.id'])
-            .find((c): c is string => typeof c === 'string');
+          const conv = t.spans.map((s) => s.call?.conversationId).find((c) => !!c);
           return (
             <>
               {conv && (

@@ -4,6 +4,7 @@
 // the other and never deadlock among themselves; each then sees the other's calls when it re-evaluates loops.
 import { createHash } from 'node:crypto';
 import type pg from 'pg';
+import type { StoredCall } from '../../calls/pairing.js';
 import { DEFAULT_LOOP_THRESHOLDS, type LoopThresholds } from '../../detectors/retry-loops.js';
 import type { StoredCallRow } from '../assemble.js';
 import { assemble } from '../assemble.js';
@@ -12,7 +13,6 @@ import { CALL_ROW_COLUMNS, callRow, internedOf, type RowEncoding } from '../call
 import type { WriteOutcome } from '../contract.js';
 import { bloomAdd, bloomHas, bloomOf } from '../key-bloom.js';
 import { groupKey } from '../loop-scopes.js';
-import type { StoredCall } from '../pairing.js';
 import type { Row } from '../sql/db.js';
 import { STORED_CALL_COLUMNS, storedCallOf } from '../stored-calls.js';
 import type { WritePlan } from '../write-plan.js';

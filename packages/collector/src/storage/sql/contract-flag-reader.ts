@@ -1,5 +1,7 @@
 // The contract flags of a window (detectors/contract-flags.ts) from the catalog and the calls of deprecated
 // tools; and the changed paths added to the schema flags drift produced.
+
+import { KIND_CLIENT } from '../../calls/sides.js';
 import {
   type DeprecatedUsage,
   deprecatedFlags,
@@ -9,7 +11,7 @@ import {
 import type { SchemaRow } from '../../detectors/drift.js';
 import type { Flag } from '../../detectors/flag.js';
 import { TOOL_IS } from '../call-row.js';
-import { KIND_CLIENT, sideWhere } from '../call-side.js';
+import { sideWhere } from '../call-side.js';
 import type { ContractSummary } from '../contract.js';
 import { readContractSchemas, readContractSummaries } from './contract-reader.js';
 import { big, num, type ReadDb, text } from './db.js';

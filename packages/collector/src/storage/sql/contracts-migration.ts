@@ -7,7 +7,7 @@ export const CONTRACTS_MIGRATION = `
   ALTER TABLE tool_calls ADD COLUMN exception_message TEXT;
   ALTER TABLE tool_calls ADD COLUMN client_name TEXT;
   -- Rows whose span did not say whether an effect happened were stored as 0 ("no"); no dialect but ours sets
-  -- it, and our client adapter cannot know: they become unknown (tool-call.ts PARTIAL_EFFECT_UNKNOWN).
+  -- it, and our client adapter cannot know: they become unknown (calls/tool-call.ts PARTIAL_EFFECT_UNKNOWN).
   -- Only calls that threw are in it: the report's top exception types read a window of them, cheaply.
   CREATE INDEX tool_calls_by_exception ON tool_calls (start_ns) WHERE exception_type IS NOT NULL;
   UPDATE tool_calls SET partial_effect = -1

@@ -1,7 +1,7 @@
 // The causes of failures per tool over a window (DESIGN.md §7): the most frequent exception types, read from the
 // partial index of calls that threw (sql/contracts-migration.ts), each call counted once (call-side.ts).
 
-import type { CallSide } from '../call-side.js';
+import type { CallSide } from '../../calls/sides.js';
 import { sideWhere } from '../call-side.js';
 import { num, type ReadDb, text } from './db.js';
 

@@ -17,7 +17,7 @@ import { TOOL_IS } from '../call-row.js';
 import { sideWhere } from '../call-side.js';
 import type { FlagFilter } from '../contract.js';
 import { resultSizesOf } from '../result-sizes.js';
-import { CODE_KEY_SQL } from '../tool-call.js';
+import { CODE_KEY_SQL } from './code-sql.js';
 import { readContractFlags } from './contract-flag-reader.js';
 import { big, isoOf as iso, NS_PER_MINUTE, num, type ReadDb, type Row, text } from './db.js';
 import { readResultFlags } from './result-flag-reader.js';

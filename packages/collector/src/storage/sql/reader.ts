@@ -1,17 +1,18 @@
 // The reader side of the contract, written once over ReadDb for every SQL backend: tool statistics
 // (tool-stats.ts), calls, traces, conversations, flags (flag-reader.ts), the tool page and search
 // (detail-reader.ts). SQLite runs it on a reader thread, PostgreSQL on the pool.
+
+import { type CallRecord, callRecordOf } from '../../calls/call-record.js';
+import type { CallSide } from '../../calls/sides.js';
 import type { DriftThresholds } from '../../detectors/drift.js';
 import type { Flag } from '../../detectors/flag.js';
 import { unpackBlock } from '../block-packing.js';
 import { TOOL_IS } from '../call-row.js';
-import { type CallSide, sideOfKind, sideWhere } from '../call-side.js';
+import { sideWhere } from '../call-side.js';
 import { slotWhere } from '../call-slot.js';
 import type {
   CallFilter,
-  CallIssue,
   CallPage,
-  CallRecord,
   ContractSummary,
   ConversationSpans,
   FlagFilter,
@@ -24,11 +25,10 @@ import type {
   ToolSummary,
 } from '../contract.js';
 import { decodeSpans } from '../span-codec.js';
-import { CODE_KEY_SQL, PARTIAL_EFFECT_UNKNOWN } from '../tool-call.js';
+import { CODE_KEY_SQL } from './code-sql.js';
 import { readContractSummaries, readContracts } from './contract-reader.js';
 import {
   big,
-  isoOf,
   num,
   numOrNull,
   type ReadDb,
@@ -235,45 +235,40 @@ function depthsOf(rows: StoredSpan[]): Map<string, number> {
   return depth;
 }
 
-function flag01(v: unknown): boolean | null {
-  const n = numOrNull(v);
-  return n === null ? null : n === 1;
-}
-
+/** A stored call row as its record: the columns as the named fields, mapped by the one rule (call-record.ts). */
 function callOf(r: Row): CallRecord {
-  return {
+  return callRecordOf({
     traceId: text(r.trace_id),
     spanId: text(r.span_id),
+    parentSpanId: textOrNull(r.parent_span_id),
+    paired: num(r.paired) === 1,
     tool: text(r.tool),
     version: textOrNull(r.version),
     schemaHash: textOrNull(r.schema_hash),
     attempt: num(r.attempt),
-    code: textOrNull(r.code) ?? textOrNull(r.error_type),
-    retryable: flag01(r.retryable),
-    partialEffect:
-      num(r.partial_effect) === PARTIAL_EFFECT_UNKNOWN ? null : num(r.partial_effect) === 1,
-    durationMs: Math.round(num(r.duration_ms) * 1000) / 1000,
-    startTime: isoOf(big(r.start_ns)),
-    issues: parseJson<CallIssue[]>(r.issues, []),
+    code: textOrNull(r.code),
+    errorType: textOrNull(r.error_type),
+    isError: num(r.is_error) === 1,
+    reason: textOrNull(r.reason),
+    retryable: numOrNull(r.retryable),
+    partialEffect: num(r.partial_effect),
+    effect: textOrNull(r.effect),
+    durationMs: num(r.duration_ms),
+    startNs: big(r.start_ns),
+    issues: textOrNull(r.issues),
     inputHash: textOrNull(r.input_hash),
     inputShape: textOrNull(r.input_shape),
-    errorType: textOrNull(r.error_type),
-    reason: textOrNull(r.reason),
-    effect: textOrNull(r.effect),
     conversationId: textOrNull(r.conversation_id),
     callId: textOrNull(r.call_id),
-    service: textOrNull(r.service),
     kind: num(r.kind),
-    parentSpanId: textOrNull(r.parent_span_id),
-    side: sideOfKind(num(r.kind)),
+    service: textOrNull(r.service),
     source: textOrNull(r.source),
-    paired: num(r.paired) === 1,
     exceptionType: textOrNull(r.exception_type),
     exceptionMessage: textOrNull(r.exception_message),
     clientName: textOrNull(r.client_name),
     resultBytes: numOrNull(r.result_bytes),
     resultTokens: numOrNull(r.result_tokens),
-  };
+  });
 }
 
 /** The reader methods of `reader` as plain functions, for a backend object to spread. */

@@ -1,7 +1,8 @@
 // Calls over time from the rollups (GET /api/timeseries): every step present, errors split by code so a chart
 // can stack them, and on request the same per tool, aligned with the points (the tools table's sparklines).
 // One grouped query over the minute or hour rollup, whatever the number of calls.
-import { type CallSide, rollupSides } from '../call-side.js';
+import type { CallSide } from '../../calls/sides.js';
+import { rollupSides } from '../call-side.js';
 import type { Series } from '../contract.js';
 import { big, NS_PER_HOUR, NS_PER_MINUTE, num, type ReadDb, text } from './db.js';
 import { ceilTo, floorTo, sideList } from './tool-stats.js';

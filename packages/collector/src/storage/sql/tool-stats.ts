@@ -1,8 +1,9 @@
 // Tool statistics from the rollups: hour and minute rows for the whole minutes and hours of a range, and raw
 // tool_calls rows only for the partial minutes at its edges, so /api/tools costs the same for 1k or 1M calls.
 
+import type { CallSide } from '../../calls/sides.js';
 import { TOOL_IS } from '../call-row.js';
-import { type CallSide, rollupSides, sideWhere } from '../call-side.js';
+import { rollupSides, sideWhere } from '../call-side.js';
 import type { ContractSummary, ToolSummary } from '../contract.js';
 import { addSerialized, addTo, type Histogram, quantile, subtractFrom } from '../histogram.js';
 import {
@@ -12,7 +13,7 @@ import {
   subtractSizes,
   type VersionSizes,
 } from '../result-sizes.js';
-import { CODE_KEY_SQL } from '../tool-call.js';
+import { CODE_KEY_SQL } from './code-sql.js';
 import {
   big,
   NS_PER_HOUR as NS_HOUR,

@@ -1,9 +1,9 @@
 // The tool-span dialects the collector understands, as data: how each one is recognised (by its documented
 // attributes, never by span name alone) and where it keeps the fields of a tool call. The first entry that
 // matches a span wins, so the most specific come first. Adding a dialect is one entry here plus its test
-// (test/e2e/dialects.test.ts produces its spans with the real npm package).
+// (test/e2e/dialects.test.ts produces its spans with the real npm package). Model calls have their own table
+// (model-dialects.ts).
 import * as sc from '@toolscope/instrument/semconv';
-import type { AttrMap, AttrValue } from '../otlp/model.js';
 
 /** Where a call's row came from: `source` in the API. */
 export const CALL_SOURCES = [
@@ -16,8 +16,11 @@ export const CALL_SOURCES = [
 ] as const;
 export type CallSource = (typeof CALL_SOURCES)[number];
 
+/** Attribute values as a span carries them: decoded OTLP at intake, parsed JSON when read back. */
+export type Attributes = Readonly<Record<string, unknown>>;
+
 /** A span as the dialects see it: attributes, name and instrumentation scope. */
-export type DialectSpan = { attributes: AttrMap; name: string; scopeName: string };
+export type DialectSpan = { attributes: Attributes; name: string; scopeName: string };
 
 export type Dialect = {
   source: CallSource;
@@ -34,9 +37,9 @@ export type Dialect = {
   result: readonly string[];
 };
 
-const has = (a: AttrMap, key: string) => a[key] !== undefined;
-const equals = (a: AttrMap, key: string, value: string) => {
-  const v: AttrValue | undefined = a[key];
+const has = (a: Attributes, key: string) => a[key] !== undefined;
+const equals = (a: Attributes, key: string, value: string) => {
+  const v = a[key];
   return typeof v === 'string' && v.toLowerCase() === value;
 };
 const isRecord = (v: unknown): v is Record<string, unknown> =>

@@ -1,12 +1,16 @@
-// The typed row the API filters and aggregates on, for a span that one of the dialects (dialects/dialects.ts)
-// recognises as a tool call. Toolscope's own fields come from the instrument package's semconv.
+// What a tool call is: the named fields of a span that one of the dialects (dialects.ts) recognises as a
+// tool call, read once at intake and again, by the same function, when the API shows a stored span. Toolscope's
+// own fields come from the instrument package's semconv; the code follows the one rule of code.ts.
 import * as sc from '@toolscope/instrument/semconv';
 import { z } from 'zod';
-import type { CallSource } from '../dialects/dialects.js';
-import { dialectOf, firstValue, toolNameOf } from '../dialects/recognise.js';
-import type { AttrMap, AttrValue, NormalizedSpan } from '../otlp/model.js';
+import type { CallSource } from './dialects.js';
+import { type CallSpan, dialectOf, firstValue, toolNameOf } from './recognise.js';
 
-export type ToolCallRow = {
+/** The resource attribute naming the service (OTel resource semconv). */
+export const ATTR_SERVICE_NAME = 'service.name';
+
+/** A tool call as every stage sees it. `code` is the envelope's own code as sent; `callCode` gives the rule's. */
+export type ToolCall = {
   tool: string;
   version: string | null;
   schemaHash: string | null;
@@ -43,7 +47,7 @@ export type ToolCallRow = {
  * A column value: cut to `max`, and NUL replaced by U+FFFD, since PostgreSQL text cannot hold it and both
  * backends must store the same.
  */
-function text(v: AttrValue | undefined, max = 512): string | null {
+function text(v: unknown, max = 512): string | null {
   if (typeof v === 'string') {
     const cut = v.length > max ? v.slice(0, max) : v;
     return cut.includes('\u0000') ? cut.replaceAll('\u0000', '\uFFFD') : cut;
@@ -53,11 +57,11 @@ function text(v: AttrValue | undefined, max = 512): string | null {
 }
 
 /** A size attribute: a whole number ≥ 0 that fits a double exactly, else unknown. */
-function count(v: AttrValue | undefined): number | null {
+function count(v: unknown): number | null {
   return typeof v === 'number' && Number.isSafeInteger(v) && v >= 0 ? v : null;
 }
 
-function flag(v: AttrValue | undefined): number | null {
+function flag(v: unknown): number | null {
   if (v === true || v === 'true') return 1;
   if (v === false || v === 'false') return 0;
   return null;
@@ -75,7 +79,7 @@ const lenientIssue = z.object({
  * Validation issues re-serialized after a schema check, so stored JSON is always well-formed. Items are read
  * one by one and leniently: one item without a `code` no longer costs the span all of its issues.
  */
-function issuesOf(v: AttrValue | undefined): string | null {
+function issuesOf(v: unknown): string | null {
   if (typeof v !== 'string') return null;
   let items: unknown;
   try {
@@ -92,15 +96,18 @@ function issuesOf(v: AttrValue | undefined): string | null {
   return JSON.stringify(out);
 }
 
-/** The tool-call row of a span, or null when the span is not a tool call. */
-export function toolCallOf(span: NormalizedSpan): ToolCallRow | null {
+/** A column value that is absent when empty: an empty code or error.type names no failure. */
+const nonEmpty = (v: string | null) => (v === '' ? null : v);
+
+/** The tool call a span records, or null when the span is not a tool call. */
+export function toolCallOf(span: CallSpan): ToolCall | null {
   const dialect = dialectOf(span);
   if (!dialect) return null;
-  const a: AttrMap = span.attributes;
+  const a = span.attributes;
   const tool = text(toolNameOf(dialect, span), 256);
   if (!tool) return null;
-  const code = text(a[sc.ATTR_TOOLSCOPE_ERROR_CODE], 64);
-  const errorType = text(a[sc.ATTR_ERROR_TYPE], 128);
+  const code = nonEmpty(text(a[sc.ATTR_TOOLSCOPE_ERROR_CODE], 64));
+  const errorType = nonEmpty(text(a[sc.ATTR_ERROR_TYPE], 128));
   const attemptRaw = a[sc.ATTR_TOOLSCOPE_ATTEMPT];
   const attempt =
     typeof attemptRaw === 'number' && Number.isInteger(attemptRaw) && attemptRaw >= 1
@@ -127,7 +134,7 @@ export function toolCallOf(span: NormalizedSpan): ToolCallRow | null {
     conversationId: text(firstValue(a, dialect.conversationId), 256),
     callId: text(firstValue(a, dialect.callId), 256),
     kind: span.kind,
-    service: text(span.resource['service.name'], 256),
+    service: text(span.resource[ATTR_SERVICE_NAME], 256),
     // Foreign instrumentations may only set error.type or an ERROR status: still an error.
     isError: code !== null || errorType !== null || span.statusCode === 2,
     source: dialect.source,
@@ -139,7 +146,7 @@ export function toolCallOf(span: NormalizedSpan): ToolCallRow | null {
 }
 
 /** The cause a span's last `exception` event names, as column values (the message as stored: redacted). */
-function exceptionOf(span: NormalizedSpan): {
+function exceptionOf(span: CallSpan): {
   exceptionType: string | null;
   exceptionMessage: string | null;
 } {
@@ -160,11 +167,3 @@ const NO_EXCEPTION = Object.freeze({ exceptionType: null, exceptionMessage: null
  * 1, so every `= 1` test keeps reading it as "not known to have had an effect", and the API says null.
  */
 export const PARTIAL_EFFECT_UNKNOWN = -1;
-
-/** The key a call is counted under in `codes`: our code, else error.type, else ERROR for a bare status. */
-export function codeKey(code: string | null, errorType: string | null, isError: boolean): string {
-  return code ?? errorType ?? (isError ? 'ERROR' : '');
-}
-
-/** codeKey in SQL over tool_calls' columns: every filter and aggregate on a call's code uses this. */
-export const CODE_KEY_SQL = `COALESCE(code, error_type, CASE WHEN is_error = 1 THEN 'ERROR' ELSE '' END)`;

@@ -1,7 +1,7 @@
-// Finding the two views of one call (call-side.ts): a batch's client rows whose server row is known (in the
+// Finding the two views of one call (sides.ts): a batch's client rows whose server row is known (in the
 // batch or stored), and stored client rows that a server row of this batch pairs. Only within one trace: both
 // writers lock a batch's traces, so two batches carrying the two sides of a call cannot miss each other.
-import { KIND_CLIENT } from './call-side.js';
+import { KIND_CLIENT } from './sides.js';
 
 /** The fields pairing reads from a row, new or stored. */
 export type PairView = {

@@ -1,21 +1,39 @@
 // A span's tool call in dialect-neutral terms: which dialect, the tool's name, call and conversation ids, and
 // where its arguments and result are. Everything downstream (the tool-call row, collector-side hashing,
 // content capture) reads this, never a dialect's attribute names.
-import type { AttrMap, AttrValue } from '../otlp/model.js';
-import { type CallSource, DIALECTS, type Dialect, type DialectSpan } from './dialects.js';
+import {
+  type Attributes,
+  type CallSource,
+  DIALECTS,
+  type Dialect,
+  type DialectSpan,
+} from './dialects.js';
+
+/**
+ * What recognition reads of a span: a normalized span at intake and a stored span read back both fit, so one
+ * function reads a call at either end.
+ */
+export type CallSpan = DialectSpan & {
+  kind: number;
+  statusCode: number;
+  startNs: bigint;
+  endNs: bigint;
+  resource: Attributes;
+  events: readonly { name: string; attributes: Attributes }[];
+};
 
 export type RecognisedCall = {
   source: CallSource;
   tool: string;
-  callId: AttrValue | undefined;
-  conversationId: AttrValue | undefined;
+  callId: unknown;
+  conversationId: unknown;
   /** Attribute keys holding the arguments and the result, present on this span. */
   argsKey: string | undefined;
   resultKey: string | undefined;
   dialect: Dialect;
 };
 
-function first(a: AttrMap, keys: readonly string[]): string | undefined {
+function first(a: Attributes, keys: readonly string[]): string | undefined {
   for (const k of keys) if (a[k] !== undefined) return k;
   return undefined;
 }
@@ -30,7 +48,7 @@ export function toolNameOf(d: Dialect, span: DialectSpan): string | undefined {
 }
 
 /** The value of the first of `keys` the span has. */
-export function firstValue(a: AttrMap, keys: readonly string[]): AttrValue | undefined {
+export function firstValue(a: Attributes, keys: readonly string[]): unknown {
   const key = first(a, keys);
   return key === undefined ? undefined : a[key];
 }
@@ -62,7 +80,7 @@ export function recogniseCall(span: DialectSpan, d = dialectOf(span)): Recognise
 }
 
 /** The arguments of a recognised call as a value: parsed from JSON when the dialect recorded a string. */
-export function argumentsOf(call: RecognisedCall, a: AttrMap): unknown {
+export function argumentsOf(call: RecognisedCall, a: Attributes): unknown {
   if (call.argsKey === undefined) return undefined;
   let v: unknown = a[call.argsKey];
   if (typeof v === 'string') {

@@ -16,9 +16,9 @@ import {
   type Redactor,
   redactString,
 } from '@toolscope/instrument/shared-rules';
+import { argumentsOf, dialectOf, recogniseCall } from '../calls/recognise.js';
 import type { AttrMap, NormalizedSpan } from '../otlp/model.js';
 import { setAttr } from '../otlp/normalize.js';
-import { argumentsOf, dialectOf, recogniseCall } from './recognise.js';
 
 /** Set on a span whose argument or result attributes the collector removed (capture off): their keys. */
 export const ATTR_CONTENT_DROPPED = 'toolscope.collector.content_dropped';

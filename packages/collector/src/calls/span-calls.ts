@@ -1,0 +1,119 @@
+// The reading of stored spans that the trace and conversation pages show: each span's tool call (the same
+// record as an `/api/calls` item, with its captured payloads) and model call, by the functions intake used.
+import * as sc from '@toolscope/instrument/semconv';
+import { type CallRecord, callRecordOf } from './call-record.js';
+import { type ModelCall, modelCallOf } from './model-call.js';
+import { pairTrace } from './pairing.js';
+import { type CallSpan, recogniseCall } from './recognise.js';
+import { ATTR_SERVICE_NAME, type ToolCall, toolCallOf } from './tool-call.js';
+
+/** A span's call as a trace shows it: the record, the payloads kept when capture was on, a replay mark. */
+export type SpanCall = CallRecord & {
+  /** The arguments and the result as stored (redacted JSON), when content capture was on. */
+  arguments: string | null;
+  result: string | null;
+  /** The answer came from the idempotency store, not from running the tool again. */
+  replay: boolean;
+  /** Attempts inside this call that failed before its outcome (the executor's own retries). */
+  failedAttempts: FailedAttempt[];
+};
+
+export type FailedAttempt = { attempt: number | null; code: string | null; reason: string | null };
+
+const str = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : null);
+
+function failedAttemptsOf(span: CallSpan): FailedAttempt[] {
+  const out: FailedAttempt[] = [];
+  for (const e of span.events) {
+    if (e.name !== sc.EVENT_TOOLSCOPE_ATTEMPT_FAILED) continue;
+    const a = e.attributes;
+    const attempt = a[sc.ATTR_TOOLSCOPE_ATTEMPT];
+    out.push({
+      attempt: typeof attempt === 'number' && Number.isInteger(attempt) ? attempt : null,
+      code: str(a[sc.ATTR_TOOLSCOPE_ERROR_CODE]),
+      reason: str(a[sc.ATTR_TOOLSCOPE_ERROR_REASON]) ?? str(a[sc.ATTR_EXCEPTION_MESSAGE]),
+    });
+  }
+  return out;
+}
+
+export type IdentifiedSpan = CallSpan & {
+  traceId: string;
+  spanId: string;
+  parentSpanId: string | null;
+};
+
+export type SpanReading = {
+  call: SpanCall | null;
+  modelCall: ModelCall | null;
+  /** The service that sent the span (its resource's service.name). */
+  service: string | null;
+};
+
+function payload(v: unknown): string | null {
+  if (v === undefined || v === null) return null;
+  return typeof v === 'string' ? v : JSON.stringify(v);
+}
+
+function contentOf(
+  span: CallSpan,
+): Pick<SpanCall, 'arguments' | 'result' | 'replay' | 'failedAttempts'> {
+  const r = recogniseCall(span);
+  const a = span.attributes;
+  return {
+    arguments: r?.argsKey === undefined ? null : payload(a[r.argsKey]),
+    result: r?.resultKey === undefined ? null : payload(a[r.resultKey]),
+    replay: a[sc.ATTR_TOOLSCOPE_IDEMPOTENT_REPLAY] === true,
+    failedAttempts: failedAttemptsOf(span),
+  };
+}
+
+/**
+ * The reading of each span, in the spans' order. `paired` follows the pairing rule within each trace, as the
+ * writer applied it when the spans were stored.
+ */
+export function readSpans(spans: readonly IdentifiedSpan[]): SpanReading[] {
+  const calls: (ToolCall | null)[] = spans.map((s) => toolCallOf(s));
+  const byTrace = new Map<string, number[]>();
+  calls.forEach((c, i) => {
+    const traceId = (spans[i] as IdentifiedSpan).traceId;
+    if (!c) return;
+    const list = byTrace.get(traceId);
+    if (list) list.push(i);
+    else byTrace.set(traceId, [i]);
+  });
+  const paired = new Set<number>();
+  for (const indexes of byTrace.values()) {
+    const views = indexes.map((i) => {
+      const s = spans[i] as IdentifiedSpan;
+      const c = calls[i] as ToolCall;
+      return {
+        spanId: s.spanId,
+        parentSpanId: s.parentSpanId,
+        callId: c.callId,
+        tool: c.tool,
+        kind: c.kind,
+      };
+    });
+    for (const k of pairTrace(views, []).batchPaired) paired.add(indexes[k] as number);
+  }
+  return spans.map((s, i) => {
+    const c = calls[i];
+    return {
+      call: c
+        ? {
+            ...callRecordOf({
+              ...c,
+              traceId: s.traceId,
+              spanId: s.spanId,
+              parentSpanId: s.parentSpanId,
+              paired: paired.has(i),
+            }),
+            ...contentOf(s),
+          }
+        : null,
+      modelCall: c ? null : modelCallOf(s),
+      service: str(s.resource[ATTR_SERVICE_NAME]),
+    };
+  });
+}
