@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { openStorage } from '../src/index.js';
+import { type CallPage, openStorage } from '../src/index.js';
 import { callSpan, traceIdOf } from './conformance/spans.js';
 
 const FIXTURES = new URL('./fixtures/release-db/', import.meta.url);
@@ -45,6 +45,20 @@ const RELEASES = [
   },
 ];
 
+/**
+ * A call page as that release read it: the fields added since (the result hash) are null for its rows, which
+ * this checks, and are then left out of the comparison.
+ */
+function withoutLaterFields(page: CallPage): unknown {
+  return {
+    ...page,
+    calls: page.calls.map(({ outputHash, ...rest }) => {
+      expect(outputHash).toBeNull();
+      return rest;
+    }),
+  };
+}
+
 describe('a store written by an earlier release', () => {
   it.each(RELEASES)(
     '$title: reads as that release read it, and takes new spans beside',
@@ -61,7 +75,7 @@ describe('a store written by an earlier release', () => {
         traces: Object.fromEntries(
           await Promise.all([1, 2].map(async (t) => [traceIdOf(t), await s.trace(traceIdOf(t))])),
         ),
-        calls: await s.calls({ sinceNs: 0n, untilNs: T0 * 2n, limit: 100 }),
+        calls: withoutLaterFields(await s.calls({ sinceNs: 0n, untilNs: T0 * 2n, limit: 100 })),
         conversation: await s.conversation('conv-fixture'),
       });
       try {

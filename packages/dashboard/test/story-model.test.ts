@@ -55,6 +55,7 @@ function span(
     issues: [],
     inputHash: null,
     inputShape: null,
+    outputHash: null,
     errorType: null,
     reason: null,
     effect: null,

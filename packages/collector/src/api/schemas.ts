@@ -99,6 +99,8 @@ export const callSchema = z.object({
   inputHash: z.string().nullable(),
   inputShape: z.string().nullable(),
   // Additions beyond the issue's list.
+  /** Keyed hash of the result as the model read it (`toolscope.output.hash`), when known. */
+  outputHash: z.string().nullable(),
   errorType: z.string().nullable(),
   reason: z.string().nullable(),
   effect: z.string().nullable(),

@@ -25,6 +25,8 @@ export type CallRecord = {
   issues: CallIssue[];
   inputHash: string | null;
   inputShape: string | null;
+  /** Keyed hash of the result as the model read it: equal results, equal hash. */
+  outputHash: string | null;
   errorType: string | null;
   reason: string | null;
   effect: string | null;
@@ -87,6 +89,7 @@ export function callRecordOf(c: RecordedFields): CallRecord {
     issues: issuesOf(c.issues),
     inputHash: c.inputHash,
     inputShape: c.inputShape,
+    outputHash: c.outputHash,
     errorType: c.errorType,
     reason: c.reason,
     effect: c.effect,

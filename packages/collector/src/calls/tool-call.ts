@@ -9,6 +9,9 @@ import { type CallSpan, dialectOf, firstValue, toolNameOf } from './recognise.js
 /** The resource attribute naming the service (OTel resource semconv). */
 export const ATTR_SERVICE_NAME = 'service.name';
 
+/** The result's keyed hash, set by the instrument package, the proxy, or the collector for foreign spans. */
+export const ATTR_OUTPUT_HASH = 'toolscope.output.hash';
+
 /** A tool call as every stage sees it. `code` is the envelope's own code as sent; `callCode` gives the rule's. */
 export type ToolCall = {
   tool: string;
@@ -26,6 +29,8 @@ export type ToolCall = {
   issues: string | null;
   inputHash: string | null;
   inputShape: string | null;
+  /** Keyed hash of the result as the model read it (`toolscope.output.hash`): same result, same hash. */
+  outputHash: string | null;
   idempotencyKeyHash: string | null;
   conversationId: string | null;
   callId: string | null;
@@ -130,6 +135,7 @@ export function toolCallOf(span: CallSpan): ToolCall | null {
     issues: issuesOf(a[sc.ATTR_TOOLSCOPE_VALIDATION_ISSUES]),
     inputHash: text(a[sc.ATTR_TOOLSCOPE_INPUT_HASH], 64),
     inputShape: text(a[sc.ATTR_TOOLSCOPE_INPUT_SHAPE], 2048),
+    outputHash: text(a[ATTR_OUTPUT_HASH], 64),
     idempotencyKeyHash: text(a[sc.ATTR_TOOLSCOPE_IDEMPOTENCY_KEY_HASH], 64),
     conversationId: text(firstValue(a, dialect.conversationId), 256),
     callId: text(firstValue(a, dialect.callId), 256),

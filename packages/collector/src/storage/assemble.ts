@@ -35,6 +35,17 @@ export type Assembled = {
   conversationPairs: { conversationId: string; seq: number }[];
   rollups: Rollup[];
   touch: BatchTouch;
+  /** Model-call rows of the batch's new spans. */
+  modelCalls: ModelCallRow[];
+};
+
+/** A model call's row: its trace's row number, time and tokens. */
+export type ModelCallRow = {
+  seq: number;
+  startNs: bigint;
+  endNs: bigint;
+  inputTokens: number | null;
+  outputTokens: number | null;
 };
 
 export type AssembleContext = {
@@ -61,6 +72,8 @@ export function assemble(plan: WritePlan, ctx: AssembleContext): Assembled {
   touch.contracts = plan.contracts;
   let inserted = 0;
   const n = plan.traceIds.length;
+  /** The trace row of each new span, -1 for a duplicate. */
+  const newSpanSeq = new Int32Array(n).fill(-1);
   const jsonOf = spanJsonOf(plan);
   for (let i = 0; i < n; i++) {
     const traceId = plan.traceIds[i] as string;
@@ -71,6 +84,7 @@ export function assemble(plan: WritePlan, ctx: AssembleContext): Assembled {
     if (stored.has(spanId)) continue;
     stored.add(spanId);
     inserted++;
+    newSpanSeq[i] = seq;
     const resourceId = ctx.resourceIds[plan.resource[i] as number] ?? 0;
     const key = `${seq}:${resourceId}`;
     let block = blocks.get(key);
@@ -137,6 +151,12 @@ export function assemble(plan: WritePlan, ctx: AssembleContext): Assembled {
     conversationPairs: [...pairs.values()],
     rollups: withHours(minutes),
     touch,
+    modelCalls: plan.modelCalls.flatMap((m) => {
+      const seq = newSpanSeq[m.span] ?? -1;
+      if (seq < 0) return [];
+      const { startNs, endNs, inputTokens, outputTokens } = m;
+      return [{ seq, startNs, endNs, inputTokens, outputTokens }];
+    }),
   };
 }
 

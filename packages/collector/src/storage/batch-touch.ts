@@ -1,22 +1,16 @@
 // What one batch changes for the detectors, gathered while its calls are written (both backends): the calls
-// loop detection must look at, and the per-tool schema, input-shape and failing-path counts drift reads.
-
+// loop detection counts, and the per-tool schema, input-shape and failing-path counts drift reads.
+import { callCode } from '../calls/code.js';
+import { firstIssuePath } from '../calls/issues.js';
 import { sideOfKind } from '../calls/sides.js';
 import type { ContractValues } from '../contracts/contract-span.js';
-import { groupKey, type ScopeCheck } from './loop-scopes.js';
+import type { BatchCall } from './contract.js';
 import { NS_PER_MINUTE } from './sql/db.js';
 import type { CallValues } from './write-plan.js';
 
-/** A new, non-client call with an input hash: what loop detection needs to know of it. */
-export type TouchedCall = {
-  traceId: string;
-  conversationId: string | null;
-  tool: string;
-  inputHash: string;
-};
-
 export type BatchTouch = {
-  calls: TouchedCall[];
+  /** The batch's new calls that loop detection counts (server rows, client rows with no server row). */
+  calls: BatchCall[];
   schemas: Map<
     string,
     {
@@ -78,12 +72,9 @@ export function touchCall(t: BatchTouch, call: CallValues): void {
   const code = call[7];
   const startNs = call[15];
   const issues = call[16];
-  const inputHash = call[17];
   const inputShape = call[18];
   const conversationId = call[20];
-  if (inputHash !== null) {
-    t.calls.push({ traceId, conversationId, tool, inputHash });
-  }
+  t.calls.push({ call: sequenceCallOf(call), conversationId });
   if (version !== null && schemaHash !== null) {
     const key = `${tool}\u0000${version}\u0000${schemaHash}`;
     const s = t.schemas.get(key);
@@ -144,40 +135,23 @@ export function touchCall(t: BatchTouch, call: CallValues): void {
   }
 }
 
-/**
- * The scopes to re-evaluate: a trace that existed before this batch or repeats a key within it, and a
- * conversation whose stored key filter may hold one of its keys or that repeats a key within the batch.
- */
-export function scopeChecks(
-  t: BatchTouch,
-  traceExisted: (traceId: string) => boolean,
-  conversationMayHave: (conversationId: string, key: string) => boolean,
-): ScopeCheck[] {
-  const scopes = new Map<string, { check: ScopeCheck; seen: Set<string>; due: boolean }>();
-  const visit = (scope: ScopeCheck['scope'], key: string, c: TouchedCall, due: boolean) => {
-    const id = `${scope}\u0000${key}`;
-    let s = scopes.get(id);
-    if (!s) {
-      s = { check: { scope, key, groups: [] }, seen: new Set(), due: false };
-      scopes.set(id, s);
-    }
-    const g = groupKey(c.tool, c.inputHash);
-    if (s.seen.has(g)) s.due = true;
-    else {
-      s.seen.add(g);
-      s.check.groups.push({ tool: c.tool, inputHash: c.inputHash });
-    }
-    if (due) s.due = true;
+/** A new call as a call of its scopes' sequences. */
+function sequenceCallOf(v: CallValues): BatchCall['call'] {
+  return {
+    traceId: v[0],
+    spanId: v[1],
+    tool: v[3],
+    inputHash: v[17],
+    inputShape: v[18],
+    outputHash: v[31],
+    startNs: v[15],
+    endNs: v[15] + BigInt(Math.round(v[14] * 1e6)),
+    code: callCode(v[7], v[8], v[10] === 1),
+    retryable: v[11] === null ? null : v[11] === 1,
+    partialEffect: v[12] === 1,
+    effect: v[13],
+    idempotencyKeyHash: v[19],
+    firstIssuePath: firstIssuePath(v[16]),
+    resultTokens: v[30],
   };
-  for (const c of t.calls) {
-    visit('trace', c.traceId, c, traceExisted(c.traceId));
-    if (c.conversationId)
-      visit(
-        'conversation',
-        c.conversationId,
-        c,
-        conversationMayHave(c.conversationId, groupKey(c.tool, c.inputHash)),
-      );
-  }
-  return [...scopes.values()].filter((s) => s.due).map((s) => s.check);
 }

@@ -8,7 +8,7 @@ import type { CallValues } from './write-plan.js';
 export const CALL_ROW_COLUMNS = `trace_seq, span_id, parent_span_id, tool_id, version, schema_hash, attempt, code,
   error_type, reason, is_error, retryable, partial_effect, effect_id, duration_ms, start_ns, issues, input_hash,
   input_shape_id, idempotency_key_hash, conversation_id, call_id, kind, service_id, source_id, exception_type,
-  exception_message, client_name, result_bytes, result_tokens, paired`;
+  exception_message, client_name, result_bytes, result_tokens, paired, output_hash`;
 
 /** The interned columns of the physical table, each with the view column it reads as. */
 const INTERNED = [
@@ -26,6 +26,7 @@ const KEYED = [
   'schema_hash',
   'input_hash',
   'idempotency_key_hash',
+  'output_hash',
 ] as const;
 
 /** The strings of a call that callRow interns, for a backend that looks their ids up in bulk. */
@@ -75,8 +76,12 @@ export function callRow(seq: number, v: CallValues, paired: number, e: RowEncodi
     v[29],
     v[30],
     paired,
+    e.key(v[31]),
   ];
 }
+
+/** The view's revision: 1 as the narrowed row's migration made it, 2 with output_hash. */
+export const CURRENT_VIEW = 2;
 
 /** A string column of the view, read by id only when a query reads it. */
 const str = (id: string) => `(SELECT value FROM strings WHERE id = c.${id})`;
@@ -88,7 +93,9 @@ const str = (id: string) => `(SELECT value FROM strings WHERE id = c.${id})`;
  * strings are subqueries, read only when a query reads them: as joins they made PostgreSQL plan a 7-table join
  * for every query (8–26 ms of planning, measured on 300,000 calls), and no query filters on them.
  */
-export function callView(key: (column: string) => string): string {
+export function callView(key: (column: string) => string, since = CURRENT_VIEW): string {
+  // The view as each migration made it: output_hash is a column since SQLite v12 / PostgreSQL v8.
+  const outputHash = since >= 2 ? `, ${key('output_hash')} AS output_hash` : '';
   return `
   CREATE VIEW tool_calls AS SELECT
     c.id, c.trace_seq, t.trace_id, ${key('span_id')} AS span_id, ${key('parent_span_id')} AS parent_span_id,
@@ -97,7 +104,7 @@ export function callView(key: (column: string) => string): string {
     c.duration_ms, c.start_ns, c.issues, ${key('input_hash')} AS input_hash,
     ${str('input_shape_id')} AS input_shape, ${key('idempotency_key_hash')} AS idempotency_key_hash,
     c.conversation_id, c.call_id, c.kind, ${str('service_id')} AS service, ${str('source_id')} AS source,
-    c.paired, c.exception_type, c.exception_message, c.client_name, c.result_bytes, c.result_tokens
+    c.paired, c.exception_type, c.exception_message, c.client_name, c.result_bytes, c.result_tokens${outputHash}
   FROM tool_call_rows AS c
     LEFT JOIN traces AS t ON t.seq = c.trace_seq
     LEFT JOIN strings AS tool ON tool.id = c.tool_id`;

@@ -4,6 +4,7 @@
 // The record types are plain data that the JSON API can send as they are; the API's Zod schemas check them.
 
 import type { CallRecord } from '../calls/call-record.js';
+import type { SequenceCall, SequenceModelCall } from '../calls/sequence.js';
 import type { CallSide } from '../calls/sides.js';
 import type { Flag } from '../detectors/flag.js';
 import type { NormalizedSpan } from '../otlp/model.js';
@@ -161,6 +162,60 @@ export type SearchHit = {
 };
 
 export type FlagFilter = { kind?: string | undefined; tool?: string | undefined };
+
+export type { SequenceCall, SequenceModelCall } from '../calls/sequence.js';
+
+/** The kinds of loop scope: one trace, or one conversation across its traces. */
+export type LoopScopeKind = 'trace' | 'conversation';
+export type LoopScopeRef = { scope: LoopScopeKind; key: string };
+
+/** A scope's stored calls (the newest, when it has more than a read takes) and model calls, in start order. */
+export type CallSequence = {
+  calls: SequenceCall[];
+  modelCalls: SequenceModelCall[];
+  /** When the read stopped short of the scope's oldest calls: the start of the oldest call read. */
+  fromNs: bigint | null;
+};
+
+/** A loop flag as the writer stores it. */
+export type LoopFlagRecord = {
+  kind: string;
+  severity: 'warning' | 'error';
+  tool: string;
+  inputHash: string;
+  count: number;
+  firstNs: bigint;
+  lastNs: bigint;
+  traceIds: string[];
+  spanIds: string[];
+  summary: string;
+  evidence?: Record<string, unknown>;
+};
+
+/** A new call of a batch that loop detection counts, with where it belongs. */
+export type BatchCall = { call: SequenceCall; conversationId: string | null };
+
+/**
+ * Loop detection as the writer runs it inside a batch's transaction (the detection stage implements it): the
+ * writer does the reading and writing, the stage every decision.
+ */
+export interface LoopDetection {
+  forBatch(calls: readonly BatchCall[]): BatchLoopDetection;
+}
+
+export interface BatchLoopDetection {
+  /** The conversations whose stored key filters the checks need. */
+  readonly conversations: readonly string[];
+  /** The scopes to re-read, given which traces existed before the batch and the stored filters. */
+  checks(
+    traceExisted: (traceId: string) => boolean,
+    filters: ReadonlyMap<string, unknown>,
+  ): LoopScopeRef[];
+  /** The scope's loop flags, replacing its stored ones from `sequence.fromNs` on. */
+  evaluate(check: LoopScopeRef, sequence: CallSequence): LoopFlagRecord[];
+  /** Filters to write back (after every evaluate): the conversation's id and the bytes to store. */
+  changedFilters(): Map<string, Uint8Array>;
+}
 
 /** The writer side: what ingest and retention call. */
 export interface SpanWriter {

@@ -1,7 +1,8 @@
 // Opens the backend a `--db` value names: a `postgres://` or `postgresql://` URL is PostgreSQL, anything else
 // a SQLite file (`:memory:` for a throwaway store).
+
+import type { LoopThresholds } from '../detection/index.js';
 import type { DriftThresholds } from '../detectors/drift.js';
-import type { LoopThresholds } from '../detectors/retry-loops.js';
 import type { Storage } from './contract.js';
 import { openSqliteStorage } from './sqlite/sqlite-storage.js';
 

@@ -2,6 +2,7 @@
 // tool call turned into its column values. The plan holds only strings and numbers, so it crosses to the
 // writer thread cheaply; what needs the database (ids, de-duplication, rollups) happens there.
 import { SPAN_NAME_TOOL_CONTRACT_PREFIX } from '@toolscope/instrument/semconv';
+import { modelCallOf } from '../calls/model-call.js';
 import { toolCallOf } from '../calls/tool-call.js';
 import { type ContractValues, contractOf } from '../contracts/contract-span.js';
 import type { NormalizedSpan } from '../otlp/model.js';
@@ -41,6 +42,7 @@ export type CallValues = [
   clientName: string | null,
   resultBytes: number | null,
   resultTokens: number | null,
+  outputHash: string | null,
 ];
 
 /**
@@ -62,6 +64,8 @@ export type WritePlan = {
   calls: CallValues[];
   /** Catalog rows of the batch's contract spans (contracts/contract-span.ts). */
   contracts: ContractValues[];
+  /** The batch's model calls (calls/model-call.ts): what loop detection counts as a loop's model tokens. */
+  modelCalls: PlannedModelCall[];
   /**
    * When packed where the batch was decoded (packed-plan.ts): the spans of each (trace, resource) of the batch as
    * one block; `group` is each span's group, its index into `packedIds` (span ids, space-joined) and `packed`.
@@ -72,6 +76,15 @@ export type WritePlan = {
   packed?: { bytes: Uint8Array; ends: Uint32Array };
   /** Each span's JSON length (UTF-16 units) within its packed group; `json` is then empty (packed-plan.ts). */
   jsonLength?: Uint32Array;
+};
+
+/** A model call of the batch: its span (an index into the plan's spans), time and tokens. */
+export type PlannedModelCall = {
+  span: number;
+  startNs: bigint;
+  endNs: bigint;
+  inputTokens: number | null;
+  outputTokens: number | null;
 };
 
 const CONTRACT_SPAN_PREFIX = `${SPAN_NAME_TOOL_CONTRACT_PREFIX} `;
@@ -92,6 +105,7 @@ export function planWrite(spans: NormalizedSpan[], pack = false): WritePlan {
     call: new Int32Array(n),
     calls: [],
     contracts: [],
+    modelCalls: [],
   };
   const resourceIndex = new Map<object, number>();
   for (let i = 0; i < n; i++) {
@@ -112,7 +126,17 @@ export function planWrite(spans: NormalizedSpan[], pack = false): WritePlan {
       if (span.name.startsWith(CONTRACT_SPAN_PREFIX)) {
         const contract = contractOf(span);
         if (contract) plan.contracts.push(contract);
+        continue;
       }
+      const model = modelCallOf(span);
+      if (model)
+        plan.modelCalls.push({
+          span: i,
+          startNs: span.startNs,
+          endNs: span.endNs,
+          inputTokens: model.inputTokens,
+          outputTokens: model.outputTokens,
+        });
       continue;
     }
     plan.call[i] =
@@ -149,6 +173,7 @@ export function planWrite(spans: NormalizedSpan[], pack = false): WritePlan {
         c.clientName,
         c.resultBytes,
         c.resultTokens,
+        c.outputHash,
       ]) - 1;
   }
   if (pack) packGroups(plan);

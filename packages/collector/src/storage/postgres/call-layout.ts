@@ -55,5 +55,24 @@ export const PG_CALL_ROWS_MIGRATION = `
   CREATE INDEX tool_calls_by_exception ON tool_call_rows(start_ns) WHERE exception_type IS NOT NULL;
   CREATE INDEX tool_calls_by_call_slot ON tool_call_rows((start_ns / 600000000000), (call_id COLLATE "C"))
     WHERE call_id IS NOT NULL;
+  ${callView((column) => `c.${column}`, 1)};
+`;
+
+/**
+ * v8: a call's result hash (a key, kept as text) and the model calls of each trace, what loop detection needs to
+ * tell progress from a loop and to say what a loop cost. Adding a column rewrites nothing; the view is made
+ * again with it.
+ */
+export const PG_LOOP_EVIDENCE_MIGRATION = `
+  ALTER TABLE tool_call_rows ADD COLUMN output_hash TEXT;
+  DROP VIEW tool_calls;
   ${callView((column) => `c.${column}`)};
+  CREATE TABLE model_calls (
+    trace_seq BIGINT NOT NULL,
+    start_ns BIGINT NOT NULL,
+    end_ns BIGINT NOT NULL,
+    input_tokens BIGINT,
+    output_tokens BIGINT
+  );
+  CREATE INDEX model_calls_by_trace ON model_calls(trace_seq, start_ns);
 `;

@@ -5,7 +5,7 @@ import type { PoolClient } from 'pg';
 import { CONTRACTS_MIGRATION } from '../sql/contracts-migration.js';
 import { OUTPUT_MIGRATION } from '../sql/output-migration.js';
 import { BACKFILL_CALLS, FILL_SOURCES } from '../sql/sides-migration.js';
-import { PG_CALL_ROWS_MIGRATION } from './call-layout.js';
+import { PG_CALL_ROWS_MIGRATION, PG_LOOP_EVIDENCE_MIGRATION } from './call-layout.js';
 
 /** pg_advisory_xact_lock key of migrations ("toolscop" as ASCII bytes). */
 const MIGRATION_LOCK = 8_390_047_142_397_570_928n;
@@ -207,6 +207,8 @@ export const PG_MIGRATIONS: readonly string[] = [
   // v7: the tool-call row narrowed (call-layout.ts, decision 0013); \`tool_calls\` becomes a view with the same
   // columns, so the shared read SQL is unchanged.
   PG_CALL_ROWS_MIGRATION,
+  // v8: result hashes and model calls, for loop detection (call-layout.ts).
+  PG_LOOP_EVIDENCE_MIGRATION,
 ];
 
 export type PgMigration = { from: number; to: number };

@@ -3,70 +3,82 @@
 // other collectors wrote instead of overwriting it; histograms are merged by toolscope_hist_merge.
 
 import type pg from 'pg';
-import type { LoopThresholds } from '../../detectors/retry-loops.js';
 import type { BatchTouch } from '../batch-touch.js';
-import { sideWhere } from '../call-side.js';
+import type { CallSequence, LoopDetection, LoopScopeRef } from '../contract.js';
 import { contractRows, contractValuesOf } from '../contract-rows.js';
 import { serialize } from '../histogram.js';
-import {
-  CONVERSATION_CALLS,
-  evaluateScope,
-  FLAG_COLUMNS,
-  flagRow,
-  LOOP_CALL_COLUMNS,
-  loopCallOf,
-  type ScopeCheck,
-} from '../loop-scopes.js';
 import type { Rollup } from '../rollups.js';
 import {
   CONTRACT_COLUMNS,
   contractConflictSql,
   contractServiceConflictSql,
 } from '../sql/contracts-migration.js';
-import type { Row } from '../sql/db.js';
+import type { Row, SqlValue } from '../sql/db.js';
 import { ROLLUP_SIZES } from '../sql/output-migration.js';
+import {
+  DELETE_SCOPE_FLAGS_SQL,
+  flagRowOf,
+  INSERT_FLAG_SQL,
+  modelCallsFrom,
+  scopeCallsSql,
+  scopeModelCallsSql,
+  sequenceOf,
+} from '../sql/scope-sql.js';
+import { param, toDollars } from './pg-db.js';
 
 const byKey = <T>(entries: Iterable<[string, T]>) =>
   [...entries].sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0)).map(([, v]) => v);
 const str = (v: bigint) => v.toString();
-/** The rows loop detection counts: each call once (call-side.ts). */
-const COUNTED = sideWhere('any');
 
+async function readSequence(
+  client: pg.PoolClient,
+  check: LoopScopeRef,
+  seqs: Map<string, number>,
+): Promise<CallSequence> {
+  const trace = check.scope === 'trace';
+  const scopeArgs: SqlValue[] = trace ? [seqs.get(check.key) ?? -1] : [check.key];
+  const callArgs: SqlValue[] = trace ? scopeArgs : [check.key, check.key];
+  const calls: Row[] = (await client.query(toDollars(scopeCallsSql(check.scope)), callArgs)).rows;
+  const models: Row[] = (
+    await client.query(toDollars(scopeModelCallsSql(check.scope)), [
+      ...scopeArgs,
+      str(modelCallsFrom(calls)),
+    ])
+  ).rows;
+  return sequenceOf(calls, models);
+}
+
+/**
+ * The loop scopes the detection stage asks for, read and their flags replaced; the conversations' key filters
+ * come locked with the batch's conversation rows (pg-writer.ts) and the changed ones are written back.
+ */
 export async function evaluateLoops(
   client: pg.PoolClient,
-  checks: ScopeCheck[],
+  touch: BatchTouch,
+  loops: LoopDetection,
+  created: Set<string>,
   seqs: Map<string, number>,
-  thresholds: LoopThresholds,
+  filters: ReadonlyMap<string, unknown>,
 ): Promise<void> {
-  for (const check of checks) {
-    const hashes = [...new Set(check.groups.map((g) => g.inputHash))];
-    const rows =
-      check.scope === 'trace'
-        ? await client.query(
-            `SELECT ${LOOP_CALL_COLUMNS} FROM tool_calls
-              WHERE trace_seq = $1 AND ${COUNTED} AND input_hash = ANY($2::text[])`,
-            [seqs.get(check.key) ?? -1, hashes],
-          )
-        : await client.query(
-            `SELECT ${LOOP_CALL_COLUMNS} FROM tool_calls
-              WHERE trace_seq IN (SELECT trace_seq FROM conversation_traces WHERE conversation_id = $1)
-                AND conversation_id = $1 AND ${COUNTED} AND input_hash = ANY($2::text[])
-              ORDER BY start_ns DESC LIMIT ${CONVERSATION_CALLS}`,
-            [check.key, hashes],
-          );
-    const groups = evaluateScope(check, (rows.rows as Row[]).map(loopCallOf), thresholds);
-    for (const { group, flags } of groups) {
-      await client.query(
-        'DELETE FROM flags WHERE scope = $1 AND scope_key = $2 AND tool = $3 AND input_hash = $4',
-        [check.scope, check.key, group.tool, group.inputHash],
-      );
-      for (const f of flags)
-        await client.query(
-          `INSERT INTO flags (${FLAG_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
-          flagRow(check, group, f),
-        );
-    }
+  if (touch.calls.length === 0) return;
+  const batch = loops.forBatch(touch.calls);
+  for (const check of batch.checks((traceId) => !created.has(traceId), filters)) {
+    const sequence = await readSequence(client, check, seqs);
+    await client.query(toDollars(DELETE_SCOPE_FLAGS_SQL), [
+      check.scope,
+      check.key,
+      str(sequence.fromNs ?? 0n),
+    ]);
+    for (const f of batch.evaluate(check, sequence))
+      await client.query(toDollars(INSERT_FLAG_SQL), flagRowOf(check, f).map(param));
   }
+  const changed = batch.changedFilters();
+  if (changed.size > 0)
+    await client.query(
+      `UPDATE conversations SET keys = d.keys FROM unnest($1::text[], $2::bytea[]) AS d(id, keys)
+        WHERE conversation_id = d.id`,
+      [[...changed.keys()], [...changed.values()].map((b) => Buffer.from(b))],
+    );
 }
 
 /** The batch's contract reports: catalog rows and the services that served them. */

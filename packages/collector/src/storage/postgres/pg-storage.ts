@@ -1,8 +1,9 @@
 // The PostgreSQL backend (`--db postgres://…`): stateless collectors, as many as needed, share one database. Writes
 // are one transaction per batch (pg-writer.ts), acknowledged after COMMIT; reads are the shared SQL queries
 // (storage/sql) on the pool; retention deletes in small transactions, one collector at a time.
+
+import { createLoopDetection, type LoopThresholds } from '../../detection/index.js';
 import type { DriftThresholds } from '../../detectors/drift.js';
-import type { LoopThresholds } from '../../detectors/retry-loops.js';
 import type { Storage } from '../contract.js';
 import { redactDbUrl } from '../open.js';
 import { encodeThresholds, READ_THRESHOLDS_KEY, resolveThresholds } from '../read-thresholds.js';
@@ -68,7 +69,7 @@ export async function openPostgresStorage(
        ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
       [READ_THRESHOLDS_KEY, encodeThresholds(drift)],
     );
-  const writer = new PgWriter(pool, options.thresholds);
+  const writer = new PgWriter(pool, createLoopDetection(options.thresholds));
   const reader = new SqlReader(pgReadDb(pool, options.onDamage ?? warnDamage), drift);
   return {
     backend: 'postgres',
@@ -95,7 +96,12 @@ export async function openPostgresStorage(
             'SELECT DISTINCT conversation_id FROM conversation_traces WHERE trace_seq = ANY($1::bigint[])',
             [seqs],
           );
-          for (const table of ['span_blocks', 'tool_call_rows', 'conversation_traces'])
+          for (const table of [
+            'span_blocks',
+            'tool_call_rows',
+            'model_calls',
+            'conversation_traces',
+          ])
             await client.query(`DELETE FROM ${table} WHERE trace_seq = ANY($1::bigint[])`, [seqs]);
           await client.query('DELETE FROM traces WHERE seq = ANY($1::bigint[])', [seqs]);
           await client.query(

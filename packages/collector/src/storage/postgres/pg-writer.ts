@@ -5,14 +5,10 @@
 import { createHash } from 'node:crypto';
 import type pg from 'pg';
 import type { StoredCall } from '../../calls/pairing.js';
-import { DEFAULT_LOOP_THRESHOLDS, type LoopThresholds } from '../../detectors/retry-loops.js';
 import type { StoredCallRow } from '../assemble.js';
 import { assemble } from '../assemble.js';
-import { scopeChecks } from '../batch-touch.js';
 import { CALL_ROW_COLUMNS, callRow, internedOf, type RowEncoding } from '../call-row.js';
-import type { WriteOutcome } from '../contract.js';
-import { bloomAdd, bloomHas, bloomOf } from '../key-bloom.js';
-import { groupKey } from '../loop-scopes.js';
+import type { LoopDetection, WriteOutcome } from '../contract.js';
 import type { Row } from '../sql/db.js';
 import { STORED_CALL_COLUMNS, storedCallOf } from '../stored-calls.js';
 import type { WritePlan } from '../write-plan.js';
@@ -22,15 +18,15 @@ import { evaluateLoops, saveDetectorRows, saveRollups } from './pg-rows.js';
 
 export class PgWriter {
   readonly #pool: pg.Pool;
-  readonly #thresholds: LoopThresholds;
+  readonly #loops: LoopDetection;
   /** Resource rows never change or go away once written, so their ids can be remembered. */
   readonly #resourceIds = new Map<string, number>();
   /** Ids of `strings` (call-row.ts), never deleted either. */
   readonly #stringIds = new Map<string, number>();
 
-  constructor(pool: pg.Pool, thresholds: Partial<LoopThresholds> = {}) {
+  constructor(pool: pg.Pool, loops: LoopDetection) {
     this.#pool = pool;
-    this.#thresholds = { ...DEFAULT_LOOP_THRESHOLDS, ...thresholds };
+    this.#loops = loops;
   }
 
   async write(plan: WritePlan): Promise<WriteOutcome> {
@@ -111,11 +107,11 @@ export class PgWriter {
       resourceIds: await this.#resourceIdsOf(client, plan.resources),
     });
 
-    // Conversations with loop-relevant calls, locked in id order; their key filters come back with the lock.
+    // Conversations with counted calls, locked in id order; their key filters come back with the lock.
     const conversationIds = [
       ...new Set(a.touch.calls.flatMap((c) => (c.conversationId ? [c.conversationId] : []))),
     ].sort();
-    const blooms = new Map<string, Uint8Array>();
+    const filters = new Map<string, unknown>();
     if (conversationIds.length > 0) {
       const locked = await client.query<{ conversation_id: string; keys: Buffer }>(
         `INSERT INTO conversations (conversation_id, keys)
@@ -124,7 +120,7 @@ export class PgWriter {
          RETURNING conversation_id, keys`,
         [conversationIds],
       );
-      for (const r of locked.rows) blooms.set(r.conversation_id, bloomOf(r.keys));
+      for (const r of locked.rows) filters.set(r.conversation_id, r.keys);
     }
 
     await copyRows(
@@ -155,25 +151,14 @@ export class PgWriter {
         [a.conversationPairs.map((p) => p.conversationId), a.conversationPairs.map((p) => p.seq)],
       );
 
-    const checks = scopeChecks(
-      a.touch,
-      (traceId) => !created.has(traceId),
-      (conversationId, key) => bloomHas(blooms.get(conversationId) ?? bloomOf(null), key),
-    );
-    // Written back only where a key set a new bit (most batches of a running conversation repeat known keys).
-    const changed = new Set<string>();
-    for (const c of a.touch.calls) {
-      const bloom = c.conversationId ? blooms.get(c.conversationId) : undefined;
-      if (bloom && c.conversationId && bloomAdd(bloom, groupKey(c.tool, c.inputHash)))
-        changed.add(c.conversationId);
-    }
-    if (changed.size > 0)
-      await client.query(
-        `UPDATE conversations SET keys = d.keys FROM unnest($1::text[], $2::bytea[]) AS d(id, keys)
-          WHERE conversation_id = d.id`,
-        [[...changed], [...changed].map((id) => Buffer.from(blooms.get(id) ?? bloomOf(null)))],
+    if (a.modelCalls.length > 0)
+      await copyRows(
+        client,
+        'model_calls',
+        'trace_seq, start_ns, end_ns, input_tokens, output_tokens',
+        a.modelCalls.map((m) => [m.seq, m.startNs, m.endNs, m.inputTokens, m.outputTokens]),
       );
-    await evaluateLoops(client, checks, seqs, this.#thresholds);
+    await evaluateLoops(client, a.touch, this.#loops, created, seqs, filters);
     await saveDetectorRows(client, a.touch);
     await saveRollups(client, a.rollups);
     return { inserted: a.inserted, duplicates: a.duplicates, toolCalls: a.toolCalls };

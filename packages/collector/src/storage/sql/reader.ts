@@ -258,6 +258,7 @@ function callOf(r: Row): CallRecord {
     issues: textOrNull(r.issues),
     inputHash: textOrNull(r.input_hash),
     inputShape: textOrNull(r.input_shape),
+    outputHash: textOrNull(r.output_hash),
     conversationId: textOrNull(r.conversation_id),
     callId: textOrNull(r.call_id),
     kind: num(r.kind),

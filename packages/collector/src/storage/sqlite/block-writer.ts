@@ -3,10 +3,9 @@
 // hour rollups, all in one transaction.
 import { createHash } from 'node:crypto';
 import type Database from 'better-sqlite3';
-import type { LoopThresholds } from '../../detectors/retry-loops.js';
 import { assemble } from '../assemble.js';
 import { CALL_ROW_COLUMNS, callRow, type RowEncoding } from '../call-row.js';
-import type { WriteOutcome } from '../contract.js';
+import type { LoopDetection, WriteOutcome } from '../contract.js';
 import { addSerialized, serialize } from '../histogram.js';
 import { sizeColumns } from '../result-sizes.js';
 import { NS_PER_HOUR, NS_PER_MINUTE, type Row } from '../sql/db.js';
@@ -42,8 +41,8 @@ export class BlockWriter {
   readonly #detectors: DetectorState;
   readonly #deleteTx: (cutoffNs: bigint, maxTraces: number) => number;
 
-  constructor(db: Database.Database, thresholds: Partial<LoopThresholds> = {}) {
-    this.#detectors = new DetectorState(db, thresholds);
+  constructor(db: Database.Database, loops: LoopDetection) {
+    this.#detectors = new DetectorState(db, loops);
     const strings = new StringIds(db);
     this.#strings = strings;
     this.#encoding = { key: keyBytes, id: (v) => strings.id(v) };
@@ -71,6 +70,9 @@ export class BlockWriter {
         .prepare(`SELECT ${STORED_CALL_COLUMNS} FROM tool_calls WHERE trace_seq = ?`)
         .safeIntegers(true),
       setPaired: db.prepare('UPDATE tool_call_rows SET paired = 1 WHERE id = ?'),
+      insertModelCall: db.prepare(
+        'INSERT INTO model_calls (trace_seq, start_ns, end_ns, input_tokens, output_tokens) VALUES (?, ?, ?, ?, ?)',
+      ),
       insertConversation: db.prepare(
         'INSERT OR IGNORE INTO conversation_traces (conversation_id, trace_seq) VALUES (?, ?)',
       ),
@@ -110,9 +112,12 @@ export class BlockWriter {
         )
         .pluck()
         .all(...seqs) as string[];
-      const statements = ['span_blocks', 'tool_call_rows', 'conversation_traces'].map((t) =>
-        db.prepare(`DELETE FROM ${t} WHERE trace_seq = ?`),
-      );
+      const statements = [
+        'span_blocks',
+        'tool_call_rows',
+        'model_calls',
+        'conversation_traces',
+      ].map((t) => db.prepare(`DELETE FROM ${t} WHERE trace_seq = ?`));
       const trace = db.prepare('DELETE FROM traces WHERE seq = ?');
       for (const seq of seqs) {
         for (const s of statements) s.run(seq);
@@ -222,6 +227,8 @@ export class BlockWriter {
     for (const id of a.pairedIds) this.#stmt.setPaired.run(id);
     for (const p of a.conversationPairs) this.#stmt.insertConversation.run(p.conversationId, p.seq);
     for (const b of a.blocks) this.#stmt.insertBlock.run(b.seq, b.resourceId, b.spanIds, b.packed);
+    for (const m of a.modelCalls)
+      this.#stmt.insertModelCall.run(m.seq, m.startNs, m.endNs, m.inputTokens, m.outputTokens);
     for (const r of a.rollups) {
       const existing = this.#stmt.findRollup[r.table].get(
         r.bucket,

@@ -7,7 +7,7 @@ import { callView, rewriteCalls } from '../call-row.js';
 import { keyBytes } from './call-rows.js';
 
 /** `x` as stored (BLOB or text) back to the text it was written as: keyBytes (call-rows.ts) in reverse. */
-const key = (column: string) =>
+export const key = (column: string) =>
   `CASE WHEN typeof(c.${column}) = 'blob' THEN lower(hex(c.${column})) ELSE c.${column} END`;
 
 /** The physical table; the writer names its columns (CALL_ROW_COLUMNS, call-row.ts). */
@@ -75,6 +75,6 @@ export function narrowCallRows(db: Database.Database): void {
     ${CALL_ROW_TABLE};
     ${rewriteCalls(wide, (expr) => `toolscope_key(${expr})`)}
     ${CALL_ROW_INDEXES};
-    ${callView(key)};
+    ${callView(key, 1)};
   `);
 }

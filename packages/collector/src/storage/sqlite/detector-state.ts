@@ -1,43 +1,38 @@
-// Detector bookkeeping of each batch on the SQLite writer thread, inside the batch's transaction: retry-loop
-// flags re-evaluated from stored calls for the scopes the batch may have completed a loop in (loop-scopes.ts),
-// and the per-tool schema, shape and failing-path tables that drift detection reads. Holds no detector state
-// between batches: whatever the database holds decides.
+// Detector bookkeeping of each batch on the SQLite writer thread, inside the batch's transaction: the loop
+// scopes the detection stage asks for are read and their flags replaced (the stage decides which and what), and
+// the per-tool schema, shape and failing-path tables that drift detection reads are added to. Holds no detector
+// state between batches: whatever the database holds decides.
 import type Database from 'better-sqlite3';
-import { DEFAULT_LOOP_THRESHOLDS, type LoopThresholds } from '../../detectors/retry-loops.js';
-import { type BatchTouch, scopeChecks } from '../batch-touch.js';
-import { sideWhere } from '../call-side.js';
+import type { BatchTouch } from '../batch-touch.js';
+import type { LoopDetection, LoopScopeRef } from '../contract.js';
 import { contractRows, contractValuesOf } from '../contract-rows.js';
-import { bloomAdd, bloomHas, bloomOf } from '../key-bloom.js';
-import {
-  CONVERSATION_CALLS,
-  evaluateScope,
-  FLAG_COLUMNS,
-  flagRow,
-  groupKey,
-  LOOP_CALL_COLUMNS,
-  loopCallOf,
-  type ScopeCheck,
-} from '../loop-scopes.js';
 import {
   CONTRACT_COLUMNS,
   contractConflictSql,
   contractServiceConflictSql,
 } from '../sql/contracts-migration.js';
 import type { Row } from '../sql/db.js';
-
-/** The rows loop detection counts: each call once (call-side.ts). */
-const COUNTED = sideWhere('any');
+import {
+  DELETE_SCOPE_FLAGS_SQL,
+  flagRowOf,
+  INSERT_FLAG_SQL,
+  modelCallsFrom,
+  scopeCallsSql,
+  scopeModelCallsSql,
+  sequenceOf,
+} from '../sql/scope-sql.js';
 
 export class DetectorState {
-  readonly #db: Database.Database;
-  readonly #thresholds: LoopThresholds;
+  readonly #loops: LoopDetection;
   readonly #stmt;
-  readonly #byCount = new Map<string, Database.Statement>();
 
-  constructor(db: Database.Database, thresholds: Partial<LoopThresholds> = {}) {
-    this.#db = db;
-    this.#thresholds = { ...DEFAULT_LOOP_THRESHOLDS, ...thresholds };
+  constructor(db: Database.Database, loops: LoopDetection) {
+    this.#loops = loops;
     this.#stmt = {
+      traceCalls: db.prepare(scopeCallsSql('trace')).safeIntegers(true),
+      conversationCalls: db.prepare(scopeCallsSql('conversation')).safeIntegers(true),
+      traceModelCalls: db.prepare(scopeModelCallsSql('trace')).safeIntegers(true),
+      conversationModelCalls: db.prepare(scopeModelCallsSql('conversation')).safeIntegers(true),
       conversationKeys: db
         .prepare<[string], Buffer>('SELECT keys FROM conversations WHERE conversation_id = ?')
         .pluck(),
@@ -45,12 +40,8 @@ export class DetectorState {
         `INSERT INTO conversations (conversation_id, keys) VALUES (?, ?)
          ON CONFLICT (conversation_id) DO UPDATE SET keys = excluded.keys`,
       ),
-      deleteGroupFlags: db.prepare(
-        'DELETE FROM flags WHERE scope = ? AND scope_key = ? AND tool = ? AND input_hash = ?',
-      ),
-      insertFlag: db.prepare(
-        `INSERT INTO flags (${FLAG_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      ),
+      deleteScopeFlags: db.prepare(DELETE_SCOPE_FLAGS_SQL),
+      insertFlag: db.prepare(INSERT_FLAG_SQL),
       upsertSchema: db.prepare(
         `INSERT INTO tool_schemas (tool, version, schema_hash, first_ns, last_ns, calls, last_trace_id) VALUES (?, ?, ?, ?, ?, ?, ?)
          ON CONFLICT (tool, version, schema_hash) DO UPDATE SET first_ns = min(first_ns, excluded.first_ns),
@@ -104,64 +95,32 @@ export class DetectorState {
     }
     if (t.calls.length === 0) return;
 
-    const blooms = new Map<string, Uint8Array>();
-    const bloomFor = (conversationId: string) => {
-      let b = blooms.get(conversationId);
-      if (!b) {
-        b = bloomOf(this.#stmt.conversationKeys.get(conversationId));
-        blooms.set(conversationId, b);
-      }
-      return b;
-    };
-    const checks = scopeChecks(
-      t,
-      (traceId) => !created.has(traceId),
-      (conversationId, key) => bloomHas(bloomFor(conversationId), key),
-    );
-    // The batch's keys join their conversations' filters after the checks read them; a filter is written back
-    // only when a key set a new bit (most batches of a running conversation repeat known keys).
-    const changed = new Set<string>();
-    for (const c of t.calls) {
-      if (!c.conversationId) continue;
-      if (bloomAdd(bloomFor(c.conversationId), groupKey(c.tool, c.inputHash)))
-        changed.add(c.conversationId);
+    const batch = this.#loops.forBatch(t.calls);
+    const filters = new Map<string, unknown>();
+    for (const id of batch.conversations) filters.set(id, this.#stmt.conversationKeys.get(id));
+    for (const check of batch.checks((traceId) => !created.has(traceId), filters)) {
+      const sequence = this.#read(check, seqOf);
+      this.#stmt.deleteScopeFlags.run(check.scope, check.key, sequence.fromNs ?? 0n);
+      for (const f of batch.evaluate(check, sequence))
+        this.#stmt.insertFlag.run(...flagRowOf(check, f));
     }
-    for (const id of changed) this.#stmt.saveConversationKeys.run(id, bloomFor(id));
-    for (const check of checks) this.#evaluate(check, seqOf);
+    for (const [id, keys] of batch.changedFilters()) this.#stmt.saveConversationKeys.run(id, keys);
   }
 
-  #evaluate(check: ScopeCheck, seqOf: (traceId: string) => number): void {
-    const hashes = [...new Set(check.groups.map((g) => g.inputHash))];
-    const marks = hashes.map(() => '?').join(', ');
-    const rows =
-      check.scope === 'trace'
-        ? this.#query(
-            `SELECT ${LOOP_CALL_COLUMNS} FROM tool_calls WHERE trace_seq = ? AND ${COUNTED} AND input_hash IN (${marks})`,
-          ).all(seqOf(check.key), ...hashes)
-        : this.#query(
-            `SELECT ${LOOP_CALL_COLUMNS} FROM tool_calls
-              WHERE trace_seq IN (SELECT trace_seq FROM conversation_traces WHERE conversation_id = ?)
-                AND conversation_id = ? AND ${COUNTED} AND input_hash IN (${marks})
-              ORDER BY start_ns DESC LIMIT ${CONVERSATION_CALLS}`,
-          ).all(check.key, check.key, ...hashes);
-    for (const { group, flags } of evaluateScope(
-      check,
-      (rows as Row[]).map(loopCallOf),
-      this.#thresholds,
-    )) {
-      this.#stmt.deleteGroupFlags.run(check.scope, check.key, group.tool, group.inputHash);
-      for (const f of flags) this.#stmt.insertFlag.run(...flagRow(check, group, f));
-    }
-  }
-
-  /** Statements with an IN list, one per list length (prepared once each). */
-  #query(sql: string): Database.Statement {
-    let s = this.#byCount.get(sql);
-    if (!s) {
-      if (this.#byCount.size >= 256) this.#byCount.clear();
-      s = this.#db.prepare(sql).safeIntegers(true);
-      this.#byCount.set(sql, s);
-    }
-    return s;
+  /** A scope's call sequence: its newest counted calls, and the model calls from the oldest of them on. */
+  #read(check: LoopScopeRef, seqOf: (traceId: string) => number) {
+    const trace = check.scope === 'trace';
+    const calls = (
+      trace
+        ? this.#stmt.traceCalls.all(seqOf(check.key))
+        : this.#stmt.conversationCalls.all(check.key, check.key)
+    ) as Row[];
+    const from = modelCallsFrom(calls);
+    const models = (
+      trace
+        ? this.#stmt.traceModelCalls.all(seqOf(check.key), from)
+        : this.#stmt.conversationModelCalls.all(check.key, from)
+    ) as Row[];
+    return sequenceOf(calls, models);
   }
 }

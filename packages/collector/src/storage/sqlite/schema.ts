@@ -4,12 +4,11 @@
 
 import type Database from 'better-sqlite3';
 import { callBucket } from '../call-bucket.js';
-import { bloomAdd, bloomOf } from '../key-bloom.js';
-import { groupKey } from '../loop-scopes.js';
 import { CONTRACTS_MIGRATION } from '../sql/contracts-migration.js';
 import { OUTPUT_MIGRATION } from '../sql/output-migration.js';
 import { BACKFILL_CALLS, FILL_SOURCES } from '../sql/sides-migration.js';
 import { narrowCallRows } from './call-layout.js';
+import { LOOP_EVIDENCE_MIGRATION } from './loop-evidence-migration.js';
 
 /** A schema step: SQL, or a function for steps SQL alone cannot do (filling a column computed in JS). */
 export type Migration = string | ((db: Database.Database) => void);
@@ -169,37 +168,22 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX tool_calls_by_call ON tool_calls(call_bucket, start_ns, call_id) WHERE call_id IS NOT NULL;
     `);
   },
-  // v5: stateless loop detection (loop-scopes.ts). Flags are replaced per (scope, tool, input hash) group, and
-  // each conversation keeps a filter of the keys it has called, built here from the calls already stored, so a
-  // loop that straddles the upgrade is still found.
-  (db) => {
-    db.exec(`
-      ALTER TABLE flags ADD COLUMN input_hash TEXT;
-      UPDATE flags SET input_hash = json_extract(evidence, '$.inputHash') WHERE json_valid(evidence);
-      CREATE INDEX flags_by_group ON flags(scope, scope_key, tool, input_hash);
-      CREATE TABLE conversations (
-        conversation_id TEXT PRIMARY KEY,
-        keys BLOB NOT NULL
-      ) WITHOUT ROWID;
-    `);
-    const blooms = new Map<string, Uint8Array>();
-    const rows = db
-      .prepare(
-        `SELECT conversation_id, tool, input_hash FROM tool_calls
-          WHERE conversation_id IS NOT NULL AND input_hash IS NOT NULL AND kind != 3`,
-      )
-      .iterate() as Iterable<{ conversation_id: string; tool: string; input_hash: string }>;
-    for (const r of rows) {
-      let b = blooms.get(r.conversation_id);
-      if (!b) {
-        b = bloomOf(null);
-        blooms.set(r.conversation_id, b);
-      }
-      bloomAdd(b, groupKey(r.tool, r.input_hash));
-    }
-    const insert = db.prepare('INSERT INTO conversations (conversation_id, keys) VALUES (?, ?)');
-    for (const [id, keys] of blooms) insert.run(id, keys);
-  },
+  // v5: stateless loop detection. Flags are replaced per scope, and each conversation keeps a filter of the
+  // keys it has called (detection/key-filter.ts). Conversations already stored get a filter of the earlier
+  // format, which says "maybe" to every key, so a loop that straddles the upgrade is still found: the first batch
+  // of each re-reads its calls and rebuilds the filter.
+  `
+  ALTER TABLE flags ADD COLUMN input_hash TEXT;
+  UPDATE flags SET input_hash = json_extract(evidence, '$.inputHash') WHERE json_valid(evidence);
+  CREATE INDEX flags_by_group ON flags(scope, scope_key, tool, input_hash);
+  CREATE TABLE conversations (
+    conversation_id TEXT PRIMARY KEY,
+    keys BLOB NOT NULL
+  ) WITHOUT ROWID;
+  INSERT INTO conversations (conversation_id, keys)
+    SELECT DISTINCT conversation_id, zeroblob(512) FROM tool_calls
+     WHERE conversation_id IS NOT NULL AND input_hash IS NOT NULL AND kind != 3;
+  `,
   // v6: call sources and sides (call-side.ts). Rollups gain `side` in their key, so they are rebuilt (SQLite
   // cannot change a primary key); what they held was counted from server rows.
   (db) => {
@@ -255,6 +239,8 @@ export const MIGRATIONS: readonly Migration[] = [
   // v11: the tool-call row narrowed (call-layout.ts, decision 0013); `tool_calls` becomes a view with the same
   // columns, so the shared read SQL is unchanged.
   narrowCallRows,
+  // v12: result hashes and model calls, for loop detection (loop-evidence-migration.ts).
+  LOOP_EVIDENCE_MIGRATION,
 ];
 
 /** A row of tool_schemas as read with safeIntegers. */

@@ -4,8 +4,8 @@
 import { accessSync, constants, existsSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
+import { createLoopDetection, type LoopThresholds } from '../../detection/index.js';
 import type { DriftThresholds } from '../../detectors/drift.js';
-import type { LoopThresholds } from '../../detectors/retry-loops.js';
 import type { SpanReader, Storage } from '../contract.js';
 import { encodeThresholds, READ_THRESHOLDS_KEY, resolveThresholds } from '../read-thresholds.js';
 import { readerMethods, SqlReader } from '../sql/reader.js';
@@ -70,7 +70,7 @@ export function openSqliteStorage(path: string, options: SqliteOptions = {}): St
         process.emitWarning(`toolscope: WAL checkpoint failed (retrying): ${message}`),
       );
   if (checkpointer && !threaded) db.pragma(`wal_autocheckpoint = ${WRITER_AUTOCHECKPOINT_PAGES}`);
-  const inProcess = threaded ? undefined : new BlockWriter(db, thresholds);
+  const inProcess = threaded ? undefined : new BlockWriter(db, createLoopDetection(thresholds));
   const thread = threaded ? new WriterThread(path, synchronous, thresholds) : undefined;
   const readsOnThread = !memory && options.readerThread !== false;
   const onDamage =

@@ -1,7 +1,7 @@
 // The main-thread handle of the writer thread (writer-worker.ts): one write or retention step at a time, in
 // order; a thread that dies fails what was in flight (the ingest route answers 503) and starts again.
 import type { EventLoopUtilization } from 'node:perf_hooks';
-import type { LoopThresholds } from '../../detectors/retry-loops.js';
+import type { LoopThresholds } from '../../detection/index.js';
 import type { WriteOutcome } from '../contract.js';
 import type { WritePlan } from '../write-plan.js';
 import { startStorageWorker } from './storage-worker.js';

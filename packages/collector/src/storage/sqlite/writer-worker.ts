@@ -2,7 +2,7 @@
 // hold the HTTP thread and API reads never wait for them (WAL).
 import { parentPort, workerData } from 'node:worker_threads';
 import Database from 'better-sqlite3';
-import type { LoopThresholds } from '../../detectors/retry-loops.js';
+import { createLoopDetection, type LoopThresholds } from '../../detection/index.js';
 import { BlockWriter } from './block-writer.js';
 import { WRITER_AUTOCHECKPOINT_PAGES } from './checkpointer.js';
 import { failureReply, type ThreadReply } from './thread-client.js';
@@ -25,7 +25,7 @@ db.pragma('temp_store = MEMORY');
 // The checkpointer thread copies the WAL back as it grows; this connection checkpoints only every
 // WRITER_AUTOCHECKPOINT_PAGES, to finish the copy and let the WAL start over (checkpointer.ts).
 db.pragma(`wal_autocheckpoint = ${WRITER_AUTOCHECKPOINT_PAGES}`);
-const writer = new BlockWriter(db, init.thresholds);
+const writer = new BlockWriter(db, createLoopDetection(init.thresholds));
 
 port.on('message', (request: WorkerRequest) => {
   let reply: ThreadReply;

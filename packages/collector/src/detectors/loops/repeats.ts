@@ -1,57 +1,21 @@
-// Retry-loop detectors (DESIGN.md §4), per trace or per conversation: pure functions over the tool calls of
-// one scope in time order, so they run the same on the writer thread and in tests.
-
-export type LoopCall = {
-  traceId: string;
-  spanId: string;
-  tool: string;
-  inputHash: string | null;
-  startNs: bigint;
-  /** Our code, else error.type; null on success. */
-  code: string | null;
-  retryable: boolean | null;
-  partialEffect: boolean;
-  effect: string | null;
-  idempotencyKeyHash: string | null;
-};
-
-export type LoopKind =
-  | 'identical_retry'
-  | 'unrepaired_invalid_input'
-  | 'retry_after_non_retryable'
-  | 'unsafe_write_retry';
-
-export type LoopFlag = {
-  kind: LoopKind;
-  severity: 'warning' | 'error';
-  tool: string;
-  inputHash: string;
-  count: number;
-  firstNs: bigint;
-  lastNs: bigint;
-  traceIds: string[];
-  spanIds: string[];
-  summary: string;
-};
-
-export type LoopThresholds = {
-  /** Calls with one tool and one input hash that make an identical retry (default 3). */
-  identicalRetryMin: number;
-  /** Attempts a read may make after RETRYABLE failures before repeating is a loop (default 3). */
-  retryCap: number;
-};
-
-export const DEFAULT_LOOP_THRESHOLDS: LoopThresholds = { identicalRetryMin: 3, retryCap: 3 };
+// Repeats of one input: the same tool with the same input hash called again after a failure (identical_retry,
+// unrepaired_invalid_input, retry_after_non_retryable, unsafe_write_retry). A pure function over one scope's
+// calls, so it runs the same wherever the detection stage runs and in tests.
+import type {
+  LoopDetector,
+  LoopFlag,
+  LoopKind,
+  LoopScope,
+  LoopThresholds,
+  ScopeCall,
+} from './scope.js';
 
 const unique = (xs: string[]) => [...new Set(xs)];
 
-/** Flags of one scope's calls (any order; sorted here). */
-export function detectLoops(
-  calls: LoopCall[],
-  t: LoopThresholds = DEFAULT_LOOP_THRESHOLDS,
-): LoopFlag[] {
-  const groups = new Map<string, LoopCall[]>();
-  for (const c of calls) {
+/** The repeat flags of one scope's calls. */
+function detectRepeats(scope: LoopScope, t: LoopThresholds): LoopFlag[] {
+  const groups = new Map<string, ScopeCall[]>();
+  for (const c of scope.calls) {
     if (!c.inputHash) continue;
     const key = `${c.tool}\u0000${c.inputHash}`;
     const list = groups.get(key);
@@ -62,12 +26,12 @@ export function detectLoops(
   for (const group of groups.values()) {
     if (group.length < 2) continue;
     group.sort((a, b) => (a.startNs < b.startNs ? -1 : a.startNs > b.startNs ? 1 : 0));
-    const first = group[0] as LoopCall;
-    const last = group.at(-1) as LoopCall;
+    const first = group[0] as ScopeCall;
+    const last = group.at(-1) as ScopeCall;
     const base = (
       kind: LoopKind,
       severity: LoopFlag['severity'],
-      members: LoopCall[],
+      members: ScopeCall[],
       summary: string,
     ): LoopFlag => ({
       kind,
@@ -100,12 +64,12 @@ export function detectLoops(
       }
     }
     // Pairs: a failure and the call right after it with the same input.
-    const unrepaired: LoopCall[] = [];
-    const nonRetryable: LoopCall[] = [];
-    const unsafe: LoopCall[] = [];
+    const unrepaired: ScopeCall[] = [];
+    const nonRetryable: ScopeCall[] = [];
+    const unsafe: ScopeCall[] = [];
     for (let i = 1; i < group.length; i++) {
-      const prev = group[i - 1] as LoopCall;
-      const cur = group[i] as LoopCall;
+      const prev = group[i - 1] as ScopeCall;
+      const cur = group[i] as ScopeCall;
       const unsafeRepeat =
         prev.code !== null &&
         prev.partialEffect &&
@@ -153,9 +117,9 @@ export function detectLoops(
   return flags;
 }
 
-function dedupe(calls: LoopCall[]): LoopCall[] {
+function dedupe(calls: ScopeCall[]): ScopeCall[] {
   const seen = new Set<string>();
-  const out: LoopCall[] = [];
+  const out: ScopeCall[] = [];
   for (const c of calls) {
     if (seen.has(c.spanId)) continue;
     seen.add(c.spanId);
@@ -163,3 +127,21 @@ function dedupe(calls: LoopCall[]): LoopCall[] {
   }
   return out;
 }
+
+/** The key under which a call repeats an input: the same tool with the same input hash. */
+export const repeatKey = (c: Pick<ScopeCall, 'tool' | 'inputHash'>) =>
+  c.inputHash === null ? null : `r\u0000${c.tool}\u0000${c.inputHash}`;
+
+export const repeats: LoopDetector = {
+  kinds: [
+    'identical_retry',
+    'unrepaired_invalid_input',
+    'retry_after_non_retryable',
+    'unsafe_write_retry',
+  ],
+  triggerKeys: (c) => {
+    const k = repeatKey(c);
+    return k === null ? [] : [k];
+  },
+  detect: detectRepeats,
+};

@@ -1,0 +1,25 @@
+// A tool call as one step of an agent's sequence, and a model call between steps: the fields loop detection
+// reads, the same whether the writer read them back from storage or took them from the batch in hand.
+
+/** A counted tool call of a scope (a server row, or a client row with no server row), in start order. */
+export type SequenceCall = {
+  traceId: string;
+  spanId: string;
+  tool: string;
+  inputHash: string | null;
+  inputShape: string | null;
+  outputHash: string | null;
+  startNs: bigint;
+  endNs: bigint;
+  /** The code rule's value; null on success. */
+  code: string | null;
+  retryable: boolean | null;
+  partialEffect: boolean;
+  effect: string | null;
+  idempotencyKeyHash: string | null;
+  firstIssuePath: string | null;
+  resultTokens: number | null;
+};
+
+/** A model call of a scope: when it ran, and its input plus output tokens. */
+export type SequenceModelCall = { startNs: bigint; endNs: bigint; tokens: number };

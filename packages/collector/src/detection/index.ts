@@ -1,0 +1,100 @@
+// The loop-detection stage as the writers run it (storage/contract.ts LoopDetection): which scopes a batch must
+// re-read (scopes.ts, key-filter.ts) and what their flags are (evaluate.ts). Storage reads and writes; every
+// decision is made here, from the detectors' own rules.
+
+import {
+  DEFAULT_LOOP_THRESHOLDS,
+  type LoopThresholds,
+  triggerKeys,
+} from '../detectors/loops/index.js';
+import type {
+  BatchCall,
+  BatchLoopDetection,
+  CallSequence,
+  LoopDetection,
+  LoopFlagRecord,
+  LoopScopeRef,
+} from '../storage/contract.js';
+import { evaluateScope } from './evaluate.js';
+import { filterAdd, filterBytes, filterOf, type KeyFilter } from './key-filter.js';
+import { addBatchKeys, scopeChecks, type TouchedCall } from './scopes.js';
+
+export type { LoopThresholds } from '../detectors/loops/index.js';
+
+/** The stage, with the deployment's thresholds. */
+export function createLoopDetection(thresholds: Partial<LoopThresholds> = {}): LoopDetection {
+  const t: LoopThresholds = { ...DEFAULT_LOOP_THRESHOLDS, ...thresholds };
+  return { forBatch: (calls) => new Batch(calls, t) };
+}
+
+class Batch implements BatchLoopDetection {
+  readonly conversations: readonly string[];
+  readonly #touched: TouchedCall[];
+  readonly #thresholds: LoopThresholds;
+  readonly #filters = new Map<string, KeyFilter>();
+  readonly #changed = new Set<string>();
+
+  constructor(calls: readonly BatchCall[], thresholds: LoopThresholds) {
+    this.#thresholds = thresholds;
+    this.#touched = calls.map(({ call, conversationId }) => ({
+      traceId: call.traceId,
+      conversationId,
+      keys: triggerKeys(call),
+    }));
+    this.conversations = [
+      ...new Set(
+        this.#touched.flatMap((c) =>
+          c.conversationId && c.keys.length > 0 ? [c.conversationId] : [],
+        ),
+      ),
+    ].sort();
+  }
+
+  checks(traceExisted: (traceId: string) => boolean, stored: ReadonlyMap<string, unknown>) {
+    const filterFor = (id: string) => {
+      let f = this.#filters.get(id);
+      if (!f) {
+        f = filterOf(stored.get(id));
+        this.#filters.set(id, f);
+      }
+      return f;
+    };
+    const checks = scopeChecks(this.#touched, traceExisted, filterFor);
+    // The batch's keys join their filters after the checks read them.
+    for (const id of addBatchKeys(this.#touched, filterFor)) this.#changed.add(id);
+    return checks;
+  }
+
+  evaluate(check: LoopScopeRef, sequence: CallSequence): LoopFlagRecord[] {
+    if (check.scope === 'conversation') {
+      // What was read rebuilds the filter's knowledge of the scope (a filter of an earlier format says
+      // "maybe" to everything until then).
+      const f = this.#filters.get(check.key);
+      if (f)
+        for (const c of sequence.calls)
+          for (const k of triggerKeys(c)) if (filterAdd(f, k)) this.#changed.add(check.key);
+    }
+    return evaluateScope(check, sequence, this.#thresholds).map((f) => ({
+      kind: f.kind,
+      severity: f.severity,
+      tool: f.tool,
+      inputHash: f.inputHash,
+      count: f.count,
+      firstNs: f.firstNs,
+      lastNs: f.lastNs,
+      traceIds: f.traceIds,
+      spanIds: f.spanIds,
+      summary: f.summary,
+      ...(f.evidence ? { evidence: f.evidence } : {}),
+    }));
+  }
+
+  changedFilters(): Map<string, Uint8Array> {
+    const out = new Map<string, Uint8Array>();
+    for (const id of this.#changed) {
+      const f = this.#filters.get(id);
+      if (f) out.set(id, filterBytes(f));
+    }
+    return out;
+  }
+}

@@ -1,0 +1,88 @@
+// What loop detectors see: the calls of one scope (a trace, or a conversation across its traces) in start
+// order, and the model calls between them, as plain values; and what each detector must provide. Detectors are
+// pure functions of these: they import nothing of storage, ingest or the API, so a new loop kind is a new file
+// in this folder and one line in index.ts.
+import type { SequenceCall, SequenceModelCall } from '../../calls/sequence.js';
+
+/** One tool call of a scope, counted once (a server row, or a client row with no server row known). */
+export type ScopeCall = SequenceCall;
+
+/** A model call of the scope (calls/model-call.ts): when it ran and the tokens it read and wrote. */
+export type ScopeModelCall = SequenceModelCall;
+
+export type LoopScope = {
+  /** Ordered by start time (ties in any stable order). */
+  calls: readonly ScopeCall[];
+  /** Ordered by start time. */
+  modelCalls: readonly ScopeModelCall[];
+};
+
+export const LOOP_KINDS = [
+  'identical_retry',
+  'unrepaired_invalid_input',
+  'retry_after_non_retryable',
+  'unsafe_write_retry',
+  'tool_cycle',
+  'argument_churn',
+  'polling_no_progress',
+] as const;
+export type LoopKind = (typeof LOOP_KINDS)[number];
+
+/** What a loop cost: the calls after the first round, their time and result tokens, the model's tokens. */
+export type Wasted = { calls: number; ms: number; resultTokens: number; modelTokens: number };
+
+export type LoopFlag = {
+  kind: LoopKind;
+  severity: 'warning' | 'error';
+  tool: string;
+  /** The repeated input's hash; for a cycle, its first step's. */
+  inputHash: string;
+  count: number;
+  firstNs: bigint;
+  lastNs: bigint;
+  traceIds: string[];
+  spanIds: string[];
+  summary: string;
+  /** Kind-specific evidence, kept as it is on the stored flag (cycle steps, rounds, the churned hashes). */
+  evidence?: {
+    cycle?: { tool: string; inputHash: string }[];
+    rounds?: number;
+    inputHashes?: string[];
+    code?: string;
+    path?: string;
+    wasted?: Wasted;
+  };
+};
+
+export type LoopThresholds = {
+  /** Calls with one tool and one input hash that make an identical retry (default 3). */
+  identicalRetryMin: number;
+  /** Attempts a read may make after RETRYABLE failures before repeating is a loop (default 3). */
+  retryCap: number;
+  /** Rounds a cycle of 2–5 steps repeats in a row before it is a tool_cycle (default 3). */
+  cycleMinRounds: number;
+  /** Failing calls of one tool in a row that make an argument_churn (default 4). */
+  churnMinCalls: number;
+  /** Successful identical calls with one unchanged result that make a polling_no_progress (default 5). */
+  pollMinCalls: number;
+};
+
+export const DEFAULT_LOOP_THRESHOLDS: LoopThresholds = {
+  identicalRetryMin: 3,
+  retryCap: 3,
+  cycleMinRounds: 3,
+  churnMinCalls: 4,
+  pollMinCalls: 5,
+};
+
+/** One loop detector: the kinds it raises, when a new call may extend one, and the rule itself. */
+export type LoopDetector = {
+  kinds: readonly LoopKind[];
+  /**
+   * Keys of a call under which it may extend a loop of this kind: a scope is re-read when a new call's key
+   * may already be in it (or repeats within the batch). Keys are small strings, prefixed per detector.
+   */
+  triggerKeys(call: ScopeCall): readonly string[];
+  /** The flags of one scope's calls. */
+  detect(scope: LoopScope, thresholds: LoopThresholds): LoopFlag[];
+};

@@ -1,0 +1,127 @@
+// The loop scopes' side of storage, written once for both writers (`?` placeholders; PostgreSQL numbers
+// them): a scope's call sequence read back inside the batch's transaction, and the stored loop flags replaced.
+// The detection stage (storage/contract.ts LoopDetection) decides which scopes and which flags.
+import { firstIssuePath } from '../../calls/issues.js';
+import { sideWhere } from '../call-side.js';
+import type {
+  CallSequence,
+  LoopFlagRecord,
+  LoopScopeRef,
+  SequenceCall,
+  SequenceModelCall,
+} from '../contract.js';
+import { CODE_KEY_SQL } from './code-sql.js';
+import { big, num, numOrNull, type Row, type SqlValue, text, textOrNull } from './db.js';
+
+/** Most calls of a scope one read takes (the newest); flags of older calls are kept as they are. */
+export const SCOPE_CALLS = 2000;
+/** Most model calls of a scope one read takes. */
+const SCOPE_MODEL_CALLS = 10_000;
+
+/** The rows loop detection counts: each call once (call-side.ts). */
+const COUNTED = sideWhere('any');
+
+const CALL_COLUMNS = `trace_id, span_id, tool, input_hash, input_shape, output_hash, start_ns, duration_ms,
+  NULLIF(${CODE_KEY_SQL}, '') AS code, retryable, partial_effect, effect, idempotency_key_hash, issues,
+  result_tokens`;
+
+/** A scope's newest counted calls, newest first: trace_seq, or the conversation id twice. */
+export function scopeCallsSql(scope: LoopScopeRef['scope']): string {
+  const where =
+    scope === 'trace'
+      ? 'trace_seq = ?'
+      : `trace_seq IN (SELECT trace_seq FROM conversation_traces WHERE conversation_id = ?)
+         AND conversation_id = ?`;
+  return `SELECT ${CALL_COLUMNS} FROM tool_calls WHERE ${where} AND ${COUNTED}
+    ORDER BY start_ns DESC, id DESC LIMIT ${SCOPE_CALLS}`;
+}
+
+/** The model calls of the scope's traces from a time on, oldest first: trace_seq, or the conversation id; then the time. */
+export function scopeModelCallsSql(scope: LoopScopeRef['scope']): string {
+  const where =
+    scope === 'trace'
+      ? 'trace_seq = ?'
+      : 'trace_seq IN (SELECT trace_seq FROM conversation_traces WHERE conversation_id = ?)';
+  return `SELECT start_ns, end_ns, input_tokens, output_tokens FROM model_calls
+    WHERE ${where} AND start_ns >= ? ORDER BY start_ns LIMIT ${SCOPE_MODEL_CALLS}`;
+}
+
+function sequenceCallOf(r: Row): SequenceCall {
+  const startNs = big(r.start_ns);
+  return {
+    traceId: text(r.trace_id),
+    spanId: text(r.span_id),
+    tool: text(r.tool),
+    inputHash: textOrNull(r.input_hash),
+    inputShape: textOrNull(r.input_shape),
+    outputHash: textOrNull(r.output_hash),
+    startNs,
+    endNs: startNs + BigInt(Math.round(num(r.duration_ms) * 1e6)),
+    code: textOrNull(r.code),
+    retryable: r.retryable === null || r.retryable === undefined ? null : num(r.retryable) === 1,
+    partialEffect: num(r.partial_effect) === 1,
+    effect: textOrNull(r.effect),
+    idempotencyKeyHash: textOrNull(r.idempotency_key_hash),
+    firstIssuePath: firstIssuePath(r.issues),
+    resultTokens: numOrNull(r.result_tokens),
+  };
+}
+
+function modelCallOf(r: Row): SequenceModelCall {
+  return {
+    startNs: big(r.start_ns),
+    endNs: big(r.end_ns),
+    tokens: num(r.input_tokens) + num(r.output_tokens),
+  };
+}
+
+/** The sequence from the rows of scopeCallsSql (newest first) and scopeModelCallsSql. */
+export function sequenceOf(callRows: Row[], modelRows: Row[]): CallSequence {
+  const calls = callRows.map(sequenceCallOf).reverse();
+  return {
+    calls,
+    modelCalls: modelRows.map(modelCallOf),
+    fromNs: callRows.length >= SCOPE_CALLS ? (calls[0]?.startNs ?? null) : null,
+  };
+}
+
+/** Where the model-call read of a sequence starts: its oldest call. */
+export const modelCallsFrom = (callRows: Row[]): bigint =>
+  callRows.length === 0 ? 0n : big(callRows.at(-1)?.start_ns);
+
+/** Deletes a scope's stored loop flags from a time on (scope, key, first_ns). */
+export const DELETE_SCOPE_FLAGS_SQL =
+  'DELETE FROM flags WHERE scope = ? AND scope_key = ? AND first_ns >= ?';
+
+const FLAG_COLUMNS = `kind, severity, tool, scope, scope_key, trace_id, conversation_id, count, first_ns, last_ns,
+  summary, evidence, input_hash`;
+
+export const INSERT_FLAG_SQL = `INSERT INTO flags (${FLAG_COLUMNS}) VALUES (${FLAG_COLUMNS.split(
+  ',',
+)
+  .map(() => '?')
+  .join(', ')})`;
+
+/** The values of a flags row (nanosecond times as decimal strings, which both drivers take for integers). */
+export function flagRowOf(check: LoopScopeRef, f: LoopFlagRecord): SqlValue[] {
+  return [
+    f.kind,
+    f.severity,
+    f.tool,
+    check.scope,
+    check.key,
+    check.scope === 'trace' ? check.key : null,
+    check.scope === 'conversation' ? check.key : null,
+    f.count,
+    f.firstNs.toString(),
+    f.lastNs.toString(),
+    f.summary,
+    JSON.stringify({
+      traceIds: f.traceIds,
+      spanIds: f.spanIds,
+      inputHash: f.inputHash,
+      ...f.evidence,
+    }),
+    f.inputHash,
+  ];
+}
