@@ -184,6 +184,8 @@ export type ToolCallSpec = {
   issues?: { path: string; code: string; message: string }[];
   /** toolscope.output.bytes and .tokens of the result. */
   output?: { bytes: number; tokens: number };
+  /** toolscope.output.hash: the result's keyed hash. */
+  outputHash?: string;
   atMs: number;
 };
 
@@ -231,6 +233,7 @@ export function otlpToolCalls(calls: ToolCallSpec[]) {
                 );
               if (call.issues)
                 attrs.push(str('toolscope.validation.issues', JSON.stringify(call.issues)));
+              if (call.outputHash) attrs.push(str('toolscope.output.hash', call.outputHash));
               const start = BigInt(call.atMs) * 1_000_000n;
               return {
                 traceId: hex(call.trace, 32),

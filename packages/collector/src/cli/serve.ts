@@ -36,6 +36,9 @@ Options:
   --alert-webhook URL   POST each new flag once (JSON), retried with backoff
   --identical-retry-min N   calls with one input that make an identical_retry flag (default 3)
   --retry-cap N      attempts a read may make after RETRYABLE before a repeat is a loop (default 3)
+  --cycle-min-rounds N   rounds a cycle of 2-5 calls repeats before it is a tool_cycle flag (default 3)
+  --churn-min-calls N    failing calls of one tool with changing inputs that make an argument_churn (default 4)
+  --poll-min-calls N     identical successful calls with one result that make a polling_no_progress (default 5)
   --rollout-grace AGE   versions of a tool may overlap this long before version_skew (default 5m)
   --schema-token-budget N   tokens a tool's tools/list entry may take before heavy_schema (default 1000)
   --result-token-budget N   tokens a tool's p95 result may take before oversized_result (default 10000)
@@ -70,6 +73,9 @@ const serveFlagsSchema = z.object({
   'alert-webhook': z.url({ protocol: /^https?$/ }).optional(),
   'identical-retry-min': z.coerce.number().int().min(2).max(100).optional(),
   'retry-cap': z.coerce.number().int().min(1).max(100).optional(),
+  'cycle-min-rounds': z.coerce.number().int().min(2).max(100).optional(),
+  'churn-min-calls': z.coerce.number().int().min(3).max(1000).optional(),
+  'poll-min-calls': z.coerce.number().int().min(2).max(1000).optional(),
   'schema-token-budget': z.coerce.number().int().min(1).max(1_000_000).optional(),
   'result-token-budget': z.coerce.number().int().min(1).max(100_000_000).optional(),
   'rollout-grace': z
@@ -109,6 +115,9 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
         'alert-webhook': { type: 'string' },
         'identical-retry-min': { type: 'string' },
         'retry-cap': { type: 'string' },
+        'cycle-min-rounds': { type: 'string' },
+        'churn-min-calls': { type: 'string' },
+        'poll-min-calls': { type: 'string' },
         'rollout-grace': { type: 'string' },
         'schema-token-budget': { type: 'string' },
         'result-token-budget': { type: 'string' },
@@ -167,6 +176,9 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
       thresholds: {
         ...(f['identical-retry-min'] ? { identicalRetryMin: f['identical-retry-min'] } : {}),
         ...(f['retry-cap'] ? { retryCap: f['retry-cap'] } : {}),
+        ...(f['cycle-min-rounds'] ? { cycleMinRounds: f['cycle-min-rounds'] } : {}),
+        ...(f['churn-min-calls'] ? { churnMinCalls: f['churn-min-calls'] } : {}),
+        ...(f['poll-min-calls'] ? { pollMinCalls: f['poll-min-calls'] } : {}),
       },
       drift: {
         ...(f['rollout-grace'] !== undefined

@@ -1,11 +1,9 @@
 // The public shape of a flag (GET /api/flags): fields that do not apply are absent.
 import { z } from 'zod';
+import { LOOP_KINDS } from './loops/scope.js';
 
 export const FLAG_KINDS = [
-  'identical_retry',
-  'unrepaired_invalid_input',
-  'retry_after_non_retryable',
-  'unsafe_write_retry',
+  ...LOOP_KINDS,
   'silent_schema_change',
   'version_skew',
   'input_drift',
@@ -59,6 +57,22 @@ export const flagSchema = z.object({
     previousTokensP95: z.number().int().optional(),
     previousBytesP95: z.number().int().optional(),
     ratio: z.number().optional(),
+    /** Loop flags: what the loop cost after its first round (for a repeat, after its first call). */
+    wasted: z
+      .object({
+        calls: z.number().int(),
+        ms: z.number(),
+        resultTokens: z.number().int(),
+        modelTokens: z.number().int(),
+      })
+      .optional(),
+    /** tool_cycle: the steps of one round, and how many rounds ran in a row. */
+    cycle: z.array(z.object({ tool: z.string(), inputHash: z.string() })).optional(),
+    rounds: z.number().int().optional(),
+    /** argument_churn: the inputs tried, the code every call failed with, and the first failing path. */
+    inputHashes: z.array(z.string()).optional(),
+    code: z.string().optional(),
+    path: z.string().optional(),
   }),
 });
 export type Flag = z.infer<typeof flagSchema>;

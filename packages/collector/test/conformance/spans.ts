@@ -23,6 +23,9 @@ export type CallSpec = {
   issues?: string;
   /** The parent span's number in the same trace (a client span of the call, say). */
   parent?: number;
+  /** toolscope.output.hash, and the result's approximate tokens. */
+  outputHash?: string;
+  resultTokens?: number;
 };
 
 export function callSpan(c: CallSpec): NormalizedSpan {
@@ -47,6 +50,8 @@ export function callSpan(c: CallSpec): NormalizedSpan {
     attributes['toolscope.retryable'] = c.retryable ?? false;
   }
   if (c.issues) attributes['toolscope.validation.issues'] = c.issues;
+  if (c.outputHash) attributes['toolscope.output.hash'] = c.outputHash;
+  if (c.resultTokens !== undefined) attributes['toolscope.output.tokens'] = c.resultTokens;
   return {
     traceId: traceIdOf(c.trace),
     spanId: hex(c.trace * 1000 + c.span, 16),
@@ -70,3 +75,29 @@ export function callSpan(c: CallSpec): NormalizedSpan {
 
 export const HOUR_NS = 3_600_000_000_000n;
 export const nowNs = () => BigInt(Date.now()) * 1_000_000n;
+
+/** A model call span (OTel GenAI `chat`) in a trace, with its token usage. */
+export function modelSpan(m: {
+  trace: number;
+  span: number;
+  agoMs: number;
+  durationMs: number;
+  inputTokens: number;
+  outputTokens: number;
+}): NormalizedSpan {
+  const startNs = BigInt(Date.now() - m.agoMs) * 1_000_000n;
+  return {
+    ...callSpan({ trace: m.trace, span: m.span }),
+    name: 'chat gpt-4o',
+    kind: 3,
+    startNs,
+    endNs: startNs + BigInt(Math.round(m.durationMs * 1e6)),
+    attributes: {
+      'gen_ai.operation.name': 'chat',
+      'gen_ai.request.model': 'gpt-4o',
+      'gen_ai.usage.input_tokens': m.inputTokens,
+      'gen_ai.usage.output_tokens': m.outputTokens,
+    },
+    scopeName: 'openai',
+  };
+}

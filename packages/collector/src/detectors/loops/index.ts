@@ -1,6 +1,9 @@
 // The loop detectors, registered in one list, and how their flags are combined: every detector runs over the
 // scope, then a flag is dropped when a more specific kind already explains all of its calls (a cycle of two
 // tools explains the identical retries of each step). Adding a loop kind is a file here and one line below.
+import { churn } from './churn.js';
+import { cycles } from './cycles.js';
+import { polling } from './polling.js';
 import { repeats } from './repeats.js';
 import {
   DEFAULT_LOOP_THRESHOLDS,
@@ -12,13 +15,33 @@ import {
   type ScopeCall,
 } from './scope.js';
 
-export const LOOP_DETECTORS: readonly LoopDetector[] = [repeats];
+/** Every loop detector; each runs over every scope, and their flags are arbitrated by SUPERSEDES below. */
+export const LOOP_DETECTORS: readonly LoopDetector[] = [repeats, cycles, churn, polling];
 
 /**
  * Which kinds a kind supersedes when its flag covers all of the other flag's calls: one loop, one kind. The
  * repeat kinds among themselves stay as they were (an unrepaired input is also an identical retry).
+ *
+ * - tool_cycle supersedes identical_retry, retry_after_non_retryable and polling_no_progress: every step of a
+ *   cycle repeats its input, so a step that fails each round is also an identical retry, and a step that reads
+ *   the same result each round also a poll; the cycle is the loop the agent is in, the repeats only its parts.
+ *   It also supersedes argument_churn: a tool going round the same three or more inputs inside a cycle churns,
+ *   but the cycle says more (the same inputs come back in the same order).
+ * - argument_churn supersedes identical_retry and retry_after_non_retryable: an input tried twice within a churn
+ *   is one of its variants, and the churn (new values, one failure) is what the agent is doing.
+ * - unrepaired_invalid_input and unsafe_write_retry are never superseded: they say something no loop kind says
+ *   (the validation issues were ignored; a write's effect may be duplicated), and they are errors to act on.
+ * - polling_no_progress supersedes nothing: its calls all succeed, so no failure-based flag lies within one.
  */
-const SUPERSEDES: Partial<Record<LoopKind, readonly LoopKind[]>> = {};
+const SUPERSEDES: Partial<Record<LoopKind, readonly LoopKind[]>> = {
+  tool_cycle: [
+    'identical_retry',
+    'retry_after_non_retryable',
+    'polling_no_progress',
+    'argument_churn',
+  ],
+  argument_churn: ['identical_retry', 'retry_after_non_retryable'],
+};
 
 /** Every trigger key of a call, over all detectors (the stage re-reads a scope when one may repeat). */
 export function triggerKeys(call: ScopeCall): string[] {

@@ -1,6 +1,7 @@
 // Repeats of one input: the same tool with the same input hash called again after a failure (identical_retry,
 // unrepaired_invalid_input, retry_after_non_retryable, unsafe_write_retry). A pure function over one scope's
 // calls, so it runs the same wherever the detection stage runs and in tests.
+import { flagOf, keysOf } from './flag-of.js';
 import type {
   LoopDetector,
   LoopFlag,
@@ -9,6 +10,7 @@ import type {
   LoopThresholds,
   ScopeCall,
 } from './scope.js';
+import { computeWasted, wastedSummary } from './wasted.js';
 
 const unique = (xs: string[]) => [...new Set(xs)];
 
@@ -27,24 +29,18 @@ function detectRepeats(scope: LoopScope, t: LoopThresholds): LoopFlag[] {
     if (group.length < 2) continue;
     group.sort((a, b) => (a.startNs < b.startNs ? -1 : a.startNs > b.startNs ? 1 : 0));
     const first = group[0] as ScopeCall;
-    const last = group.at(-1) as ScopeCall;
-    const base = (
+    // Every repeat flag carries what it wasted (the calls after its first), said after the flag's own
+    // sentence, which stays the summary's start (readers and tests match on it).
+    const raise = (
       kind: LoopKind,
       severity: LoopFlag['severity'],
       members: ScopeCall[],
-      summary: string,
-    ): LoopFlag => ({
-      kind,
-      severity,
-      tool: first.tool,
-      inputHash: first.inputHash ?? '',
-      count: members.length,
-      firstNs: (members[0] ?? first).startNs,
-      lastNs: (members.at(-1) ?? last).startNs,
-      traceIds: unique(members.map((m) => m.traceId)),
-      spanIds: members.map((m) => m.spanId),
-      summary,
-    });
+      sentence: string,
+    ) => {
+      const wasted = computeWasted(members, 1, scope.modelCalls);
+      const summary = `${sentence} Wasted: ${wastedSummary(wasted)}.`;
+      flags.push(flagOf(kind, severity, members, summary, { wasted }));
+    };
     const failures = group.filter((c) => c.code !== null);
     // A retry is a repeat after a failure: identical successful reads (polling) are not loops.
     if (failures.length > 0 && group.length >= t.identicalRetryMin) {
@@ -53,13 +49,11 @@ function detectRepeats(scope: LoopScope, t: LoopThresholds): LoopFlag[] {
         .every((c) => c.code === 'RETRYABLE' && c.retryable === true);
       const withinCap = allButLastTransient && group.length <= t.retryCap;
       if (!withinCap) {
-        flags.push(
-          base(
-            'identical_retry',
-            'error',
-            group,
-            `${first.tool} was called ${group.length} times with the same input; ${failures.length} of those calls failed.`,
-          ),
+        raise(
+          'identical_retry',
+          'error',
+          group,
+          `${first.tool} was called ${group.length} times with the same input; ${failures.length} of those calls failed.`,
         );
       }
     }
@@ -83,34 +77,28 @@ function detectRepeats(scope: LoopScope, t: LoopThresholds): LoopFlag[] {
     }
     if (unrepaired.length > 0) {
       const n = unrepaired.length / 2;
-      flags.push(
-        base(
-          'unrepaired_invalid_input',
-          'error',
-          dedupe(unrepaired),
-          `${first.tool} got INVALID_INPUT and was called again with the same input ${n} time${n > 1 ? 's' : ''}: the agent did not fix the fields it was told about.`,
-        ),
+      raise(
+        'unrepaired_invalid_input',
+        'error',
+        dedupe(unrepaired),
+        `${first.tool} got INVALID_INPUT and was called again with the same input ${n} time${n > 1 ? 's' : ''}: the agent did not fix the fields it was told about.`,
       );
     }
     if (nonRetryable.length > 0) {
       const codes = unique(nonRetryable.filter((_, i) => i % 2 === 0).map((c) => c.code ?? ''));
-      flags.push(
-        base(
-          'retry_after_non_retryable',
-          'warning',
-          dedupe(nonRetryable),
-          `${first.tool} was repeated with the same input after a failure its executor said not to retry (retryable = false; the failure's code was ${codes.join(', ')}).`,
-        ),
+      raise(
+        'retry_after_non_retryable',
+        'warning',
+        dedupe(nonRetryable),
+        `${first.tool} was repeated with the same input after a failure its executor said not to retry (retryable = false; the failure's code was ${codes.join(', ')}).`,
       );
     }
     if (unsafe.length > 0) {
-      flags.push(
-        base(
-          'unsafe_write_retry',
-          'error',
-          dedupe(unsafe),
-          `${first.tool} (a write) was retried without an idempotency key after a failure that may have applied its effect: a duplicate effect is possible.`,
-        ),
+      raise(
+        'unsafe_write_retry',
+        'error',
+        dedupe(unsafe),
+        `${first.tool} (a write) was retried without an idempotency key after a failure that may have applied its effect: a duplicate effect is possible.`,
       );
     }
   }
@@ -139,9 +127,6 @@ export const repeats: LoopDetector = {
     'retry_after_non_retryable',
     'unsafe_write_retry',
   ],
-  triggerKeys: (c) => {
-    const k = repeatKey(c);
-    return k === null ? [] : [k];
-  },
+  triggerKeys: keysOf(repeatKey),
   detect: detectRepeats,
 };
