@@ -220,3 +220,26 @@ export function pinnedFlags(
   }
   return out;
 }
+
+/** Each row's round in the cycles that name it (`tool_cycle` flags: their calls in order, `k` per round). */
+export function cycleRounds(
+  flags: readonly Flag[],
+  rows: readonly StoryRow[],
+): Map<number, string> {
+  const rowOf = new Map<string, number>();
+  for (const r of rows) {
+    if (r.server) rowOf.set(r.server.span.spanId, r.n);
+    if (r.client) rowOf.set(r.client.span.spanId, r.n);
+  }
+  const out = new Map<number, string>();
+  for (const f of flags) {
+    const k = f.evidence.cycle?.length ?? 0;
+    const rounds = f.evidence.rounds;
+    if (f.kind !== 'tool_cycle' || k < 2 || rounds === undefined) continue;
+    (f.evidence.spanIds ?? []).forEach((spanId, i) => {
+      const n = rowOf.get(spanId);
+      if (n !== undefined) out.set(n, `round ${Math.floor(i / k) + 1} of ${rounds}`);
+    });
+  }
+  return out;
+}

@@ -2,7 +2,7 @@
 // disagree said, a call seen only by the client kept, repeats marked, and pinned flags pointed at their rows.
 import type { Flag, SpanCall, SpanOut } from '@toolscope/collector/schemas';
 import { describe, expect, it } from 'vitest';
-import { modelSteps, pinnedFlags, storyItems, storyRows } from '../src/story-model.js';
+import { cycleRounds, modelSteps, pinnedFlags, storyItems, storyRows } from '../src/story-model.js';
 
 const TRACE = 'a'.repeat(32);
 
@@ -169,5 +169,40 @@ describe('storyRows', () => {
     ).toEqual(['model m1', 'call s1', 'model m2', 'call s2', 'model m3']);
     const step = items[2];
     expect(step?.kind === 'model' && step.step.model.inputTokens).toBe(200);
+  });
+
+  it('marks each row of a cycle with its round', () => {
+    const rows = storyRows(
+      ['a1', 'b1', 'a2', 'b2', 'a3', 'b3', 'x'].map((id, i) =>
+        span(id, 1000 * (i + 1), { tool: id.startsWith('a') ? 'search' : 'open' }),
+      ),
+    );
+    const cycle: Flag = {
+      kind: 'tool_cycle',
+      severity: 'warning',
+      tool: 'search',
+      count: 6,
+      firstSeen: '',
+      lastSeen: '',
+      summary: '',
+      evidence: {
+        spanIds: ['a1', 'b1', 'a2', 'b2', 'a3', 'b3'],
+        cycle: [
+          { tool: 'search', inputHash: 'h1' },
+          { tool: 'open', inputHash: 'h2' },
+        ],
+        rounds: 3,
+      },
+    };
+    const rounds = cycleRounds([cycle], rows);
+    expect([...rounds.entries()]).toEqual([
+      [1, 'round 1 of 3'],
+      [2, 'round 1 of 3'],
+      [3, 'round 2 of 3'],
+      [4, 'round 2 of 3'],
+      [5, 'round 3 of 3'],
+      [6, 'round 3 of 3'],
+    ]);
+    expect(cycleRounds([{ ...cycle, kind: 'identical_retry' }], rows).size).toBe(0);
   });
 });

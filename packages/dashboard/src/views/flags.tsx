@@ -1,5 +1,10 @@
 // Flags grouped by kind and severity, each with its summary and links straight to the evidence.
-import { type Flag, flagsResponseSchema, formatCount } from '@toolscope/collector/schemas';
+import {
+  type Flag,
+  flagsResponseSchema,
+  formatCount,
+  formatMs,
+} from '@toolscope/collector/schemas';
 import { query } from '../api';
 import { useApi } from '../hooks';
 import { href } from '../route';
@@ -11,6 +16,9 @@ const KIND_TITLES: Record<Flag['kind'], string> = {
   unrepaired_invalid_input: 'Invalid input repeated without repair',
   retry_after_non_retryable: 'Retries after a non-retryable error',
   unsafe_write_retry: 'Write retried without an idempotency key',
+  tool_cycle: 'Cycles of calls without progress',
+  argument_churn: 'Arguments changed, same failure',
+  polling_no_progress: 'Polling an unchanged answer',
   silent_schema_change: 'Contract changed without a version bump',
   version_skew: 'Several versions in use',
   input_drift: 'Input drift',
@@ -91,12 +99,31 @@ function Evidence({ flag }: { flag: Flag }) {
             ` (was ${formatCount(flag.evidence.previousTokensP95)})`}
         </span>
       )}
+      {flag.evidence.cycle && (
+        <span class="chip" title="one round of the cycle, and how many rounds ran in a row">
+          {flag.evidence.cycle.map((s) => s.tool).join(' → ')} ×{flag.evidence.rounds ?? '?'}
+        </span>
+      )}
+      {flag.evidence.wasted && <WastedChip wasted={flag.evidence.wasted} />}
       {(flag.evidence.schemaHashes ?? []).map((h) => (
         <span key={h} class="chip" title="schema hash">
           <Mono>{short(h, 12)}</Mono>
         </span>
       ))}
     </div>
+  );
+}
+
+type Wasted = NonNullable<Flag['evidence']['wasted']>;
+
+/** What a loop cost after its first round: calls, time, result and model tokens. */
+export function WastedChip({ wasted }: { wasted: Wasted }) {
+  return (
+    <span class="chip wasted" title="what the loop cost after its first round">
+      wasted {formatCount(wasted.calls)} calls · {formatMs(wasted.ms)} ·{' '}
+      {formatCount(wasted.resultTokens)} result tokens · {formatCount(wasted.modelTokens)} model
+      tokens
+    </span>
   );
 }
 

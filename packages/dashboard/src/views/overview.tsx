@@ -1,9 +1,12 @@
 // Overview: per tool calls, error rate, latency and codes; calls and error rate over time; the newest flags.
 import {
+  type Flag,
   flagsResponseSchema,
+  formatCount,
   type ToolStats,
   type ToolsResponse,
   toolsResponseSchema,
+  totalWasted,
 } from '@toolscope/collector/schemas';
 import { useMemo, useState } from 'preact/hooks';
 import { query } from '../api';
@@ -162,6 +165,7 @@ export function Overview({ range, tick }: { range: TimeRange; tick: number }) {
         <Load loaded={flags} what="flags">
           {(data) => (
             <>
+              <LoopWaste flags={data.flags} />
               <FlagList flags={data.flags.slice(0, 8)} compact />
               {data.flags.length > 8 && (
                 <p data-testid="flags-left-out">
@@ -216,6 +220,19 @@ function HeaviestSchemas({
 }
 
 /** What a truncated flag list left out, by kind and tool: `unsafe_write_retry on order_intent ×2`. */
+/** The loops' total cost in the range, in one line (nothing when no loop was flagged). */
+function LoopWaste({ flags }: { flags: Flag[] }) {
+  const w = totalWasted(flags);
+  if (w.loops === 0) return null;
+  return (
+    <p class="loop-waste" data-testid="loop-waste">
+      {w.loops} loop{w.loops === 1 ? '' : 's'} wasted {formatCount(w.calls)} calls, {formatMs(w.ms)}
+      , {formatCount(w.resultTokens)} result tokens and {formatCount(w.modelTokens)} model tokens in
+      this range.
+    </p>
+  );
+}
+
 function leftOut(flags: { kind: string; tool: string }[]): string {
   const counts = new Map<string, number>();
   for (const f of flags)

@@ -6,11 +6,17 @@
 import type { Flag, SpanCall } from '@toolscope/collector/schemas';
 import { useRef } from 'preact/hooks';
 import { href } from '../route';
-import { type ModelStep, pinnedFlags, type StoryRow, storyItems } from '../story-model';
+import {
+  cycleRounds,
+  type ModelStep,
+  pinnedFlags,
+  type StoryRow,
+  storyItems,
+} from '../story-model';
 import { formatMs } from '../time';
 import { Code, Mono, short } from '../ui';
 import { CallCard } from './call-card';
-import { kindTitle } from './flags';
+import { kindTitle, WastedChip } from './flags';
 import { ModelFacts } from './model-step';
 import { StoryTimeline } from './story-timeline';
 
@@ -45,10 +51,11 @@ const KEYS: Record<string, 1 | -1 | 'first' | 'last'> = {
   End: 'last',
 };
 
-function Marks({ row }: { row: StoryRow }) {
+function Marks({ row, round }: { row: StoryRow; round: string | undefined }) {
   const c = row.call;
   return (
     <>
+      {round && <span class="mark bad">cycle {round}</span>}
       {c.attempt !== null && c.attempt > 1 && <span class="mark">attempt {c.attempt}</span>}
       {row.repeatOf !== null && <span class="mark bad">same input as #{row.repeatOf}</span>}
       {c.code && c.retryable !== null && (
@@ -65,7 +72,7 @@ function Marks({ row }: { row: StoryRow }) {
   );
 }
 
-function Row({ row, t0 }: { row: StoryRow; t0: bigint }) {
+function Row({ row, t0, round }: { row: StoryRow; t0: bigint; round?: string | undefined }) {
   const c = row.call;
   const version = c.version === 'unversioned' ? '(unversioned)' : c.version ? `v${c.version}` : '';
   // Every row has at least one side (story-model.ts builds rows from spans).
@@ -85,7 +92,7 @@ function Row({ row, t0 }: { row: StoryRow; t0: bigint }) {
           <span class="muted num" title={`${sides} span${row.client && row.server ? 's' : ''}`}>
             {formatMs(row.durationMs)}
           </span>
-          <Marks row={row} />
+          <Marks row={row} round={round} />
           {c.code && <span class="step-answer">{answer(c)}</span>}
         </summary>
         <div class="step-body">
@@ -149,6 +156,7 @@ function Pinned({
             <span class="muted"> and {rows.length - PIN_LINKS} more</span>
           )}
           <span class="muted pin-summary"> {flag.summary}</span>
+          {flag.evidence.wasted && <WastedChip wasted={flag.evidence.wasted} />}
         </li>
       ))}
     </ul>
@@ -184,6 +192,11 @@ export function Story({
   conversationId?: string | null;
 }) {
   const list = useRef<HTMLOListElement>(null);
+  const pinned = pinnedFlags(flags, conversationId, rows);
+  const rounds = cycleRounds(
+    pinned.map((p) => p.flag),
+    rows,
+  );
   if (rows.length === 0 && steps.length === 0)
     return <p class="state">No tool calls or model steps in these spans.</p>;
   const first = rows[0]?.startNs;
@@ -210,7 +223,7 @@ export function Story({
   };
   return (
     <>
-      <Pinned pinned={pinnedFlags(flags, conversationId, rows)} list={() => list.current} />
+      <Pinned pinned={pinned} list={() => list.current} />
       {rows.length > 0 && <StoryTimeline rows={rows} onPick={(n) => focusRow(list.current, n)} />}
       <p class="muted hint">
         {rows.length} calls{steps.length > 0 ? `, ${steps.length} model steps` : ''}. ↑/↓ or j/k
@@ -219,7 +232,12 @@ export function Story({
       <ol class="story" ref={list} aria-label="tool calls in order" onKeyDown={onKeyDown}>
         {storyItems(rows, steps).map((item) =>
           item.kind === 'call' ? (
-            <Row key={`${item.row.traceId}|${item.row.spanId}`} row={item.row} t0={t0} />
+            <Row
+              key={`${item.row.traceId}|${item.row.spanId}`}
+              row={item.row}
+              t0={t0}
+              round={rounds.get(item.row.n)}
+            />
           ) : (
             <ModelRow key={`m|${item.step.traceId}|${item.step.spanId}`} step={item.step} t0={t0} />
           ),
