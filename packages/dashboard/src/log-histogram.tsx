@@ -1,6 +1,8 @@
-// A histogram over the collector's 5 %-wide log buckets (latency: histogram.ts; result sizes: result-sizes.ts):
+// A histogram over the collector's 5 %-wide log buckets (aggregation/log-buckets.ts):
 // empty buckets between the smallest and the largest value are drawn too, so the axis is a log scale. A y-axis
 // of calls, and marks (p50, p95, p99) over the bars that hold them.
+import { logBucketOfUpperBound } from '@toolscope/collector/schemas';
+
 export type LogBucket = { from: number; to: number; count: number };
 export type Mark = { label: string; value: number | null };
 
@@ -26,8 +28,8 @@ export function LogHistogram({
   const first = buckets[0];
   const last = buckets.at(-1);
   if (!first || !last) return null;
-  // The collector's buckets are 5 % wide from 1 unit: bucket i ends at 1.05^(i+1).
-  const indexOf = (to: number) => Math.round(Math.log(to * unit) / Math.log(1.05)) - 1;
+  // The collector's buckets (its log-buckets.ts), counted in units: a bar's index from its upper bound.
+  const indexOf = (to: number) => logBucketOfUpperBound(to * unit);
   const byIndex = new Map(buckets.map((b) => [indexOf(b.to), b]));
   const lo = indexOf(first.to);
   const hi = indexOf(last.to);

@@ -1,20 +1,18 @@
 // Log-bucketed latency histograms (5 % wide buckets from 1 µs): per-minute rollups merge them, and
 // percentiles come from them with at most ~2.5 % relative error, without keeping every duration.
 
-const BASE = 1.05;
-const LN_BASE = Math.log(BASE);
+import { logBucketBounds, logBucketMiddle, logBucketOf } from '../aggregation/log-buckets.js';
 
 export type Histogram = Map<number, number>;
 
 /** Bucket of a duration in milliseconds. */
 export function bucketOf(ms: number): number {
-  const us = ms * 1000;
-  return us <= 1 ? 0 : Math.floor(Math.log(us) / LN_BASE);
+  return logBucketOf(ms * 1000);
 }
 
 /** Geometric middle of a bucket, in milliseconds. */
 export function bucketValue(bucket: number): number {
-  return BASE ** (bucket + 0.5) / 1000;
+  return logBucketMiddle(bucket) / 1000;
 }
 
 export function addTo(h: Histogram, ms: number, count = 1): void {
@@ -104,5 +102,6 @@ export function quantile(h: Histogram, q: number): number | null {
 
 /** Lower and upper bound of a bucket, in milliseconds. */
 export function bucketBounds(bucket: number): { fromMs: number; toMs: number } {
-  return { fromMs: bucket === 0 ? 0 : BASE ** bucket / 1000, toMs: BASE ** (bucket + 1) / 1000 };
+  const { from, to } = logBucketBounds(bucket);
+  return { fromMs: from / 1000, toMs: to / 1000 };
 }

@@ -1,8 +1,9 @@
-// Result sizes of a tool's calls (issue 20: what a result costs the model's context), per version: bytes and
+// Result sizes of a tool's calls (what a result costs the model's context), per version: bytes and
 // tokens in log buckets 5 % wide (the latency histogram's buckets, histogram.ts, counted in units instead of
 // milliseconds), and the exact largest of each. Rollups keep one per minute and hour, so percentiles over any
 // window cost the same for 1k or 1M calls; the largest cannot be taken back out, so a paired client call's
 // result (the same result its server span measured) stays in the maximum.
+import { logBucketBounds, logBucketMiddle, logBucketOf } from '../aggregation/log-buckets.js';
 import {
   countOf,
   type Histogram,
@@ -11,9 +12,6 @@ import {
   serialize,
   subtractFrom,
 } from './histogram.js';
-
-const BASE = 1.05;
-const LN_BASE = Math.log(BASE);
 
 export type SizeAgg = {
   bytes: Histogram;
@@ -27,14 +25,10 @@ export function emptySizes(): SizeAgg {
 }
 
 /** Bucket of a count (bytes or tokens): 0 holds 0 and 1; each next bucket is 5 % wider. */
-export function sizeBucket(n: number): number {
-  return n <= 1 ? 0 : Math.floor(Math.log(n) / LN_BASE);
-}
+export const sizeBucket = logBucketOf;
 
 /** Lower and upper bound of a size bucket. */
-export function sizeBounds(bucket: number): { from: number; to: number } {
-  return { from: bucket === 0 ? 0 : BASE ** bucket, to: BASE ** (bucket + 1) };
-}
+export const sizeBounds = logBucketBounds;
 
 /** Counts one call's result; a call whose span gave no size is not counted. */
 export function addSize(into: SizeAgg, bytes: number | null, tokens: number | null): void {
@@ -72,7 +66,7 @@ export function sizeColumns(s: SizeAgg): [string, string, number, number] {
 function sizeQuantile(h: Histogram, q: number, max: number): number | null {
   const b = quantileBucket(h, q);
   if (b === null) return null;
-  return Math.min(max, b === 0 ? 1 : Math.round(BASE ** (b + 0.5)));
+  return Math.min(max, b === 0 ? 1 : Math.round(logBucketMiddle(b)));
 }
 
 /** The public summary of a size aggregate: null percentiles when no call of it carried a size. */
