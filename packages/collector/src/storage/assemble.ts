@@ -8,8 +8,8 @@ import { KIND_CLIENT, sideOfKind } from '../calls/sides.js';
 import { type BatchTouch, newTouch, touchCall, touchSource } from './batch-touch.js';
 import { packSpans } from './block-packing.js';
 import { packedBlock, spanJsonOf } from './packed-plan.js';
-import { accumulate, type Rollup, type RollupInput, rollupInputOf, withHours } from './rollups.js';
-import type { CallValues, WritePlan } from './write-plan.js';
+import { accumulate, type Rollup, type RollupInput, withHours } from './rollups.js';
+import { callAt, type PlannedCall, type WritePlan } from './write-plan.js';
 
 /** A stored row's id and the columns its rollups read, for a stored client row this batch pairs. */
 export type StoredCallRow = RollupInput & { id: number };
@@ -28,7 +28,7 @@ export type Assembled = {
   toolCalls: number;
   /** One row per trace and resource: the spans of the batch, in arrival order. */
   blocks: BlockRow[];
-  calls: { seq: number; values: CallValues; paired: number }[];
+  calls: { seq: number; call: PlannedCall; paired: number }[];
   /** Stored client rows that this batch's server rows pair: set `paired` on them. */
   pairedIds: number[];
   /** (conversation, trace) pairs of the batch, each once. */
@@ -97,23 +97,17 @@ export function assemble(plan: WritePlan, ctx: AssembleContext): Assembled {
     block.spans.push(i);
     const c = plan.call[i] as number;
     if (c < 0) continue;
-    const call = plan.calls[c] as CallValues;
-    calls.push({ seq, values: call, paired: 0 });
-    const conversationId = call[20];
+    const call = callAt(plan.calls, c);
+    calls.push({ seq, call, paired: 0 });
+    const conversationId = call.conversationId;
     if (conversationId) pairs.set(`${seq}\u0000${conversationId}`, { conversationId, seq });
   }
   const pairedIds: number[] = [];
   for (const [seq, rows] of groupBySeq(calls)) {
     const stored = existed.get(seq) ? ctx.storedCalls(seq) : [];
     // The common batch (a new trace, one side instrumented) has nothing to pair: skip the indexes.
-    if (stored.length === 0 && !rows.some((r) => r.values[22] === KIND_CLIENT)) continue;
-    const views = rows.map(({ values: v }) => ({
-      spanId: v[1],
-      parentSpanId: v[2],
-      callId: v[21],
-      tool: v[3],
-      kind: v[22],
-    }));
+    if (stored.length === 0 && !rows.some((r) => r.call.kind === KIND_CLIENT)) continue;
+    const views = rows.map(({ call }) => call);
     const { batchPaired, storedPaired } = pairTrace(views, stored);
     for (const i of batchPaired) (rows[i] as Assembled['calls'][number]).paired = 1;
     for (const s of storedPaired) {
@@ -122,13 +116,13 @@ export function assemble(plan: WritePlan, ctx: AssembleContext): Assembled {
     }
   }
   for (const c of calls) {
-    const input = rollupInputOf(c.values);
-    const kind = c.values[22];
+    const input = c.call;
+    const kind = c.call.kind;
     accumulate(minutes, input, sideOfKind(kind));
     if (c.paired) accumulate(minutes, input, 'paired');
     // The detectors see each call once: server rows, and client rows with no server row known.
-    if (kind !== KIND_CLIENT || !c.paired) touchCall(touch, c.values);
-    touchSource(touch, c.values);
+    if (kind !== KIND_CLIENT || !c.paired) touchCall(touch, c.call);
+    touchSource(touch, c.call);
   }
   return {
     inserted,

@@ -6,7 +6,7 @@ import { sideOfKind } from '../calls/sides.js';
 import type { ContractValues } from '../contracts/contract-span.js';
 import type { BatchCall } from './contract.js';
 import { NS_PER_MINUTE } from './sql/db.js';
-import type { CallValues } from './write-plan.js';
+import type { PlannedCall } from './write-plan.js';
 
 export type BatchTouch = {
   /** The batch's new calls that loop detection counts (server rows, client rows with no server row). */
@@ -49,11 +49,9 @@ export function newTouch(): BatchTouch {
 }
 
 /** Records the source and side of any new call, client rows included. */
-export function touchSource(t: BatchTouch, call: CallValues): void {
-  const tool = call[3];
-  const source = call[25];
-  const side = sideOfKind(call[22]);
-  const startNs = call[15];
+export function touchSource(t: BatchTouch, call: PlannedCall): void {
+  const { tool, source, startNs } = call;
+  const side = sideOfKind(call.kind);
   const key = `${tool}\u0000${source}\u0000${side}`;
   const s = t.sources.get(key);
   if (!s) t.sources.set(key, { tool, source, side, first: startNs, last: startNs });
@@ -64,16 +62,9 @@ export function touchSource(t: BatchTouch, call: CallValues): void {
 }
 
 /** Records what one new, non-client tool call changes for the detectors. */
-export function touchCall(t: BatchTouch, call: CallValues): void {
-  const traceId = call[0];
-  const tool = call[3];
-  const version = call[4];
-  const schemaHash = call[5];
-  const code = call[7];
-  const startNs = call[15];
-  const issues = call[16];
-  const inputShape = call[18];
-  const conversationId = call[20];
+export function touchCall(t: BatchTouch, call: PlannedCall): void {
+  const { traceId, tool, version, schemaHash, code, startNs, issues, inputShape, conversationId } =
+    call;
   t.calls.push({ call: sequenceCallOf(call), conversationId });
   if (version !== null && schemaHash !== null) {
     const key = `${tool}\u0000${version}\u0000${schemaHash}`;
@@ -136,22 +127,22 @@ export function touchCall(t: BatchTouch, call: CallValues): void {
 }
 
 /** A new call as a call of its scopes' sequences. */
-function sequenceCallOf(v: CallValues): BatchCall['call'] {
+function sequenceCallOf(c: PlannedCall): BatchCall['call'] {
   return {
-    traceId: v[0],
-    spanId: v[1],
-    tool: v[3],
-    inputHash: v[17],
-    inputShape: v[18],
-    outputHash: v[31],
-    startNs: v[15],
-    endNs: v[15] + BigInt(Math.round(v[14] * 1e6)),
-    code: callCode(v[7], v[8], v[10] === 1),
-    retryable: v[11] === null ? null : v[11] === 1,
-    partialEffect: v[12] === 1,
-    effect: v[13],
-    idempotencyKeyHash: v[19],
-    firstIssuePath: firstIssuePath(v[16]),
-    resultTokens: v[30],
+    traceId: c.traceId,
+    spanId: c.spanId,
+    tool: c.tool,
+    inputHash: c.inputHash,
+    inputShape: c.inputShape,
+    outputHash: c.outputHash,
+    startNs: c.startNs,
+    endNs: c.startNs + BigInt(Math.round(c.durationMs * 1e6)),
+    code: callCode(c.code, c.errorType, c.isError),
+    retryable: c.retryable === null ? null : c.retryable === 1,
+    partialEffect: c.partialEffect === 1,
+    effect: c.effect,
+    idempotencyKeyHash: c.idempotencyKeyHash,
+    firstIssuePath: firstIssuePath(c.issues),
+    resultTokens: c.resultTokens,
   };
 }

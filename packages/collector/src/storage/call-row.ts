@@ -2,7 +2,7 @@
 // input shape, service, source and effect as ids into `strings`. SQLite also stores keys as bytes
 // (sqlite/call-rows.ts); PostgreSQL keeps them as text. The view `tool_calls` (callView) gives back the columns
 // the shared read SQL (storage/sql) has always read, with the same names and values.
-import type { CallValues } from './write-plan.js';
+import type { PlannedCall } from './write-plan.js';
 
 /** The physical table's columns in the order `callRow` gives their values. */
 export const CALL_ROW_COLUMNS = `trace_seq, span_id, parent_span_id, tool_id, version, schema_hash, attempt, code,
@@ -30,8 +30,8 @@ const KEYED = [
 ] as const;
 
 /** The strings of a call that callRow interns, for a backend that looks their ids up in bulk. */
-export function internedOf(v: CallValues): (string | null)[] {
-  return [v[3], v[13], v[18], v[23], v[25]];
+export function internedOf(c: PlannedCall): (string | null)[] {
+  return [c.tool, c.effect, c.inputShape, c.service, c.source];
 }
 
 /** How a backend stores a key and finds a string's id. */
@@ -41,42 +41,42 @@ export type RowEncoding = {
 };
 
 /** The row of one call, in CALL_ROW_COLUMNS order. */
-export function callRow(seq: number, v: CallValues, paired: number, e: RowEncoding): unknown[] {
-  const idOrNull = (s: string | null) => (s === null ? null : e.id(s));
-  // v[0] (the trace id) is in `traces`; v[24] (the call bucket) is no longer stored.
+export function callRow(seq: number, c: PlannedCall, paired: number, e: RowEncoding): unknown[] {
+  const idOrNull = (v: string | null) => (v === null ? null : e.id(v));
+  // The trace id is in `traces`.
   return [
     seq,
-    e.key(v[1]),
-    e.key(v[2]),
-    e.id(v[3]),
-    v[4],
-    e.key(v[5]),
-    v[6],
-    v[7],
-    v[8],
-    v[9],
-    v[10],
-    v[11],
-    v[12],
-    idOrNull(v[13]),
-    v[14],
-    v[15],
-    v[16],
-    e.key(v[17]),
-    idOrNull(v[18]),
-    e.key(v[19]),
-    v[20],
-    v[21],
-    v[22],
-    idOrNull(v[23]),
-    e.id(v[25]),
-    v[26],
-    v[27],
-    v[28],
-    v[29],
-    v[30],
+    e.key(c.spanId),
+    e.key(c.parentSpanId),
+    e.id(c.tool),
+    c.version,
+    e.key(c.schemaHash),
+    c.attempt,
+    c.code,
+    c.errorType,
+    c.reason,
+    c.isError ? 1 : 0,
+    c.retryable,
+    c.partialEffect,
+    idOrNull(c.effect),
+    c.durationMs,
+    c.startNs,
+    c.issues,
+    e.key(c.inputHash),
+    idOrNull(c.inputShape),
+    e.key(c.idempotencyKeyHash),
+    c.conversationId,
+    c.callId,
+    c.kind,
+    idOrNull(c.service),
+    e.id(c.source),
+    c.exceptionType,
+    c.exceptionMessage,
+    c.clientName,
+    c.resultBytes,
+    c.resultTokens,
     paired,
-    e.key(v[31]),
+    e.key(c.outputHash),
   ];
 }
 

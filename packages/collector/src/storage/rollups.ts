@@ -7,7 +7,6 @@ import type { RollupSide } from './call-side.js';
 import { addTo, type Histogram, mergeInto } from './histogram.js';
 import { addSize, emptySizes, mergeSizes, type SizeAgg } from './result-sizes.js';
 import { NS_PER_HOUR, NS_PER_MINUTE } from './sql/db.js';
-import type { CallValues } from './write-plan.js';
 
 export type Rollup = {
   table: 'tool_minutes' | 'tool_hours';
@@ -34,20 +33,6 @@ export type RollupInput = {
   resultBytes: number | null;
   resultTokens: number | null;
 };
-
-export function rollupInputOf(call: CallValues): RollupInput {
-  return {
-    tool: call[3],
-    version: call[4],
-    code: call[7],
-    errorType: call[8],
-    isError: call[10] === 1,
-    durationMs: call[14],
-    startNs: call[15],
-    resultBytes: call[29],
-    resultTokens: call[30],
-  };
-}
 
 /** Counts one call into its minute rollup of `side`. */
 export function accumulate(

@@ -3,47 +3,86 @@
 // writer thread cheaply; what needs the database (ids, de-duplication, rollups) happens there.
 import { SPAN_NAME_TOOL_CONTRACT_PREFIX } from '@toolscope/instrument/semconv';
 import { modelCallOf } from '../calls/model-call.js';
-import { toolCallOf } from '../calls/tool-call.js';
+import { type ToolCall, toolCallOf } from '../calls/tool-call.js';
 import { type ContractValues, contractOf } from '../contracts/contract-span.js';
 import type { NormalizedSpan } from '../otlp/model.js';
 import { packGroups } from './packed-plan.js';
 import { encodeSpan } from './span-codec.js';
 
-/** A tool call's column values; each backend's row is made from them (call-row.ts). */
-export type CallValues = [
-  traceId: string,
-  spanId: string,
-  parentSpanId: string | null,
-  tool: string,
-  version: string | null,
-  schemaHash: string | null,
-  attempt: number,
-  code: string | null,
-  errorType: string | null,
-  reason: string | null,
-  isError: number,
-  retryable: number | null,
-  partialEffect: number,
-  effect: string | null,
-  durationMs: number,
-  startNs: bigint,
-  issues: string | null,
-  inputHash: string | null,
-  inputShape: string | null,
-  idempotencyKeyHash: string | null,
-  conversationId: string | null,
-  callId: string | null,
-  kind: number,
-  service: string | null,
-  callBucket: number | null,
-  source: string,
-  exceptionType: string | null,
-  exceptionMessage: string | null,
-  clientName: string | null,
-  resultBytes: number | null,
-  resultTokens: number | null,
-  outputHash: string | null,
-];
+/** A planned tool call: the domain's named fields (calls/tool-call.ts) and its span's ids. */
+export type PlannedCall = ToolCall & {
+  traceId: string;
+  spanId: string;
+  parentSpanId: string | null;
+};
+
+/** The fields of a planned call, in the order the columns are filled. */
+const CALL_FIELDS = [
+  'traceId',
+  'spanId',
+  'parentSpanId',
+  'tool',
+  'version',
+  'schemaHash',
+  'attempt',
+  'code',
+  'errorType',
+  'reason',
+  'retryable',
+  'partialEffect',
+  'effect',
+  'durationMs',
+  'startNs',
+  'issues',
+  'inputHash',
+  'inputShape',
+  'outputHash',
+  'idempotencyKeyHash',
+  'conversationId',
+  'callId',
+  'kind',
+  'service',
+  'isError',
+  'source',
+  'clientName',
+  'resultBytes',
+  'resultTokens',
+  'exceptionType',
+  'exceptionMessage',
+] as const satisfies readonly (keyof PlannedCall)[];
+
+/**
+ * A batch's calls as one array per named field. They cross to the writer thread by structured clone, where an
+ * array per field copies faster than an object per call and no slower than a positional tuple (v8 serialize
+ * plus deserialize of 6,000 calls: 1.6–2.2 µs per call as columns, 2.0–2.3 as tuples, 3.1–5.8 as objects).
+ */
+export type CallColumns = { [K in (typeof CALL_FIELDS)[number]]: PlannedCall[K][] } & {
+  length: number;
+};
+
+/** Empty columns. */
+function callColumns(): CallColumns {
+  const out = { length: 0 } as Record<string, unknown>;
+  for (const f of CALL_FIELDS) out[f] = [];
+  return out as CallColumns;
+}
+
+function pushCall(cols: CallColumns, call: PlannedCall): number {
+  for (const f of CALL_FIELDS) (cols[f] as unknown[]).push(call[f]);
+  return cols.length++;
+}
+
+/** The call at row `i` of the columns, with its named fields. */
+export function callAt(cols: CallColumns, i: number): PlannedCall {
+  const out = {} as Record<string, unknown>;
+  for (const f of CALL_FIELDS) out[f] = cols[f][i];
+  return out as PlannedCall;
+}
+
+// The compile-time check that the columns hold every field of a planned call.
+type Missing = Exclude<keyof PlannedCall, (typeof CALL_FIELDS)[number]>;
+const everyField: Missing extends never ? true : Missing = true;
+void everyField;
 
 /**
  * A batch as columns: one entry per span in each array. Built on the decoding thread and copied to the writer
@@ -61,7 +100,7 @@ export type WritePlan = {
   json: string[];
   /** Index into `calls`, or -1 when the span is not a tool call. */
   call: Int32Array;
-  calls: CallValues[];
+  calls: CallColumns;
   /** Catalog rows of the batch's contract spans (contracts/contract-span.ts). */
   contracts: ContractValues[];
   /** The batch's model calls (calls/model-call.ts): what loop detection counts as a loop's model tokens. */
@@ -103,7 +142,7 @@ export function planWrite(spans: NormalizedSpan[], pack = false): WritePlan {
     resource: new Uint32Array(n),
     json: new Array<string>(n),
     call: new Int32Array(n),
-    calls: [],
+    calls: callColumns(),
     contracts: [],
     modelCalls: [],
   };
@@ -139,42 +178,12 @@ export function planWrite(spans: NormalizedSpan[], pack = false): WritePlan {
         });
       continue;
     }
-    plan.call[i] =
-      plan.calls.push([
-        span.traceId,
-        span.spanId,
-        span.parentSpanId,
-        c.tool,
-        c.version,
-        c.schemaHash,
-        c.attempt,
-        c.code,
-        c.errorType,
-        c.reason,
-        c.isError ? 1 : 0,
-        c.retryable,
-        c.partialEffect,
-        c.effect,
-        c.durationMs,
-        c.startNs,
-        c.issues,
-        c.inputHash,
-        c.inputShape,
-        c.idempotencyKeyHash,
-        c.conversationId,
-        c.callId,
-        c.kind,
-        c.service,
-        // call_bucket: no longer indexed (call-slot.ts); kept as a column for rows stored before v9/v5.
-        null,
-        c.source,
-        c.exceptionType,
-        c.exceptionMessage,
-        c.clientName,
-        c.resultBytes,
-        c.resultTokens,
-        c.outputHash,
-      ]) - 1;
+    plan.call[i] = pushCall(plan.calls, {
+      ...c,
+      traceId: span.traceId,
+      spanId: span.spanId,
+      parentSpanId: span.parentSpanId,
+    });
   }
   if (pack) packGroups(plan);
   return plan;

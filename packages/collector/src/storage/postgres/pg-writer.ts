@@ -77,7 +77,7 @@ export class PgWriter {
     }
     // Stored calls of the batch's existing traces, for pairing the two sides of a call (pairing.ts); the trace
     // rows are locked, so no other batch adds to them meanwhile.
-    const callTraces = [...new Set(plan.calls.map((c) => c[0]))].filter(
+    const callTraces = [...new Set(plan.calls.traceId)].filter(
       (id) => !created.has(id) && seqs.has(id),
     );
     const storedCalls = new Map<number, StoredCall<StoredCallRow>[]>();
@@ -131,14 +131,14 @@ export class PgWriter {
     );
     const strings = await this.#stringIdsOf(
       client,
-      a.calls.flatMap((c) => internedOf(c.values)),
+      a.calls.flatMap((c) => internedOf(c.call)),
     );
     const encoding: RowEncoding = { key: (v) => v, id: (v) => strings.get(v) as number };
     await copyRows(
       client,
       'tool_call_rows',
       CALL_ROW_COLUMNS,
-      a.calls.map((c) => callRow(c.seq, c.values, c.paired, encoding) as Cell[]),
+      a.calls.map((c) => callRow(c.seq, c.call, c.paired, encoding) as Cell[]),
     );
     if (a.pairedIds.length > 0)
       await client.query('UPDATE tool_call_rows SET paired = 1 WHERE id = ANY($1::bigint[])', [

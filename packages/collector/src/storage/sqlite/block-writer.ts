@@ -223,7 +223,7 @@ export class BlockWriter {
       storedCalls: (seq) => (this.#stmt.storedCalls.all(seq) as Row[]).map(storedCallOf),
     });
     for (const c of a.calls)
-      this.#stmt.insertCall.run(callRow(c.seq, c.values, c.paired, this.#encoding));
+      this.#stmt.insertCall.run(callRow(c.seq, c.call, c.paired, this.#encoding));
     for (const id of a.pairedIds) this.#stmt.setPaired.run(id);
     for (const p of a.conversationPairs) this.#stmt.insertConversation.run(p.conversationId, p.seq);
     for (const b of a.blocks) this.#stmt.insertBlock.run(b.seq, b.resourceId, b.spanIds, b.packed);
