@@ -27,14 +27,22 @@ export function onceEach(report: (what: string) => void): (what: string) => void
   };
 }
 
-/** The error's code (SQLITE_FULL, ECONNREFUSED, 40P01, …) and message, for a log line. */
+/** A URL's password as `***` wherever one appears in a message (`postgres://user:secret@host` and the like). */
+export function hidePasswords(text: string): string {
+  return text.replace(/(\b[a-z][a-z0-9+.-]*:\/\/[^:/@\s]*:)[^@\s]*@/gi, '$1***@');
+}
+
+/**
+ * The error's code (SQLITE_FULL, ECONNREFUSED, 57P01, …) and message, for a log line. An AggregateError (a
+ * host name with several addresses, each refused) has no message of its own: its first error's is used.
+ */
 export function causeOf(error: unknown): { code?: string; message: string } {
   const code =
     typeof error === 'object' && error !== null && 'code' in error && typeof error.code === 'string'
       ? error.code
       : undefined;
-  return {
-    ...(code ? { code } : {}),
-    message: error instanceof Error ? error.message : String(error),
-  };
+  let message = error instanceof Error ? error.message : String(error);
+  if (!message && error instanceof AggregateError && error.errors[0] instanceof Error)
+    message = error.errors[0].message;
+  return { ...(code ? { code } : {}), message: hidePasswords(message) };
 }
