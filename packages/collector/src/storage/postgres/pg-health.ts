@@ -129,7 +129,7 @@ export class PgHealth {
     this.#down(error, undefined);
     this.#o.log.error(
       { cause: causeOf(error), retryMs: this.#retryRange() },
-      'database unreachable at start; serving 503 and /readyz not ready until it connects',
+      'cannot reach or migrate the database at start; serving 503 and /readyz not ready, retrying with backoff',
     );
   }
 

@@ -1,0 +1,248 @@
+// Partial PostgreSQL faults on the server scripts/with-postgres.sh started: backends terminated by the server
+// (replaced, the collector keeps answering), a lock held past the statement timeout (503, then 200), every
+// connection busy (reads refused at once past a bound, not queued without end), a migration that meets a fault
+// (rolled back whole, retried, finished), and the database unreachable at start (`serve` starts, says not
+// ready and connects once it can, or with --exit-if-db-unreachable exits with one clear line).
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { afterAll, describe, expect, it } from 'vitest';
+import { type Collector, startCollector } from '../src/index.js';
+import { PG_MIGRATIONS } from '../src/storage/postgres/migrations.js';
+import type { PgLog } from '../src/storage/postgres/pg-health.js';
+import { openPostgresStorage, type PostgresOptions } from '../src/storage/postgres/pg-storage.js';
+import { freshPgDatabase, PG_URL } from './backends.js';
+import { getJson, jsonBody, postJson, startServe } from './harness.js';
+import { tcpGate } from './tcp-gate.js';
+
+type Logged = { level: string; msg: string; cause?: { code?: string; message: string } };
+const stops: (() => Promise<unknown>)[] = [];
+afterAll(async () => {
+  for (const stop of stops.reverse()) await stop().catch(() => undefined);
+});
+
+function capture(): { log: PgLog; lines: Logged[] } {
+  const lines: Logged[] = [];
+  const at = (level: string) => (fields: object, msg: string) =>
+    lines.push({ level, msg, ...fields });
+  return { log: { error: at('error'), warn: at('warn'), info: at('info') }, lines };
+}
+
+/** An in-process collector on its own storage, whose outage lines are captured. */
+async function collectorOn(db: string, options: PostgresOptions = {}) {
+  const { log, lines } = capture();
+  const storage = await openPostgresStorage(db, { log, waitForDatabase: true, ...options });
+  const c: Collector = await startCollector({ db, storage, port: 0 });
+  stops.push(() => c.close().then(() => storage.close()));
+  return { c, lines };
+}
+
+async function sql(db: string, text: string, params: unknown[] = []) {
+  const client = new pg.Client(db);
+  await client.connect();
+  try {
+    return (await client.query(text, params)).rows;
+  } finally {
+    await client.end();
+  }
+}
+
+const until = async (done: () => Promise<boolean> | boolean) => {
+  while (!(await done())) await new Promise((resolve) => setTimeout(resolve, 20));
+};
+const hex = (n: number) => n.toString(16).padStart(32, '0');
+const dbName = (db: string) => new URL(db).pathname.slice(1);
+
+describe.skipIf(!PG_URL)('PostgreSQL faults', () => {
+  it('replaces backends the server terminates, and keeps every acknowledged batch', async () => {
+    const db = await freshPgDatabase();
+    const { c, lines } = await collectorOn(db);
+    const acked: number[] = [];
+    let seed = 1;
+    let stop = false;
+    const send = async () => {
+      while (!stop) {
+        const id = seed++;
+        const res = await postJson(c.url, jsonBody(id, 5));
+        await res.arrayBuffer();
+        if (res.status === 200) acked.push(id);
+        else expect(res.status).toBe(503);
+      }
+    };
+    const senders = [send(), send(), send()];
+    let terminated = 0;
+    for (let round = 0; round < 5; round++) {
+      const before = acked.length;
+      await until(() => acked.length >= before + 3);
+      const rows = await sql(
+        db,
+        `SELECT pg_terminate_backend(pid) AS done FROM pg_stat_activity
+          WHERE datname = $1 AND application_name = 'toolscope-collector'`,
+        [dbName(db)],
+      );
+      terminated += rows.length;
+    }
+    const before = acked.length;
+    await until(() => acked.length >= before + 3);
+    stop = true;
+    await Promise.all(senders);
+    expect(terminated).toBeGreaterThan(0);
+    expect((await fetch(`${c.url}/readyz`)).status).toBe(200);
+    for (const id of acked)
+      expect((await fetch(`${c.url}/api/traces/${hex(id)}`)).status).toBe(200);
+    // Each was one connection's fault: replaced, never taken for the database going away.
+    expect(lines.filter((l) => l.msg.startsWith('database unreachable'))).toEqual([]);
+    const replaced = lines.filter((l) => l.msg.startsWith('a database connection failed'));
+    expect(replaced.length).toBeGreaterThan(0);
+    for (const l of replaced) expect(l.cause?.code).toBe('57P01');
+  });
+
+  it('answers 503 when a lock is held past the statement timeout, and 200 once it is released', async () => {
+    const db = await freshPgDatabase();
+    const { c } = await collectorOn(db, { statementTimeoutMs: 300 });
+    expect((await postJson(c.url, jsonBody(1, 3))).status).toBe(200);
+    const holder = new pg.Client(db);
+    await holder.connect();
+    await holder.query('BEGIN');
+    await holder.query('LOCK TABLE traces IN ACCESS EXCLUSIVE MODE');
+    const write = await postJson(c.url, jsonBody(2, 3));
+    expect(write.status).toBe(503);
+    expect(write.headers.get('retry-after')).toBeTruthy();
+    const read = await getJson<{ error: { code: string } }>(`${c.url}/api/traces/${hex(1)}`);
+    expect([read.status, read.body.error.code]).toEqual([503, 'STORAGE_UNAVAILABLE']);
+    expect(read.headers.get('retry-after')).toBeTruthy();
+    await holder.query('ROLLBACK');
+    await holder.end();
+    expect((await postJson(c.url, jsonBody(2, 3))).status).toBe(200);
+    expect((await fetch(`${c.url}/api/traces/${hex(2)}`)).status).toBe(200);
+    expect((await fetch(`${c.url}/readyz`)).status).toBe(200);
+  });
+
+  it('refuses reads past a bound at once while every connection is busy, instead of queueing them', async () => {
+    const db = await freshPgDatabase();
+    const { c } = await collectorOn(db, { poolSize: 2, statementTimeoutMs: 20_000 });
+    expect((await postJson(c.url, jsonBody(1, 3))).status).toBe(200);
+    const holder = new pg.Client(db);
+    await holder.connect();
+    await holder.query('BEGIN');
+    await holder.query('LOCK TABLE traces IN ACCESS EXCLUSIVE MODE');
+    // Two reads hold the two connections (waiting on the lock), four wait for one, the rest are refused.
+    const statuses: number[] = [];
+    const reads = Array.from({ length: 10 }, async () => {
+      const res = await fetch(`${c.url}/api/traces/${hex(1)}`);
+      await res.arrayBuffer();
+      statuses.push(res.status);
+    });
+    await until(() => statuses.filter((s) => s === 503).length >= 4);
+    expect(statuses.every((s) => s === 503)).toBe(true);
+    await holder.query('ROLLBACK');
+    await holder.end();
+    await Promise.all(reads);
+    expect(statuses.filter((s) => s === 200).length).toBeGreaterThanOrEqual(2);
+    expect(statuses.filter((s) => s !== 200 && s !== 503)).toEqual([]);
+  });
+
+  it('rolls a migration that meets a fault back whole, retries it and finishes', async () => {
+    const db = await freshPgDatabase();
+    // A database at the schema before the last step; the last step then waits for a lock on tool_calls.
+    const last = PG_MIGRATIONS.length - 1;
+    await sql(db, PG_MIGRATIONS.slice(0, last).join(';\n'));
+    await sql(db, 'CREATE TABLE toolscope_schema (version INTEGER NOT NULL)');
+    await sql(db, 'INSERT INTO toolscope_schema VALUES ($1)', [last]);
+    const holder = new pg.Client(db);
+    await holder.connect();
+    await holder.query('BEGIN');
+    await holder.query('LOCK TABLE tool_calls IN ACCESS SHARE MODE');
+    const { log, lines } = capture();
+    const opening = openPostgresStorage(db, { log, waitForDatabase: true });
+    const waiting = `SELECT pid FROM pg_stat_activity WHERE datname = $1
+      AND application_name = 'toolscope-collector' AND wait_event_type = 'Lock'`;
+    await until(async () => (await sql(db, waiting, [dbName(db)])).length > 0);
+    await sql(db, `SELECT pg_terminate_backend(pid) FROM (${waiting}) AS w`, [dbName(db)]);
+    const storage = await opening;
+    stops.push(() => storage.close());
+    expect(await storage.ready()).toMatchObject({ ok: false });
+    // Nothing of the interrupted step stayed: the version and the tables are those before it.
+    expect(await sql(db, 'SELECT version FROM toolscope_schema')).toEqual([{ version: last }]);
+    expect(await sql(db, "SELECT to_regclass('tool_call_rows') AS t")).toEqual([{ t: null }]);
+    await holder.query('ROLLBACK');
+    await holder.end();
+    await until(async () => (await storage.ready()).ok);
+    expect(await sql(db, 'SELECT version FROM toolscope_schema')).toEqual([
+      { version: PG_MIGRATIONS.length },
+    ]);
+    expect(lines.map((l) => [l.level, l.msg.split(';')[0], l.cause?.code])).toEqual([
+      ['error', 'cannot reach or migrate the database at start', '57P01'],
+      ['info', 'database reachable', undefined],
+    ]);
+  });
+
+  it('starts while the database is unreachable, says not ready, and connects once it can', async () => {
+    const db = new URL(await freshPgDatabase());
+    const gate = await tcpGate(Number(db.port));
+    stops.push(() => gate.shut());
+    db.port = String(gate.port);
+    db.password = 'start-secret-77';
+    const serve = await startServe(db.toString(), ['--log-level', 'info']);
+    stops.push(async () => serve.child.kill('SIGKILL'));
+    expect((await fetch(`${serve.url}/readyz`)).status).toBe(503);
+    const early = await postJson(serve.url, jsonBody(1, 2));
+    expect([early.status, early.headers.has('retry-after')]).toEqual([503, true]);
+    expect((await fetch(`${serve.url}/api/tools?since=1h`)).status).toBe(503);
+    await gate.open();
+    await until(async () => (await fetch(`${serve.url}/readyz`)).status === 200);
+    expect((await postJson(serve.url, jsonBody(1, 2))).status).toBe(200);
+    const logged = serve
+      .output()
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l) as Logged)
+      .filter((l) => l.msg.includes('database'));
+    expect(logged.map((l) => [l.msg.split(';')[0], l.cause?.code])).toEqual([
+      ['cannot reach or migrate the database at start', 'ECONNREFUSED'],
+      ['database reachable', undefined],
+    ]);
+    expect(serve.output()).not.toContain('start-secret-77');
+  });
+
+  it('with --exit-if-db-unreachable, exits 1 with one line naming the database and the flag', async () => {
+    const gate = await tcpGate(1);
+    const db = `postgres://toolscope:exit-secret-88@127.0.0.1:${gate.port}/toolscope`;
+    const main = fileURLToPath(new URL('../src/cli/main.ts', import.meta.url));
+    const child = spawn(
+      process.execPath,
+      [
+        '--conditions=@toolscope/source',
+        '--import',
+        'tsx',
+        main,
+        'serve',
+        '--db',
+        db,
+        '--port',
+        '0',
+        '--grpc-port',
+        '0',
+        '--exit-if-db-unreachable',
+      ],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let out = '';
+    let err = '';
+    child.stdout?.on('data', (d: Buffer) => {
+      out += d.toString();
+    });
+    child.stderr?.on('data', (d: Buffer) => {
+      err += d.toString();
+    });
+    const code = await new Promise((resolve) => child.once('exit', resolve));
+    expect(code).toBe(1);
+    expect(out).not.toContain('listening');
+    expect(err.trim().split('\n')).toEqual([
+      expect.stringMatching(
+        /^toolscope serve: cannot start: cannot use the PostgreSQL database postgres:\/\/toolscope:\*\*\*@127\.0\.0\.1:\d+\/toolscope \(ECONNREFUSED: .*--exit-if-db-unreachable/,
+      ),
+    ]);
+    expect(`${out}${err}`).not.toContain('exit-secret-88');
+  });
+});
