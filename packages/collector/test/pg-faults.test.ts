@@ -3,8 +3,6 @@
 // connection busy (reads refused at once past a bound, not queued without end), a migration that meets a fault
 // (rolled back whole, retried, finished), and the database unreachable at start (`serve` starts, says not
 // ready and connects once it can, or with --exit-if-db-unreachable exits with one clear line).
-import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { type Collector, startCollector } from '../src/index.js';
@@ -12,7 +10,7 @@ import { PG_MIGRATIONS } from '../src/storage/postgres/migrations.js';
 import type { PgLog } from '../src/storage/postgres/pg-health.js';
 import { openPostgresStorage, type PostgresOptions } from '../src/storage/postgres/pg-storage.js';
 import { freshPgDatabase, PG_URL } from './backends.js';
-import { getJson, jsonBody, postJson, startServe } from './harness.js';
+import { getJson, jsonBody, postJson, serveUntilExit, startServe } from './harness.js';
 import { tcpGate } from './tcp-gate.js';
 
 type Logged = { level: string; msg: string; cause?: { code?: string; message: string } };
@@ -94,7 +92,11 @@ describe.skipIf(!PG_URL)('PostgreSQL faults', () => {
     expect(lines.filter((l) => l.msg.startsWith('database unreachable'))).toEqual([]);
     const replaced = lines.filter((l) => l.msg.startsWith('a database connection failed'));
     expect(replaced.length).toBeGreaterThan(0);
-    for (const l of replaced) expect(l.cause?.code).toBe('57P01');
+    // The server's 57P01 when the connection was idle; a write into the closed socket when it was busy.
+    for (const l of replaced)
+      expect(l.cause?.code ?? l.cause?.message).toMatch(
+        /^(57P01|EPIPE|ECONNRESET)$|Connection terminated/,
+      );
   });
 
   it('answers 503 when a lock is held past the statement timeout, and 200 once it is released', async () => {
@@ -208,34 +210,9 @@ describe.skipIf(!PG_URL)('PostgreSQL faults', () => {
   it('with --exit-if-db-unreachable, exits 1 with one line naming the database and the flag', async () => {
     const gate = await tcpGate(1);
     const db = `postgres://toolscope:exit-secret-88@127.0.0.1:${gate.port}/toolscope`;
-    const main = fileURLToPath(new URL('../src/cli/main.ts', import.meta.url));
-    const child = spawn(
-      process.execPath,
-      [
-        '--conditions=@toolscope/source',
-        '--import',
-        'tsx',
-        main,
-        'serve',
-        '--db',
-        db,
-        '--port',
-        '0',
-        '--grpc-port',
-        '0',
-        '--exit-if-db-unreachable',
-      ],
-      { stdio: ['ignore', 'pipe', 'pipe'] },
-    );
-    let out = '';
-    let err = '';
-    child.stdout?.on('data', (d: Buffer) => {
-      out += d.toString();
-    });
-    child.stderr?.on('data', (d: Buffer) => {
-      err += d.toString();
-    });
-    const code = await new Promise((resolve) => child.once('exit', resolve));
+    const ports = ['--port', '0', '--grpc-port', '0'];
+    const run = await serveUntilExit(['--exit-if-db-unreachable', '--db', db, ...ports]);
+    const { code, stdout: out, stderr: err } = run;
     expect(code).toBe(1);
     expect(out).not.toContain('listening');
     expect(err.trim().split('\n')).toEqual([

@@ -4,7 +4,7 @@ import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { parseDurationMs } from '../api/params.js';
 import { startCollector } from '../collector.js';
-import { causeOf, logLevelSchema } from '../ops/logger.js';
+import { causeOf, createLogger, logLevelSchema, logProcessWarnings } from '../ops/logger.js';
 import { isPostgresUrl, redactDbUrl } from '../storage/open.js';
 import type { CliIo } from './io.js';
 
@@ -164,6 +164,8 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
       `warning: listening on ${f.host} without --token: anyone who can reach this port can send and read traces\n`,
     );
   }
+  // A WAL checkpoint that failed, a damaged row: one JSON line each, in the collector's log.
+  const unrouteWarnings = logProcessWarnings(createLogger(f['log-level']));
   let collector: Awaited<ReturnType<typeof startCollector>>;
   try {
     collector = await startCollector({
@@ -203,6 +205,7 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
     });
   } catch (error) {
     io.err(`toolscope serve: cannot start: ${startProblem(error, f)}\n`);
+    unrouteWarnings();
     return 1;
   }
   io.out(`toolscope collector listening on ${collector.url}\n`);
@@ -214,7 +217,7 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
   io.out(
     `  database:           ${redactDbUrl(f.db)}${f.retention ? `, retention ${flags.retention}` : ''}\n`,
   );
-  return await new Promise<number>((resolve) => {
+  const exitCode = await new Promise<number>((resolve) => {
     let stopping = false;
     const stop = (signal: string) => {
       if (stopping) {
@@ -235,6 +238,8 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
     io.onSignal('SIGINT', () => stop('SIGINT'));
     io.onSignal('SIGTERM', () => stop('SIGTERM'));
   });
+  unrouteWarnings();
+  return exitCode;
 }
 
 /**

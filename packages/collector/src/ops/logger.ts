@@ -27,6 +27,32 @@ export function onceEach(report: (what: string) => void): (what: string) => void
   };
 }
 
+/** SQLite's code named in a warning's text (`WAL checkpoint failed (retrying): SQLITE_IOERR_WRITE: …`). */
+const CODE_IN_TEXT = /\b(SQLITE_[A-Z_]+)\b/;
+
+/**
+ * Process warnings (`process.emitWarning`, from this code or a library) as JSON log lines with their code,
+ * instead of Node's bare `Warning:` lines on stderr. Returns the undo.
+ */
+export function logProcessWarnings(log: pino.Logger): () => void {
+  const previous = process.listeners('warning');
+  process.removeAllListeners('warning');
+  const onWarning = (warning: Error) => {
+    const message = hidePasswords(warning.message);
+    const own = Reflect.get(warning, 'code');
+    const code = typeof own === 'string' ? own : CODE_IN_TEXT.exec(message)?.[1];
+    log.warn(
+      { cause: { ...(code ? { code } : {}), message }, warning: warning.name },
+      message.replace(/^toolscope: /, ''),
+    );
+  };
+  process.on('warning', onWarning);
+  return () => {
+    process.off('warning', onWarning);
+    for (const listener of previous) process.on('warning', listener);
+  };
+}
+
 /** A URL's password as `***` wherever one appears in a message (`postgres://user:secret@host` and the like). */
 export function hidePasswords(text: string): string {
   return text.replace(/(\b[a-z][a-z0-9+.-]*:\/\/[^:/@\s]*:)[^@\s]*@/gi, '$1***@');
