@@ -1,11 +1,13 @@
 // Partial PostgreSQL faults on the server scripts/with-postgres.sh started: backends terminated by the server
-// (replaced, the collector keeps answering), a lock held past the statement timeout (503, then 200), every
-// connection busy (reads refused at once past a bound, not queued without end), a migration that meets a fault
-// (rolled back whole, retried, finished), and the database unreachable at start (`serve` starts, says not
-// ready and connects once it can, or with --exit-if-db-unreachable exits with one clear line).
+// (replaced, the collector keeps answering), a lock held past the statement timeout (503, then 200), a server
+// that stops answering (bounded by the client, then taken for down until it answers), every connection busy
+// (reads refused at once past a bound, not queued without end), a retention step and a migration that meet a
+// fault (rolled back whole, reported, run again), and the database unreachable at start (`serve` starts, says
+// not ready and connects once it can, or with --exit-if-db-unreachable exits with one clear line).
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { type Collector, startCollector } from '../src/index.js';
+import { startRetention } from '../src/ingest/retention.js';
 import { PG_MIGRATIONS } from '../src/storage/postgres/migrations.js';
 import type { PgLog } from '../src/storage/postgres/pg-health.js';
 import { openPostgresStorage, type PostgresOptions } from '../src/storage/postgres/pg-storage.js';
@@ -120,6 +122,34 @@ describe.skipIf(!PG_URL)('PostgreSQL faults', () => {
     expect((await fetch(`${c.url}/readyz`)).status).toBe(200);
   });
 
+  it('answers 503 while the server stops answering, takes it for down, and resumes when it answers again', async () => {
+    const db = new URL(await freshPgDatabase());
+    const gate = await tcpGate(Number(db.port));
+    stops.push(() => gate.shut());
+    await gate.open();
+    db.port = String(gate.port);
+    const { c, lines } = await collectorOn(db.toString(), {
+      statementTimeoutMs: 300,
+      connectTimeoutMs: 500,
+    });
+    expect((await postJson(c.url, jsonBody(1, 3))).status).toBe(200);
+    gate.stall();
+    // The server cannot time the statement out: the client does (Query read timeout), then finds that a new
+    // connection is not answered either.
+    const stalled = await postJson(c.url, jsonBody(2, 3));
+    expect([stalled.status, stalled.headers.has('retry-after')]).toEqual([503, true]);
+    await until(() => lines.some((l) => l.msg.startsWith('database unreachable')));
+    expect((await postJson(c.url, jsonBody(2, 3))).status).toBe(503);
+    expect((await fetch(`${c.url}/readyz`)).status).toBe(503);
+    gate.resume();
+    await until(async () => (await fetch(`${c.url}/readyz`)).status === 200);
+    expect((await postJson(c.url, jsonBody(2, 3))).status).toBe(200);
+    expect(lines.map((l) => l.msg.split(';')[0])).toEqual([
+      'database unreachable',
+      'database reachable again',
+    ]);
+  });
+
   it('refuses reads past a bound at once while every connection is busy, instead of queueing them', async () => {
     const db = await freshPgDatabase();
     const { c } = await collectorOn(db, { poolSize: 2, statementTimeoutMs: 20_000 });
@@ -142,6 +172,38 @@ describe.skipIf(!PG_URL)('PostgreSQL faults', () => {
     await Promise.all(reads);
     expect(statuses.filter((s) => s === 200).length).toBeGreaterThanOrEqual(2);
     expect(statuses.filter((s) => s !== 200 && s !== 503)).toEqual([]);
+  });
+
+  it('rolls a retention step that meets a fault back whole, reports it, and finishes it on the next run', async () => {
+    const db = await freshPgDatabase();
+    const { c } = await collectorOn(db, { statementTimeoutMs: 300 });
+    const old = Date.now() - 10 * 86_400_000;
+    expect(
+      (
+        await postJson(
+          c.url,
+          jsonBody(1, 4, () => ({}), old),
+        )
+      ).status,
+    ).toBe(200);
+    const holder = new pg.Client(db);
+    await holder.connect();
+    await holder.query('BEGIN');
+    await holder.query('LOCK TABLE span_blocks IN ACCESS EXCLUSIVE MODE');
+    const failures: unknown[] = [];
+    const retention = startRetention(c.storage, c.queue, 86_400_000, 3_600_000, (error) =>
+      failures.push(error),
+    );
+    stops.push(async () => retention.stop());
+    await until(() => failures.length > 0);
+    expect(failures).toEqual([expect.objectContaining({ code: '57014' })]);
+    await holder.query('ROLLBACK');
+    await holder.end();
+    // Nothing of the step stayed: the trace is whole.
+    const kept = await getJson<{ spans: unknown[] }>(`${c.url}/api/traces/${hex(1)}`);
+    expect([kept.status, kept.body.spans.length]).toEqual([200, 4]);
+    expect(await retention.runOnce()).toBe(1);
+    expect((await fetch(`${c.url}/api/traces/${hex(1)}`)).status).toBe(404);
   });
 
   it('rolls a migration that meets a fault back whole, retries it and finishes', async () => {

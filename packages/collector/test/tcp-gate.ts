@@ -1,6 +1,7 @@
 // A TCP forwarder on a port of its own in front of the test's PostgreSQL server, which a test shuts (the port
-// refuses connections, and every connection through it is cut) and opens again: the database made unreachable
-// for one collector without stopping the server that other test files share.
+// refuses connections, and every connection through it is cut) and opens again, or stalls (connections are
+// accepted and bytes held, as by a frozen host) and resumes: the database made unreachable or unresponsive for
+// one collector without stopping the server that other test files share.
 import { createConnection, createServer, type Server, type Socket } from 'node:net';
 
 export type TcpGate = {
@@ -9,6 +10,10 @@ export type TcpGate = {
   open(): Promise<void>;
   /** Refuses new connections and resets the open ones. */
   shut(): Promise<void>;
+  /** Holds every byte in both directions (connections stay open) until resume(). */
+  stall(): void;
+  /** Delivers what was held, and forwards again. */
+  resume(): void;
 };
 
 const freePort = () =>
@@ -24,6 +29,13 @@ export async function tcpGate(targetPort: number): Promise<TcpGate> {
   const port = await freePort();
   const sockets = new Set<Socket>();
   let server: Server | undefined;
+  let stalled = false;
+  const held: { to: Socket; data: Buffer }[] = [];
+  const forward = (from: Socket, to: Socket) =>
+    from.on('data', (data: Buffer) => {
+      if (stalled) held.push({ to, data });
+      else to.write(data);
+    });
   const track = (s: Socket) => {
     sockets.add(s);
     s.once('close', () => sockets.delete(s));
@@ -37,8 +49,8 @@ export async function tcpGate(targetPort: number): Promise<TcpGate> {
           const upstream = createConnection(targetPort, '127.0.0.1');
           track(client);
           track(upstream);
-          client.pipe(upstream);
-          upstream.pipe(client);
+          forward(client, upstream);
+          forward(upstream, client);
           client.once('close', () => upstream.destroy());
           upstream.once('close', () => client.destroy());
         });
@@ -48,6 +60,13 @@ export async function tcpGate(targetPort: number): Promise<TcpGate> {
           resolve();
         });
       }),
+    stall: () => {
+      stalled = true;
+    },
+    resume: () => {
+      stalled = false;
+      for (const { to, data } of held.splice(0)) if (!to.destroyed) to.write(data);
+    },
     shut: async () => {
       const s = server;
       server = undefined;

@@ -41,8 +41,9 @@ export function createPool(
     max: bounds.max,
     statement_timeout: bounds.statementTimeoutMs,
     // A server that stops answering (a stalled host) cannot enforce statement_timeout: the client does, a
-    // little later, and the connection is then discarded.
-    query_timeout: bounds.statementTimeoutMs + 5_000,
+    // little later (the server's own error, when it can send one, comes first), and the connection is then
+    // discarded.
+    query_timeout: bounds.statementTimeoutMs + Math.min(5_000, bounds.statementTimeoutMs),
     // Locks of a transaction whose collector froze are freed by the server.
     idle_in_transaction_session_timeout: Math.max(60_000, bounds.statementTimeoutMs * 3),
   });
