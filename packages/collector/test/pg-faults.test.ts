@@ -253,6 +253,12 @@ describe.skipIf(!PG_URL)('PostgreSQL faults', () => {
     const early = await postJson(serve.url, jsonBody(1, 2));
     expect([early.status, early.headers.has('retry-after')]).toEqual([503, true]);
     expect((await fetch(`${serve.url}/api/tools?since=1h`)).status).toBe(503);
+    // The collector's own metrics stay readable: an outage is when they are wanted.
+    const metrics = await fetch(`${serve.url}/metrics`);
+    expect([
+      metrics.status,
+      (await metrics.text()).includes('toolscope_write_batches_total'),
+    ]).toEqual([200, true]);
     await gate.open();
     await until(async () => (await fetch(`${serve.url}/readyz`)).status === 200);
     expect((await postJson(serve.url, jsonBody(1, 2))).status).toBe(200);
