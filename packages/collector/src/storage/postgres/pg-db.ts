@@ -52,13 +52,20 @@ export function createPool(
   return pool;
 }
 
-/** Runs `use` on a connection of its own (migrations, probes), closed after, its errors handled. */
+/**
+ * Runs `use` on a connection of its own (migrations, probes), closed after, its errors handled; each query
+ * bounded by `queryTimeoutMs` when given (a probe), or not at all (a migration may take long).
+ */
 export async function withClient<T>(
   url: string,
   connectTimeoutMs: number,
   use: (client: pg.Client) => Promise<T>,
+  queryTimeoutMs?: number,
 ): Promise<T> {
-  const client = new pg.Client(connectionConfig(url, connectTimeoutMs));
+  const client = new pg.Client({
+    ...connectionConfig(url, connectTimeoutMs),
+    ...(queryTimeoutMs ? { query_timeout: queryTimeoutMs } : {}),
+  });
   // A reset while `use` runs fails its query; the event itself must not end the process.
   client.on('error', () => undefined);
   try {

@@ -54,13 +54,15 @@ export async function openPostgresStorage(
   };
   let drift = resolveThresholds(options, undefined);
   let migrated = false;
-  // The first connection migrates; later ones (the checks while down) only prove the server answers.
-  const connect = () =>
-    withClient(url, bounds.connectTimeoutMs, async (client) => {
-      if (migrated) {
-        await client.query('SELECT 1');
-        return;
-      }
+  // The first connection migrates; later ones (the checks while down) only prove the server answers, soon.
+  const probe = () =>
+    withClient(url, bounds.connectTimeoutMs, (c) => c.query('SELECT 1'), bounds.connectTimeoutMs);
+  const connect = async () => {
+    if (migrated) {
+      await probe();
+      return;
+    }
+    await withClient(url, bounds.connectTimeoutMs, async (client) => {
       await migratePostgres(client);
       if (options.storedDrift) {
         const stored = await client.query<{ value: string }>(
@@ -77,6 +79,7 @@ export async function openPostgresStorage(
         );
       migrated = true;
     });
+  };
   const health = new PgHealth({ probe: connect, log: options.log ?? SILENT_LOG });
   const pool = createPool(url, bounds, (error) => {
     options.onPoolError?.(error);
