@@ -175,6 +175,11 @@ describe.skipIf(process.env.CI !== 'true' && !serverBin())(
         expect(back, c.url).toHaveLength(KILLS);
         for (const l of down)
           expect(l.cause?.code, JSON.stringify(l)).toMatch(/^(E[A-Z]+|[0-9A-Z]{5})$/);
+        // Nothing else per refused request: the outage's two lines say it all.
+        const errors = log.filter(
+          (l) => l.level >= 50 && !l.msg.startsWith('database unreachable'),
+        );
+        expect(errors).toEqual([]);
         expect(`${c.output()}${c.stderr()}`).not.toContain(PASSWORD);
         expect(c.stderr()).not.toMatch(/Warning:|Unhandled/);
       }
