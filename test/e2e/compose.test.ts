@@ -100,6 +100,18 @@ describe('docker-compose.yml', () => {
     expect(runtime).toContain('VOLUME ["/data"]');
     expect(runtime).toMatch(/^USER node$/m);
     expect(runtime).toMatch(/"--db", "\/data\/toolscope\.db"/);
+    // Nothing of the build stage but the production-only deploy reaches the runtime image (pack-install.test.ts
+    // runs that deploy and checks its node_modules): no dev dependency, no workspace, no build tools.
+    const deployed = /pnpm --filter @toolscope\/collector deploy --prod (\S+)/.exec(
+      dockerfile,
+    )?.[1];
+    expect(deployed).toBeDefined();
+    expect([...runtime.matchAll(/^COPY .*$/gm)].map((m) => m[0])).toEqual([
+      `COPY --from=build ${deployed} /app`,
+    ]);
+    expect(runtime).toMatch(/^FROM node:\d+-bookworm-slim AS collector$/m);
+    expect(runtime).not.toMatch(/pnpm install|npm install|apt-get/);
+    expect(runtime).toContain('ENV NODE_ENV=production');
     // The collector runs from the production-only stage (the default, last one); the examples from `demo`.
     const stages = [...dockerfile.matchAll(/^FROM \S+ AS (\w+)$/gm)].map((m) => m[1]);
     expect(stages.at(-1)).toBe('collector');

@@ -7,6 +7,7 @@ import { tokenCheck } from './api/auth.js';
 import { startGrpcReceiver } from './api/grpc-receiver.js';
 import type { LoopThresholds } from './detection/index.js';
 import type { DriftThresholds } from './detectors/drift.js';
+import { CollectorError } from './errors.js';
 import { BodyBudget } from './ingest/body-budget.js';
 import { createContentPolicy, randomHashKey } from './ingest/content-policy.js';
 import { startRetention } from './ingest/retention.js';
@@ -53,6 +54,10 @@ export type CollectorOptions = {
   hashKey?: string | undefined;
   /** Keep foreign tool spans' arguments and results, redacted (default: drop them). */
   captureContent?: boolean;
+  /** PostgreSQL: start while the database is unreachable and connect with backoff (default true). */
+  waitForDatabase?: boolean;
+  /** PostgreSQL: bound of one statement, lock waits included, in ms (default 10 s). */
+  statementTimeoutMs?: number;
 };
 
 export type Collector = {
@@ -74,7 +79,10 @@ export async function startCollector(options: CollectorOptions): Promise<Collect
   const storage =
     options.storage ??
     (await openStorage(options.db, {
-      onPoolError: (error) => log.error({ cause: causeOf(error) }, 'database connection lost'),
+      // PostgreSQL logs an outage once and its end once (pg-health.ts); it may start before the database.
+      log,
+      waitForDatabase: options.waitForDatabase ?? true,
+      ...(options.statementTimeoutMs ? { statementTimeoutMs: options.statementTimeoutMs } : {}),
       onDamage: onceEach((what) => log.error({ damage: what }, 'stored data could not be read')),
       ...(options.poolSize ? { poolSize: options.poolSize } : {}),
       ...(options.synchronous ? { synchronous: options.synchronous } : {}),
@@ -100,12 +108,17 @@ export async function startCollector(options: CollectorOptions): Promise<Collect
       },
       failed: (error, spans, requests) => {
         metrics.batches.inc({ result: 'failed' });
+        // An unavailable store logged the outage itself, once: its refused batches are not logged again.
+        if (error instanceof CollectorError && error.code === 'STORAGE_UNAVAILABLE') return;
         const cause = causeOf(error);
+        const again = lastWriteFailed === (cause.code ?? cause.message);
         lastWriteFailed = cause.code ?? cause.message;
-        log.error(
-          { cause, spans, requests },
-          'storage write failed; its requests were answered 503',
-        );
+        // Once per run of failures of one cause (a lock held for minutes fails every batch).
+        if (!again)
+          log.error(
+            { cause, spans, requests },
+            'storage write failed; its requests were answered 503',
+          );
       },
     },
   });
@@ -149,10 +162,15 @@ export async function startCollector(options: CollectorOptions): Promise<Collect
   const webhook = options.alertWebhook
     ? startWebhook(storage, options.alertWebhook, { onError: (message) => log.warn(message) })
     : undefined;
-  const address = await app.listen({
-    host: options.host ?? '127.0.0.1',
-    port: options.port ?? 4318,
-  });
+  // A start that fails closes what it opened (the pool's connections would keep the process alive).
+  const abandon = async (error: unknown): Promise<never> => {
+    retention?.stop();
+    await webhook?.stop();
+    await app.close();
+    if (!options.storage) await storage.close();
+    throw error;
+  };
+  // gRPC binds first: a taken gRPC port then fails the start before the HTTP side says it is listening.
   const grpc =
     options.grpcPort === undefined
       ? undefined
@@ -166,10 +184,13 @@ export async function startCollector(options: CollectorOptions): Promise<Collect
           queue,
           metrics,
           content,
-        }).catch(async (error: unknown) => {
-          await app.close();
-          throw error;
-        });
+        }).catch(abandon);
+  const address = await app
+    .listen({ host: options.host ?? '127.0.0.1', port: options.port ?? 4318 })
+    .catch(async (error: unknown) => {
+      await grpc?.close();
+      return abandon(error);
+    });
   let closing: Promise<void> | undefined;
   return {
     app,

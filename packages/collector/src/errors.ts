@@ -29,4 +29,9 @@ export class CollectorError extends Error {
   get status(): number {
     return COLLECTOR_ERRORS[this.code].status;
   }
+
+  /** The same status under the name fastify's error handler reads. */
+  get statusCode(): number {
+    return this.status;
+  }
 }

@@ -158,6 +158,26 @@ export function startServe(
   });
 }
 
+/** `toolscope serve` expected to fail its start: its exit code and everything it printed. */
+export function serveUntilExit(
+  args: string[],
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(
+    process.execPath,
+    ['--conditions=@toolscope/source', '--import', 'tsx', cliMain, 'serve', ...args],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.on('data', (d: Buffer) => {
+    stdout += d.toString();
+  });
+  child.stderr?.on('data', (d: Buffer) => {
+    stderr += d.toString();
+  });
+  return new Promise((resolve) => child.once('close', (code) => resolve({ code, stdout, stderr })));
+}
+
 export function postJson(url: string, body: unknown, headers: Record<string, string> = {}) {
   return fetch(`${url}/v1/traces`, {
     method: 'POST',

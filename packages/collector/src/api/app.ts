@@ -114,7 +114,10 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   app.setErrorHandler(
     (error: { code?: string; statusCode?: number; message: string }, request, reply) => {
       const status = error.code === 'FST_ERR_CTP_BODY_TOO_LARGE' ? 413 : (error.statusCode ?? 500);
-      if (status >= 500) request.log.error({ err: error }, 'request failed');
+      // Unavailable storage logged why itself, once: the requests it refuses are not logged again.
+      if (status >= 500 && error.code !== 'STORAGE_UNAVAILABLE')
+        request.log.error({ err: error }, 'request failed');
+      if (status === 503) reply.header('retry-after', String(retryAfterSeconds));
       const message = status >= 500 ? COLLECTOR_ERRORS.INTERNAL.message : error.message;
       if (error.code === BODIES_IN_FLIGHT) {
         reply.header('retry-after', spreadRetryAfter(retryAfterSeconds));

@@ -45,6 +45,28 @@ function refuse(callback: Reply, code: grpc.status, details: string, retrySecond
   callback({ code, details, metadata });
 }
 
+/** A failed bind as the HTTP listener's error looks: the system's code (EADDRINUSE, EACCES), host and port. */
+function bindError(error: Error, host: string, port: number): Error {
+  const code = /\b(E[A-Z]+)\b/.exec(error.message)?.[1] ?? 'EBIND';
+  return Object.assign(new Error(`cannot listen for OTLP/gRPC on ${host}:${port} (${code})`), {
+    code,
+    address: host,
+    port,
+    syscall: 'listen',
+  });
+}
+
+/** grpc-js's own verbosity: GRPC_VERBOSITY (or GRPC_NODE_VERBOSITY), else errors only. */
+function defaultVerbosity(): grpc.logVerbosity {
+  const named = (process.env.GRPC_NODE_VERBOSITY ?? process.env.GRPC_VERBOSITY ?? '').toUpperCase();
+  const levels: Record<string, grpc.logVerbosity> = {
+    DEBUG: grpc.logVerbosity.DEBUG,
+    INFO: grpc.logVerbosity.INFO,
+    NONE: grpc.logVerbosity.NONE,
+  };
+  return levels[named] ?? grpc.logVerbosity.ERROR;
+}
+
 export async function startGrpcReceiver(o: GrpcReceiverOptions): Promise<GrpcReceiver> {
   const server = new grpc.Server({
     // grpc-js refuses larger messages itself (RESOURCE_EXHAUSTED), after inflating a compressed one.
@@ -95,13 +117,15 @@ export async function startGrpcReceiver(o: GrpcReceiverOptions): Promise<GrpcRec
 
   server.addService(TRACE_SERVICE, { Export: exportTraces });
   const host = o.host.includes(':') ? `[${o.host}]` : o.host;
+  // grpc-js prints its own line for a failed bind ("E No address added …"); the error says it once, clearly.
+  grpc.setLogVerbosity(grpc.logVerbosity.NONE);
   const port = await new Promise<number>((resolve, reject) =>
     server.bindAsync(
       `${host}:${o.port}`,
       grpc.ServerCredentials.createInsecure(),
-      (error, bound) => (error ? reject(error) : resolve(bound)),
+      (error, bound) => (error ? reject(bindError(error, o.host, o.port)) : resolve(bound)),
     ),
-  );
+  ).finally(() => grpc.setLogVerbosity(defaultVerbosity()));
   return {
     port,
     close: () =>

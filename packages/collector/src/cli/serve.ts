@@ -4,7 +4,7 @@ import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { parseDurationMs } from '../api/params.js';
 import { startCollector } from '../collector.js';
-import { logLevelSchema } from '../ops/logger.js';
+import { causeOf, createLogger, logLevelSchema, logProcessWarnings } from '../ops/logger.js';
 import { isPostgresUrl, redactDbUrl } from '../storage/open.js';
 import type { CliIo } from './io.js';
 
@@ -16,6 +16,10 @@ Options:
   --db PATH|URL      SQLite database file, or a postgres:// URL shared by several collectors
                      (default: TOOLSCOPE_DB, else ./toolscope.db)
   --pool-size N      PostgreSQL connections this collector opens (default 10)
+  --db-statement-timeout AGE   PostgreSQL: longest one statement may run or wait for a lock before its
+                     request is answered 503, e.g. 10s, 500ms (default 10s)
+  --exit-if-db-unreachable   PostgreSQL: exit 1 at start when the database cannot be reached (default:
+                     start, answer 503 with /readyz not ready, and connect with backoff)
   --host HOST        address to bind (default 127.0.0.1)
   --port PORT        port to listen on (default 4318, the OTLP/HTTP port)
   --grpc-port PORT   OTLP/gRPC port on the same host (default 4317; 0 turns it off)
@@ -48,6 +52,18 @@ Options:
 const serveFlagsSchema = z.object({
   db: z.string().min(1).default('./toolscope.db'),
   'pool-size': z.coerce.number().int().min(1).max(1000).default(10),
+  'db-statement-timeout': z
+    .string()
+    .transform((v, ctx) => {
+      const ms = parseDurationMs(v);
+      if (ms === undefined || ms < 1) {
+        ctx.addIssue({ code: 'custom', message: 'expected a duration such as 10s or 500ms' });
+        return z.NEVER;
+      }
+      return ms;
+    })
+    .optional(),
+  'exit-if-db-unreachable': z.boolean().default(false),
   host: z.string().min(1).default('127.0.0.1'),
   port: z.coerce.number().int().min(0).max(65_535).default(4318),
   'grpc-port': z.coerce.number().int().min(0).max(65_535).default(4317),
@@ -100,6 +116,8 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
       options: {
         db: { type: 'string' },
         'pool-size': { type: 'string' },
+        'db-statement-timeout': { type: 'string' },
+        'exit-if-db-unreachable': { type: 'boolean' },
         host: { type: 'string' },
         port: { type: 'string' },
         'grpc-port': { type: 'string' },
@@ -155,11 +173,15 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
       `warning: listening on ${f.host} without --token: anyone who can reach this port can send and read traces\n`,
     );
   }
+  // A WAL checkpoint that failed, a damaged row: one JSON line each, in the collector's log.
+  const unrouteWarnings = logProcessWarnings(createLogger(f['log-level']));
   let collector: Awaited<ReturnType<typeof startCollector>>;
   try {
     collector = await startCollector({
       db: f.db,
       poolSize: f['pool-size'],
+      waitForDatabase: !f['exit-if-db-unreachable'],
+      ...(f['db-statement-timeout'] ? { statementTimeoutMs: f['db-statement-timeout'] } : {}),
       host: f.host,
       port: f.port,
       // 0 turns gRPC off here: the flag names a fixed port, not "any free one".
@@ -194,7 +216,8 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
       logLevel: f['log-level'],
     });
   } catch (error) {
-    io.err(`toolscope serve: cannot start: ${startProblem(error, f.db)}\n`);
+    io.err(`toolscope serve: cannot start: ${startProblem(error, f)}\n`);
+    unrouteWarnings();
     return 1;
   }
   io.out(`toolscope collector listening on ${collector.url}\n`);
@@ -206,7 +229,7 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
   io.out(
     `  database:           ${redactDbUrl(f.db)}${f.retention ? `, retention ${flags.retention}` : ''}\n`,
   );
-  return await new Promise<number>((resolve) => {
+  const exitCode = await new Promise<number>((resolve) => {
     let stopping = false;
     const stop = (signal: string) => {
       if (stopping) {
@@ -227,19 +250,44 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
     io.onSignal('SIGINT', () => stop('SIGINT'));
     io.onSignal('SIGTERM', () => stop('SIGTERM'));
   });
+  unrouteWarnings();
+  return exitCode;
 }
 
-/** Says which file could not be opened and the likely cause, instead of SQLite's bare message. */
-function startProblem(error: unknown, db: string): string {
-  const message = error instanceof Error ? error.message : String(error);
-  const code =
-    typeof error === 'object' && error !== null && 'code' in error ? String(error.code) : '';
-  if (isPostgresUrl(db)) {
+/**
+ * One line for a failed start: which port (and the flag that sets it) or which database, and the likely cause,
+ * instead of the library's bare message.
+ */
+function startProblem(
+  error: unknown,
+  f: { db: string; port: number; 'grpc-port': number; 'exit-if-db-unreachable': boolean },
+): string {
+  // causeOf: the first refusal's message when the error has none of its own, any password hidden.
+  const { message, code = '' } = causeOf(error);
+  const syscall =
+    typeof error === 'object' && error !== null ? Reflect.get(error, 'syscall') : undefined;
+  if (syscall === 'listen') {
+    const port = Number(Reflect.get(error as object, 'port'));
+    const address = String(Reflect.get(error as object, 'address') ?? '');
+    const grpc = /OTLP\/gRPC/.test(message) || (port === f['grpc-port'] && port !== f.port);
+    const flag = grpc ? '--grpc-port' : '--port';
+    const why =
+      code === 'EADDRINUSE'
+        ? 'the port is already in use'
+        : code === 'EACCES'
+          ? 'permission denied'
+          : message;
+    return `cannot listen for ${grpc ? 'OTLP/gRPC' : 'HTTP'} on ${address}:${port} (${code || 'error'}: ${why}); stop what uses it or choose another port with ${flag}${grpc ? ' (0 turns gRPC off)' : ''}`;
+  }
+  if (isPostgresUrl(f.db)) {
+    const waiting = f['exit-if-db-unreachable']
+      ? ' (--exit-if-db-unreachable: without it the collector starts and connects once the database is reachable)'
+      : '';
     // node-postgres messages never include the password; the URL is shown without it.
-    return `cannot use the PostgreSQL database ${redactDbUrl(db)} (${code || 'error'}: ${message}); check that the server is running, reachable and accepts these credentials`;
+    return `cannot use the PostgreSQL database ${redactDbUrl(f.db)} (${code || 'error'}: ${message}); check that the server is running, reachable and accepts these credentials${waiting}`;
   }
   if (code === 'SQLITE_CANTOPEN' || code === 'SQLITE_READONLY') {
-    return `cannot open the database ${db} for writing (${code}: ${message}); check that its folder exists and is writable, and that the file system is not read-only or full`;
+    return `cannot open the database ${f.db} for writing (${code}: ${message}); check that its folder exists and is writable, and that the file system is not read-only or full`;
   }
   return message;
 }

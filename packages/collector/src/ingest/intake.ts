@@ -1,5 +1,5 @@
 // What every OTLP receiver (HTTP and gRPC) does with a decoded batch: count it, apply the collector's content
-// rules to foreign tool spans (dialects/content.ts), queue it, and wait for the commit. The receivers only
+// rules to foreign tool spans (content-policy.ts), queue it, and wait for the commit. The receivers only
 // translate the outcome into their protocol's status.
 
 import type { CollectorMetrics } from '../ops/metrics.js';

@@ -27,14 +27,48 @@ export function onceEach(report: (what: string) => void): (what: string) => void
   };
 }
 
-/** The error's code (SQLITE_FULL, ECONNREFUSED, 40P01, …) and message, for a log line. */
+/** SQLite's code named in a warning's text (`WAL checkpoint failed (retrying): SQLITE_IOERR_WRITE: …`). */
+const CODE_IN_TEXT = /\b(SQLITE_[A-Z_]+)\b/;
+
+/**
+ * Process warnings (`process.emitWarning`, from this code or a library) as JSON log lines with their code,
+ * instead of Node's bare `Warning:` lines on stderr. Returns the undo.
+ */
+export function logProcessWarnings(log: pino.Logger): () => void {
+  const previous = process.listeners('warning');
+  process.removeAllListeners('warning');
+  const onWarning = (warning: Error) => {
+    const message = hidePasswords(warning.message);
+    const own = Reflect.get(warning, 'code');
+    const code = typeof own === 'string' ? own : CODE_IN_TEXT.exec(message)?.[1];
+    log.warn(
+      { cause: { ...(code ? { code } : {}), message }, warning: warning.name },
+      message.replace(/^toolscope: /, ''),
+    );
+  };
+  process.on('warning', onWarning);
+  return () => {
+    process.off('warning', onWarning);
+    for (const listener of previous) process.on('warning', listener);
+  };
+}
+
+/** A URL's password as `***` wherever one appears in a message (`postgres://user:secret@host` and the like). */
+export function hidePasswords(text: string): string {
+  return text.replace(/(\b[a-z][a-z0-9+.-]*:\/\/[^:/@\s]*:)[^@\s]*@/gi, '$1***@');
+}
+
+/**
+ * The error's code (SQLITE_FULL, ECONNREFUSED, 57P01, …) and message, for a log line. An AggregateError (a
+ * host name with several addresses, each refused) has no message of its own: its first error's is used.
+ */
 export function causeOf(error: unknown): { code?: string; message: string } {
   const code =
     typeof error === 'object' && error !== null && 'code' in error && typeof error.code === 'string'
       ? error.code
       : undefined;
-  return {
-    ...(code ? { code } : {}),
-    message: error instanceof Error ? error.message : String(error),
-  };
+  let message = error instanceof Error ? error.message : String(error);
+  if (!message && error instanceof AggregateError && error.errors[0] instanceof Error)
+    message = error.errors[0].message;
+  return { ...(code ? { code } : {}), message: hidePasswords(message) };
 }

@@ -82,7 +82,9 @@ export class CollectorMetrics {
       help: 'Bytes the store takes (SQLite file and WAL; PostgreSQL database size)',
       registers: [this.registry],
       async collect() {
-        this.set(await storage.sizeBytes());
+        // Storage that cannot answer (an outage) leaves the last value: /metrics must answer then most of all.
+        const bytes = await storage.sizeBytes().catch(() => undefined);
+        if (bytes !== undefined) this.set(bytes);
       },
     });
     new Gauge({
@@ -92,7 +94,10 @@ export class CollectorMetrics {
       registers: [this.registry],
       async collect() {
         const until = BigInt(Date.now()) * 1_000_000n;
-        const flags = await storage.flags(until - HOUR_NS, until + 60_000_000_000n, {});
+        const flags = await storage
+          .flags(until - HOUR_NS, until + 60_000_000_000n, {})
+          .catch(() => undefined);
+        if (!flags) return;
         for (const kind of FLAG_KINDS)
           this.set({ kind }, flags.filter((f) => f.kind === kind).length);
       },

@@ -69,7 +69,7 @@ export type ToolSummary = {
   exceptions: { type: string; count: number }[];
   /** Its newest reported contract's deprecation, or null. */
   deprecated: { replacedBy: string | null; sunset: string | null } | null;
-  /** The dialects its calls were read from in the window (dialects/dialects.ts). */
+  /** The dialects its calls were read from in the window (calls/dialects.ts). */
   sources: string[];
   calls: number;
   errors: number;

@@ -4,6 +4,7 @@
 import type { LoopThresholds } from '../detection/index.js';
 import type { DriftThresholds } from '../detectors/drift.js';
 import type { Storage } from './contract.js';
+import type { PgLog } from './postgres/pg-health.js';
 import { openSqliteStorage } from './sqlite/sqlite-storage.js';
 
 export type OpenOptions = {
@@ -17,8 +18,14 @@ export type OpenOptions = {
   rememberDrift?: boolean;
   /** Start from the read thresholds the store remembers. */
   storedDrift?: boolean;
-  /** Told of errors of idle PostgreSQL connections (the pool replaces them). */
+  /** Told of errors of PostgreSQL connections (the pool replaces them). */
   onPoolError?: (error: Error) => void;
+  /** PostgreSQL: start while the database is unreachable and connect with backoff (pg-storage.ts). */
+  waitForDatabase?: boolean;
+  /** PostgreSQL: bound of one statement in ms (default 10 s). */
+  statementTimeoutMs?: number;
+  /** PostgreSQL: where an outage and its end are logged. */
+  log?: PgLog;
   /** Told of stored values a read could not use (left out of its answer). */
   onDamage?: (what: string) => void;
 };

@@ -1,7 +1,7 @@
 // The PostgreSQL schema: the same tables and columns as SQLite's (sqlite/schema.ts, version 8), so the shared
 // read queries (storage/sql) run unchanged. Versioned in toolscope_schema; each step runs once, in a
 // transaction, under an advisory lock, so collectors starting together migrate once.
-import type { PoolClient } from 'pg';
+import type { ClientBase } from 'pg';
 import { CONTRACTS_MIGRATION } from '../sql/contracts-migration.js';
 import { OUTPUT_MIGRATION } from '../sql/output-migration.js';
 import { BACKFILL_CALLS, FILL_SOURCES } from '../sql/sides-migration.js';
@@ -75,7 +75,7 @@ export const PG_MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX conversation_traces_by_trace ON conversation_traces(trace_seq);
 
-  -- One row per conversation: the lock that orders its writers, and its key filter (key-bloom.ts).
+  -- One row per conversation: the lock that orders its writers, and its key filter (detection/key-filter.ts).
   CREATE TABLE conversations (
     conversation_id TEXT PRIMARY KEY,
     keys BYTEA NOT NULL
@@ -213,10 +213,17 @@ export const PG_MIGRATIONS: readonly string[] = [
 
 export type PgMigration = { from: number; to: number };
 
-/** Brings the database to the newest schema; refuses a database from a newer collector. */
-export async function migratePostgres(client: PoolClient): Promise<PgMigration> {
+/**
+ * Brings the database to the newest schema; refuses a database from a newer collector. All steps run in one
+ * transaction: a fault at any point (the connection lost, the server gone) rolls every step back, so the schema
+ * is never half-migrated, and the next attempt starts from the version before.
+ */
+export async function migratePostgres(client: ClientBase): Promise<PgMigration> {
   await client.query('BEGIN');
   try {
+    // A step may rewrite a large table: no statement bound here (the pool's does not apply to this connection,
+    // but a statement_timeout in the URL's options would).
+    await client.query('SET LOCAL statement_timeout = 0');
     await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK.toString()]);
     await client.query('CREATE TABLE IF NOT EXISTS toolscope_schema (version INTEGER NOT NULL)');
     const found = await client.query<{ version: number }>('SELECT version FROM toolscope_schema');

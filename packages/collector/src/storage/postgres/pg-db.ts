@@ -1,14 +1,79 @@
-// node-postgres plumbing shared by the PostgreSQL backend: the pool (with its idle-client errors reported, not
-// thrown), ReadDb over it (`?` placeholders turned into `$n` once per SQL text), and a transaction helper that
-// retries a batch that lost a deadlock or serialization race to another collector.
+// node-postgres plumbing shared by the PostgreSQL backend: the pool (every connection's errors handled, bounded
+// waits and statements), dedicated connections, ReadDb over the pool (`?` placeholders turned into `$n` once
+// per SQL text), and a transaction helper that retries a batch that lost a deadlock or serialization race to
+// another collector and discards a connection that failed.
 import pg from 'pg';
 import type { ReadDb, Row, SqlValue } from '../sql/db.js';
+import { isConnectionFault, isTimeout, unavailable } from './pg-health.js';
 
-export function createPool(url: string, max: number, onError: (error: Error) => void): pg.Pool {
-  const pool = new pg.Pool({ connectionString: url, max, application_name: 'toolscope-collector' });
-  // An idle connection that the server closes emits 'error' on the pool; unhandled, it would end the process.
-  pool.on('error', onError);
+export type PoolBounds = {
+  /** Most connections of this process. */
+  max: number;
+  /** Server-side bound of one statement, lock waits included (ms). */
+  statementTimeoutMs: number;
+  /** Bound of opening a connection, and of waiting for a free one (ms). */
+  connectTimeoutMs: number;
+};
+
+/** Connection settings of every connection: named, kept alive, with their own error listener. */
+export function connectionConfig(url: string, connectTimeoutMs: number): pg.ClientConfig {
+  return {
+    connectionString: url,
+    application_name: 'toolscope-collector',
+    connectionTimeoutMillis: connectTimeoutMs,
+    // A peer that vanished without a reset (a cut network) is found by TCP keepalive, not after hours.
+    keepAlive: true,
+    keepAliveInitialDelayMillis: 10_000,
+  };
+}
+
+/**
+ * The pool. `onFault` hears every error of every connection, idle or checked out: without a listener an
+ * 'error' event of a checked-out client (its socket reset while a batch was being written) ends the process.
+ */
+export function createPool(
+  url: string,
+  bounds: PoolBounds,
+  onFault: (error: Error) => void,
+): pg.Pool {
+  const pool = new pg.Pool({
+    ...connectionConfig(url, bounds.connectTimeoutMs),
+    max: bounds.max,
+    statement_timeout: bounds.statementTimeoutMs,
+    // A server that stops answering (a stalled host) cannot enforce statement_timeout: the client does, a
+    // little later (the server's own error, when it can send one, comes first), and the connection is then
+    // discarded.
+    query_timeout: bounds.statementTimeoutMs + Math.min(5_000, bounds.statementTimeoutMs),
+    // Locks of a transaction whose collector froze are freed by the server.
+    idle_in_transaction_session_timeout: Math.max(60_000, bounds.statementTimeoutMs * 3),
+  });
+  pool.on('error', onFault);
+  pool.on('connect', (client) => client.on('error', onFault));
   return pool;
+}
+
+/**
+ * Runs `use` on a connection of its own (migrations, probes), closed after, its errors handled; each query
+ * bounded by `queryTimeoutMs` when given (a probe), or not at all (a migration may take long).
+ */
+export async function withClient<T>(
+  url: string,
+  connectTimeoutMs: number,
+  use: (client: pg.Client) => Promise<T>,
+  queryTimeoutMs?: number,
+): Promise<T> {
+  const client = new pg.Client({
+    ...connectionConfig(url, connectTimeoutMs),
+    ...(queryTimeoutMs ? { query_timeout: queryTimeoutMs } : {}),
+  });
+  // A reset while `use` runs fails its query; the event itself must not end the process.
+  client.on('error', () => undefined);
+  try {
+    await client.connect();
+    return await use(client);
+  } finally {
+    await client.end().catch(() => undefined);
+  }
 }
 
 const numbered = new Map<string, string>();
@@ -25,13 +90,34 @@ export function toDollars(sql: string): string {
   return out;
 }
 
-export function pgReadDb(pool: pg.Pool, damaged: (what: string) => void): ReadDb {
+export type ReadGuard = {
+  /** Throws when reads cannot be served now (the database is down). */
+  check(): void;
+  /** What a failed read becomes (a connection fault: STORAGE_UNAVAILABLE). */
+  translate(error: unknown): unknown;
+};
+
+export function pgReadDb(
+  pool: pg.Pool,
+  damaged: (what: string) => void,
+  guard: ReadGuard,
+  maxWaiting: number,
+): ReadDb {
   return {
     damaged,
     byteOrder: (column) => `${column} COLLATE "C"`,
     all: async (sql: string, params: readonly SqlValue[] = []) => {
-      const result = await pool.query(toDollars(sql), params.map(param));
-      return result.rows as Row[];
+      guard.check();
+      // Reads beyond the pool queue up to a bound; past it they are refused now rather than piling up.
+      if (pool.waitingCount >= maxWaiting)
+        throw unavailable('every database connection is busy; retry shortly');
+      try {
+        const result = await pool.query(toDollars(sql), params.map(param));
+        return result.rows as Row[];
+      } catch (error) {
+        if (isTimeout(error)) throw unavailable('a database statement timed out', error);
+        throw guard.translate(error);
+      }
     },
   };
 }
@@ -51,21 +137,28 @@ export async function inTransaction<T>(
 ): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     const client = await pool.connect();
-    let broken = false;
+    let broken: Error | undefined;
     try {
       await client.query('BEGIN');
       const value = await run(client);
       await client.query('COMMIT');
       return value;
     } catch (error) {
-      await client.query('ROLLBACK').catch(() => {
-        broken = true;
+      if (isConnectionFault(error)) {
+        // Gone, or stuck behind a query the client gave up on: a ROLLBACK would wait behind it. The server
+        // rolls the transaction back when the connection closes.
+        broken = error instanceof Error ? error : new Error(String(error));
+        throw error;
+      }
+      await client.query('ROLLBACK').catch((rollback: unknown) => {
+        broken = rollback instanceof Error ? rollback : new Error(String(rollback));
       });
       const code = typeof error === 'object' && error !== null ? Reflect.get(error, 'code') : '';
       if (!RETRYABLE.has(String(code)) || attempt >= ATTEMPTS) throw error;
       await new Promise((resolve) => setTimeout(resolve, 5 * attempt + Math.random() * 20));
     } finally {
-      client.release(broken);
+      // A connection that failed is destroyed, not handed to the next batch.
+      client.release(broken ?? false);
     }
   }
 }

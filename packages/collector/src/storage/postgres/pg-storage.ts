@@ -1,127 +1,137 @@
 // The PostgreSQL backend (`--db postgres://…`): stateless collectors, as many as needed, share one database. Writes
 // are one transaction per batch (pg-writer.ts), acknowledged after COMMIT; reads are the shared SQL queries
-// (storage/sql) on the pool; retention deletes in small transactions, one collector at a time.
+// (storage/sql) on the pool; retention deletes in small transactions, one collector at a time. Every fault of
+// the database is a value for the caller (STORAGE_UNAVAILABLE, 503), never the end of the process: pg-health.ts
+// tracks whether the database is there, and a collector may start before it is.
 
 import { createLoopDetection, type LoopThresholds } from '../../detection/index.js';
 import type { DriftThresholds } from '../../detectors/drift.js';
 import type { Storage } from '../contract.js';
 import { redactDbUrl } from '../open.js';
 import { encodeThresholds, READ_THRESHOLDS_KEY, resolveThresholds } from '../read-thresholds.js';
-import { NS_PER_HOUR, NS_PER_MINUTE } from '../sql/db.js';
 import { readerMethods, SqlReader } from '../sql/reader.js';
 import { planWrite } from '../write-plan.js';
 import { migratePostgres } from './migrations.js';
-import { createPool, inTransaction, pgReadDb } from './pg-db.js';
+import { createPool, type PoolBounds, pgReadDb, withClient } from './pg-db.js';
+import { isConnectionFault, PgHealth, type PgLog, SILENT_LOG, unavailable } from './pg-health.js';
+import { deleteBefore } from './pg-retention.js';
 import { PgWriter } from './pg-writer.js';
 
 export type PostgresOptions = {
   /** Most connections this process opens (default 10). */
   poolSize?: number;
+  /** Bound of one statement, lock waits included, in ms (default 10 s, an OTLP exporter's own timeout). */
+  statementTimeoutMs?: number;
+  /** Bound of opening a connection or waiting for a free one, in ms (default 3 s). */
+  connectTimeoutMs?: number;
+  /**
+   * Start even when the database cannot be reached: reads and writes answer 503 and ready() says why until a
+   * connection (and the migrations) succeed, tried with backoff. Without it, opening fails.
+   */
+  waitForDatabase?: boolean;
+  /** Where outages and their end are logged, one line each (default: nowhere). */
+  log?: PgLog;
   thresholds?: Partial<LoopThresholds>;
   drift?: Partial<DriftThresholds>;
   rememberDrift?: boolean;
   storedDrift?: boolean;
-  /** Told of errors of idle connections (the pool replaces them). */
+  /** Told of every error of a connection (the pool replaces it). */
   onPoolError?: (error: Error) => void;
   /** Told of stored values a read could not use. */
   onDamage?: (what: string) => void;
 };
 
-/** pg_try_advisory_xact_lock key of retention: one collector deletes while the others skip the step. */
-const RETENTION_LOCK = 8_390_047_142_397_570_929n;
 const warnDamage = (what: string) => process.emitWarning(`toolscope: ${what}`);
+const POOL_WAIT = /timeout exceeded when trying to connect/;
 
 export async function openPostgresStorage(
   url: string,
   options: PostgresOptions = {},
 ): Promise<Storage> {
-  const poolSize = options.poolSize ?? 10;
-  const pool = createPool(url, poolSize, (error) =>
-    (options.onPoolError ?? ((e: Error) => process.emitWarning(`toolscope: ${e.message}`)))(error),
-  );
-  try {
-    const client = await pool.connect();
-    let failure: Error | undefined;
-    try {
-      await migratePostgres(client);
-    } catch (error) {
-      failure = error instanceof Error ? error : new Error(String(error));
-      throw error;
-    } finally {
-      // A connection whose migration failed is destroyed, not returned to the pool.
-      client.release(failure);
+  const bounds: PoolBounds = {
+    max: options.poolSize ?? 10,
+    statementTimeoutMs: options.statementTimeoutMs ?? 10_000,
+    connectTimeoutMs: options.connectTimeoutMs ?? 3_000,
+  };
+  let drift = resolveThresholds(options, undefined);
+  let migrated = false;
+  // The first connection migrates; later ones (the checks while down) only prove the server answers, soon.
+  const probe = () =>
+    withClient(url, bounds.connectTimeoutMs, (c) => c.query('SELECT 1'), bounds.connectTimeoutMs);
+  const connect = async () => {
+    if (migrated) {
+      await probe();
+      return;
     }
+    await withClient(url, bounds.connectTimeoutMs, async (client) => {
+      await migratePostgres(client);
+      if (options.storedDrift) {
+        const stored = await client.query<{ value: string }>(
+          'SELECT value FROM toolscope_settings WHERE key = $1',
+          [READ_THRESHOLDS_KEY],
+        );
+        drift = resolveThresholds(options, stored.rows[0]?.value);
+      }
+      if (options.rememberDrift)
+        await client.query(
+          `INSERT INTO toolscope_settings (key, value) VALUES ($1, $2)
+           ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
+          [READ_THRESHOLDS_KEY, encodeThresholds(drift)],
+        );
+      migrated = true;
+    });
+  };
+  const health = new PgHealth({ probe: connect, log: options.log ?? SILENT_LOG });
+  const pool = createPool(url, bounds, (error) => {
+    options.onPoolError?.(error);
+    health.fault(error);
+  });
+  try {
+    await connect();
   } catch (error) {
-    await pool.end();
-    throw error;
+    // Only an unreachable server is waited for; a refused migration (a newer schema, no rights) fails the start.
+    if (!options.waitForDatabase || !isConnectionFault(error)) {
+      health.close();
+      await pool.end();
+      throw error;
+    }
+    health.startDown(error);
   }
-  const stored = options.storedDrift
-    ? (
-        await pool.query<{ value: string }>('SELECT value FROM toolscope_settings WHERE key = $1', [
-          READ_THRESHOLDS_KEY,
-        ])
-      ).rows[0]?.value
-    : undefined;
-  const drift = resolveThresholds(options, stored);
-  if (options.rememberDrift)
-    await pool.query(
-      `INSERT INTO toolscope_settings (key, value) VALUES ($1, $2)
-       ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
-      [READ_THRESHOLDS_KEY, encodeThresholds(drift)],
-    );
+  /** What a failed statement becomes for the caller: a full pool and a lost connection are both 503. */
+  const failure = (error: unknown) =>
+    error instanceof Error && POOL_WAIT.test(error.message) && pool.totalCount >= bounds.max
+      ? unavailable('every database connection is busy; retry shortly', error)
+      : health.translate(error);
+  const guarded =
+    <A extends unknown[], R>(run: (...args: A) => Promise<R>) =>
+    async (...args: A): Promise<R> => {
+      health.check();
+      try {
+        return await run(...args);
+      } catch (error) {
+        throw failure(error);
+      }
+    };
   const writer = new PgWriter(pool, createLoopDetection(options.thresholds));
-  const reader = new SqlReader(pgReadDb(pool, options.onDamage ?? warnDamage), drift);
+  const guard = { check: () => health.check(), translate: failure };
+  const reader = new SqlReader(
+    pgReadDb(pool, options.onDamage ?? warnDamage, guard, bounds.max * 2),
+    drift,
+  );
   return {
     backend: 'postgres',
     location: redactDbUrl(url),
     // Half the pool writes, so reads always find a connection.
-    concurrentWrites: Math.max(2, Math.floor(poolSize / 2)),
+    concurrentWrites: Math.max(2, Math.floor(bounds.max / 2)),
     // Packed here, by the collectors, which scale out; not by the one server's TOAST (decision 0011).
-    write: (spans) => writer.write(planWrite(spans, true)),
-    deleteBefore: (cutoffNs, maxTraces) =>
-      inTransaction(pool, async (client) => {
-        const lock = await client.query<{ got: boolean }>(
-          'SELECT pg_try_advisory_xact_lock($1) AS got',
-          [RETENTION_LOCK.toString()],
-        );
-        if (!lock.rows[0]?.got) return 0;
-        // SKIP LOCKED: a trace a batch is writing right now is left for the next step.
-        const old = await client.query<{ seq: string }>(
-          'SELECT seq FROM traces WHERE first_ns < $1 ORDER BY first_ns LIMIT $2 FOR UPDATE SKIP LOCKED',
-          [cutoffNs.toString(), maxTraces],
-        );
-        const seqs = old.rows.map((r) => r.seq);
-        if (seqs.length > 0) {
-          const conversations = await client.query<{ conversation_id: string }>(
-            'SELECT DISTINCT conversation_id FROM conversation_traces WHERE trace_seq = ANY($1::bigint[])',
-            [seqs],
-          );
-          for (const table of [
-            'span_blocks',
-            'tool_call_rows',
-            'model_calls',
-            'conversation_traces',
-          ])
-            await client.query(`DELETE FROM ${table} WHERE trace_seq = ANY($1::bigint[])`, [seqs]);
-          await client.query('DELETE FROM traces WHERE seq = ANY($1::bigint[])', [seqs]);
-          await client.query(
-            `DELETE FROM conversations c WHERE c.conversation_id = ANY($1::text[])
-               AND NOT EXISTS (SELECT 1 FROM conversation_traces ct WHERE ct.conversation_id = c.conversation_id)`,
-            [conversations.rows.map((r) => r.conversation_id)],
-          );
-        }
-        const minute = (cutoffNs / NS_PER_MINUTE).toString();
-        await client.query('DELETE FROM tool_minutes WHERE minute < $1', [minute]);
-        await client.query('DELETE FROM tool_hours WHERE hour < $1', [
-          (cutoffNs / NS_PER_HOUR).toString(),
-        ]);
-        for (const table of ['flags', 'tool_schemas', 'tool_shapes'])
-          await client.query(`DELETE FROM ${table} WHERE last_ns < $1`, [cutoffNs.toString()]);
-        await client.query('DELETE FROM tool_paths WHERE minute < $1', [minute]);
-        return seqs.length;
-      }),
+    write: guarded((spans) => writer.write(planWrite(spans, true))),
+    deleteBefore: guarded((cutoffNs: bigint, maxTraces: number) =>
+      deleteBefore(pool, cutoffNs, maxTraces),
+    ),
     ...readerMethods(reader),
     ready: async () => {
+      const down = health.downReason;
+      if (down !== undefined) return { ok: false, reason: down };
       try {
         const found = await pool.query<{ version: number; replica: boolean }>(
           'SELECT version, pg_is_in_recovery() AS replica FROM toolscope_schema',
@@ -132,13 +142,17 @@ export async function openPostgresStorage(
         if (row.replica) return { ok: false, reason: 'the database is a read-only standby' };
         return { ok: true };
       } catch (error) {
-        return { ok: false, reason: error instanceof Error ? error.message : String(error) };
+        const said = failure(error);
+        return { ok: false, reason: said instanceof Error ? said.message : String(said) };
       }
     },
-    sizeBytes: async () => {
+    sizeBytes: guarded(async () => {
       const r = await pool.query<{ n: string }>('SELECT pg_database_size(current_database()) AS n');
       return Number(r.rows[0]?.n ?? 0);
+    }),
+    close: async () => {
+      health.close();
+      await pool.end();
     },
-    close: () => pool.end(),
   };
 }

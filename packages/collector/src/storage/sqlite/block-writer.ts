@@ -104,7 +104,7 @@ export class BlockWriter {
         .pluck()
         .all(cutoffNs, maxTraces) as number[];
       if (seqs.length === 0) return 0;
-      // Conversations that lose their last trace lose their key filter too (key-bloom.ts).
+      // Conversations that lose their last trace lose their key filter too (detection/key-filter.ts).
       const marks = seqs.map(() => '?').join(', ');
       const conversations = db
         .prepare(

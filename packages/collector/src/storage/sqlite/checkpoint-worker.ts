@@ -10,7 +10,10 @@ export type CheckpointInit = {
   intervalMs: number;
 };
 
-export type CheckpointReply = { type: 'error'; message: string } | { type: 'closed' };
+/** A failure carries SQLite's code (SQLITE_IOERR_WRITE, SQLITE_BUSY, …) when it has one. */
+export type CheckpointReply =
+  | { type: 'error'; message: string; code?: string }
+  | { type: 'closed' };
 
 const init = workerData as CheckpointInit;
 const port = parentPort;
@@ -30,9 +33,12 @@ const timer = setInterval(() => {
     // A failed checkpoint loses nothing (the frames stay in the WAL); report once per run of failures.
     if (!reported) {
       reported = true;
+      const code =
+        typeof error === 'object' && error !== null ? Reflect.get(error, 'code') : undefined;
       port.postMessage({
         type: 'error',
         message: error instanceof Error ? error.message : String(error),
+        ...(typeof code === 'string' ? { code } : {}),
       } satisfies CheckpointReply);
     }
   }

@@ -9,6 +9,9 @@ import type { Worker } from 'node:worker_threads';
 import type { CheckpointInit, CheckpointReply } from './checkpoint-worker.js';
 import { startStorageWorker } from './storage-worker.js';
 
+/** Why a checkpoint failed: SQLite's code and message. */
+export type CheckpointCause = { code?: string; message: string };
+
 /** `wal_autocheckpoint` of the writer connection while a checkpointer runs (32 MiB of WAL with 8 KiB pages). */
 export const WRITER_AUTOCHECKPOINT_PAGES = 4096;
 
@@ -18,12 +21,27 @@ export class Checkpointer {
   /** Exited already (a thread that failed to start, out of memory for one): close() has nothing to wait for. */
   #exited = false;
 
-  constructor(init: CheckpointInit, onError: (message: string) => void) {
+  /**
+   * `onError` hears each run of failed checkpoints once: the message begins with SQLite's code when there is one
+   * (`SQLITE_IOERR_WRITE: disk I/O error`), and the cause comes apart as well, for a log line.
+   */
+  constructor(init: CheckpointInit, onError: (message: string, cause: CheckpointCause) => void) {
     this.#worker = startStorageWorker('checkpoint-worker', init);
+    const report = (message: string, code: unknown) => {
+      const cause = typeof code === 'string' ? { code, message } : { message };
+      onError(cause.code ? `${cause.code}: ${message}` : message, cause);
+    };
     this.#worker.on('message', (reply: CheckpointReply) => {
-      if (reply.type === 'error') onError(reply.message);
+      if (reply.type === 'error') report(reply.message, reply.code);
     });
-    this.#worker.on('error', (error) => onError(error.message));
+    // A SqliteError thrown in the thread arrives as a plain object with its code and no message.
+    this.#worker.on('error', (error: unknown) => {
+      const message = Reflect.get(Object(error), 'message');
+      report(
+        typeof message === 'string' ? message : 'the checkpoint thread stopped',
+        Reflect.get(Object(error), 'code'),
+      );
+    });
     this.#worker.once('exit', () => {
       this.#exited = true;
     });
