@@ -125,6 +125,36 @@ export const SCENES: Scene[] = [
       ]),
     ],
   },
+  {
+    id: 'cycle',
+    title: 'an agent going round the same two reads, turn after turn, learning nothing new',
+    turns: range(3).map(() => [
+      { server: 'stable' as const, tool: 'get_order', args: { customerId: 'cus_31' } },
+      { server: 'stable' as const, tool: 'catalogue_list', args: { minPrice: 0, maxPrice: 25 } },
+    ]),
+  },
+  {
+    id: 'churn',
+    title: 'an agent changing the quantity it sends while the contract keeps refusing it',
+    turns: [
+      [-1, -2, 0, -5].map((quantity) => ({
+        server: 'stable' as const,
+        tool: 'order_intent',
+        args: { sku: 'sku_lamp', quantity },
+      })),
+    ],
+  },
+  {
+    id: 'poll',
+    title: 'an agent polling an order whose answer never changes',
+    turns: [
+      range(5).map(() => ({
+        server: 'stable' as const,
+        tool: 'get_order',
+        args: { customerId: 'cus_poll' },
+      })),
+    ],
+  },
 ];
 
 /** Every flag kind the story must produce, with its tool and, for retry loops, the scene it comes from. */
@@ -133,6 +163,9 @@ export const EXPECTED_FLAGS = [
   { kind: 'unrepaired_invalid_input', tool: 'get_order', scene: 'loop' },
   { kind: 'retry_after_non_retryable', tool: 'order_intent', scene: 'rejected' },
   { kind: 'unsafe_write_retry', tool: 'order_intent', scene: 'timeout' },
+  { kind: 'tool_cycle', tool: 'get_order', scene: 'cycle' },
+  { kind: 'argument_churn', tool: 'order_intent', scene: 'churn' },
+  { kind: 'polling_no_progress', tool: 'get_order', scene: 'poll' },
   { kind: 'silent_schema_change', tool: 'get_order', scene: 'rollout' },
   { kind: 'version_skew', tool: 'catalogue_list', scene: 'rollout' },
   { kind: 'input_drift', tool: 'catalogue_list', scene: 'old-client' },
