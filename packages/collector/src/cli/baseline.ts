@@ -7,7 +7,7 @@ import { z } from 'zod';
 export const REPORT_FORMAT_VERSION = 2;
 
 /** A contract's schemas as the JSON report carries them (format 2), so a later run can diff against them. */
-export const contractSchemasSchema = z.object({
+const contractSchemasSchema = z.object({
   name: z.string(),
   version: z.string(),
   schemaHash: z.string(),
@@ -15,6 +15,7 @@ export const contractSchemasSchema = z.object({
   inputSchema: z.unknown(),
   outputSchema: z.unknown(),
 });
+/** One entry of a report's `contractSchemas`. */
 export type ContractSchemas = z.infer<typeof contractSchemasSchema>;
 
 /** One step of a cycle flag's evidence: the tool and the input it was called with. */
@@ -51,8 +52,10 @@ const reportSchema = z.object({
   contractSchemas: z.array(contractSchemasSchema).optional(),
 });
 
+/** What a comparison reads of a baseline's tool. */
 export type BaselineTool = z.infer<typeof toolSchema>;
-export type BaselineFlag = z.infer<typeof flagSchema>;
+type BaselineFlag = z.infer<typeof flagSchema>;
+/** A baseline report as read: what the comparison uses of it. */
 export type Baseline = {
   file: string;
   formatVersion: number;
@@ -64,6 +67,7 @@ export type Baseline = {
   contractSchemas: ContractSchemas[];
 };
 
+/** A baseline, or why it cannot be read. */
 export type BaselineRead = { ok: true; baseline: Baseline } | { ok: false; message: string };
 
 /** Parses the text of a baseline report; `file` only names it in messages. */

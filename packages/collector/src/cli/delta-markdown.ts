@@ -7,7 +7,7 @@ import type { Change, Delta, ToolDelta } from './report-delta.js';
 import { type Breach, type DeltaLimits, pointsText, relativeText, traceOf } from './thresholds.js';
 
 /** `after ▲ +Δ (+rel)`; `(=)` when unchanged; `(new)` when the baseline had no value. */
-export function changeText(
+function changeText(
   c: Change,
   show: (n: number) => string,
   delta: (d: number) => string = (d) => `${d >= 0 ? '+' : '−'}${show(Math.abs(d))}`,

@@ -54,6 +54,7 @@ function thresholdCase(classname: string, name: string, breaches: Breach[]): Cas
   };
 }
 
+/** The report as a JUnit document with one test suite. */
 export function junit(v: Verdict): string {
   const cases: Case[] = [];
   for (const t of v.tools) {

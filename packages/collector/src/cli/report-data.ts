@@ -19,6 +19,7 @@ import type { Storage, ToolContract } from '../storage/contract.js';
 import { isPostgresUrl, openStorage, redactDbUrl } from '../storage/open.js';
 import type { ContractSchemas } from './baseline.js';
 
+/** One run's numbers as the report shows them. */
 export type ReportData = {
   tools: ToolStats[];
   flags: Flag[];
@@ -28,6 +29,7 @@ export type ReportData = {
   contractSchemas: ContractSchemas[];
 };
 
+/** Where a report reads from: a store by path or URL, a collector's API, or an open store (`ci`). */
 export type Source =
   | { db: string }
   | { url: string; token: string | undefined }
@@ -41,6 +43,7 @@ export type ReportReader = {
   close(): Promise<void>;
 };
 
+/** An open reader, or why the source cannot be read. */
 export type Opened = { ok: true; reader: ReportReader } | { ok: false; message: string };
 
 const window = (sinceMs: number) => {

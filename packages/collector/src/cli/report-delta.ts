@@ -16,6 +16,7 @@ export type Change = {
   relative: number | null;
 };
 
+/** One tool's numbers against the baseline, and the error codes that came or went. */
 export type ToolDelta = {
   name: string;
   calls: Change;
@@ -27,6 +28,7 @@ export type ToolDelta = {
   codesDisappeared: string[];
 };
 
+/** A tool whose newest contract has another schema hash than the baseline's. */
 export type ContractChange = {
   tool: string;
   before: { version: string; schemaHash: string };
@@ -39,6 +41,7 @@ export type ContractChange = {
   pathsFrom: 'catalog' | 'baseline' | null;
 };
 
+/** Everything that changed against the baseline. */
 export type Delta = {
   baseline: { file: string; formatVersion: number };
   /** Tools present in both, in this run's order. */
@@ -56,7 +59,7 @@ export type Delta = {
 const round = (n: number) => Math.round(n * 1e6) / 1e6;
 
 /** The change from `before` to `after`; null parts where either is unknown. */
-export function change(before: number | null | undefined, after: number | null): Change {
+function change(before: number | null | undefined, after: number | null): Change {
   const b = before ?? null;
   if (b === null || after === null) return { before: b, after, change: null, relative: null };
   return {
@@ -82,6 +85,7 @@ function toolDelta(b: BaselineTool, t: ToolStats): ToolDelta {
   };
 }
 
+/** Asks the catalog of this run's source what changed between two of a tool's contracts. */
 export type ContractDiffer = (
   tool: string,
   from: string,

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { parseDurationMs } from '../api/params.js';
 import { FLAG_KINDS } from '../detectors/flag.js';
 
+/** parseArgs' option table of `report` (and, without `--url`, of `ci`). */
 export const REPORT_OPTIONS = {
   db: { type: 'string' },
   url: { type: 'string' },
@@ -22,7 +23,7 @@ export const REPORT_OPTIONS = {
   'fail-on-contract-change': { type: 'boolean' },
 } as const;
 
-export const REPORT_FORMATS = ['markdown', 'json', 'junit', 'sarif'] as const;
+const REPORT_FORMATS = ['markdown', 'json', 'junit', 'sarif'] as const;
 
 const ratio = z.coerce.number().min(0).optional();
 /** `--fail-on-new a --fail-on-new b` or `--fail-on-new a,b`. */
@@ -39,6 +40,7 @@ const DELTA_FLAGS = [
   'fail-on-contract-change',
 ] as const;
 
+/** The report flags as values: defaults filled, durations and ratios parsed, thresholds on change tied to --baseline. */
 export const reportFlagsSchema = z
   .object({
     db: z.string().min(1).optional(),
@@ -81,6 +83,7 @@ export const reportFlagsSchema = z
         message: 'compares with a baseline: give --baseline FILE (an earlier --format json report)',
       });
   });
+/** Parsed report flags. */
 export type ReportFlags = z.output<typeof reportFlagsSchema>;
 
 /** Parses report flags out of `values`; a usage error names the flag. */

@@ -10,6 +10,7 @@ import { cell } from './markdown-cell.js';
 import type { Delta } from './report-delta.js';
 import type { Breach, DeltaLimits } from './thresholds.js';
 
+/** What a report decided, every rendering's input. */
 export type Verdict = {
   tools: ToolStats[];
   /** What each server's tools/list weighs (contracts/weights.ts). */
@@ -35,6 +36,7 @@ export type Verdict = {
 const pct = formatPercent;
 const ms = formatMs;
 
+/** The report as Markdown, as a CI job summary shows it. */
 export function markdown(v: Verdict, sinceLabel: string): string {
   const lines: string[] = [];
   lines.push(

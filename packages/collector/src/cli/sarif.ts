@@ -58,6 +58,7 @@ function locationOf(tool: string, env: NodeJS.ProcessEnv): object[] {
   ];
 }
 
+/** The report as a SARIF 2.1.0 log with one run; `env` says whether this is a GitHub Actions job. */
 export function sarif(v: Verdict, env: NodeJS.ProcessEnv): string {
   const results: Result[] = [];
   const failing = new Set<Flag>([

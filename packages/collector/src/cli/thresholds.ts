@@ -4,15 +4,17 @@ import { formatMs, formatPercent } from '../api/format.js';
 import type { Flag } from '../detectors/flag.js';
 import type { Change, ContractChange, Delta } from './report-delta.js';
 
-export const DELTA_THRESHOLDS = [
+const DELTA_THRESHOLDS = [
   'max-error-rate-increase',
   'max-p95-increase',
   'max-result-tokens-increase',
   'fail-on-new',
   'fail-on-contract-change',
 ] as const;
+/** A threshold's name: its flag without the leading `--`. */
 export type DeltaThreshold = (typeof DELTA_THRESHOLDS)[number];
 
+/** The thresholds on change that were given (undefined, [] or false when not). */
 export type DeltaLimits = {
   /** Absolute: error rate after − before, as a rate (0.02 is two percentage points). */
   maxErrorRateIncrease: number | undefined;
