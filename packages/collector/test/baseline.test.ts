@@ -127,7 +127,8 @@ beforeAll(async () => {
   writeFileSync(summary, '');
   prCi = JSON.parse(readFileSync(prJson, 'utf8')) as Report;
   served = await startTestCollector({}, dir);
-}, 60_000);
+  // Two runs of the program under `toolscope ci`: seconds, more on a loaded machine; this only stops a hang.
+}, 180_000);
 
 describe('a run compared with its baseline', () => {
   it('JSON: per-tool changes, tools and codes that came or went, the changed contract, the new loop', () => {
