@@ -342,6 +342,34 @@ describe('baselines of other formats', () => {
     expect(md.o.stdout).toContain('changed paths unknown');
   });
 
+  it('reads what an older format-1 report lacks (contracts, result tokens) as unknown, never as zero', async () => {
+    const old = JSON.parse(readFileSync(FORMAT_1, 'utf8')) as {
+      tools: Json[];
+      contracts?: unknown;
+    };
+    delete old.contracts;
+    for (const t of old.tools) {
+      delete t.resultTokensP95;
+      delete t.schemaTokens;
+    }
+    const file = join(dir, 'older.json');
+    writeFileSync(file, JSON.stringify(old));
+    const { code, body } = await jsonOf([
+      ...['--baseline', file, '--max-result-tokens-increase', '0'],
+      '--fail-on-contract-change',
+    ]);
+    expect(code).toBe(0);
+    const d = body.baseline as Delta;
+    expect(d.contractsChanged).toBeNull();
+    const search = d.tools.find((t) => t.name === 'search_docs');
+    expect(search?.resultTokensP95).toMatchObject({ before: null, change: null, relative: null });
+    const md = await report(['--baseline', file], {}, 'url');
+    expect(md.o.stdout).toContain(
+      'The baseline lists no contracts: contract changes cannot be told.',
+    );
+    expect(md.o.stdout).toMatch(/\| search_docs \| .* \| [0-9,]+ \(new\) \| [0-9,]+ \(new\) \|/);
+  });
+
   it('takes the changed paths from the catalog of a collector that has both contracts (GET …/contracts/diff)', async () => {
     const old = (JSON.parse(readFileSync(FORMAT_1, 'utf8')) as { contracts: Json[] }).contracts;
     const was = old.find((c) => c.name === 'search_docs')?.schemaHash as string;
