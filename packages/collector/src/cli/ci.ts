@@ -11,7 +11,7 @@ import type { CliIo } from './io.js';
 import { runReport } from './report.js';
 import { parseReportFlags, REPORT_OPTIONS } from './report-flags.js';
 
-export const CI_USAGE = `Usage: toolscope ci [report options] -- <command> [args…]
+export const CI_USAGE = `Usage: toolscope ci [--db PATH|URL] [report options] -- <command> [args…]
 
 Starts a collector on a free loopback port with a temporary database, runs the command with
 OTEL_EXPORTER_OTLP_ENDPOINT and OTEL_EXPORTER_OTLP_PROTOCOL set for it, waits for it to finish and for its
