@@ -18,6 +18,18 @@ describe('toolscope CLI', () => {
     expect(await runCli(['serve', '--help'], help)).toBe(0);
     for (const flag of ['--max-body-mb', '--max-inflight-mb', '--max-pending-spans'])
       expect(help.stdout).toContain(flag);
+    const report = captureIo();
+    expect(await runCli(['report', '--help'], report)).toBe(0);
+    for (const flag of [
+      '--baseline FILE',
+      '--max-error-rate-increase R',
+      '--max-p95-increase R',
+      '--max-result-tokens-increase R',
+      '--fail-on-new KIND',
+      '--fail-on-contract-change',
+      'sarif',
+    ])
+      expect(report.stdout).toContain(flag);
   });
 
   it.each([

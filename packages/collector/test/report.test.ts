@@ -14,6 +14,7 @@ import {
   startTestCollector,
   type TestCollector,
 } from './harness.js';
+import { junitSuite } from './junit-xml.js';
 
 let c: TestCollector;
 const now = Date.now();
@@ -116,18 +117,7 @@ describe('toolscope report', () => {
         o,
       ),
     ).toBe(1);
-    const doc = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '' }).parse(
-      o.stdout,
-    ) as {
-      testsuites: {
-        testsuite: {
-          tests: string;
-          failures: string;
-          testcase: { classname: string; name: string; failure?: { message: string } }[];
-        };
-      };
-    };
-    const suite = doc.testsuites.testsuite;
+    const suite = junitSuite(o.stdout);
     expect(suite.tests).toBe('4');
     expect(suite.failures).toBe('2');
     const byName = Object.fromEntries(suite.testcase.map((t) => [`${t.classname}:${t.name}`, t]));
@@ -152,6 +142,9 @@ describe('toolscope report', () => {
     [['report', '--fail-on', 'nonsense'], '--fail-on.0:'],
     [['report', '--max-error-rate', '2'], '--max-error-rate:'],
     [['report', '--db', 'a', '--url', 'http://x'], 'use --db or --url'],
+    [['report', '--baseline', 'b.json', '--max-p95-increase', 'lots'], '--max-p95-increase:'],
+    [['report', '--fail-on-new', 'identical_retry'], '--fail-on-new: compares with a baseline'],
+    [['report', '--baseline', 'b.json', '--fail-on-new', 'loops'], '--fail-on-new.0:'],
   ])('exits 2 with a message for %j', async (argv, message) => {
     const o = io();
     expect(await runCli(argv, o)).toBe(2);

@@ -6,15 +6,21 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { startCollector } from '../collector.js';
+import { type Baseline, readBaseline } from './baseline.js';
 import type { CliIo } from './io.js';
-import { parseReportFlags, REPORT_OPTIONS, runReport } from './report.js';
+import { runReport } from './report.js';
+import { parseReportFlags, REPORT_OPTIONS } from './report-flags.js';
 
-export const CI_USAGE = `Usage: toolscope ci [report options] -- <command> [args…]
+export const CI_USAGE = `Usage: toolscope ci [--db PATH|URL] [report options] -- <command> [args…]
 
 Starts a collector on a free loopback port with a temporary database, runs the command with
 OTEL_EXPORTER_OTLP_ENDPOINT and OTEL_EXPORTER_OTLP_PROTOCOL set for it, waits for it to finish and for its
 last export to be stored, then prints the report (see "toolscope report --help" for the options). The
 command's own output goes to stderr, so stdout (or --output FILE) holds only the report.
+
+  --db PATH|URL   store the run there and keep it (for more "toolscope report --db PATH" renderings, e.g.
+                  SARIF and JUnit of the same run) instead of in a temporary database
+  --baseline FILE is read before the command runs: a missing or unreadable baseline exits 2 at once.
 
 Exit code: the command's own non-zero exit code if it failed, else the report's (0, 1, or 2).
 `;
@@ -25,7 +31,7 @@ export async function ci(argv: string[], io: CliIo): Promise<number> {
   const command = split === -1 ? [] : argv.slice(split + 1);
   let values: Record<string, unknown>;
   try {
-    const { db: _db, url: _url, ...options } = REPORT_OPTIONS;
+    const { url: _url, ...options } = REPORT_OPTIONS;
     ({ values } = parseArgs({
       args: own,
       strict: true,
@@ -52,8 +58,18 @@ export async function ci(argv: string[], io: CliIo): Promise<number> {
     io.err(`toolscope ci: ${parsed.message}\n`);
     return 2;
   }
+  let baseline: Baseline | undefined;
+  if (parsed.flags.baseline) {
+    const read = readBaseline(parsed.flags.baseline);
+    if (!read.ok) {
+      io.err(`toolscope ci: ${read.message}\n`);
+      return 2;
+    }
+    baseline = read.baseline;
+  }
   const dir = mkdtempSync(join(tmpdir(), 'toolscope-ci-'));
-  const collector = await startCollector({ db: join(dir, 'ci.db'), host: '127.0.0.1', port: 0 });
+  const db = parsed.flags.db ?? join(dir, 'ci.db');
+  const collector = await startCollector({ db, host: '127.0.0.1', port: 0 });
   try {
     io.err(`toolscope ci: collector on ${collector.url}; running ${program}\n`);
     const exit = await new Promise<{ code: number | null; error?: string }>((resolve) => {
@@ -80,7 +96,7 @@ export async function ci(argv: string[], io: CliIo): Promise<number> {
     }
     // The command flushed its exporter before exiting; wait until what it sent is committed.
     await collector.queue.close();
-    const code = await runReport(parsed.flags, { storage: collector.storage }, io);
+    const code = await runReport(parsed.flags, { storage: collector.storage }, io, baseline);
     if (exit.code !== 0) {
       io.err(`toolscope ci: ${program} exited with code ${exit.code}\n`);
       return exit.code ?? 1;

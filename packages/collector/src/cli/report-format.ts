@@ -1,10 +1,16 @@
-// The three renderings of a report: Markdown for a CI job summary, JSON with the API shapes, and JUnit XML
-// with one test case per tool and one per failing flag kind.
+// What a report decided (the verdict) and two of its renderings: Markdown for a CI job summary and JSON with the
+// API shapes, which a later run reads as its baseline (junit.ts and sarif.ts render the others).
 import { formatBytes, formatCount, formatMs, formatPercent } from '../api/format.js';
 import type { ToolStats } from '../api/schemas.js';
 import type { ContractWeight, ServerWeight } from '../contracts/weights.js';
 import type { Flag } from '../detectors/flag.js';
+import { type ContractSchemas, REPORT_FORMAT_VERSION } from './baseline.js';
+import { deltaMarkdown } from './delta-markdown.js';
+import { cell } from './markdown-cell.js';
+import type { Delta } from './report-delta.js';
+import type { Breach, DeltaLimits } from './thresholds.js';
 
+/** What a report decided, every rendering's input. */
 export type Verdict = {
   tools: ToolStats[];
   /** What each server's tools/list weighs (contracts/weights.ts). */
@@ -18,18 +24,19 @@ export type Verdict = {
   overThreshold: ToolStats[];
   /** Flags whose kind is in --fail-on. */
   failingFlags: Flag[];
+  /** The schemas of each tool's newest contract, so that this report can be a later run's baseline. */
+  contractSchemas: ContractSchemas[];
+  /** What changed against --baseline, with its limits and what crossed them; null and [] without one. */
+  delta: Delta | null;
+  limits: DeltaLimits | null;
+  breaches: Breach[];
   passed: boolean;
 };
 
 const pct = formatPercent;
 const ms = formatMs;
-/** Markdown table cells: data comes from agents, so pipes, backticks and newlines are neutralised. */
-const cell = (text: string) =>
-  text.replace(
-    /[|`\r\n<>]/g,
-    (c) => ({ '|': '\\|', '`': "'", '\r': ' ', '\n': ' ', '<': '&lt;', '>': '&gt;' })[c] ?? c,
-  );
 
+/** The report as Markdown, as a CI job summary shows it. */
 export function markdown(v: Verdict, sinceLabel: string): string {
   const lines: string[] = [];
   lines.push(
@@ -51,6 +58,7 @@ export function markdown(v: Verdict, sinceLabel: string): string {
       );
     }
   }
+  if (v.delta && v.limits) lines.push(...deltaMarkdown(v.delta, v.limits, v.breaches));
   lines.push(...causes(v.tools), ...weights(v), ...heaviestResults(v.tools));
   lines.push('');
   if (v.flags.length === 0) lines.push('No flags.');
@@ -137,67 +145,42 @@ function heaviestResults(tools: ToolStats[]): string[] {
   ];
 }
 
+/** The JSON report: the API's shapes, the thresholds, the contracts' schemas and, with a baseline, the delta. */
 export function json(v: Verdict): string {
-  return `${JSON.stringify({ tools: v.tools, servers: v.servers, contracts: v.contracts, flags: v.flags, passed: v.passed, thresholds: { maxErrorRate: v.maxErrorRate ?? null, failOn: v.failOn } }, null, 2)}\n`;
-}
-
-/** XML text: escaped, and without the control characters XML 1.0 cannot carry at all. */
-function xml(text: string): string {
-  let out = '';
-  for (const ch of text) {
-    const code = ch.charCodeAt(0);
-    if (code < 0x20 && code !== 0x09 && code !== 0x0a && code !== 0x0d) continue;
-    out +=
-      ch === '<'
-        ? '&lt;'
-        : ch === '>'
-          ? '&gt;'
-          : ch === '&'
-            ? '&amp;'
-            : ch === '"'
-              ? '&quot;'
-              : ch === "'"
-                ? '&apos;'
-                : ch;
-  }
-  return out;
-}
-
-export function junit(v: Verdict): string {
-  const cases: string[] = [];
-  let failures = 0;
-  for (const t of v.tools) {
-    const over = v.overThreshold.includes(t);
-    if (over) failures++;
-    const body = over
-      ? `<failure message="${xml(`error rate ${pct(t.errorRate)} is over ${pct(v.maxErrorRate ?? 0)}`)}">${xml(`${t.errors} of ${t.calls} calls failed: ${JSON.stringify(t.codes)}`)}</failure>`
-      : '';
-    cases.push(
-      `    <testcase classname="toolscope.tools" name="${xml(t.name)}" time="0">${body}</testcase>`,
-    );
-  }
-  for (const kind of v.failOn) {
-    const present = v.failingFlags.filter((f) => f.kind === kind);
-    if (present.length > 0) failures++;
-    const body = present.length
-      ? `<failure message="${xml(`${present.length} ${kind} flag(s)`)}">${xml(
-          present
-            .slice(0, 20)
-            .map((f) => f.summary)
-            .join('\n'),
-        )}</failure>`
-      : '';
-    cases.push(
-      `    <testcase classname="toolscope.flags" name="${xml(kind)}" time="0">${body}</testcase>`,
-    );
-  }
-  return [
-    '<?xml version="1.0" encoding="UTF-8"?>',
-    `<testsuites name="toolscope" tests="${cases.length}" failures="${failures}">`,
-    `  <testsuite name="toolscope" tests="${cases.length}" failures="${failures}" errors="0">`,
-    ...cases,
-    '  </testsuite>',
-    '</testsuites>',
-    '',
-  ].join('\n');
+  const l = v.limits;
+  const body = {
+    formatVersion: REPORT_FORMAT_VERSION,
+    tools: v.tools,
+    servers: v.servers,
+    contracts: v.contracts,
+    flags: v.flags,
+    passed: v.passed,
+    thresholds: {
+      maxErrorRate: v.maxErrorRate ?? null,
+      failOn: v.failOn,
+      ...(l
+        ? {
+            maxErrorRateIncrease: l.maxErrorRateIncrease ?? null,
+            maxP95Increase: l.maxP95Increase ?? null,
+            maxResultTokensIncrease: l.maxResultTokensIncrease ?? null,
+            failOnNew: l.failOnNew,
+            failOnContractChange: l.failOnContractChange,
+          }
+        : {}),
+    },
+    contractSchemas: v.contractSchemas,
+    ...(v.delta
+      ? {
+          baseline: {
+            ...v.delta,
+            breaches: v.breaches.map((b) => ({
+              threshold: b.threshold,
+              tool: b.tool,
+              message: b.message,
+            })),
+          },
+        }
+      : {}),
+  };
+  return `${JSON.stringify(body, null, 2)}\n`;
 }

@@ -1,13 +1,18 @@
-// `toolscope report`: per-tool calls, error rate, p95, codes and flags for CI, with thresholds that set the
-// exit code (0 within, 1 crossed, 2 usage or connection error).
+// `toolscope report`: per-tool calls, error rate, p95, codes and flags for CI, and with --baseline what changed
+// against an earlier report; thresholds set the exit code (0 within, 1 crossed, 2 usage, file or connection
+// error).
 import { appendFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { z } from 'zod';
-import { parseDurationMs } from '../api/params.js';
 import { FLAG_KINDS } from '../detectors/flag.js';
+import { type Baseline, readBaseline } from './baseline.js';
 import type { CliIo } from './io.js';
-import { loadReport, type Source } from './report-data.js';
-import { json, junit, markdown, type Verdict } from './report-format.js';
+import { junit } from './junit.js';
+import { openReader, type ReportReader, type Source } from './report-data.js';
+import { compare, onlyTools } from './report-delta.js';
+import { parseReportFlags, REPORT_OPTIONS, type ReportFlags } from './report-flags.js';
+import { json, markdown, type Verdict } from './report-format.js';
+import { sarif } from './sarif.js';
+import { breachesOf, type DeltaLimits } from './thresholds.js';
 
 export const REPORT_USAGE = `Usage: toolscope report [options]
 
@@ -18,108 +23,129 @@ Options:
                          ./toolscope.db)
   --url URL              or ask a running collector (its JSON API); --token or TOOLSCOPE_TOKEN if it needs one
   --since AGE            window, e.g. 24h, 30m, 7d (default 24h)
-  --format FORMAT        markdown (default), json or junit
+  --format FORMAT        markdown (default), json, junit or sarif (SARIF 2.1.0, for code scanning)
   --output FILE          write the report to FILE instead of stdout
   --max-error-rate R     fail when a tool's error rate is over R (0..1, e.g. 0.05)
   --tool NAME            report only this tool (repeatable)
   --fail-on KIND         fail when a flag of this kind is present (repeatable): ${FLAG_KINDS.join(', ')}
+
+Against a baseline (an earlier --format json report; input hashes match across runs only with one
+TOOLSCOPE_HASH_KEY):
+  --baseline FILE                    show what changed against FILE: per tool, codes, contracts, new flags
+  --max-error-rate-increase R        fail when a tool's error rate rose by more than R (absolute, e.g. 0.02)
+  --max-p95-increase R               fail when a tool's p95 rose by more than R (relative, e.g. 0.5)
+  --max-result-tokens-increase R     fail when a tool's result tokens p95 rose by more than R (relative)
+  --fail-on-new KIND                 fail when a flag of this kind is new against the baseline (repeatable,
+                                     or comma-separated)
+  --fail-on-contract-change          fail when a tool's contract (schema hash) changed
   -h, --help             show this help
 
-Exit codes: 0 within thresholds, 1 a threshold crossed or a --fail-on flag present, 2 usage or connection error.
-Markdown is also appended to $GITHUB_STEP_SUMMARY when that is set.
+Exit codes: 0 within thresholds, 1 a threshold crossed or a --fail-on flag present, 2 usage, file or
+connection error. Markdown is also appended to $GITHUB_STEP_SUMMARY when that is set.
 `;
 
-export const REPORT_OPTIONS = {
-  db: { type: 'string' },
-  url: { type: 'string' },
-  token: { type: 'string' },
-  since: { type: 'string' },
-  format: { type: 'string' },
-  output: { type: 'string' },
-  'max-error-rate': { type: 'string' },
-  tool: { type: 'string', multiple: true },
-  'fail-on': { type: 'string', multiple: true },
-} as const;
-
-export const reportFlagsSchema = z
-  .object({
-    db: z.string().min(1).optional(),
-    url: z.url({ protocol: /^https?$/ }).optional(),
-    token: z.string().min(1).optional(),
-    since: z
-      .string()
-      .default('24h')
-      .transform((v, ctx) => {
-        const ms = parseDurationMs(v);
-        if (ms === undefined || ms <= 0) {
-          ctx.addIssue({ code: 'custom', message: 'expected a duration such as 24h, 30m or 7d' });
-          return z.NEVER;
-        }
-        return { ms, label: v };
-      }),
-    format: z.enum(['markdown', 'json', 'junit']).default('markdown'),
-    output: z.string().min(1).optional(),
-    'max-error-rate': z.coerce.number().min(0).max(1).optional(),
-    tool: z.array(z.string().min(1)).default([]),
-    'fail-on': z.array(z.enum(FLAG_KINDS)).default([]),
-  })
-  .refine((f) => !(f.db && f.url), { message: 'use --db or --url, not both', path: ['db'] });
-export type ReportFlags = z.output<typeof reportFlagsSchema>;
-
-/** Parses report flags out of `values`; a usage error names the flag. */
-export function parseReportFlags(
-  values: Record<string, unknown>,
-  env: NodeJS.ProcessEnv,
-): { ok: true; flags: ReportFlags } | { ok: false; message: string } {
-  const parsed = reportFlagsSchema.safeParse({
-    ...values,
-    token: values.token ?? (env.TOOLSCOPE_TOKEN || undefined),
-  });
-  if (parsed.success) return { ok: true, flags: parsed.data };
-  const issue = parsed.error.issues[0];
+/** The limits on change that the flags set, or null without a baseline. */
+function limitsOf(flags: ReportFlags): DeltaLimits | null {
+  if (!flags.baseline) return null;
   return {
-    ok: false,
-    message: `--${issue?.path.join('.') ?? '?'}: ${issue?.message ?? 'invalid'}`,
+    maxErrorRateIncrease: flags['max-error-rate-increase'],
+    maxP95Increase: flags['max-p95-increase'],
+    maxResultTokensIncrease: flags['max-result-tokens-increase'],
+    failOnNew: flags['fail-on-new'],
+    failOnContractChange: flags['fail-on-contract-change'],
   };
 }
 
-/** Renders the report of `source` and returns the exit code. */
-export async function runReport(flags: ReportFlags, source: Source, io: CliIo): Promise<number> {
-  const loaded = await loadReport(source, flags.since.ms);
-  if (!loaded.ok) {
-    io.err(`toolscope report: ${loaded.message}\n`);
-    return 2;
-  }
+/** Reads this run, compares it with the baseline and decides every threshold. */
+async function decide(
+  flags: ReportFlags,
+  reader: ReportReader,
+  baseline: Baseline | undefined,
+): Promise<Verdict> {
+  const data = await reader.load(flags.since.ms);
   const only = new Set(flags.tool);
-  const tools = only.size ? loaded.data.tools.filter((t) => only.has(t.name)) : loaded.data.tools;
-  const allFlags = only.size
-    ? loaded.data.flags.filter((f) => only.has(f.tool))
-    : loaded.data.flags;
+  const keep = (name: string) => only.size === 0 || only.has(name);
+  const tools = data.tools.filter((t) => keep(t.name));
+  const allFlags = data.flags.filter((f) => keep(f.tool));
   const max = flags['max-error-rate'];
   const overThreshold = max === undefined ? [] : tools.filter((t) => t.errorRate > max);
-  const failOn = flags['fail-on'];
-  const failingFlags = allFlags.filter((f) => (failOn as string[]).includes(f.kind));
-  const verdict: Verdict = {
+  const failOn: string[] = flags['fail-on'];
+  const failingFlags = allFlags.filter((f) => failOn.includes(f.kind));
+  const limits = limitsOf(flags);
+  const delta = baseline
+    ? await compare(
+        onlyTools(baseline, only),
+        { ...data, tools, flags: allFlags, contracts: data.contracts.filter((c) => keep(c.name)) },
+        (tool, from, to) => reader.contractDiff(tool, from, to),
+      )
+    : null;
+  const breaches = delta && limits ? breachesOf(delta, limits) : [];
+  return {
     tools,
-    servers: loaded.data.servers,
-    contracts: loaded.data.contracts,
+    servers: data.servers,
+    contracts: data.contracts,
+    contractSchemas: data.contractSchemas,
     flags: allFlags,
     maxErrorRate: max,
     failOn,
     overThreshold,
     failingFlags,
-    passed: overThreshold.length === 0 && failingFlags.length === 0,
+    delta,
+    limits,
+    breaches,
+    passed: overThreshold.length === 0 && failingFlags.length === 0 && breaches.length === 0,
   };
+}
+
+const message = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
+/**
+ * Renders the report of `source` (against the baseline of `--baseline`, read here unless the caller read it
+ * already) and returns the exit code.
+ */
+export async function runReport(
+  flags: ReportFlags,
+  source: Source,
+  io: CliIo,
+  preread?: Baseline,
+): Promise<number> {
+  let baseline = preread;
+  if (flags.baseline && !baseline) {
+    const read = readBaseline(flags.baseline);
+    if (!read.ok) {
+      io.err(`toolscope report: ${read.message}\n`);
+      return 2;
+    }
+    baseline = read.baseline;
+  }
+  const opened = await openReader(source);
+  if (!opened.ok) {
+    io.err(`toolscope report: ${opened.message}\n`);
+    return 2;
+  }
+  let verdict: Verdict;
+  try {
+    verdict = await decide(flags, opened.reader, baseline);
+  } catch (error) {
+    io.err(`toolscope report: ${message(error)}\n`);
+    return 2;
+  } finally {
+    await opened.reader.close();
+  }
   const md = markdown(verdict, flags.since.label);
   const rendered =
-    flags.format === 'json' ? json(verdict) : flags.format === 'junit' ? junit(verdict) : md;
+    flags.format === 'json'
+      ? json(verdict)
+      : flags.format === 'junit'
+        ? junit(verdict)
+        : flags.format === 'sarif'
+          ? sarif(verdict, io.env)
+          : md;
   if (flags.output) {
     try {
       writeFileSync(flags.output, rendered);
     } catch (error) {
-      io.err(
-        `toolscope report: cannot write ${flags.output}: ${error instanceof Error ? error.message : String(error)}\n`,
-      );
+      io.err(`toolscope report: cannot write ${flags.output}: ${message(error)}\n`);
       return 2;
     }
   } else io.out(rendered);
@@ -128,9 +154,7 @@ export async function runReport(flags: ReportFlags, source: Source, io: CliIo): 
     try {
       appendFileSync(summary, md);
     } catch (error) {
-      io.err(
-        `toolscope report: cannot append to GITHUB_STEP_SUMMARY: ${error instanceof Error ? error.message : String(error)}\n`,
-      );
+      io.err(`toolscope report: cannot append to GITHUB_STEP_SUMMARY: ${message(error)}\n`);
     }
   }
   return verdict.passed ? 0 : 1;

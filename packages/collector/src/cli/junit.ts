@@ -1,0 +1,132 @@
+// The JUnit XML rendering of a report: one test case per tool, failing with the numbers (and their change
+// against the baseline) when a threshold is crossed for it, and one per threshold given.
+import { formatPercent as pct } from '../api/format.js';
+import type { Verdict } from './report-format.js';
+import type { Breach, DeltaThreshold } from './thresholds.js';
+
+/** XML text: escaped, and without the control characters XML 1.0 cannot carry at all. */
+function xml(text: string): string {
+  let out = '';
+  for (const ch of text) {
+    const code = ch.charCodeAt(0);
+    if (code < 0x20 && code !== 0x09 && code !== 0x0a && code !== 0x0d) continue;
+    out +=
+      ch === '<'
+        ? '&lt;'
+        : ch === '>'
+          ? '&gt;'
+          : ch === '&'
+            ? '&amp;'
+            : ch === '"'
+              ? '&quot;'
+              : ch === "'"
+                ? '&apos;'
+                : ch;
+  }
+  return out;
+}
+
+type Case = { classname: string; name: string; failure?: { message: string; body: string } };
+
+function render(c: Case): string {
+  const body = c.failure
+    ? `<failure message="${xml(c.failure.message)}">${xml(c.failure.body)}</failure>`
+    : '';
+  return `    <testcase classname="${xml(c.classname)}" name="${xml(c.name)}" time="0">${body}</testcase>`;
+}
+
+/** A threshold's case: failing with its breaches listed. */
+function thresholdCase(classname: string, name: string, breaches: Breach[]): Case {
+  if (breaches.length === 0) return { classname, name };
+  return {
+    classname,
+    name,
+    failure: {
+      message:
+        breaches.length === 1
+          ? (breaches[0]?.message ?? '')
+          : `${breaches.length} crossed: ${breaches.map((b) => b.tool).join(', ')}`,
+      body: breaches
+        .slice(0, 20)
+        .map((b) => b.message)
+        .join('\n'),
+    },
+  };
+}
+
+/** The report as a JUnit document with one test suite. */
+export function junit(v: Verdict): string {
+  const cases: Case[] = [];
+  for (const t of v.tools) {
+    const messages: string[] = [];
+    const details: string[] = [];
+    if (v.overThreshold.includes(t)) {
+      messages.push(`error rate ${pct(t.errorRate)} is over ${pct(v.maxErrorRate ?? 0)}`);
+      details.push(`${t.errors} of ${t.calls} calls failed: ${JSON.stringify(t.codes)}`);
+    }
+    for (const b of v.breaches)
+      if (b.tool === t.name && !b.flag && !b.contract) messages.push(b.message);
+    cases.push({
+      classname: 'toolscope.tools',
+      name: t.name,
+      ...(messages.length
+        ? { failure: { message: messages.join('; '), body: [...details, ...messages].join('\n') } }
+        : {}),
+    });
+  }
+  for (const kind of v.failOn) {
+    const present = v.failingFlags.filter((f) => f.kind === kind);
+    cases.push({
+      classname: 'toolscope.flags',
+      name: kind,
+      ...(present.length
+        ? {
+            failure: {
+              message: `${present.length} ${kind} flag(s)`,
+              body: present
+                .slice(0, 20)
+                .map((f) => f.summary)
+                .join('\n'),
+            },
+          }
+        : {}),
+    });
+  }
+  const l = v.limits;
+  if (l) {
+    const of = (threshold: DeltaThreshold) => v.breaches.filter((b) => b.threshold === threshold);
+    const numeric = [
+      ['max-error-rate-increase', l.maxErrorRateIncrease],
+      ['max-p95-increase', l.maxP95Increase],
+      ['max-result-tokens-increase', l.maxResultTokensIncrease],
+    ] as const;
+    for (const [name, limit] of numeric)
+      if (limit !== undefined) cases.push(thresholdCase('toolscope.thresholds', name, of(name)));
+    for (const kind of l.failOnNew)
+      cases.push(
+        thresholdCase(
+          'toolscope.new-flags',
+          kind,
+          of('fail-on-new').filter((b) => b.flag?.kind === kind),
+        ),
+      );
+    if (l.failOnContractChange)
+      cases.push(
+        thresholdCase(
+          'toolscope.contracts',
+          'fail-on-contract-change',
+          of('fail-on-contract-change'),
+        ),
+      );
+  }
+  const failures = cases.filter((c) => c.failure).length;
+  return [
+    '<?xml version="1.0" encoding="UTF-8"?>',
+    `<testsuites name="toolscope" tests="${cases.length}" failures="${failures}">`,
+    `  <testsuite name="toolscope" tests="${cases.length}" failures="${failures}" errors="0">`,
+    ...cases.map(render),
+    '  </testsuite>',
+    '</testsuites>',
+    '',
+  ].join('\n');
+}
