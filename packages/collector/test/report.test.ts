@@ -49,6 +49,9 @@ describe('toolscope report', () => {
     expect(o.stdout).toMatch(/\| get_order \| 3 \| 3 \| 100\.0 % \|/);
     expect(o.stdout).toMatch(/\| search_docs \| 10 \| 0 \| 0\.0 % \|/);
     expect(o.stdout).toContain('**identical_retry**');
+    expect(o.stdout).toMatch(
+      /\*\*What the loops wasted:\*\* 2 loops, 4 calls after their first round, /,
+    );
     expect(o.stdout).toContain('within thresholds');
     // Only search_docs' calls carried a result size: it alone is in the heaviest results, max exact.
     expect(o.stdout).toContain('### Heaviest results');
@@ -83,7 +86,8 @@ describe('toolscope report', () => {
     expect(await runCli(['report', '--url', c.url, '--format', 'json'], o)).toBe(0);
     const body = JSON.parse(o.stdout) as {
       tools: { name: string; errorRate: number }[];
-      flags: { kind: string }[];
+      flags: { kind: string; evidence: { wasted?: { calls: number } } }[];
+      wasted: { loops: number; calls: number; ms: number; modelTokens: number };
       passed: boolean;
     };
     expect(body.tools.map((t) => [t.name, t.errorRate])).toEqual([
@@ -94,6 +98,10 @@ describe('toolscope report', () => {
       'identical_retry',
       'unrepaired_invalid_input',
     ]);
+    // Each loop's waste: the two calls after the first; and what they wasted together.
+    expect(body.flags.map((f) => f.evidence.wasted?.calls)).toEqual([2, 2]);
+    expect(body.wasted).toMatchObject({ loops: 2, calls: 4, modelTokens: 0 });
+    expect(body.wasted.ms).toBeGreaterThan(1900);
     expect(body.passed).toBe(true);
   });
 
@@ -123,8 +131,8 @@ describe('toolscope report', () => {
     const byName = Object.fromEntries(suite.testcase.map((t) => [`${t.classname}:${t.name}`, t]));
     expect(byName['toolscope.tools:get_order']?.failure?.message).toContain('error rate 100.0 %');
     expect(byName['toolscope.tools:search_docs']?.failure).toBeUndefined();
-    expect(byName['toolscope.flags:identical_retry']?.failure?.message).toContain(
-      '1 identical_retry',
+    expect(byName['toolscope.flags:identical_retry']?.failure?.message).toMatch(
+      /^1 identical_retry flag\(s\), wasting 2 calls, /,
     );
     expect(byName['toolscope.flags:output_drift']?.failure).toBeUndefined();
   });

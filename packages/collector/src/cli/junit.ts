@@ -1,6 +1,7 @@
 // The JUnit XML rendering of a report: one test case per tool, failing with the numbers (and their change
 // against the baseline) when a threshold is crossed for it, and one per threshold given.
-import { formatPercent as pct } from '../api/format.js';
+import { formatMs, formatPercent as pct } from '../api/format.js';
+import { type Flag, totalWasted } from '../detectors/flag.js';
 import type { Verdict } from './report-format.js';
 import type { Breach, DeltaThreshold } from './thresholds.js';
 
@@ -74,6 +75,13 @@ export function junit(v: Verdict): string {
         : {}),
     });
   }
+  /** What these loops wasted, for a failure message (nothing for flags that are no loops). */
+  const wastedOf = (flags: Flag[]) => {
+    const w = totalWasted(flags);
+    return w.loops === 0
+      ? ''
+      : `, wasting ${w.calls} calls, ${formatMs(w.ms)}, ${w.modelTokens} model tokens`;
+  };
   for (const kind of v.failOn) {
     const present = v.failingFlags.filter((f) => f.kind === kind);
     cases.push({
@@ -82,7 +90,7 @@ export function junit(v: Verdict): string {
       ...(present.length
         ? {
             failure: {
-              message: `${present.length} ${kind} flag(s)`,
+              message: `${present.length} ${kind} flag(s)${wastedOf(present)}`,
               body: present
                 .slice(0, 20)
                 .map((f) => f.summary)

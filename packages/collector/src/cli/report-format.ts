@@ -3,7 +3,7 @@
 import { formatBytes, formatCount, formatMs, formatPercent } from '../api/format.js';
 import type { ToolStats } from '../api/schemas.js';
 import type { ContractWeight, ServerWeight } from '../contracts/weights.js';
-import type { Flag } from '../detectors/flag.js';
+import { type Flag, type TotalWasted, totalWasted } from '../detectors/flag.js';
 import { type ContractSchemas, REPORT_FORMAT_VERSION } from './baseline.js';
 import { deltaMarkdown } from './delta-markdown.js';
 import { cell } from './markdown-cell.js';
@@ -75,6 +75,8 @@ export function markdown(v: Verdict, sinceLabel: string): string {
       lines.push(`- ${mark} **${f.kind}** · ${cell(f.tool)}${where}: ${cell(f.summary)}`);
     }
     if (v.flags.length > 50) lines.push(`- … and ${v.flags.length - 50} more`);
+    const wasted = totalWasted(v.flags);
+    if (wasted.loops > 0) lines.push('', wastedLine(wasted));
   }
   if (v.maxErrorRate !== undefined || v.failOn.length > 0) {
     lines.push('');
@@ -145,6 +147,11 @@ function heaviestResults(tools: ToolStats[]): string[] {
   ];
 }
 
+/** What the loops of a report wasted, in one sentence (Markdown and JUnit). */
+export function wastedLine(w: TotalWasted): string {
+  return `**What the loops wasted:** ${w.loops} loop${w.loops === 1 ? '' : 's'}, ${formatCount(w.calls)} calls after their first round, ${ms(w.ms)}, ${formatCount(w.resultTokens)} result tokens, ${formatCount(w.modelTokens)} model tokens.`;
+}
+
 /** The JSON report: the API's shapes, the thresholds, the contracts' schemas and, with a baseline, the delta. */
 export function json(v: Verdict): string {
   const l = v.limits;
@@ -154,6 +161,8 @@ export function json(v: Verdict): string {
     servers: v.servers,
     contracts: v.contracts,
     flags: v.flags,
+    /** What the loop flags wasted together (each flag's own is in its evidence.wasted). */
+    wasted: totalWasted(v.flags),
     passed: v.passed,
     thresholds: {
       maxErrorRate: v.maxErrorRate ?? null,
