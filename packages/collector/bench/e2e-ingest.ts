@@ -5,7 +5,8 @@ import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { decodeProtobuf, type NormalizedSpan } from '../src/index.js';
+import type { NormalizedSpan } from '../src/index.js';
+import { decodeProtobuf } from '../src/otlp/decode-proto.js';
 import { postgresReference, refRows, sqliteReference } from './reference.js';
 
 export type IngestOptions = {

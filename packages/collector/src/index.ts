@@ -1,9 +1,8 @@
-// Public API of @toolscope/collector. Every export here is public contract: add, never rename.
+// Public API of @toolscope/collector: what users call. The collector (startCollector), the CLI (runCli), a store
+// opened directly (openStorage) with the types its methods take and give, and the JSON API's shapes and schemas
+// (also at the browser-safe subpath `@toolscope/collector/schemas`). Every export here is public contract: add,
+// never rename; internals (the write queue, decoders, the app builder, detectors) stay internal.
 
-export type { Webhook, WebhookOptions } from './alerts/webhook.js';
-export { flagKey, startWebhook } from './alerts/webhook.js';
-export type { AppOptions } from './api/app.js';
-export { buildApp } from './api/app.js';
 export type {
   Call,
   CallsResponse,
@@ -31,29 +30,14 @@ export {
   toolsResponseSchema,
   traceResponseSchema,
 } from './api/schemas.js';
-export { DEFAULT_DASHBOARD_DIR, SECURITY_HEADERS } from './api/static-routes.js';
 export { main as runCli } from './cli/main.js';
 export type { Collector, CollectorOptions } from './collector.js';
 export { startCollector } from './collector.js';
-export { DEFAULT_DRIFT_THRESHOLDS, detectDrift } from './detectors/drift.js';
 export type { Flag, FlagsResponse } from './detectors/flag.js';
 export { FLAG_KINDS, flagSchema, flagsResponseSchema } from './detectors/flag.js';
-export type { LoopFlag, LoopThresholds } from './detectors/loops/index.js';
-export { DEFAULT_LOOP_THRESHOLDS } from './detectors/loops/index.js';
 export type { CollectorErrorCode } from './errors.js';
 export { COLLECTOR_ERRORS, CollectorError } from './errors.js';
-export type { BodyBudgetStats } from './ingest/body-budget.js';
-export { BodyBudget } from './ingest/body-budget.js';
-export { WriteQueue } from './ingest/write-queue.js';
-export { decodeJson } from './otlp/decode-json.js';
-export { decodeProtobuf } from './otlp/decode-proto.js';
-export type {
-  AttrMap,
-  AttrValue,
-  DecodedBatch,
-  DecodeResult,
-  NormalizedSpan,
-} from './otlp/model.js';
+export type { AttrMap, AttrValue, NormalizedSpan } from './otlp/model.js';
 export type {
   BackendKind,
   CallFilter,
@@ -73,6 +57,4 @@ export type {
 } from './storage/contract.js';
 export type { OpenOptions } from './storage/open.js';
 export { isPostgresUrl, openStorage } from './storage/open.js';
-export type { SqliteOptions } from './storage/sqlite/sqlite-storage.js';
-export { openSqliteStorage } from './storage/sqlite/sqlite-storage.js';
 export { COLLECTOR_VERSION } from './version.js';

@@ -88,7 +88,7 @@ describe('toolscope CLI', () => {
     expect(await exit).toBe(0);
     expect(out).toContain('SIGTERM: flushing acknowledged spans and closing');
     // The data is there for the next process.
-    const { openSqliteStorage } = await import('../src/index.js');
+    const { openSqliteStorage } = await import('../src/storage/sqlite/sqlite-storage.js');
     const storage = openSqliteStorage(join(dir, 'x.db'));
     expect(await storage.trace((77).toString(16).padStart(32, '0'))).toHaveLength(3);
     await storage.close();

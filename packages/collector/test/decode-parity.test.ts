@@ -13,7 +13,8 @@ import fc from 'fast-check';
 import protobuf from 'protobufjs';
 import { describe, expect, it } from 'vitest';
 import { makeSpans } from '../bench/spans.js';
-import { decodeJson, decodeProtobuf } from '../src/index.js';
+import { decodeJson } from '../src/otlp/decode-json.js';
+import { decodeProtobuf } from '../src/otlp/decode-proto.js';
 import { ExportTraceServiceRequest } from '../src/otlp/proto.js';
 
 function spansOf(result: ReturnType<typeof decodeProtobuf>) {

@@ -5,7 +5,9 @@ import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeSpans } from '../bench/spans.js';
-import { type DecodeResult, decodeJson, decodeProtobuf } from '../src/index.js';
+import { decodeJson } from '../src/otlp/decode-json.js';
+import { decodeProtobuf } from '../src/otlp/decode-proto.js';
+import type { DecodeResult } from '../src/otlp/model.js';
 import { startTestCollector, type TestCollector } from './harness.js';
 
 let bodies = 0;

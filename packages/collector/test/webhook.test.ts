@@ -3,7 +3,8 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, startWebhook } from '../src/index.js';
+import { startWebhook } from '../src/alerts/webhook.js';
+import { runCli } from '../src/index.js';
 import { otlpToolCalls, postJson, startTestCollector, type TestCollector } from './harness.js';
 
 const received: { kind: string; tool: string }[] = [];
