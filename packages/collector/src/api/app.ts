@@ -5,12 +5,17 @@ import Fastify, {
   type FastifyReply,
   LogController,
 } from 'fastify';
-import { COLLECTOR_ERRORS } from '../errors.js';
+import {
+  COLLECTOR_ERRORS,
+  CollectorError,
+  type CollectorErrorCode,
+  codeOfStatus,
+} from '../errors.js';
 import { BodyBudget } from '../ingest/body-budget.js';
 import { type ContentPolicy, defaultContentPolicy } from '../ingest/content-policy.js';
 import type { WriteQueue } from '../ingest/write-queue.js';
 import { CollectorMetrics } from '../ops/metrics.js';
-import { CONTENT_TYPES, RPC_CODE, statusBody } from '../otlp/responses.js';
+import { CONTENT_TYPES, statusBody } from '../otlp/responses.js';
 import type { Storage } from '../storage/contract.js';
 import { tokenCheck } from './auth.js';
 import { registerContractRoutes } from './contract-routes.js';
@@ -18,7 +23,7 @@ import { registerDetailRoutes } from './detail-routes.js';
 import { OPEN_ROUTES, type Readiness, registerOpsRoutes } from './ops-routes.js';
 import { BODIES_IN_FLIGHT, encodingOf, registerOtlpRoute, spreadRetryAfter } from './otlp-route.js';
 import { registerQueryRoutes } from './query-routes.js';
-import { refused } from './replies.js';
+import { sendError } from './replies.js';
 import {
   isDashboardAsset,
   isDashboardPage,
@@ -65,7 +70,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     routerOptions: { maxParamLength: 256 * 12 },
     // The router's own refusals (a malformed URL, a parameter over that length) in the API's error shape.
     frameworkErrors: (error, _request, reply: FastifyReply) => {
-      void refused(reply, error.statusCode ?? 400, error.message);
+      void sendError(reply, 'INVALID_PARAMETER', error.message, error.statusCode ?? 400);
     },
   });
   const metrics = opts.metrics ?? new CollectorMetrics();
@@ -96,59 +101,50 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
       if (read && isDashboardPage(request.url) && dashboard.index) {
         // A browser cannot send the token on navigation: the 401 page is the dashboard, which asks for it.
         await reply
-          .code(401)
+          .code(COLLECTOR_ERRORS.UNAUTHORIZED.status)
           .header('www-authenticate', 'Bearer')
           .header('cache-control', 'no-store')
           .type(dashboard.index.type)
           .send(dashboard.index.body);
         return;
       }
-      await reply
-        .code(401)
-        .header('www-authenticate', 'Bearer')
-        .send({ error: { code: 'UNAUTHORIZED', message: COLLECTOR_ERRORS.UNAUTHORIZED.message } });
+      await sendError(reply.header('www-authenticate', 'Bearer'), 'UNAUTHORIZED');
     });
   }
 
   const retryAfterSeconds = opts.retryAfterSeconds ?? 1;
   app.setErrorHandler(
     (error: { code?: string; statusCode?: number; message: string }, request, reply) => {
-      const status = error.code === 'FST_ERR_CTP_BODY_TOO_LARGE' ? 413 : (error.statusCode ?? 500);
+      const code: CollectorErrorCode =
+        error instanceof CollectorError
+          ? error.code
+          : error.code === 'FST_ERR_CTP_BODY_TOO_LARGE'
+            ? 'PAYLOAD_TOO_LARGE'
+            : error.code === BODIES_IN_FLIGHT
+              ? 'BODIES_IN_FLIGHT'
+              : codeOfStatus(error.statusCode ?? 500);
+      const { status, rpc } = COLLECTOR_ERRORS[code];
       // Unavailable storage logged why itself, once: the requests it refuses are not logged again.
-      if (status >= 500 && error.code !== 'STORAGE_UNAVAILABLE')
+      if (status >= 500 && code !== 'STORAGE_UNAVAILABLE')
         request.log.error({ err: error }, 'request failed');
       if (status === 503) reply.header('retry-after', String(retryAfterSeconds));
-      const message = status >= 500 ? COLLECTOR_ERRORS.INTERNAL.message : error.message;
-      if (error.code === BODIES_IN_FLIGHT) {
+      if (code === 'BODIES_IN_FLIGHT')
         reply.header('retry-after', spreadRetryAfter(retryAfterSeconds));
-      }
+      // A 5xx says only what the table says: its cause is in the log, never in the answer.
+      const message = status >= 500 ? COLLECTOR_ERRORS[code].message : error.message;
       if (request.url.startsWith('/v1/')) {
         // OTLP clients read the answer in the encoding they sent (google.rpc.Status).
         const encoding = encodingOf(request.headers['content-type']) ?? 'json';
-        const code =
-          status === 413 || status === 429
-            ? RPC_CODE.RESOURCE_EXHAUSTED
-            : status >= 500
-              ? RPC_CODE.INTERNAL
-              : RPC_CODE.INVALID_ARGUMENT;
         return reply
           .code(status)
           .type(CONTENT_TYPES[encoding])
-          .send(statusBody(encoding, code, message));
+          .send(statusBody(encoding, rpc, message));
       }
-      return reply
-        .code(status)
-        .type('application/json')
-        .send({ error: { code: error.code ?? 'ERROR', message } });
+      return reply.code(status).type('application/json').send({ error: { code, message } });
     },
   );
   app.setNotFoundHandler((request, reply) =>
-    reply.code(404).send({
-      error: {
-        code: 'NOT_FOUND',
-        message: `no route for ${request.method} ${request.url.split('?')[0]}`,
-      },
-    }),
+    sendError(reply, 'NOT_FOUND', `no route for ${request.method} ${request.url.split('?')[0]}`),
   );
 
   const budget = opts.bodyBudget ?? new BodyBudget(DEFAULT_INFLIGHT_BYTES);

@@ -2,7 +2,9 @@
 // the compose healthcheck), GET /readyz (storage reachable, migrated and writable, and the last write did not
 // fail, answered within READY_TIMEOUT_MS; no token either, and no details beyond a code, which the log has),
 // GET /metrics (Prometheus text; behind the token when one is set).
+
 import type { FastifyInstance } from 'fastify';
+import { COLLECTOR_ERRORS } from '../errors.js';
 import type { CollectorMetrics } from '../ops/metrics.js';
 
 export type Readiness = () => Promise<{ ok: true } | { ok: false; reason: string }>;
@@ -47,7 +49,9 @@ export function registerOpsRoutes(
     // Logged when the reason changes, not on every probe.
     if (ready.reason !== lastReason) app.log.warn({ reason: ready.reason }, 'not ready');
     lastReason = ready.reason;
-    return reply.code(503).send({ status: 'unavailable', code: 'STORAGE_UNAVAILABLE' });
+    return reply
+      .code(COLLECTOR_ERRORS.STORAGE_UNAVAILABLE.status)
+      .send({ status: 'unavailable', code: 'STORAGE_UNAVAILABLE' });
   });
 
   app.get('/metrics', async (_request, reply) => {

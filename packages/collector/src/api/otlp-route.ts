@@ -4,6 +4,7 @@ import type { IncomingMessage } from 'node:http';
 import { Transform } from 'node:stream';
 import { gunzip } from 'node:zlib';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { COLLECTOR_ERRORS, type CollectorErrorCode } from '../errors.js';
 import type { BodyBudget } from '../ingest/body-budget.js';
 import { type IntakeOptions, takeIn } from '../ingest/intake.js';
 import { decodeJson } from '../otlp/decode-json.js';
@@ -26,7 +27,10 @@ export type OtlpRouteOptions = IntakeOptions & {
 export const BODIES_IN_FLIGHT = 'TOOLSCOPE_BODIES_IN_FLIGHT';
 const BUSY_MESSAGE = 'too many request bytes in flight: retry after the indicated delay';
 const busy = () =>
-  Object.assign(new Error(BUSY_MESSAGE), { statusCode: 429, code: BODIES_IN_FLIGHT });
+  Object.assign(new Error(BUSY_MESSAGE), {
+    statusCode: COLLECTOR_ERRORS.BODIES_IN_FLIGHT.status,
+    code: BODIES_IN_FLIGHT,
+  });
 
 /**
  * Retry-After for a 429: spread over a few seconds, since every refused exporter coming back after exactly the
@@ -35,7 +39,13 @@ const busy = () =>
 export const spreadRetryAfter = (baseSeconds: number) =>
   String(baseSeconds + Math.floor(Math.random() * 3));
 
-type Gunzip = { ok: true; body: Buffer } | { ok: false; status: 400 | 413 | 429; message: string };
+type Gunzip =
+  | { ok: true; body: Buffer }
+  | {
+      ok: false;
+      error: 'INVALID_OTLP' | 'PAYLOAD_TOO_LARGE' | 'BODIES_IN_FLIGHT';
+      message: string;
+    };
 
 /**
  * Inflates at most `limit` bytes, and at most what the budget has room for: the room is reserved before
@@ -48,20 +58,20 @@ async function gunzipBounded(
   request: IncomingMessage,
 ): Promise<Gunzip> {
   const cap = budget.takeUpTo(request, limit);
-  if (cap <= 0) return { ok: false, status: 429, message: BUSY_MESSAGE };
+  if (cap <= 0) return { ok: false, error: 'BODIES_IN_FLIGHT', message: BUSY_MESSAGE };
   const result = await new Promise<Gunzip>((resolve) => {
     // maxOutputLength stops inflating at the cap: a gzip bomb costs at most `cap` bytes of memory.
     gunzip(body, { maxOutputLength: cap }, (error, out) => {
       if (!error) resolve({ ok: true, body: out });
       else if ((error as NodeJS.ErrnoException).code !== 'ERR_BUFFER_TOO_LARGE') {
-        resolve({ ok: false, status: 400, message: 'invalid gzip body' });
+        resolve({ ok: false, error: 'INVALID_OTLP', message: 'invalid gzip body' });
       } else if (cap < limit) {
         // Over what was free but maybe not over the limit: later, with other bodies gone, it may fit.
-        resolve({ ok: false, status: 429, message: BUSY_MESSAGE });
+        resolve({ ok: false, error: 'BODIES_IN_FLIGHT', message: BUSY_MESSAGE });
       } else {
         resolve({
           ok: false,
-          status: 413,
+          error: 'PAYLOAD_TOO_LARGE',
           message: `decompressed body is larger than ${limit} bytes`,
         });
       }
@@ -99,17 +109,17 @@ export function encodingOf(contentType: string | undefined): Encoding | undefine
 }
 
 export function registerOtlpRoute(app: FastifyInstance, opts: OtlpRouteOptions): void {
+  /** An OTLP failure: status and google.rpc code from the error table, the body in the request's encoding. */
   const fail = (
     reply: FastifyReply,
     encoding: Encoding,
-    status: number,
-    code: number,
+    error: CollectorErrorCode,
     message: string,
   ) =>
     reply
-      .code(status)
+      .code(COLLECTOR_ERRORS[error].status)
       .type(CONTENT_TYPES[encoding])
-      .send(statusBody(encoding, code, message));
+      .send(statusBody(encoding, COLLECTOR_ERRORS[error].rpc, message));
 
   const { budget } = opts;
 
@@ -137,8 +147,7 @@ export function registerOtlpRoute(app: FastifyInstance, opts: OtlpRouteOptions):
       return fail(
         reply,
         'json',
-        415,
-        RPC_CODE.INVALID_ARGUMENT,
+        'UNSUPPORTED_MEDIA_TYPE',
         'unsupported content type: send application/x-protobuf or application/json',
       );
     }
@@ -149,23 +158,21 @@ export function registerOtlpRoute(app: FastifyInstance, opts: OtlpRouteOptions):
     if (contentEncoding === 'gzip') {
       const out = await gunzipBounded(body, opts.maxBodyBytes, budget, request.raw);
       if (!out.ok) {
-        if (out.status === 429)
+        if (out.error === 'BODIES_IN_FLIGHT')
           reply.header('retry-after', spreadRetryAfter(opts.retryAfterSeconds));
-        const code = out.status === 429 ? RPC_CODE.RESOURCE_EXHAUSTED : RPC_CODE.INVALID_ARGUMENT;
-        return fail(reply, encoding, out.status, code, out.message);
+        return fail(reply, encoding, out.error, out.message);
       }
       body = out.body;
     } else if (contentEncoding !== 'identity' && contentEncoding !== '') {
       return fail(
         reply,
         encoding,
-        415,
-        RPC_CODE.INVALID_ARGUMENT,
+        'UNSUPPORTED_MEDIA_TYPE',
         'unsupported content encoding: use gzip or none',
       );
     }
     const decoded = encoding === 'protobuf' ? decodeProtobuf(body) : decodeJson(body);
-    if (!decoded.ok) return fail(reply, encoding, 400, RPC_CODE.INVALID_ARGUMENT, decoded.message);
+    if (!decoded.ok) return fail(reply, encoding, 'INVALID_OTLP', decoded.message);
     const { rejected, errors } = decoded.batch;
     const outcome = await takeIn(decoded.batch, { protocol: 'http', encoding }, opts);
     if (!outcome.ok) {
@@ -177,13 +184,11 @@ export function registerOtlpRoute(app: FastifyInstance, opts: OtlpRouteOptions):
           ? spreadRetryAfter(opts.retryAfterSeconds)
           : String(opts.retryAfterSeconds),
       );
-      if (reason === 'full')
-        return fail(reply, encoding, 429, RPC_CODE.RESOURCE_EXHAUSTED, 'write queue is full');
+      if (reason === 'full') return fail(reply, encoding, 'QUEUE_FULL', 'write queue is full');
       return fail(
         reply,
         encoding,
-        503,
-        RPC_CODE.UNAVAILABLE,
+        reason === 'closed' ? 'SHUTTING_DOWN' : 'STORAGE_UNAVAILABLE',
         reason === 'closed'
           ? 'collector is shutting down'
           : 'storage cannot accept writes right now',
@@ -199,10 +204,11 @@ export function registerOtlpRoute(app: FastifyInstance, opts: OtlpRouteOptions):
     method: ['GET', 'PUT', 'DELETE', 'PATCH'],
     url: '/v1/traces',
     handler: (_request, reply) =>
-      reply
-        .code(405)
-        .header('allow', 'POST')
-        .type('application/json')
-        .send(statusBody('json', RPC_CODE.INVALID_ARGUMENT, 'method not allowed: use POST')),
+      fail(
+        reply.header('allow', 'POST'),
+        'json',
+        'METHOD_NOT_ALLOWED',
+        'method not allowed: use POST',
+      ),
   });
 }

@@ -1,10 +1,13 @@
 // Serves the dashboard (built by @toolscope/dashboard into this package's dashboard/ folder) at `/`. Files
 // are read once at start-up: a handful of hashed assets, so no file system access per request and no path
 // from a URL ever reaches the file system.
+
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { extname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { COLLECTOR_ERRORS } from '../errors.js';
+import { sendError } from './replies.js';
 
 /** The built dashboard next to src/ and dist/ (both are one level below the package root's api/ parent). */
 export const DEFAULT_DASHBOARD_DIR = fileURLToPath(new URL('../../dashboard/', import.meta.url));
@@ -72,7 +75,7 @@ export function registerStaticRoutes(app: FastifyInstance, dashboard: Dashboard)
   const sendIndex = async (_request: FastifyRequest, reply: FastifyReply) => {
     if (!index) {
       return reply
-        .code(503)
+        .code(COLLECTOR_ERRORS.DASHBOARD_NOT_BUILT.status)
         .type('text/plain; charset=utf-8')
         .send(
           'The Toolscope dashboard is not built. Run `pnpm --filter @toolscope/dashboard build` (pnpm start does it) and restart; the API under /api/ works without it.\n',
@@ -85,9 +88,7 @@ export function registerStaticRoutes(app: FastifyInstance, dashboard: Dashboard)
   app.get('/assets/*', async (request, reply) => {
     const asset = assets.get(pathOf(request.url));
     if (!asset) {
-      return reply
-        .code(404)
-        .send({ error: { code: 'NOT_FOUND', message: 'no such dashboard asset' } });
+      return sendError(reply, 'NOT_FOUND', 'no such dashboard asset');
     }
     return reply
       .type(asset.type)

@@ -9,14 +9,7 @@ export const CONTENT_TYPES: Record<Encoding, string> = {
   json: 'application/json',
 };
 
-/** gRPC status codes used in google.rpc.Status bodies. */
-export const RPC_CODE = {
-  INVALID_ARGUMENT: 3,
-  RESOURCE_EXHAUSTED: 8,
-  UNAVAILABLE: 14,
-  UNAUTHENTICATED: 16,
-  INTERNAL: 13,
-} as const;
+export { RPC_CODE } from '../errors.js';
 
 export function exportResponse(
   encoding: Encoding,
