@@ -1,4 +1,4 @@
-// What a tool's result costs the model (issue 20), end to end: a real MCP server and client, the real OTLP
+// What a tool's result costs the model, end to end: a real MCP server and client, the real OTLP
 // exporter, a running collector. A 20 KB result shows about 20,000 bytes and a plausible token count on the
 // server's span and on the client's, the same on both, in /api/calls and in /api/tools; an MCP result's content
 // items and resource links are counted.

@@ -1,4 +1,4 @@
-// The contract catalog and the cause of a failure (issue 18), end to end: two real MCP servers (stable and canary)
+// The contract catalog and the cause of a failure, end to end: two real MCP servers (stable and canary)
 // serve `get_order` v2 with different output enums, a real MCP client calls them, and the real OTLP exporter
 // sends every span to a running collector on a SQLite file. Read back through the API: both contracts with
 // their schemas and weights, the diff naming the enum value, the silent change's changed path, the deprecated

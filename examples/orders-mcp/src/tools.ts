@@ -107,7 +107,7 @@ const orderIntent = () =>
   });
 
 /**
- * The catalogue's old name, kept through a 90-day window after the rename to catalogue_list (seed 001): it
+ * The catalogue's old name, kept through a 90-day window after the rename to catalogue_list: it
  * answers as before, and every call says it is deprecated, so the collector can list who still calls it.
  */
 const listCatalogueOld = () =>
@@ -131,7 +131,7 @@ const pastOrder = z.object({
 });
 
 /**
- * A customer's order history (seed 003: "return the index first and the content after"). v1 returns one page
+ * A customer's order history ("return the index first and the content after"). v1 returns one page
  * of 10 and a cursor; the canary's v2 "simplified" it and returns every order in one result, hundreds of them:
  * the context-cost flags' demo (oversized_result, result_growth).
  */

@@ -1,5 +1,5 @@
 // `pnpm --filter @toolscope/collector exec tsx --conditions=@toolscope/source bench/layouts.bench.ts`: how small
-// the span blocks of the bench:storage workload get under each candidate layout (issue 21), and what each costs
+// the span blocks of the bench:storage workload get under each candidate layout, and what each costs
 // in CPU per span to write and to read back, beside today's layout (the JSON text of encodeSpan) in the same run.
 // The spans go through the collector's own protobuf decoder and span codec, so the blocks are the ones a
 // collector stores. Prints numbers; asserts nothing.

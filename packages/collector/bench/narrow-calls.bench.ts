@@ -1,5 +1,5 @@
 // `pnpm --filter @toolscope/collector exec tsx --conditions=@toolscope/source bench/narrow-calls.bench.ts`:
-// what a narrower `tool_calls` row would save on SQLite (issue 21, decision 0011's "Not done"), before anyone
+// what a narrower `tool_calls` row would save on SQLite (decision 0011's "Not done"), before anyone
 // changes the shared read SQL for it. The bench:storage workload is written by the collector's own storage,
 // then its calls are copied, batch by batch in arrival order (as the writer builds the table), into two fresh
 // tables with the same four indexes: one with today's columns (the reference), one narrowed. Narrowed: no

@@ -141,7 +141,7 @@ await timeIt(
   21,
   100,
 );
-// Call ids by prefix (issue 19: ≤ 50 ms on 1M calls): a few characters past the vendor's "call_", a prefix
+// Call ids by prefix (≤ 50 ms on 1M calls): a few characters past the vendor's "call_", a prefix
 // every call has (stops at the newest slots), and one no call has (reads every slot of the week).
 await timeIt(
   'GET /api/search?q=<call id prefix, 9 chars>',

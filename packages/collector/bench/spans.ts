@@ -67,7 +67,7 @@ export function makeSpans(traces: number, seed = 1): ReadableSpan[] {
             'toolscope.partial_effect': false,
             'toolscope.input.hash': (n * 2654435761).toString(16).padStart(16, '0').slice(-16),
             'toolscope.input.shape': 'customerId:string,includeHistory:boolean',
-            // What the instrument now sets on every call (issue 20).
+            // What the instrument now sets on every call.
             'toolscope.output.bytes': 100 + ((n * 7919) % 5000),
             'toolscope.output.tokens': Math.floor((100 + ((n * 7919) % 5000)) / 3.3),
             ...(failing

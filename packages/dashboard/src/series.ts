@@ -1,4 +1,4 @@
-// The calls-over-time series of a range, fitted to the data (issue 19: the demo's minutes were one spike at the
+// The calls-over-time series of a range, fitted to the data (the demo's minutes were one spike at the
 // right edge of 24 h). For a preset range whose calls all fall in its last quarter, the series is asked again
 // from just before the first call, twice at most (the second ask reaches minute steps), so the chart's axis
 // spans the data. The first answer stays on screen until the closer one arrives.

@@ -27,7 +27,7 @@ export const toolStatsSchema = z.object({
   /** The most frequent exception types of its failures in the range (at most 5). */
   exceptions: z.array(z.object({ type: z.string(), count: z.number().int() })),
   /**
-   * What its results cost the model's context (issue 20) over the calls that carried a size: UTF-8 bytes
+   * What its results cost the model's context over the calls that carried a size: UTF-8 bytes
    * (exact per call) and approximate tokens; null when no call did.
    */
   resultBytesP50: z.number().int().nullable(),
@@ -119,7 +119,7 @@ export const callSchema = z.object({
   exceptionMessage: z.string().nullable(),
   /** The MCP client's name (its clientInfo), when the span names it. */
   clientName: z.string().nullable(),
-  /** UTF-8 bytes and approximate tokens of the result as the model received it (issue 20). */
+  /** UTF-8 bytes and approximate tokens of the result as the model received it. */
   resultBytes: z.number().int().nullable(),
   resultTokens: z.number().int().nullable(),
 });

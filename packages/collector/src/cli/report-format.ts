@@ -102,7 +102,7 @@ function causes(tools: ToolStats[]): string[] {
   ];
 }
 
-/** The heaviest tools/list entries and each server's total (seed 003: schemas cost context). */
+/** The heaviest tools/list entries and each server's total (schemas cost context). */
 function weights(v: Verdict): string[] {
   // Every reported tool, called in the range or not: a listed tool costs context either way.
   const weighed = v.contracts;
@@ -125,7 +125,7 @@ function weights(v: Verdict): string[] {
   ];
 }
 
-/** The tools whose results cost the model's context most, by p95 tokens (issue 20). */
+/** The tools whose results cost the model's context most, by p95 tokens. */
 function heaviestResults(tools: ToolStats[]): string[] {
   const sized = tools
     .filter((t) => t.resultTokensP95 !== null)

@@ -1,4 +1,4 @@
-// What each server's tools/list costs a client that connects to it (seed 003): the sum over the newest contract
+// What each server's tools/list costs a client that connects to it: the sum over the newest contract
 // of each tool it serves (its own newest: a canary and a stable may serve different ones). One definition for /api/tools and `report`.
 import type { ContractSummary } from '../storage/contract.js';
 

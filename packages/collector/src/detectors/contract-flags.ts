@@ -4,7 +4,7 @@
 //
 // The budget's default, 1000 tokens per tool: the tools of our demo and tests weigh 49–194 tokens each (a
 // realistic order-lookup entry with descriptions 194); at 1000, forty tools already spend 40k tokens (a fifth of
-// a 200k window) before the conversation starts (seed 003: every field of a tool has to pay for its place).
+// a 200k window) before the conversation starts (every field of a tool has to pay for its place).
 
 import { type DiffableContract, describeChanges, diffContracts } from '../contracts/schema-diff.js';
 import type { ContractSummary } from '../storage/contract.js';

@@ -1,4 +1,4 @@
-// Flags on what tools return (issue 20, seed 003: a tool is paid for in the model's context):
+// Flags on what tools return (a tool is paid for in the model's context):
 //
 // - oversized_result: a tool's p95 result, in approximate tokens, is over the budget. The default, 10,000
 //   tokens, is where Claude Code starts warning about an MCP tool's output (its hard cap, MAX_MCP_OUTPUT_TOKENS,

@@ -1,4 +1,4 @@
-// How tool-call ids are found, exactly or by prefix (issue 19: search by the first characters of a call id on
+// How tool-call ids are found, exactly or by prefix (search by the first characters of a call id on
 // 1M calls). The index is on (start_ns / 10 min, call_id): within one ten-minute slot the ids are sorted, so an
 // id or a prefix is one seek per slot of the window, and new calls land in the current slot's small subtree
 // instead of all over one random-key index. Measured on 1M calls at 1M a day, batches of 512 (decision 0012):

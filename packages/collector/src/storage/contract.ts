@@ -80,7 +80,7 @@ export type ToolSummary = {
   codes: Record<string, number>;
   versions: string[];
   /**
-   * What its results cost the model's context (issue 20), over all its calls in the window that carried a
+   * What its results cost the model's context, over all its calls in the window that carried a
    * size: bytes exact per call, tokens estimated; percentiles from 5 %-wide buckets. Null when none did.
    */
   resultBytesP50: number | null;

@@ -1,4 +1,4 @@
-// What results cost (issue 20), on every backend: per tool and version, p50/p95/max of result bytes and tokens
+// What results cost, on every backend: per tool and version, p50/p95/max of result bytes and tokens
 // read from the rollups (whole hours and minutes) and from raw calls at the window's edges alike; a call traced
 // on both sides counted once; oversized_result with the calls that crossed the budget, result_growth when a
 // version's p95 at least doubles; quiet for a small growth and under the budget.

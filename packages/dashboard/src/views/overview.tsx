@@ -181,7 +181,7 @@ export function Overview({ range, tick }: { range: TimeRange; tick: number }) {
   );
 }
 
-/** The heaviest tools/list entries (seed 003: schemas cost context before the first call). */
+/** The heaviest tools/list entries (schemas cost context before the first call). */
 function HeaviestSchemas({
   contracts,
   servers,

@@ -1,4 +1,4 @@
-// What a tool's results cost the model's context (issue 20): the distribution of result bytes over the range,
+// What a tool's results cost the model's context: the distribution of result bytes over the range,
 // and p50/p95/max of bytes and approximate tokens per version, oldest first, so a version that returns more
 // stands next to the one before it.
 import { formatBytes, formatCount, type ToolDetailResponse } from '@toolscope/collector/schemas';

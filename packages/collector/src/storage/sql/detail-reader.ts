@@ -134,7 +134,7 @@ async function conversationHits(db: ReadDb, q: string): Promise<SearchHit[]> {
   if (conversation.length > 0)
     results.push({ kind: 'conversation', value: q, label: `conversation ${q}` });
   // Conversations whose id starts with, then contains, what was typed, ignoring case: one row per conversation,
-  // far fewer than calls (issue 19: "conv-loop" finds conv-loop-7).
+  // far fewer than calls ("conv-loop" finds conv-loop-7).
   // lower() folds ASCII only on SQLite; in byte order PostgreSQL's does the same, and skips its collation's
   // per-character cost (measured over 5,000 conversations in a C.UTF-8 database: 19 ms, 3.9 ms in byte order).
   const conversationId = db.byteOrder('conversation_id');

@@ -1,4 +1,4 @@
-// The schema step of result sizes (issue 20: what a result costs the model's context), as SQL both backends
+// The schema step of result sizes (what a result costs the model's context), as SQL both backends
 // run: SQLite's migration v8 and PostgreSQL's v4. A call's size is null when it was stored before, or when its
 // span carries none; the rollups gain the size histograms and maxima of their calls (result-sizes.ts), empty
 // for what they counted before.
