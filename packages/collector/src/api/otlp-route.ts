@@ -9,13 +9,7 @@ import type { BodyBudget } from '../ingest/body-budget.js';
 import { type IntakeOptions, takeIn } from '../ingest/intake.js';
 import { decodeJson } from '../otlp/decode-json.js';
 import { decodeProtobuf } from '../otlp/decode-proto.js';
-import {
-  CONTENT_TYPES,
-  type Encoding,
-  exportResponse,
-  RPC_CODE,
-  statusBody,
-} from '../otlp/responses.js';
+import { CONTENT_TYPES, type Encoding, exportResponse, statusBody } from '../otlp/responses.js';
 
 export type OtlpRouteOptions = IntakeOptions & {
   maxBodyBytes: number;
