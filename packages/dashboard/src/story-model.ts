@@ -40,6 +40,8 @@ export type StoryRow = {
   traceId: string;
   server: Side | null;
   client: Side | null;
+  /** `toolscope proxy`'s span of the call, when it went through the proxy and the server traced it too. */
+  proxy: Side | null;
   call: SpanCall;
   disagreements: Disagreement[];
   startNs: bigint;
@@ -51,7 +53,11 @@ export type StoryRow = {
 
 const shown = (v: unknown): string => (v === null || v === undefined ? '' : String(v));
 
-function merge(server: Side | null, client: Side | null): Omit<StoryRow, 'n' | 'repeatOf'> {
+function merge(
+  server: Side | null,
+  client: Side | null,
+  proxy: Side | null,
+): Omit<StoryRow, 'n' | 'repeatOf'> {
   const main = (server ?? client) as Side;
   const call: SpanCall = { ...main.call };
   const disagreements: Disagreement[] = [];
@@ -68,7 +74,9 @@ function merge(server: Side | null, client: Side | null): Omit<StoryRow, 'n' | '
         disagreements.push({ field, client: shown(c), server: shown(s) });
     }
   }
-  const spans = [server?.span, client?.span].filter((s): s is SpanOut => s !== undefined);
+  const spans = [server?.span, client?.span, proxy?.span].filter(
+    (s): s is SpanOut => s !== undefined,
+  );
   const startNs = spans.reduce((m, s) => {
     const t = BigInt(s.startTimeUnixNano);
     return t < m ? t : m;
@@ -82,12 +90,13 @@ function merge(server: Side | null, client: Side | null): Omit<StoryRow, 'n' | '
     traceId: main.span.traceId,
     server,
     client,
+    proxy,
     call,
     disagreements,
     startNs,
     endNs,
-    // What the agent waited: the client's span when there is one.
-    durationMs: (client ?? main).span.durationMs,
+    // What the agent waited: the client's span when there is one, else the proxy's.
+    durationMs: (client ?? proxy ?? main).span.durationMs,
   };
 }
 
@@ -95,25 +104,46 @@ function merge(server: Side | null, client: Side | null): Omit<StoryRow, 'n' | '
 export function storyRows(spans: readonly SpanOut[]): StoryRow[] {
   const sides: Side[] = [];
   for (const span of spans) if (span.call) sides.push({ span, call: span.call });
+  const keyOf = (s: Side, k: string) => `${s.span.traceId}\u0000${k}`;
+  const serverKeys = (s: Side) =>
+    serverPairKeys({ parentSpanId: s.span.parentSpanId, callId: s.call.callId, tool: s.call.tool });
+  const clientKeys = (s: Side) =>
+    clientPairKeys({ spanId: s.span.spanId, callId: s.call.callId, tool: s.call.tool });
+  // A proxy's span and the server span below it are one call: the row is the server's, the proxy a hop on it.
+  const innerByKey = new Map<string, Side>();
+  for (const s of sides)
+    if (s.call.side !== 'client' && !s.call.proxy)
+      for (const k of serverKeys(s)) innerByKey.set(keyOf(s, k), s);
+  const proxyOf = new Map<Side, Side>();
+  const innerOf = new Map<Side, Side>();
+  for (const s of sides) {
+    if (s.call.side === 'client' || !s.call.proxy) continue;
+    const inner = clientKeys(s)
+      .map((k) => innerByKey.get(keyOf(s, k)))
+      .find((x) => x !== undefined && !proxyOf.has(x));
+    if (inner) {
+      proxyOf.set(inner, s);
+      innerOf.set(s, inner);
+    }
+  }
   const serverByKey = new Map<string, Side>();
   for (const s of sides) {
     if (s.call.side === 'client') continue;
-    const view = { parentSpanId: s.span.parentSpanId, callId: s.call.callId, tool: s.call.tool };
-    for (const k of serverPairKeys(view)) serverByKey.set(`${s.span.traceId}\u0000${k}`, s);
+    for (const k of serverKeys(s)) serverByKey.set(keyOf(s, k), innerOf.get(s) ?? s);
   }
   const clientOf = new Map<Side, Side>();
   const merged: Omit<StoryRow, 'n' | 'repeatOf'>[] = [];
   for (const s of sides) {
     if (s.call.side !== 'client') continue;
-    const view = { spanId: s.span.spanId, callId: s.call.callId, tool: s.call.tool };
-    const server = clientPairKeys(view)
-      .map((k) => serverByKey.get(`${s.span.traceId}\u0000${k}`))
+    const server = clientKeys(s)
+      .map((k) => serverByKey.get(keyOf(s, k)))
       .find((x) => x !== undefined && !clientOf.has(x));
     if (server) clientOf.set(server, s);
-    else merged.push(merge(null, s));
+    else merged.push(merge(null, s, null));
   }
   for (const s of sides)
-    if (s.call.side !== 'client') merged.push(merge(s, clientOf.get(s) ?? null));
+    if (s.call.side !== 'client' && !innerOf.has(s))
+      merged.push(merge(s, clientOf.get(s) ?? null, proxyOf.get(s) ?? null));
   merged.sort((a, b) => (a.startNs < b.startNs ? -1 : a.startNs > b.startNs ? 1 : 0));
   const firstByInput = new Map<string, number>();
   return merged.map((row, i) => {
@@ -190,6 +220,7 @@ function flaggedRows(
     (r) =>
       spanIds.has(r.server?.span.spanId ?? '') ||
       spanIds.has(r.client?.span.spanId ?? '') ||
+      spanIds.has(r.proxy?.span.spanId ?? '') ||
       byContract(r),
   );
   if (named.length > 0) return named;
@@ -230,6 +261,7 @@ export function cycleRounds(
   for (const r of rows) {
     if (r.server) rowOf.set(r.server.span.spanId, r.n);
     if (r.client) rowOf.set(r.client.span.spanId, r.n);
+    if (r.proxy) rowOf.set(r.proxy.span.spanId, r.n);
   }
   const out = new Map<number, string>();
   for (const f of flags) {

@@ -66,6 +66,7 @@ function span(
     side: kind === 3 ? 'client' : 'server',
     source: 'toolscope',
     paired: false,
+    proxy: false,
     exceptionType: null,
     exceptionMessage: null,
     clientName: null,
@@ -204,5 +205,27 @@ describe('storyRows', () => {
       [6, 'round 3 of 3'],
     ]);
     expect(cycleRounds([{ ...cycle, kind: 'identical_retry' }], rows).size).toBe(0);
+  });
+
+  it('reads an agent, the proxy and an instrumented server as one call, the proxy a hop on it', () => {
+    const rows = storyRows([
+      span('agent', 1000, { code: 'tool_error' }, { kind: 3 }),
+      span('proxy', 1001, { code: 'INVALID_OUTPUT', proxy: true }, { parentSpanId: 'agent' }),
+      span('server', 1002, { code: 'INVALID_OUTPUT', version: '3' }, { parentSpanId: 'proxy' }),
+      // The proxy alone in front of a server nobody instrumented: its row is the call.
+      span('proxy2', 2000, { proxy: true }),
+    ]);
+    expect(
+      rows.map((r) => [
+        r.spanId,
+        r.client?.span.spanId,
+        r.proxy?.span.spanId,
+        r.server?.span.spanId,
+      ]),
+    ).toEqual([
+      ['server', 'agent', 'proxy', 'server'],
+      ['proxy2', undefined, undefined, 'proxy2'],
+    ]);
+    expect(rows[0]?.call.version).toBe('3');
   });
 });

@@ -114,6 +114,8 @@ export const callSchema = z.object({
   source: z.string().nullable(),
   /** A client row whose server row is known; statistics count the call once, from the server row. */
   paired: z.boolean(),
+  /** `toolscope proxy`'s view of the call (a hop between agent and server); paired when the server's row is known. */
+  proxy: z.boolean(),
   /** What the call threw: the `exception` event's type and redacted message; null when it did not throw. */
   exceptionType: z.string().nullable(),
   exceptionMessage: z.string().nullable(),

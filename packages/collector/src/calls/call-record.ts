@@ -38,8 +38,10 @@ export type CallRecord = {
   side: 'client' | 'server';
   /** The dialect the call was read from (dialects.ts); null only for rows of an unknown past. */
   source: string | null;
-  /** A client row whose server row is known: the call is counted from the server's row. */
+  /** A client (or proxy) row whose server row is known: the call is counted from the server's row. */
   paired: boolean;
+  /** The row is `toolscope proxy`'s view of the call: a hop between the agent and the server. */
+  proxy: boolean;
   /** What the call threw (the span's last `exception` event), the message redacted; null when it did not. */
   exceptionType: string | null;
   exceptionMessage: string | null;
@@ -101,6 +103,7 @@ export function callRecordOf(c: RecordedFields): CallRecord {
     side: sideOfKind(c.kind),
     source: c.source,
     paired: c.paired,
+    proxy: c.proxy,
     exceptionType: c.exceptionType,
     exceptionMessage: c.exceptionMessage,
     clientName: c.clientName,

@@ -93,6 +93,7 @@ export function readSpans(spans: readonly IdentifiedSpan[]): SpanReading[] {
         callId: c.callId,
         tool: c.tool,
         kind: c.kind,
+        proxy: c.proxy,
       };
     });
     for (const k of pairTrace(views, []).batchPaired) paired.add(indexes[k] as number);

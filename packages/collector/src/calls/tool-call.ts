@@ -11,6 +11,8 @@ export const ATTR_SERVICE_NAME = 'service.name';
 
 /** The result's keyed hash, set by the instrument package, the proxy, or the collector for foreign spans. */
 export const ATTR_OUTPUT_HASH = 'toolscope.output.hash';
+/** Set by `toolscope proxy` on its SERVER span of a call: a hop between the agent and the server. */
+export const ATTR_PROXY = 'toolscope.proxy';
 
 /** A tool call as every stage sees it. `code` is the envelope's own code as sent; `callCode` gives the rule's. */
 export type ToolCall = {
@@ -31,6 +33,8 @@ export type ToolCall = {
   inputShape: string | null;
   /** Keyed hash of the result as the model read it (`toolscope.output.hash`): same result, same hash. */
   outputHash: string | null;
+  /** The span is `toolscope proxy`'s view of the call, between the agent and the server (pairing.ts). */
+  proxy: boolean;
   idempotencyKeyHash: string | null;
   conversationId: string | null;
   callId: string | null;
@@ -136,6 +140,7 @@ export function toolCallOf(span: CallSpan): ToolCall | null {
     inputHash: text(a[sc.ATTR_TOOLSCOPE_INPUT_HASH], 64),
     inputShape: text(a[sc.ATTR_TOOLSCOPE_INPUT_SHAPE], 2048),
     outputHash: text(a[ATTR_OUTPUT_HASH], 64),
+    proxy: a[ATTR_PROXY] === true,
     idempotencyKeyHash: text(a[sc.ATTR_TOOLSCOPE_IDEMPOTENCY_KEY_HASH], 64),
     conversationId: text(firstValue(a, dialect.conversationId), 256),
     callId: text(firstValue(a, dialect.callId), 256),

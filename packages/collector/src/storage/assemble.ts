@@ -7,6 +7,7 @@ import { pairTrace, type StoredCall } from '../calls/pairing.js';
 import { KIND_CLIENT, sideOfKind } from '../calls/sides.js';
 import { type BatchTouch, newTouch, touchCall, touchSource } from './batch-touch.js';
 import { packSpans } from './block-packing.js';
+import type { RollupSide } from './call-side.js';
 import { packedBlock, spanJsonOf } from './packed-plan.js';
 import { accumulate, type Rollup, type RollupInput, withHours } from './rollups.js';
 import { callAt, type PlannedCall, type WritePlan } from './write-plan.js';
@@ -106,22 +107,23 @@ export function assemble(plan: WritePlan, ctx: AssembleContext): Assembled {
   for (const [seq, rows] of groupBySeq(calls)) {
     const stored = existed.get(seq) ? ctx.storedCalls(seq) : [];
     // The common batch (a new trace, one side instrumented) has nothing to pair: skip the indexes.
-    if (stored.length === 0 && !rows.some((r) => r.call.kind === KIND_CLIENT)) continue;
+    if (stored.length === 0 && !rows.some((r) => r.call.kind === KIND_CLIENT || r.call.proxy))
+      continue;
     const views = rows.map(({ call }) => call);
     const { batchPaired, storedPaired } = pairTrace(views, stored);
     for (const i of batchPaired) (rows[i] as Assembled['calls'][number]).paired = 1;
     for (const s of storedPaired) {
       pairedIds.push(s.row.id);
-      accumulate(minutes, s.row, 'paired');
+      accumulate(minutes, s.row, pairedSide(s.kind));
     }
   }
   for (const c of calls) {
     const input = c.call;
     const kind = c.call.kind;
     accumulate(minutes, input, sideOfKind(kind));
-    if (c.paired) accumulate(minutes, input, 'paired');
-    // The detectors see each call once: server rows, and client rows with no server row known.
-    if (kind !== KIND_CLIENT || !c.paired) touchCall(touch, c.call);
+    if (c.paired) accumulate(minutes, input, pairedSide(kind));
+    // The detectors see each call once: the rows no other row of the call pairs (call-side.ts).
+    if (!c.paired) touchCall(touch, c.call);
     touchSource(touch, c.call);
   }
   return {
@@ -153,6 +155,9 @@ export function assemble(plan: WritePlan, ctx: AssembleContext): Assembled {
     }),
   };
 }
+
+/** The rollup side a paired row is taken back out under: a client row's, or a proxy row's. */
+const pairedSide = (kind: number): RollupSide => (kind === KIND_CLIENT ? 'paired' : 'proxied');
 
 function groupBySeq(calls: Assembled['calls']): Map<number, Assembled['calls']> {
   const out = new Map<number, Assembled['calls']>();

@@ -8,7 +8,7 @@ import type { PlannedCall } from './write-plan.js';
 export const CALL_ROW_COLUMNS = `trace_seq, span_id, parent_span_id, tool_id, version, schema_hash, attempt, code,
   error_type, reason, is_error, retryable, partial_effect, effect_id, duration_ms, start_ns, issues, input_hash,
   input_shape_id, idempotency_key_hash, conversation_id, call_id, kind, service_id, source_id, exception_type,
-  exception_message, client_name, result_bytes, result_tokens, paired, output_hash`;
+  exception_message, client_name, result_bytes, result_tokens, paired, output_hash, proxy`;
 
 /** The interned columns of the physical table, each with the view column it reads as. */
 const INTERNED = [
@@ -77,10 +77,11 @@ export function callRow(seq: number, c: PlannedCall, paired: number, e: RowEncod
     c.resultTokens,
     paired,
     e.key(c.outputHash),
+    c.proxy ? 1 : 0,
   ];
 }
 
-/** The view's revision: 1 as the narrowed row's migration made it, 2 with output_hash. */
+/** The view's revision: 1 as the narrowed row's migration made it, 2 with output_hash and proxy. */
 export const CURRENT_VIEW = 2;
 
 /** A string column of the view, read by id only when a query reads it. */
@@ -95,7 +96,7 @@ const str = (id: string) => `(SELECT value FROM strings WHERE id = c.${id})`;
  */
 export function callView(key: (column: string) => string, since = CURRENT_VIEW): string {
   // The view as each migration made it: output_hash is a column since SQLite v12 / PostgreSQL v8.
-  const outputHash = since >= 2 ? `, ${key('output_hash')} AS output_hash` : '';
+  const outputHash = since >= 2 ? `, ${key('output_hash')} AS output_hash, c.proxy` : '';
   return `
   CREATE VIEW tool_calls AS SELECT
     c.id, c.trace_seq, t.trace_id, ${key('span_id')} AS span_id, ${key('parent_span_id')} AS parent_span_id,

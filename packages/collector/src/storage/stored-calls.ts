@@ -5,8 +5,8 @@ import type { StoredCall } from '../calls/pairing.js';
 import type { StoredCallRow } from './assemble.js';
 import { big, num, numOrNull, type Row, text, textOrNull } from './sql/db.js';
 
-export const STORED_CALL_COLUMNS = `id, trace_seq, span_id, parent_span_id, call_id, tool, kind, paired, version, code,
-  error_type, is_error, duration_ms, start_ns, result_bytes, result_tokens`;
+export const STORED_CALL_COLUMNS = `id, trace_seq, span_id, parent_span_id, call_id, tool, kind, paired, proxy, version,
+  code, error_type, is_error, duration_ms, start_ns, result_bytes, result_tokens`;
 
 export function storedCallOf(r: Row): StoredCall<StoredCallRow> {
   const tool = text(r.tool);
@@ -16,6 +16,7 @@ export function storedCallOf(r: Row): StoredCall<StoredCallRow> {
     callId: textOrNull(r.call_id),
     tool,
     kind: num(r.kind),
+    proxy: num(r.proxy) === 1,
     paired: num(r.paired) === 1,
     row: {
       id: num(r.id),

@@ -37,6 +37,7 @@ const CALL_FIELDS = [
   'inputHash',
   'inputShape',
   'outputHash',
+  'proxy',
   'idempotencyKeyHash',
   'conversationId',
   'callId',

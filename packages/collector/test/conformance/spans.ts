@@ -26,6 +26,8 @@ export type CallSpec = {
   /** toolscope.output.hash, and the result's approximate tokens. */
   outputHash?: string;
   resultTokens?: number;
+  /** `toolscope proxy`'s span of the call. */
+  proxy?: boolean;
 };
 
 export function callSpan(c: CallSpec): NormalizedSpan {
@@ -51,6 +53,7 @@ export function callSpan(c: CallSpec): NormalizedSpan {
   }
   if (c.issues) attributes['toolscope.validation.issues'] = c.issues;
   if (c.outputHash) attributes['toolscope.output.hash'] = c.outputHash;
+  if (c.proxy) attributes['toolscope.proxy'] = true;
   if (c.resultTokens !== undefined) attributes['toolscope.output.tokens'] = c.resultTokens;
   return {
     traceId: traceIdOf(c.trace),

@@ -78,7 +78,9 @@ function Row({ row, t0, round }: { row: StoryRow; t0: bigint; round?: string | u
   // Every row has at least one side (story-model.ts builds rows from spans).
   const main = row.server ?? row.client;
   if (!main) return null;
-  const sides = [row.client && 'client', row.server && 'server'].filter(Boolean).join(' + ');
+  const sides = [row.client && 'client', row.proxy && 'proxy', row.server && 'server']
+    .filter(Boolean)
+    .join(' + ');
   return (
     <li data-n={row.n} data-sides={sides} class={c.code ? 'step-err' : 'step-ok'}>
       <details>
@@ -109,11 +111,11 @@ function Row({ row, t0, round }: { row: StoryRow; t0: bigint; round?: string | u
           <CallCard call={c} />
           <p class="muted">
             {sides} span{row.client && row.server ? 's' : ''}:{' '}
-            {[row.client, row.server].map(
+            {[row.client, row.proxy, row.server].map(
               (side) =>
                 side && (
                   <a key={side.span.spanId} href={href.trace(side.span.traceId, side.span.spanId)}>
-                    {side.call.side} {short(side.span.spanId)}{' '}
+                    {side.call.proxy ? 'proxy' : side.call.side} {short(side.span.spanId)}{' '}
                   </a>
                 ),
             )}

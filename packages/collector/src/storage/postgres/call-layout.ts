@@ -65,6 +65,7 @@ export const PG_CALL_ROWS_MIGRATION = `
  */
 export const PG_LOOP_EVIDENCE_MIGRATION = `
   ALTER TABLE tool_call_rows ADD COLUMN output_hash TEXT;
+  ALTER TABLE tool_call_rows ADD COLUMN proxy SMALLINT NOT NULL DEFAULT 0;
   DROP VIEW tool_calls;
   ${callView((column) => `c.${column}`)};
   CREATE TABLE model_calls (

@@ -259,6 +259,7 @@ function callOf(r: Row): CallRecord {
     inputHash: textOrNull(r.input_hash),
     inputShape: textOrNull(r.input_shape),
     outputHash: textOrNull(r.output_hash),
+    proxy: num(r.proxy) === 1,
     conversationId: textOrNull(r.conversation_id),
     callId: textOrNull(r.call_id),
     kind: num(r.kind),

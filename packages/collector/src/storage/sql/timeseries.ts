@@ -41,6 +41,7 @@ export async function timeseries(
   const table = hourly ? 'tool_hours' : 'tool_minutes';
   const col = hourly ? 'hour' : 'minute';
   const sides = rollupSides(side);
+  const subtracted = new Set<string>(sides.subtract);
   const rows = await db.all(
     `SELECT ${col} AS at, side, code${byTool ? ', tool' : ''}, SUM(calls) AS calls, SUM(errors) AS errors
        FROM ${table}
@@ -55,8 +56,8 @@ export async function timeseries(
     const i = Number((big(r.at) * unit - first) / stepNs);
     const p = points[i];
     if (!p) continue;
-    // Paired client rows are the calls a server row already counts (call-side.ts).
-    const sign = text(r.side) === 'paired' ? -1 : 1;
+    // Paired client and proxy rows are the calls a server row already counts (call-side.ts).
+    const sign = subtracted.has(text(r.side)) ? -1 : 1;
     const calls = sign * num(r.calls);
     const errors = sign * num(r.errors);
     p.calls += calls;

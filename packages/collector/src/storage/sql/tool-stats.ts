@@ -79,6 +79,7 @@ export async function aggregateTools(
   };
   const sides = rollupSides(side);
   const rollupSql = `side IN (${sideList([...sides.add, ...sides.subtract])})`;
+  const subtracted = new Set<string>(sides.subtract);
   const addRollup = async (
     table: 'tool_hours' | 'tool_minutes',
     col: 'hour' | 'minute',
@@ -93,7 +94,7 @@ export async function aggregateTools(
       tool ? [from / unit, to / unit, tool] : [from / unit, to / unit],
     );
     for (const r of rows) {
-      const a = agg(text(r.side) === 'paired' ? paired : byTool, text(r.tool));
+      const a = agg(subtracted.has(text(r.side)) ? paired : byTool, text(r.tool));
       const calls = num(r.calls);
       const code = text(r.code);
       const version = text(r.version);
