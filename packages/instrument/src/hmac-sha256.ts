@@ -99,6 +99,7 @@ const HEX_CODES = new Uint8Array([
   48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 97, 98, 99, 100, 101, 102,
 ]);
 const encoder = new TextEncoder();
+const MAX_SCRATCH_CHARS = 16 * 1024;
 
 /** A keyed hash: of a string (UTF-8), or of the first `length` bytes of a buffer. */
 export type KeyedHash = {
@@ -156,6 +157,11 @@ export function createHmacSha256(key: Uint8Array, hexChars: number): KeyedHash {
   };
 
   const ofText = (text: string): string => {
+    // A long text (a large result) gets a buffer of its own, so the scratch kept between calls stays small.
+    if (text.length > MAX_SCRATCH_CHARS) {
+      const bytes = encoder.encode(text);
+      return ofBytes(bytes, bytes.length);
+    }
     // UTF-8 needs at most 3 bytes per UTF-16 unit.
     if (buffer.length < text.length * 3) buffer = new Uint8Array(text.length * 3);
     // ASCII (most tool inputs) is copied in JS; anything else goes through TextEncoder (a C++ call).

@@ -64,6 +64,11 @@ export const ATTR_TOOLSCOPE_OUTPUT_TOKENS = 'toolscope.output.tokens' as const;
 export const ATTR_TOOLSCOPE_OUTPUT_ESTIMATED = 'toolscope.output.estimated' as const;
 export const ATTR_TOOLSCOPE_OUTPUT_CONTENT_ITEMS = 'toolscope.output.content_items' as const;
 export const ATTR_TOOLSCOPE_OUTPUT_RESOURCE_LINKS = 'toolscope.output.resource_links' as const;
+/**
+ * Keyed hash (the input hash's key and HMAC, first 16 hex) of the canonical result as the model reads it: the
+ * envelope of a `defineTool` call, `content` plus `structuredContent` of an MCP result. Equal results, equal hash.
+ */
+export const ATTR_TOOLSCOPE_OUTPUT_HASH = 'toolscope.output.hash' as const;
 
 /** Deprecation of a tool (`defineTool({ deprecated })`, MCP annotations or description), on every call span. */
 export const ATTR_TOOLSCOPE_DEPRECATED = 'toolscope.deprecated' as const;
