@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { type Collector, startCollector } from '@toolscope/collector';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Call, reader } from './proxy-collector.js';
 import { direct, EVERYTHING, FILESYSTEM, LIAR, throughProxy, tsNode } from './proxy-process.js';
 
 const KEY = 'proxy-test-key';
@@ -17,51 +18,13 @@ let collector: Collector;
 let flags: string[];
 const env = { TOOLSCOPE_HASH_KEY: KEY };
 
-type Call = {
-  traceId: string;
-  spanId: string;
-  code: string | null;
-  side: string;
-  kind: number;
-  issues: { path: string }[];
-};
-type Span = {
-  spanId: string;
-  parentSpanId: string | null;
-  name: string;
-  kind: number;
-  status: { code: number };
-  attributes: Record<string, unknown>;
-  resource: Record<string, unknown>;
-};
-
-async function api<T>(path: string): Promise<T> {
-  const res = await fetch(`${collector.url}${path}`);
-  expect(res.status, path).toBe(200);
-  return (await res.json()) as T;
-}
-
-/** The calls of `tool`, once `n` of them are stored (the proxy flushes as it exits; storage commits after). */
-async function callsOf(tool: string, n: number): Promise<Call[]> {
-  for (;;) {
-    const { calls } = await api<{ calls: Call[] }>(
-      `/api/calls?tool=${encodeURIComponent(tool)}&since=1h`,
-    );
-    if (calls.length >= n) return calls;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
-async function spanOf(call: Call): Promise<Span> {
-  const { spans } = await api<{ spans: Span[] }>(`/api/traces/${call.traceId}`);
-  const span = spans.find((s) => s.spanId === call.spanId);
-  if (!span) throw new Error(`span ${call.spanId} not in its trace`);
-  return span;
-}
-
+let api: ReturnType<typeof reader>['api'];
+let callsOf: ReturnType<typeof reader>['callsOf'];
+let spanOf: ReturnType<typeof reader>['spanOf'];
 beforeAll(async () => {
   collector = await startCollector({ db: join(dir, 'proxy.db'), port: 0, hashKey: KEY });
   flags = ['--otlp-endpoint', collector.url];
+  ({ api, callsOf, spanOf } = reader(collector.url));
 });
 afterAll(async () => {
   await collector.close();

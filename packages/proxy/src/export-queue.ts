@@ -138,13 +138,19 @@ export class ExportQueue implements SpanProcessor {
     }
   }
 
+  /** Flushes and stops the exporter, all within `timeoutMs`: a hanging export is not waited for past it. */
   async shutdown(timeoutMs = 5000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
     await this.forceFlush(timeoutMs);
     this.#stopped = true;
-    try {
-      await this.#exporter.shutdown();
-    } catch (error) {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, Math.max(0, deadline - Date.now()));
+    });
+    const stop = this.#exporter.shutdown().catch((error: unknown) => {
       this.#log.once('exporter-shutdown', 'warn', 'span exporter shutdown failed', causeOf(error));
-    }
+    });
+    await Promise.race([stop, late]);
+    clearTimeout(timer);
   }
 }
