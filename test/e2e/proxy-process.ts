@@ -38,6 +38,9 @@ export class ChildTransport implements Transport {
       env: { ...process.env, ...env },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
+    this.child.stderr?.on('data', (chunk: Buffer) => {
+      this.stderr += chunk.toString();
+    });
     this.exited = new Promise((resolve) => {
       this.child.on('close', (code, signal) => {
         this.onclose?.();
@@ -54,9 +57,6 @@ export class ChildTransport implements Transport {
         if (!message) break;
         this.onmessage?.(message);
       }
-    });
-    this.child.stderr?.on('data', (chunk: Buffer) => {
-      this.stderr += chunk.toString();
     });
   }
 

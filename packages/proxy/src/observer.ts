@@ -76,6 +76,11 @@ export class McpObserver {
     this.#o = options;
   }
 
+  /** The MCP session this observer follows, once the upstream named it (Streamable HTTP). */
+  setSession(id: string): void {
+    this.#o.context.sessionId = id;
+  }
+
   /** Calls in flight. */
   get inFlight(): number {
     let n = 0;
