@@ -3,7 +3,8 @@
 
 /**
  * What a piece of the stream is handed to: `whole` when it is an entire line (else a piece of one too long to
- * hold), `newline` when a newline followed it in the stream (the newline itself is not in `bytes`).
+ * hold), `newline` when it ends with the line's newline, which `bytes` then includes (so a piece can be written
+ * on as it is, in one write).
  */
 export type LineHandler = (bytes: Buffer, whole: boolean, newline: boolean) => void;
 
@@ -27,7 +28,7 @@ export class LineSplitter {
     for (;;) {
       const end = chunk.indexOf(NEWLINE, start);
       if (end === -1) break;
-      const piece = chunk.subarray(start, end);
+      const piece = chunk.subarray(start, end + 1);
       if (this.#held === 0 && !this.#cut) this.#onLine(piece, true, true);
       else this.#emit(piece, true);
       start = end + 1;

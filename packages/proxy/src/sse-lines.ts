@@ -19,13 +19,14 @@ export function sseReader(onData: (data: Buffer) => void): {
     size = 0;
     cut = false;
   };
-  const lines = new LineSplitter((bytes, whole) => {
+  const lines = new LineSplitter((bytes, whole, newline) => {
     // A line too long to hold makes its event unreadable; it was forwarded all the same.
     if (!whole) {
       cut = true;
       return;
     }
-    const line = bytes[bytes.length - 1] === 0x0d ? bytes.subarray(0, bytes.length - 1) : bytes;
+    let line = newline ? bytes.subarray(0, bytes.length - 1) : bytes;
+    if (line[line.length - 1] === 0x0d) line = line.subarray(0, line.length - 1);
     if (line.length === 0) return dispatch();
     if (line.subarray(0, 5).toString() !== 'data:') return;
     const value = line[5] === 0x20 ? line.subarray(6) : line.subarray(5);

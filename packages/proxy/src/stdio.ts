@@ -53,15 +53,26 @@ export function runStdioProxy(o: StdioProxyOptions): Promise<number> {
       o.finish().then(settle, settle);
     };
 
+    // What one chunk from the client becomes, written in one write (a writev of many pieces costs more).
+    let pieces: Buffer[] = [];
     const toChild = new LineSplitter((bytes, whole, newline) => {
-      const out = whole ? o.observer.fromClient(bytes) : bytes;
-      childIn.write(out);
-      if (newline) childIn.write(NEWLINE);
+      if (!whole) {
+        pieces.push(bytes);
+        return;
+      }
+      const line = newline ? bytes.subarray(0, bytes.length - 1) : bytes;
+      const out = o.observer.fromClient(line);
+      if (out === line) pieces.push(bytes);
+      else pieces.push(out, ...(newline ? [NEWLINE] : []));
     }, MAX_LINE_BYTES);
+    const flushPieces = () => {
+      if (pieces.length === 1) childIn.write(pieces[0] as Buffer);
+      else if (pieces.length > 1) childIn.write(Buffer.concat(pieces));
+      pieces = [];
+    };
     const onClientData = (chunk: Buffer) => {
-      childIn.cork();
       toChild.push(chunk);
-      childIn.uncork();
+      flushPieces();
       if (childIn.writableNeedDrain) {
         stdin.pause();
         childIn.once('drain', () => stdin.resume());
@@ -70,6 +81,7 @@ export function runStdioProxy(o: StdioProxyOptions): Promise<number> {
     stdin.on('data', onClientData);
     stdin.on('end', () => {
       toChild.flush();
+      flushPieces();
       childIn.end();
       // The MCP stdio shutdown: stdin closed, then SIGTERM, then SIGKILL for a child that stays.
       const term = setTimeout(() => {
@@ -81,16 +93,13 @@ export function runStdioProxy(o: StdioProxyOptions): Promise<number> {
     childIn.on('error', (error) => o.log.log('debug', 'upstream stdin closed', causeOf(error)));
 
     const fromChild = new LineSplitter((bytes, whole, newline) => {
+      const line = newline ? bytes.subarray(0, bytes.length - 1) : bytes;
       if (!o.enforceOutput) {
-        if (whole) o.observer.fromUpstream(bytes);
+        if (whole) o.observer.fromUpstream(line);
         return;
       }
-      const replacement = whole ? o.observer.fromUpstream(bytes) : undefined;
-      if (replacement) stdout.write(replacement);
-      else {
-        stdout.write(bytes);
-        if (newline) stdout.write(NEWLINE);
-      }
+      const replacement = whole ? o.observer.fromUpstream(line) : undefined;
+      stdout.write(replacement ?? bytes);
     }, MAX_LINE_BYTES);
     childOut.on('data', (chunk: Buffer) => {
       if (!o.enforceOutput) stdout.write(chunk);
