@@ -36,7 +36,12 @@ export async function main(argv: string[]): Promise<number> {
       enforceOutput: options.enforceOutput,
       finish: flush,
     });
-    log.log('info', 'session traffic', { ...observer.counts });
+    const memory = process.memoryUsage();
+    log.log('info', 'session traffic', {
+      ...observer.counts,
+      rssMb: Math.round(memory.rss / 1048576),
+      heapUsedMb: Math.round(memory.heapUsed / 1048576),
+    });
     return code;
   }
   const { runHttpProxy } = await import('./http.js');
