@@ -145,6 +145,34 @@ describe('toolscope-proxy over Streamable HTTP', () => {
     expect(contracts.length).toBeGreaterThan(0);
   });
 
+  it('answers 502 when the upstream is unreachable, and the call in flight ends as upstream_exited', async () => {
+    const closed = await freePort();
+    const { proxy, url } = startProxy(`http://127.0.0.1:${closed}/mcp`);
+    const res = await fetch(await url, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 9,
+        method: 'tools/call',
+        params: { name: 'gone_tool', arguments: {} },
+      }),
+    });
+    expect(res.status).toBe(502);
+    expect(await res.json()).toMatchObject({ error: { code: -32603 } });
+    proxy.child.kill('SIGTERM');
+    expect(await proxy.exited).toBe(0);
+    const { callsOf, spanOf } = reader(collector.url);
+    const [call] = await callsOf('gone_tool', 1);
+    expect((await spanOf(call as NonNullable<typeof call>)).attributes).toMatchObject({
+      'error.type': 'upstream_exited',
+      'network.transport': 'tcp',
+    });
+  });
+
   it('serves a server that keeps no sessions, answering JSON, one observer per request', async () => {
     const { port } = stateless.address() as AddressInfo;
     const { proxy, url } = startProxy(`http://127.0.0.1:${port}/mcp`);

@@ -149,7 +149,9 @@ export function runHttpProxy(o: HttpProxyOptions): Promise<number> {
         res.destroy();
       });
     });
+    let clientGone = false;
     out.on('error', (error) => {
+      if (clientGone) return;
       o.log.log('warn', 'upstream unreachable', { upstream: upstream.origin, ...causeOf(error) });
       const ended = observer.endAll();
       if (!res.headersSent) {
@@ -164,8 +166,11 @@ export function runHttpProxy(o: HttpProxyOptions): Promise<number> {
       } else res.destroy();
       if (ended > 0) o.log.log('info', 'calls ended as upstream_exited', { calls: ended });
     });
-    req.on('close', () => {
-      if (!res.writableFinished) out.destroy();
+    // The client went away before the answer was complete: the upstream request goes too.
+    res.on('close', () => {
+      if (res.writableFinished) return;
+      clientGone = true;
+      out.destroy();
     });
     if (req.method === 'DELETE') {
       const id = req.headers[SESSION];
