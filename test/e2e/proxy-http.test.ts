@@ -1,6 +1,6 @@
-// `toolscope-proxy --upstream URL --port N` in front of real Streamable HTTP servers: server-everything from npm
-// (sessions, answers as Server-Sent Events) and an SDK server without sessions (JSON answers), through the SDK's
-// own client transport. The listing is the server's own, each call one span with the session, and SIGTERM
+// `toolscope-proxy --upstream URL --port N` in front of real HTTP servers: server-everything from npm over
+// Streamable HTTP (sessions, answers as Server-Sent Events) and over the older HTTP+SSE transport, and an SDK
+// server without sessions (JSON answers), through the SDK's own client transports. The listing is the server's own, each call one span with the session, and SIGTERM
 // stops the proxy with its spans flushed.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer as createHttpServer, type Server } from 'node:http';
@@ -9,6 +9,7 @@ import { createServer as createNetServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
@@ -143,6 +144,33 @@ describe('toolscope-proxy over Streamable HTTP', () => {
     });
     const { contracts } = await api<{ contracts: unknown[] }>('/api/tools/get-sum/contracts');
     expect(contracts.length).toBeGreaterThan(0);
+  });
+
+  it('serves server-everything over the older HTTP+SSE transport: its stream, its message endpoint', async () => {
+    const port = await freePort();
+    const everything = new ChildTransport(process.execPath, [EVERYTHING, 'sse'], {
+      PORT: String(port),
+    });
+    children.push(everything);
+    await waitFor(everything, /running on port/);
+    const { proxy, url } = startProxy(`http://127.0.0.1:${port}/sse`);
+    const client = new Client({ name: 'sse-agent', version: '1' });
+    await client.connect(new SSEClientTransport(new URL(await url)));
+    expect((await client.listTools()).tools.map((t) => t.name)).toContain('echo');
+    const echoed = await client.callTool({ name: 'echo', arguments: { message: 'over sse' } });
+    expect(echoed.content).toEqual([{ type: 'text', text: 'Echo: over sse' }]);
+    await client.close();
+    proxy.child.kill('SIGTERM');
+    expect(await proxy.exited).toBe(0);
+    const { callsOf, spanOf } = reader(collector.url);
+    const calls = await callsOf('echo', 2);
+    const spans = await Promise.all(calls.map((c) => spanOf(c)));
+    const sse = spans.find((s) => s.attributes['toolscope.mcp.client.name'] === 'sse-agent');
+    expect(sse?.attributes).toMatchObject({
+      'network.transport': 'tcp',
+      'mcp.session.id': expect.any(String),
+      'toolscope.output.hash': expect.stringMatching(/^[0-9a-f]{16}$/),
+    });
   });
 
   it('answers 502 when the upstream is unreachable, and the call in flight ends as upstream_exited', async () => {

@@ -1,6 +1,7 @@
-// The Streamable HTTP reverse proxy: serves the upstream's own path, forwards every request and answer (JSON or
-// Server-Sent Events) as it comes, and observes a copy, one observer per MCP session (per request when the
-// upstream keeps no sessions). A POST's body gets the proxy's traceparent in a `tools/call`, as over stdio.
+// The HTTP reverse proxy: serves the upstream's own path (and, for the older HTTP+SSE transport, the message
+// endpoint its stream names), forwards every request and answer (JSON or Server-Sent Events) as it comes, and
+// observes a copy, one observer per MCP session (per request when the upstream keeps no sessions). A POST's
+// body gets the proxy's traceparent in a `tools/call`, as over stdio.
 import {
   createServer,
   request as httpRequest,
@@ -74,8 +75,29 @@ export function runHttpProxy(o: HttpProxyOptions): Promise<number> {
       '--enforce-output applies to stdio only for now; HTTP results are checked and recorded',
     );
 
+  // The paths served: the upstream's own, and the message endpoints the older SSE transport names.
+  const paths = new Set([upstream.pathname]);
+  const remember = (session: string, observer: McpObserver) => {
+    // Sessions a client never deletes are forgotten oldest first, past a bound.
+    if (sessions.size >= MAX_SESSIONS) {
+      const oldest = sessions.keys().next().value;
+      if (oldest !== undefined) sessions.delete(oldest);
+    }
+    sessions.set(session, observer);
+    observer.setSession(session);
+  };
+  /** The older transport's `endpoint` event: where the client will POST, with its session in the query. */
+  const onEndpoint = (data: Buffer, observer: McpObserver) => {
+    const target = new URL(data.toString().trim(), upstream);
+    if (target.origin !== upstream.origin) return;
+    paths.add(target.pathname);
+    const session = target.searchParams.get('sessionId');
+    if (session && !sessions.has(session)) remember(session, observer);
+  };
+
   const observerFor = (req: IncomingMessage): McpObserver => {
-    const id = req.headers[SESSION];
+    const id =
+      req.headers[SESSION] ?? new URL(req.url ?? '/', 'http://proxy').searchParams.get('sessionId');
     const key = typeof id === 'string' ? id : undefined;
     let observer = key ? sessions.get(key) : undefined;
     if (!observer) {
@@ -87,7 +109,7 @@ export function runHttpProxy(o: HttpProxyOptions): Promise<number> {
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const path = new URL(req.url ?? '/', 'http://proxy').pathname;
-    if (path !== upstream.pathname) {
+    if (!paths.has(path)) {
       res.writeHead(404, { 'content-type': 'application/json' });
       res.end(
         JSON.stringify({
@@ -113,27 +135,22 @@ export function runHttpProxy(o: HttpProxyOptions): Promise<number> {
     }
     const headers = headersOf(req);
     if (body) headers['content-length'] = String(body.length);
-    const target = new URL(upstream);
-    target.search = new URL(req.url ?? '/', 'http://proxy').search;
+    const asked = new URL(req.url ?? '/', 'http://proxy');
+    const target = new URL(asked.pathname + asked.search, upstream);
     const out = send(target, { method: req.method, headers }, (answer) => {
       const session = answer.headers[SESSION];
       // The initialize answer names the session: later requests carrying it share this observer.
-      if (typeof session === 'string' && !sessions.has(session)) {
-        // Sessions a client never deletes are forgotten oldest first, past a bound.
-        if (sessions.size >= MAX_SESSIONS) {
-          const oldest = sessions.keys().next().value;
-          if (oldest !== undefined) sessions.delete(oldest);
-        }
-        sessions.set(session, observer);
-        observer.setSession(session);
-      }
+      if (typeof session === 'string' && !sessions.has(session)) remember(session, observer);
       const responseHeaders: Record<string, string | string[]> = {};
       for (const [k, v] of Object.entries(answer.headers))
         if (v !== undefined && (!HOP.has(k) || k === 'content-length')) responseHeaders[k] = v;
       res.writeHead(answer.statusCode ?? 502, answer.statusMessage, responseHeaders);
       const type = String(answer.headers['content-type'] ?? '');
       const reader = type.includes('text/event-stream')
-        ? sseReader((data) => observer.fromUpstream(data))
+        ? sseReader((data, event) => {
+            if (event === 'endpoint') onEndpoint(data, observer);
+            else observer.fromUpstream(data);
+          })
         : jsonReader(type, (data) => observer.fromUpstream(data));
       answer.on('data', (chunk: Buffer) => {
         // Forward first, look after.
