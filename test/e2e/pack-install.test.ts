@@ -74,14 +74,18 @@ function listeningUrl(child: ChildProcess): Promise<string> {
 
 describe('installing the packed packages outside the workspace', () => {
   it('defines and calls a tool there, and runs `npx toolscope serve` from compiled JavaScript', async () => {
-    const both = ['--filter', '@toolscope/instrument', '--filter', '@toolscope/collector'];
+    const all = [
+      ...['--filter', '@toolscope/instrument', '--filter', '@toolscope/collector'],
+      ...['--filter', '@toolscope/proxy'],
+    ];
     const packs = join(work, 'packs');
-    run('pnpm', [...both, 'run', 'build'], ROOT);
-    run('pnpm', [...both, 'pack', '--pack-destination', packs], ROOT);
+    run('pnpm', [...all, 'run', 'build'], ROOT);
+    run('pnpm', [...all, 'pack', '--pack-destination', packs], ROOT);
     const tarballs = readdirSync(packs).map((f) => join(packs, f));
     expect(readdirSync(packs).sort()).toEqual([
       'toolscope-collector-0.1.0.tgz',
       'toolscope-instrument-0.1.0.tgz',
+      'toolscope-proxy-0.1.0.tgz',
     ]);
 
     const app = join(work, 'app');
@@ -156,6 +160,27 @@ console.log(JSON.stringify([await getOrder.call({ customerId: 42 }), await getOr
     expect(realpathSync(join(app, 'node_modules/.bin/toolscope'))).toMatch(
       /node_modules\/@toolscope\/collector\/bin\/toolscope\.js$/,
     );
+
+    // The proxy alone: no native module, and `npx toolscope-proxy` forwards a server's bytes as they are.
+    const proxyApp = join(work, 'proxy-app');
+    mkdirSync(proxyApp);
+    writeFileSync(join(proxyApp, 'package.json'), JSON.stringify({ name: 'p', private: true }));
+    const own = tarballs.filter((t) => !t.includes('collector'));
+    run('npm', ['install', ...npmFlags, ...own], proxyApp);
+    expect(existsSync(join(proxyApp, 'node_modules/better-sqlite3'))).toBe(false);
+    const line = '{"jsonrpc":"2.0","id":1,"method":"ping"}\n';
+    const echoed = execFileSync(
+      'npx',
+      ['--no-install', 'toolscope-proxy', '--otlp-endpoint', 'http://127.0.0.1:9', '--', 'cat'],
+      {
+        cwd: proxyApp,
+        env: userEnv,
+        input: line,
+        encoding: 'utf8',
+        stdio: ['pipe', 'pipe', 'pipe'],
+      },
+    );
+    expect(echoed).toBe(line);
   }, 120_000);
 
   // The Docker image's collector stage, without Docker: the Dockerfile's own `pnpm deploy --prod` command into

@@ -83,6 +83,7 @@ export async function runCall(
     executed,
     firstAttempt,
     capture ? (value) => safeRedact(t.redactResult, value) : undefined,
+    t.hasher,
     !override?.measuresOutput,
   );
   if (override?.onResult) {

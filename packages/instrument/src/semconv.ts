@@ -64,6 +64,11 @@ export const ATTR_TOOLSCOPE_OUTPUT_TOKENS = 'toolscope.output.tokens' as const;
 export const ATTR_TOOLSCOPE_OUTPUT_ESTIMATED = 'toolscope.output.estimated' as const;
 export const ATTR_TOOLSCOPE_OUTPUT_CONTENT_ITEMS = 'toolscope.output.content_items' as const;
 export const ATTR_TOOLSCOPE_OUTPUT_RESOURCE_LINKS = 'toolscope.output.resource_links' as const;
+/**
+ * Keyed hash (the input hash's key and HMAC, first 16 hex) of the canonical result as the model reads it: the
+ * envelope of a `defineTool` call, `content` plus `structuredContent` of an MCP result. Equal results, equal hash.
+ */
+export const ATTR_TOOLSCOPE_OUTPUT_HASH = 'toolscope.output.hash' as const;
 
 /** Deprecation of a tool (`defineTool({ deprecated })`, MCP annotations or description), on every call span. */
 export const ATTR_TOOLSCOPE_DEPRECATED = 'toolscope.deprecated' as const;
@@ -126,4 +131,18 @@ export const MCP_META_IDEMPOTENCY_KEY = 'toolscope.dev/idempotency-key' as const
 export const NETWORK_TRANSPORT_PIPE = 'pipe' as const;
 export const NETWORK_TRANSPORT_TCP = 'tcp' as const;
 export const ATTR_SERVER_ADDRESS = 'server.address' as const;
+/** Resource attributes the proxy sets from the upstream's `initialize` answer (or `--service-name`). */
+export const ATTR_SERVICE_NAME = 'service.name' as const;
+export const ATTR_SERVICE_VERSION = 'service.version' as const;
+/**
+ * On spans of `@toolscope/proxy`: `true`. A proxy's SERVER span stands between the caller's CLIENT span (its
+ * parent) and the upstream's own SERVER span (its child, when the upstream is instrumented too); the collector
+ * counts the call once from the innermost server row (docs/intake.md).
+ */
+export const ATTR_TOOLSCOPE_PROXY = 'toolscope.proxy' as const;
+/** `error.type` of a call that was in flight when the upstream exited or the proxy stopped. */
+export const ERROR_TYPE_UPSTREAM_EXITED = 'upstream_exited' as const;
+/** `_meta` keys of a `tools/list` entry: a tool's contract version and schema hash (`registerMcpTool` sets both). */
+export const MCP_META_VERSION = 'toolscope.dev/version' as const;
+export const MCP_META_SCHEMA_HASH = 'toolscope.dev/schema-hash' as const;
 export const ATTR_SERVER_PORT = 'server.port' as const;

@@ -4,8 +4,10 @@ import type { z } from 'zod';
 import type { ToolResult } from './contract.js';
 import { failure } from './envelope.js';
 import { exceptionAttributes } from './exception.js';
+import type { Hasher } from './hashing.js';
 import type { IdempotencyRecord } from './idempotency.js';
 import { toValidationIssues } from './issues.js';
+import { outputHash } from './output-hash.js';
 import { measureJson, outputAttributes } from './output-size.js';
 import { parseValue } from './parse.js';
 import * as sc from './semconv.js';
@@ -19,6 +21,7 @@ export function recordResult(
   executed: ExecutedLike,
   firstAttempt: number,
   captureResult: ((value: unknown) => string) | undefined,
+  hasher: Hasher,
   measureOutput = true,
 ): void {
   const r = executed.result;
@@ -30,8 +33,11 @@ export function recordResult(
   }
   // What the caller gets back is the envelope: its size is what the model pays for (unless an adapter
   // measures what it sends instead, as the MCP adapter does). A span that goes nowhere is not measured.
-  const attributes: Attributes =
-    measureOutput && span.recording ? outputAttributes(measureJson(r)) : {};
+  const attributes: Attributes = {};
+  if (measureOutput && span.recording) {
+    outputAttributes(measureJson(r), attributes);
+    attributes[sc.ATTR_TOOLSCOPE_OUTPUT_HASH] = outputHash(r, hasher);
+  }
   if (r.attempt !== firstAttempt) attributes[sc.ATTR_TOOLSCOPE_ATTEMPT] = r.attempt;
   if (executed.replay) attributes[sc.ATTR_TOOLSCOPE_IDEMPOTENT_REPLAY] = true;
   if (!r.ok) {

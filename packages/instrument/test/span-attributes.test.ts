@@ -69,6 +69,8 @@ describe('span contract', () => {
       // What the caller got back, as the model will read it: the envelope's JSON.
       'toolscope.output.bytes': Buffer.byteLength(JSON.stringify(result)),
       'toolscope.output.tokens': expect.any(Number),
+      // The same keyed hash over the envelope's canonical JSON.
+      'toolscope.output.hash': hmac16('k', canonicalJson(result)),
     });
     expect(span.attributes['toolscope.output.tokens']).toBeGreaterThan(5);
     expect(getOrder.schemaHash).toMatch(/^[0-9a-f]{16}$/);

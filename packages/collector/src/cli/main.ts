@@ -11,6 +11,7 @@ Commands:
   serve      run the collector: OTLP/HTTP ingest, SQLite storage, JSON API
   report     print per-tool error rates and flags for CI (markdown, json, junit) with thresholds
   ci         run a command against a temporary collector, then report
+  proxy      trace an MCP server without touching its code (stdio: -- <command>; HTTP: --upstream URL --port N)
 
 Run "toolscope <command> --help" for the options of a command.
 `;
@@ -24,6 +25,12 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
       return report(rest, io);
     case 'ci':
       return ci(rest, io);
+    case 'proxy': {
+      // The proxy is a package of its own (no native dependency, so `npx @toolscope/proxy` compiles nothing);
+      // loaded only here, so the other commands never pay for it.
+      const proxy = await import('@toolscope/proxy');
+      return proxy.main(rest);
+    }
     case '--version':
     case '-v':
       io.out(`${COLLECTOR_VERSION}\n`);

@@ -4,6 +4,8 @@ import { type Attributes, context, SpanKind } from '@opentelemetry/api';
 import { readEnvConfig } from '../config.js';
 import type { ValidationIssue } from '../contract.js';
 import { ToolscopeError } from '../errors.js';
+import { createHasher, type Hasher } from '../hashing.js';
+import { mcpOutputHash } from '../output-hash.js';
 import { mcpOutputAttributes } from '../output-size.js';
 import { createRedactor } from '../redact.js';
 import * as sc from '../semconv.js';
@@ -52,6 +54,12 @@ export function instrumentMcpClient<C extends object>(
     capture === false
       ? undefined
       : createRedactor(typeof capture === 'object' ? capture : {}, undefined);
+  // Made at the first traced call, so a client that never calls a tool is not warned about a missing key.
+  let hasher: Hasher | undefined;
+  const hasherOf = (): Hasher => {
+    hasher ??= createHasher(o.hashKey ?? env.hashKey);
+    return hasher;
+  };
   let negotiatedVersion: string | undefined;
   const outputs = new AdvertisedOutputs();
   const conversationId = (): string | undefined => {
@@ -125,7 +133,7 @@ export function instrumentMcpClient<C extends object>(
       const result = await withContext(span.context, () =>
         request.call(client, withMeta(message, params, meta), ...rest),
       );
-      endWithResult(span, result, redact, outputs.check(toolName, result));
+      endWithResult(span, result, redact, outputs.check(toolName, result), hasherOf);
       return result;
     } catch (error) {
       const code =
@@ -162,10 +170,15 @@ function endWithResult(
   result: unknown,
   redact: ((v: unknown) => string) | undefined,
   brokenContract: ValidationIssue[] | undefined,
+  hasherOf: () => Hasher,
 ): void {
   const outcome = outcomeOfPlainResult(result, undefined, undefined);
   // What the agent's model will read: measured where it arrives.
-  const attributes: Attributes = span.recording ? mcpOutputAttributes(result) : {};
+  const attributes: Attributes = {};
+  if (span.recording) {
+    mcpOutputAttributes(result, attributes);
+    attributes[sc.ATTR_TOOLSCOPE_OUTPUT_HASH] = mcpOutputHash(result, hasherOf());
+  }
   if (brokenContract) {
     // The server answered success with a result its own advertised schema refuses: the caller cannot trust it.
     attributes[sc.ATTR_ERROR_TYPE] = sc.ERROR_CODES.INVALID_OUTPUT;

@@ -51,6 +51,8 @@ export const mcpClientOptionsSchema = z.object({
   conversationId: z
     .union([z.string().min(1), z.custom<() => string | undefined>((v) => typeof v === 'function')])
     .optional(),
+  /** Key of the result hashes (`toolscope.output.hash`); defaults to `TOOLSCOPE_HASH_KEY`. */
+  hashKey: z.string().min(1).optional(),
 });
 export type McpClientInstrumentationOptions = z.input<typeof mcpClientOptionsSchema>;
 export type ResolvedMcpClientOptions = z.output<typeof mcpClientOptionsSchema>;

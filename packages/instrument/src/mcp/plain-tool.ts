@@ -4,6 +4,7 @@ import { type Attributes, SpanKind } from '@opentelemetry/api';
 import { deprecationAttributes, deprecationOfMcpTool } from '../deprecation.js';
 import { exceptionAttributes } from '../exception.js';
 import { fingerprint } from '../fingerprint.js';
+import { mcpOutputHash } from '../output-hash.js';
 import { mcpOutputAttributes } from '../output-size.js';
 import { inputJsonSchemaOf, outputJsonSchemaOf, schemaHashOf } from '../schema-hash.js';
 import * as sc from '../semconv.js';
@@ -93,7 +94,11 @@ export function plainToolsCall(state: ServerState, isDefined: (name: string) => 
             : undefined,
         );
         // What the model receives: content plus structuredContent, measured without a copy (output-size.ts).
-        const end: Attributes = span.recording ? mcpOutputAttributes(result) : {};
+        const end: Attributes = {};
+        if (span.recording) {
+          mcpOutputAttributes(result, end);
+          end[sc.ATTR_TOOLSCOPE_OUTPUT_HASH] = mcpOutputHash(result, state.hasher);
+        }
         if (!outcome.ok) {
           end[sc.ATTR_ERROR_TYPE] = sc.ERROR_TYPE_TOOL_ERROR;
           end[sc.ATTR_TOOLSCOPE_ERROR_CODE] = outcome.code;

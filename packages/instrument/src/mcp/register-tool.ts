@@ -11,6 +11,7 @@ import { z } from 'zod';
 import { toolFailureSchema } from '../contract.js';
 import { ToolscopeError } from '../errors.js';
 import { internalsOf } from '../internal.js';
+import { mcpOutputHash } from '../output-hash.js';
 import { mcpOutputAttributes } from '../output-size.js';
 import * as sc from '../semconv.js';
 import type { Tool } from '../types.js';
@@ -102,7 +103,11 @@ export function registerMcpTool(
       measuresOutput: true,
       onResult: (r, span) => {
         sent = toCallToolResult(r);
-        const end: Attributes = span.recording ? mcpOutputAttributes(sent) : {};
+        const end: Attributes = {};
+        if (span.recording) {
+          mcpOutputAttributes(sent, end);
+          end[sc.ATTR_TOOLSCOPE_OUTPUT_HASH] = mcpOutputHash(sent, access.internals.hasher);
+        }
         if (!r.ok) end[sc.ATTR_ERROR_TYPE] = sc.ERROR_TYPE_TOOL_ERROR;
         span.setAttributes(end);
       },

@@ -1,0 +1,137 @@
+// `pnpm bench:proxy`: µs per tools/call from a real SDK client over stdio, straight to the server, through a bare
+// byte forwarder, and through toolscope-proxy (built JavaScript, exporting OTLP to a sink in this process), in
+// interleaved rounds of the same run; then the proxy's RSS while it carries 1,000 calls/s. Prints numbers only.
+
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+
+const here = (p: string) => fileURLToPath(new URL(p, import.meta.url));
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 15);
+const CALLS = Number(process.env.BENCH_CALLS ?? 400);
+const RATE_SECONDS = Number(process.env.BENCH_RATE_SECONDS ?? 10);
+const upstream = [process.execPath, here('./upstream.mjs')];
+const args = { customerId: 'cus_1', includeHistory: true };
+
+// The OTLP sink: answers every export 200, counts the bytes (what a collector receives).
+let exportedBytes = 0;
+const sink = createServer((req, res) => {
+  req.on('data', (c: Buffer) => {
+    exportedBytes += c.length;
+  });
+  req.on('end', () => {
+    res.writeHead(200, { 'content-type': 'application/x-protobuf' });
+    res.end();
+  });
+});
+await new Promise<void>((r) => sink.listen(0, '127.0.0.1', r));
+const sinkUrl = `http://127.0.0.1:${(sink.address() as AddressInfo).port}`;
+
+type Variant = { client: Client; transport: StdioClientTransport };
+async function open(command: string[]): Promise<Variant> {
+  const [cmd, ...rest] = command;
+  const transport = new StdioClientTransport({
+    command: cmd as string,
+    args: rest,
+    stderr: 'ignore',
+    env: { ...process.env, TOOLSCOPE_HASH_KEY: 'bench-key' } as Record<string, string>,
+  });
+  const client = new Client({ name: 'bench-agent', version: '1' });
+  await client.connect(transport);
+  await client.listTools();
+  return { client, transport };
+}
+
+const variants = {
+  direct: await open(upstream),
+  forwarder: await open([process.execPath, here('./forwarder.mjs'), '--', ...upstream]),
+  proxy: await open([
+    process.execPath,
+    here('../bin/toolscope-proxy.js'),
+    '--otlp-endpoint',
+    sinkUrl,
+    '--log-level',
+    'warn',
+    '--',
+    ...upstream,
+  ]),
+};
+
+async function perCall(v: Variant): Promise<number> {
+  const start = process.hrtime.bigint();
+  for (let i = 0; i < CALLS; i++) await v.client.callTool({ name: 'get_order', arguments: args });
+  return Number(process.hrtime.bigint() - start) / 1000 / CALLS;
+}
+const median = (xs: number[]) =>
+  [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? Number.NaN;
+
+const names = Object.keys(variants) as (keyof typeof variants)[];
+const samples = Object.fromEntries(names.map((n) => [n, [] as number[]])) as Record<
+  keyof typeof variants,
+  number[]
+>;
+for (const n of names) await perCall(variants[n]); // warm-up
+for (let r = 0; r < ROUNDS; r++) for (const n of names) samples[n].push(await perCall(variants[n]));
+
+const d = median(samples.direct);
+const f = median(samples.forwarder);
+const p = median(samples.proxy);
+const fmt = (x: number) => x.toFixed(1).padStart(7);
+console.log(
+  `bench:proxy  node ${process.version}  ${ROUNDS} rounds × ${CALLS} sequential tools/call over stdio, median µs per call`,
+);
+console.log(`  direct (client → server)                 ${fmt(d)} µs`);
+console.log(`  bare byte forwarder                      ${fmt(f)} µs   (adds ${fmt(f - d)} µs)`);
+console.log(`  toolscope-proxy                          ${fmt(p)} µs   (adds ${fmt(p - d)} µs)`);
+console.log(
+  `  ratio of added cost, proxy / forwarder   ${fmt((p - d) / (f - d))}   (target ≤ 1.5)`,
+);
+console.log(
+  `  per-round ranges: direct ${fmt(Math.min(...samples.direct))}–${Math.max(...samples.direct).toFixed(1)}, forwarder ${fmt(Math.min(...samples.forwarder))}–${Math.max(...samples.forwarder).toFixed(1)}, proxy ${fmt(Math.min(...samples.proxy))}–${Math.max(...samples.proxy).toFixed(1)}`,
+);
+
+// RSS of the proxy process at a paced 1,000 calls/s (10 calls every 10 ms, answers awaited in flight).
+const pid = variants.proxy.transport.pid;
+const rssMb = () => {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
+};
+let sent = 0;
+let answered = 0;
+let peak = 0;
+const before = rssMb();
+const started = Date.now();
+const inFlight = new Set<Promise<unknown>>();
+await new Promise<void>((resolve) => {
+  const tick = setInterval(() => {
+    for (let i = 0; i < 10; i++) {
+      sent++;
+      const call = variants.proxy.client
+        .callTool({ name: 'get_order', arguments: args })
+        .then(() => {
+          answered++;
+          inFlight.delete(call);
+        });
+      inFlight.add(call);
+    }
+    peak = Math.max(peak, rssMb());
+    if (Date.now() - started >= RATE_SECONDS * 1000) {
+      clearInterval(tick);
+      resolve();
+    }
+  }, 10);
+});
+await Promise.all(inFlight);
+const seconds = (Date.now() - started) / 1000;
+console.log(
+  `\n  proxy RSS at ${(answered / seconds).toFixed(0)} calls/s for ${seconds.toFixed(1)} s: ${before.toFixed(1)} MB before, ${peak.toFixed(1)} MB peak   (target < 80 MB)`,
+);
+console.log(
+  `  OTLP bytes received by the sink: ${(exportedBytes / 1024).toFixed(0)} KiB for ${sent + ROUNDS * CALLS} calls`,
+);
+
+for (const v of Object.values(variants)) await v.client.close();
+sink.close();

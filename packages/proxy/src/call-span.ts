@@ -1,0 +1,152 @@
+// The span of one `tools/call` seen by the proxy: the adapters' span contract (DESIGN.md §1) from the request's
+// bytes at start and from the upstream's answer at the end, plus `toolscope.proxy`.
+import {
+  type Attributes,
+  type Context,
+  type Span,
+  SpanKind,
+  SpanStatusCode,
+  type Tracer,
+} from '@opentelemetry/api';
+import {
+  fingerprint,
+  type Hasher,
+  mcpOutputAttributes,
+  mcpOutputHash,
+  outcomeOfPlainResult,
+  type Redactor,
+} from '@toolscope/instrument/proxy-kit';
+import * as sc from '@toolscope/instrument/semconv';
+import type { ToolInfo } from './tool-table.js';
+
+/** What the proxy knows of the conversation around a call. */
+export type CallContext = {
+  transport: typeof sc.NETWORK_TRANSPORT_PIPE | typeof sc.NETWORK_TRANSPORT_TCP;
+  protocolVersion: string | undefined;
+  sessionId: string | undefined;
+  clientName: string | undefined;
+  hasher: Hasher;
+  redactor: Redactor | undefined;
+};
+
+/** A call in flight. */
+export type OpenCall = { span: Span; tool: string; info: ToolInfo | undefined };
+
+const text = (meta: Record<string, unknown> | undefined, key: string): string | undefined => {
+  const v = meta?.[key];
+  return typeof v === 'string' && v.length > 0 && v.length <= 256 ? v : undefined;
+};
+
+/** Starts the SERVER span of a call under `parent` (the client's context, or a new trace). */
+export function startCall(
+  tracer: Tracer,
+  parent: Context,
+  c: CallContext,
+  request: { id: string; tool: string; args: unknown; meta: Record<string, unknown> | undefined },
+  info: ToolInfo | undefined,
+): OpenCall {
+  const a: Attributes = {
+    [sc.ATTR_MCP_METHOD_NAME]: sc.MCP_METHOD_TOOLS_CALL,
+    [sc.ATTR_GEN_AI_OPERATION_NAME]: sc.GEN_AI_OPERATION_EXECUTE_TOOL,
+    [sc.ATTR_GEN_AI_TOOL_NAME]: request.tool,
+    [sc.ATTR_JSONRPC_REQUEST_ID]: request.id,
+    [sc.ATTR_NETWORK_TRANSPORT]: c.transport,
+    [sc.ATTR_TOOLSCOPE_PROXY]: true,
+    [sc.ATTR_TOOLSCOPE_SCHEMA_VERSION]: info?.version ?? 'unversioned',
+    [sc.ATTR_TOOLSCOPE_EFFECT]: info?.effect ?? sc.EFFECTS.write,
+    [sc.ATTR_TOOLSCOPE_ATTEMPT]: 1,
+    [sc.ATTR_TOOLSCOPE_PARTIAL_EFFECT]: false,
+  };
+  if (info) a[sc.ATTR_TOOLSCOPE_SCHEMA_HASH] = info.hash;
+  if (info?.deprecation) Object.assign(a, info.deprecation);
+  if (c.protocolVersion) a[sc.ATTR_MCP_PROTOCOL_VERSION] = c.protocolVersion;
+  if (c.sessionId) a[sc.ATTR_MCP_SESSION_ID] = c.sessionId;
+  if (c.clientName) a[sc.ATTR_TOOLSCOPE_MCP_CLIENT_NAME] = c.clientName;
+  const conversation = text(request.meta, sc.MCP_META_CONVERSATION_ID);
+  if (conversation) a[sc.ATTR_GEN_AI_CONVERSATION_ID] = conversation;
+  const callId = text(request.meta, sc.MCP_META_CALL_ID);
+  if (callId) a[sc.ATTR_GEN_AI_TOOL_CALL_ID] = callId;
+  const print = fingerprint(request.args ?? {}, c.hasher);
+  a[sc.ATTR_TOOLSCOPE_INPUT_HASH] = print.hash;
+  a[sc.ATTR_TOOLSCOPE_INPUT_SHAPE] = print.shape;
+  if (c.redactor) a[sc.ATTR_GEN_AI_TOOL_CALL_ARGUMENTS] = c.redactor(request.args ?? {});
+  const span = tracer.startSpan(
+    `${sc.SPAN_NAME_MCP_TOOLS_CALL_PREFIX} ${request.tool}`,
+    { kind: SpanKind.SERVER, attributes: a },
+    parent,
+  );
+  return { span, tool: request.tool, info };
+}
+
+function fail(span: Span, a: Attributes, errorType: string, code: sc.ErrorCode, why: string): void {
+  a[sc.ATTR_ERROR_TYPE] = errorType;
+  a[sc.ATTR_TOOLSCOPE_ERROR_CODE] = code;
+  if (a[sc.ATTR_TOOLSCOPE_RETRYABLE] === undefined) a[sc.ATTR_TOOLSCOPE_RETRYABLE] = false;
+  span.setAttributes(a);
+  span.setStatus({ code: SpanStatusCode.ERROR, message: why });
+}
+
+/** What the upstream's result says; the output check's issues when a successful result breaks its schema. */
+export type Verdict = { brokenContract: ReturnType<NonNullable<ToolInfo['check']>> };
+
+/** Checks a successful result against the advertised outputSchema (MCP: structuredContent must then be there). */
+export function checkOutput(call: OpenCall, result: unknown): Verdict['brokenContract'] {
+  const check = call.info?.check;
+  if (!check || typeof result !== 'object' || result === null) return undefined;
+  if (Reflect.get(result, 'isError') === true) return undefined;
+  const structured: unknown = Reflect.get(result, 'structuredContent');
+  if (structured === undefined)
+    return [{ path: '(root)', code: 'missing', message: 'structuredContent is missing' }];
+  return check(structured);
+}
+
+/** Ends a call with the upstream's result. */
+export function endWithResult(
+  call: OpenCall,
+  c: CallContext,
+  result: unknown,
+  broken: Verdict['brokenContract'],
+): void {
+  const { span } = call;
+  const a: Attributes = {};
+  mcpOutputAttributes(result, a);
+  a[sc.ATTR_TOOLSCOPE_OUTPUT_HASH] = mcpOutputHash(result, c.hasher);
+  if (c.redactor && typeof result === 'object' && result !== null) {
+    const r = result as Record<string, unknown>;
+    a[sc.ATTR_GEN_AI_TOOL_CALL_RESULT] = c.redactor(r.structuredContent ?? r.content);
+  }
+  const outcome = outcomeOfPlainResult(result, undefined, undefined);
+  if (broken) {
+    a[sc.ATTR_TOOLSCOPE_VALIDATION_ISSUES] = JSON.stringify(broken);
+    fail(span, a, sc.ERROR_CODES.INVALID_OUTPUT, 'INVALID_OUTPUT', 'INVALID_OUTPUT');
+  } else if (!outcome.ok) {
+    a[sc.ATTR_TOOLSCOPE_RETRYABLE] = outcome.retryable;
+    a[sc.ATTR_TOOLSCOPE_PARTIAL_EFFECT] = outcome.partialEffect;
+    if (outcome.reason) a[sc.ATTR_TOOLSCOPE_ERROR_REASON] = outcome.reason;
+    if (outcome.issues) a[sc.ATTR_TOOLSCOPE_VALIDATION_ISSUES] = JSON.stringify(outcome.issues);
+    fail(span, a, sc.ERROR_TYPE_TOOL_ERROR, outcome.code, outcome.code);
+  } else {
+    span.setAttributes(a);
+  }
+  span.end();
+}
+
+/**
+ * Ends a call answered with a JSON-RPC error: `error.type` is its code, as a string. The error's message stays
+ * out of the span: servers put argument values in it.
+ */
+export function endWithError(call: OpenCall, code: number): void {
+  const a: Attributes = { [sc.ATTR_RPC_RESPONSE_STATUS_CODE]: String(code) };
+  fail(call.span, a, String(code), 'FAILED', `JSON-RPC error ${code}`);
+  call.span.end();
+}
+
+/** Ends a call left in flight when the upstream exited (or the proxy stopped): a write may have happened. */
+export function endUnanswered(call: OpenCall): void {
+  const a: Attributes = {
+    [sc.ATTR_TOOLSCOPE_PARTIAL_EFFECT]:
+      (call.info?.effect ?? sc.EFFECTS.write) === sc.EFFECTS.write,
+  };
+  fail(call.span, a, sc.ERROR_TYPE_UPSTREAM_EXITED, 'FAILED', 'upstream exited before answering');
+  call.span.end();
+}

@@ -1,0 +1,292 @@
+// What the proxy makes of one MCP session's traffic: it reads a copy of each whole line in either direction,
+// opens a span per `tools/call` request and ends it with the upstream's answer, learns the server and protocol
+// from `initialize` and the contracts from `tools/list`. It never throws into the forwarding path.
+import { type Context, ROOT_CONTEXT, trace } from '@opentelemetry/api';
+import { W3CTraceContextPropagator } from '@opentelemetry/core';
+import * as sc from '@toolscope/instrument/semconv';
+import {
+  type CallContext,
+  checkOutput,
+  endUnanswered,
+  endWithError,
+  endWithResult,
+  type OpenCall,
+  startCall,
+} from './call-span.js';
+import { enforcedResponse } from './enforce.js';
+import { idKey, parseLine, type RpcMessage } from './jsonrpc.js';
+import { causeOf, type Logger } from './log.js';
+import type { ProxyTelemetry } from './telemetry.js';
+import type { ToolTable } from './tool-table.js';
+import { withTraceparent } from './trace-meta.js';
+
+type Pending =
+  | { kind: 'initialize' }
+  | { kind: 'list'; firstPage: boolean }
+  | { kind: 'call'; call: OpenCall };
+
+/** Counts of what the proxy saw; malformed lines were forwarded all the same. */
+export type TrafficCounts = {
+  calls: number;
+  malformedFromClient: number;
+  malformedFromUpstream: number;
+  enforced: number;
+};
+
+export type ObserverOptions = {
+  telemetry: ProxyTelemetry;
+  tools: ToolTable;
+  log: Logger;
+  context: CallContext;
+  enforceOutput: boolean;
+};
+
+const w3c = new W3CTraceContextPropagator();
+const getter = {
+  keys: (carrier: Record<string, unknown>) => Object.keys(carrier),
+  get: (carrier: Record<string, unknown>, key: string) => {
+    const v = carrier[key];
+    return typeof v === 'string' ? v : undefined;
+  },
+};
+const setter = {
+  set: (carrier: Record<string, string>, key: string, value: string) => {
+    carrier[key] = value;
+  },
+};
+
+const isRecord = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+
+// Client lines that can matter: every other line is forwarded without being parsed at all.
+const WATCHED = ['"tools/', '"initialize"'];
+
+/** Observer of one session (a stdio child, or one Streamable HTTP session). */
+export class McpObserver {
+  readonly #o: ObserverOptions;
+  readonly #pending = new Map<string, Pending>();
+  readonly counts: TrafficCounts = {
+    calls: 0,
+    malformedFromClient: 0,
+    malformedFromUpstream: 0,
+    enforced: 0,
+  };
+
+  constructor(options: ObserverOptions) {
+    this.#o = options;
+  }
+
+  /** The MCP session this observer follows, once the upstream named it (Streamable HTTP). */
+  setSession(id: string): void {
+    this.#o.context.sessionId = id;
+  }
+
+  /** Calls in flight. */
+  get inFlight(): number {
+    let n = 0;
+    for (const p of this.#pending.values()) if (p.kind === 'call') n++;
+    return n;
+  }
+
+  /**
+   * A whole line from the client, before it is forwarded: the bytes to forward, which are `line` itself except
+   * for a `tools/call`, which carries the proxy's span in `params._meta.traceparent`.
+   */
+  fromClient(line: Buffer): Buffer {
+    if (!WATCHED.some((w) => line.includes(w))) {
+      if (line.length > 0 && !looksLikeJson(line)) this.#malformed('client');
+      return line;
+    }
+    try {
+      const messages = parseLine(line.toString('utf8'));
+      if (!messages) {
+        this.#malformed('client');
+        return line;
+      }
+      let out = line;
+      for (const m of messages) {
+        const traceparent = this.#onClientMessage(m);
+        // A batch is observed but not rewritten: its calls' spans are the client's children all the same.
+        if (traceparent && messages.length === 1) out = withTraceparent(line, traceparent) ?? line;
+      }
+      return out;
+    } catch (error) {
+      this.#o.log.once(
+        'observe-client',
+        'error',
+        'could not read a client message',
+        causeOf(error),
+      );
+      return line;
+    }
+  }
+
+  /**
+   * A whole line from the upstream. Without `--enforce-output` it was already forwarded and the result is
+   * ignored; with it, a replacement for a result that broke its tool's outputSchema.
+   */
+  fromUpstream(line: Buffer): Buffer | undefined {
+    if (this.#pending.size === 0 && !line.includes('list_changed')) {
+      if (line.length > 0 && !looksLikeJson(line)) this.#malformed('upstream');
+      return undefined;
+    }
+    try {
+      const messages = parseLine(line.toString('utf8'));
+      if (!messages) {
+        this.#malformed('upstream');
+        return undefined;
+      }
+      let replaced: Buffer | undefined;
+      for (const m of messages) {
+        const replacement = this.#onUpstreamMessage(m);
+        if (replacement && messages.length === 1) replaced = replacement;
+      }
+      return replaced;
+    } catch (error) {
+      this.#o.log.once(
+        'observe-upstream',
+        'error',
+        'could not read an upstream message',
+        causeOf(error),
+      );
+      return undefined;
+    }
+  }
+
+  /** Ends every call still in flight as `upstream_exited`. */
+  endAll(): number {
+    let ended = 0;
+    for (const p of this.#pending.values()) {
+      if (p.kind !== 'call') continue;
+      endUnanswered(p.call);
+      ended++;
+    }
+    this.#pending.clear();
+    return ended;
+  }
+
+  #malformed(side: 'client' | 'upstream'): void {
+    if (side === 'client') this.counts.malformedFromClient++;
+    else this.counts.malformedFromUpstream++;
+    this.#o.log.once(
+      `malformed-${side}`,
+      'warn',
+      `a line from the ${side} is not JSON-RPC; forwarded unchanged`,
+      {
+        direction: side === 'client' ? 'client->upstream' : 'upstream->client',
+      },
+    );
+  }
+
+  /** Returns the traceparent to send upstream for a tools/call. */
+  #onClientMessage(m: RpcMessage): string | undefined {
+    if (m.kind !== 'request') return undefined;
+    const key = idKey(m.id);
+    const c = this.#o.context;
+    if (m.method === 'initialize') {
+      const info = m.params?.clientInfo;
+      if (isRecord(info) && typeof info.name === 'string') c.clientName = info.name.slice(0, 256);
+      this.#pending.set(key, { kind: 'initialize' });
+    } else if (m.method === 'tools/list') {
+      this.#pending.set(key, { kind: 'list', firstPage: m.params?.cursor === undefined });
+    } else if (m.method === sc.MCP_METHOD_TOOLS_CALL && typeof m.params?.name === 'string') {
+      const meta = isRecord(m.params._meta) ? m.params._meta : undefined;
+      const parent = parentOf(meta);
+      const call = startCall(
+        this.#o.telemetry.tracer(),
+        parent,
+        c,
+        { id: String(m.id), tool: m.params.name, args: m.params.arguments, meta },
+        this.#o.tools.get(m.params.name),
+      );
+      const prior = this.#pending.get(key);
+      // A client that reuses an id in flight: the first call can no longer be matched to its answer.
+      if (prior?.kind === 'call') endUnanswered(prior.call);
+      this.#pending.set(key, { kind: 'call', call });
+      this.counts.calls++;
+      const carrier: Record<string, string> = {};
+      w3c.inject(trace.setSpan(ROOT_CONTEXT, call.span), carrier, setter);
+      return carrier.traceparent;
+    }
+    return undefined;
+  }
+
+  #onUpstreamMessage(m: RpcMessage): Buffer | undefined {
+    if (m.kind === 'notification') {
+      if (m.method === 'notifications/tools/list_changed')
+        this.#o.log.log(
+          'info',
+          'upstream tools changed; contracts are read again from the next tools/list',
+        );
+      return undefined;
+    }
+    if ((m.kind !== 'result' && m.kind !== 'error') || m.id === null) return undefined;
+    const key = idKey(m.id);
+    const pending = this.#pending.get(key);
+    if (!pending) return undefined;
+    this.#pending.delete(key);
+    if (pending.kind === 'initialize') {
+      if (m.kind === 'result') this.#onInitialized(m.result);
+      return undefined;
+    }
+    if (pending.kind === 'list') {
+      if (m.kind === 'result') {
+        const read = this.#o.tools.update(
+          m.result,
+          pending.firstPage,
+          this.#o.telemetry.provider(),
+        );
+        this.#o.log.log('debug', 'tools listed', { tools: read });
+      }
+      return undefined;
+    }
+    const { call } = pending;
+    if (m.kind === 'error') {
+      endWithError(call, m.code);
+      return undefined;
+    }
+    const broken = checkOutput(call, m.result);
+    endWithResult(call, this.#o.context, m.result, broken);
+    if (broken && this.#o.enforceOutput) {
+      this.counts.enforced++;
+      return enforcedResponse(m.id, call.tool, broken);
+    }
+    return undefined;
+  }
+
+  #onInitialized(result: unknown): void {
+    if (!isRecord(result)) return;
+    if (typeof result.protocolVersion === 'string')
+      this.#o.context.protocolVersion = result.protocolVersion;
+    const info = result.serverInfo;
+    if (isRecord(info) && typeof info.name === 'string')
+      this.#o.telemetry.setServer(
+        info.name,
+        typeof info.version === 'string' ? info.version : undefined,
+      );
+  }
+}
+
+/** The client's context from `_meta` (W3C trace context), or a new trace. */
+function parentOf(meta: Record<string, unknown> | undefined): Context {
+  if (!meta || typeof meta.traceparent !== 'string') return ROOT_CONTEXT;
+  const ctx = w3c.extract(ROOT_CONTEXT, meta, getter);
+  return trace.getSpanContext(ctx) ? ctx : ROOT_CONTEXT;
+}
+
+/**
+ * Whether a line is framed like a JSON object or array (first and last non-space characters): a line that is
+ * not is counted as malformed without being parsed; one that is gets parsed only when it can matter.
+ */
+function looksLikeJson(line: Buffer): boolean {
+  let first = 0;
+  while (first < line.length && isSpace(line[first])) first++;
+  if (first === line.length) return true;
+  let last = line.length - 1;
+  while (last > first && isSpace(line[last])) last--;
+  const open = line[first];
+  const close = line[last];
+  return (open === 0x7b && close === 0x7d) || (open === 0x5b && close === 0x5d);
+}
+
+const isSpace = (c: number | undefined) => c === 0x20 || c === 0x09 || c === 0x0d || c === 0x0a;

@@ -1,0 +1,140 @@
+// The stdio proxy: the server runs as a child; the client's lines go to its stdin (a `tools/call` with the
+// proxy's traceparent), its stdout comes back byte for byte, its stderr passes straight through. Forward first,
+// look after: the upstream's bytes are written before the observer reads its copy of them.
+import { spawn } from 'node:child_process';
+import { constants } from 'node:os';
+import type { Readable, Writable } from 'node:stream';
+import { LineSplitter } from './line-splitter.js';
+import { causeOf, type Logger } from './log.js';
+import type { McpObserver } from './observer.js';
+
+export type StdioProxyOptions = {
+  command: string;
+  args: string[];
+  observer: McpObserver;
+  log: Logger;
+  /** `--enforce-output`: upstream lines are read before they are forwarded, so a broken result can be replaced. */
+  enforceOutput: boolean;
+  /** What is left to do once the child is gone (flush spans); its time is bounded by the caller. */
+  finish: () => Promise<void>;
+  stdin?: Readable;
+  stdout?: Writable;
+  /** After the client's EOF, how long the child may take to exit before SIGTERM (then SIGKILL). */
+  exitGraceMs?: number;
+};
+
+const NEWLINE = Buffer.from('\n');
+// A line held in memory at most while it is framed; a longer one is forwarded in pieces and not observed.
+const MAX_LINE_BYTES = 64 * 1024 * 1024;
+
+/** Runs the proxy until the child has exited and the spans are flushed; resolves with the child's exit code. */
+export function runStdioProxy(o: StdioProxyOptions): Promise<number> {
+  const stdin = o.stdin ?? process.stdin;
+  const stdout = o.stdout ?? process.stdout;
+  const grace = o.exitGraceMs ?? 2000;
+  const child = spawn(o.command, o.args, { stdio: ['pipe', 'pipe', 'inherit'] });
+  const childIn = child.stdin;
+  const childOut = child.stdout;
+
+  return new Promise<number>((resolve) => {
+    let exitCode: number | undefined;
+    const settle = () => {
+      process.off('SIGTERM', onSignal);
+      process.off('SIGINT', onSignal);
+      resolve(exitCode ?? 1);
+    };
+    const finish = (code: number) => {
+      if (exitCode !== undefined) return;
+      exitCode = code;
+      stdin.off('data', onClientData);
+      stdin.pause();
+      const ended = o.observer.endAll();
+      o.log.log('info', 'upstream exited', { exitCode: code, callsLeftInFlight: ended });
+      o.finish().then(settle, settle);
+    };
+
+    // What one chunk from the client becomes, written in one write (a writev of many pieces costs more).
+    let pieces: Buffer[] = [];
+    const toChild = new LineSplitter((bytes, whole, newline) => {
+      if (!whole) {
+        pieces.push(bytes);
+        return;
+      }
+      const line = newline ? bytes.subarray(0, bytes.length - 1) : bytes;
+      const out = o.observer.fromClient(line);
+      if (out === line) pieces.push(bytes);
+      else pieces.push(out, ...(newline ? [NEWLINE] : []));
+    }, MAX_LINE_BYTES);
+    const flushPieces = () => {
+      if (pieces.length === 1) childIn.write(pieces[0] as Buffer);
+      else if (pieces.length > 1) childIn.write(Buffer.concat(pieces));
+      pieces = [];
+    };
+    const onClientData = (chunk: Buffer) => {
+      toChild.push(chunk);
+      flushPieces();
+      if (childIn.writableNeedDrain) {
+        stdin.pause();
+        childIn.once('drain', () => stdin.resume());
+      }
+    };
+    stdin.on('data', onClientData);
+    stdin.on('end', () => {
+      toChild.flush();
+      flushPieces();
+      childIn.end();
+      // The MCP stdio shutdown: stdin closed, then SIGTERM, then SIGKILL for a child that stays.
+      const term = setTimeout(() => {
+        child.kill('SIGTERM');
+        setTimeout(() => child.kill('SIGKILL'), grace).unref();
+      }, grace);
+      term.unref();
+    });
+    childIn.on('error', (error) => o.log.log('debug', 'upstream stdin closed', causeOf(error)));
+
+    const fromChild = new LineSplitter((bytes, whole, newline) => {
+      const line = newline ? bytes.subarray(0, bytes.length - 1) : bytes;
+      if (!o.enforceOutput) {
+        if (whole) o.observer.fromUpstream(line);
+        return;
+      }
+      const replacement = whole ? o.observer.fromUpstream(line) : undefined;
+      stdout.write(replacement ?? bytes);
+    }, MAX_LINE_BYTES);
+    childOut.on('data', (chunk: Buffer) => {
+      if (!o.enforceOutput) stdout.write(chunk);
+      fromChild.push(chunk);
+      if (stdout.writableNeedDrain) {
+        childOut.pause();
+        stdout.once('drain', () => childOut.resume());
+      }
+    });
+    childOut.on('end', () => fromChild.flush());
+    stdout.on('error', (error) => {
+      o.log.log('warn', 'client output closed; stopping the upstream', causeOf(error));
+      child.kill('SIGTERM');
+    });
+
+    const onSignal = (signal: NodeJS.Signals) => {
+      // A signal while the spans are being flushed: the caller will not wait longer, so neither do we.
+      if (exitCode !== undefined) {
+        o.log.log('warn', 'stopped before the spans were flushed', { signal });
+        settle();
+        return;
+      }
+      o.log.log('info', 'stopping', { signal });
+      child.kill(signal);
+    };
+    process.on('SIGTERM', onSignal);
+    process.on('SIGINT', onSignal);
+
+    child.on('error', (error) => {
+      o.log.log('error', 'could not start the upstream', { command: o.command, ...causeOf(error) });
+      // 127: the shell's "command not found"; the child never ran.
+      finish(127);
+    });
+    child.on('close', (code, signal) => {
+      finish(code ?? (signal ? 128 + (constants.signals[signal] ?? 0) : 1));
+    });
+  });
+}

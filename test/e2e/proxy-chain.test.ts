@@ -1,0 +1,56 @@
+// A call traced by the proxy and by an instrumented server behind it: one trace, the server's SERVER span the
+// child of the proxy's (the proxy passed its own context on in _meta), both with the same input and output
+// hashes under the deployment's key: what the collector needs to count the call once (docs/intake.md).
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type Collector, startCollector } from '@toolscope/collector';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ROOT } from './processes.js';
+import { reader, type Span } from './proxy-collector.js';
+import { throughProxy, tsNode } from './proxy-process.js';
+
+const KEY = 'proxy-chain-key';
+const dir = mkdtempSync(join(tmpdir(), 'toolscope-proxy-chain-'));
+let collector: Collector;
+beforeAll(async () => {
+  collector = await startCollector({ db: join(dir, 'chain.db'), port: 0, hashKey: KEY });
+});
+afterAll(async () => {
+  await collector.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('the proxy in front of an instrumented server', () => {
+  it('makes one trace: the server span is the proxy span’s child, with the same hashes', async () => {
+    const upstream = [
+      process.execPath,
+      ...tsNode(`${ROOT}test/e2e/proxy-instrumented-upstream.ts`),
+    ];
+    const p = await throughProxy(upstream, {
+      flags: ['--otlp-endpoint', collector.url],
+      env: { TOOLSCOPE_HASH_KEY: KEY, OTEL_EXPORTER_OTLP_ENDPOINT: collector.url },
+    });
+    await p.client.listTools();
+    const answer = await p.client.callTool({ name: 'lookup', arguments: { key: 'k1' } });
+    expect(answer.content).toEqual([{ type: 'text', text: 'value of k1' }]);
+    expect(await p.done()).toBe(0);
+
+    const { callsOf, api } = reader(collector.url);
+    const calls = await callsOf('lookup', 2);
+    expect(new Set(calls.map((c) => c.traceId)).size).toBe(1);
+    const { spans } = await api<{ spans: Span[] }>(`/api/traces/${calls[0]?.traceId}`);
+    const proxy = spans.find((s) => s.attributes['toolscope.proxy'] === true);
+    const server = spans.find((s) => s.name === 'tools/call lookup' && s !== proxy);
+    expect(proxy?.kind).toBe(2);
+    expect(server?.kind).toBe(2);
+    expect(server?.parentSpanId).toBe(proxy?.spanId);
+    expect(server?.resource['service.name']).toBe('instrumented-upstream');
+    for (const attribute of [
+      'toolscope.input.hash',
+      'toolscope.input.shape',
+      'toolscope.output.hash',
+    ])
+      expect(server?.attributes[attribute], attribute).toBe(proxy?.attributes[attribute]);
+  });
+});

@@ -1,0 +1,111 @@
+// The proxy under test as a real process (`toolscope-proxy` from its TypeScript source through tsx), with an
+// MCP transport over its stdin/stdout, its stderr (JSON log lines) kept, and its exit code awaited.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { ROOT } from './processes.js';
+
+const TSX = import.meta.resolve('tsx');
+export const PROXY_CLI = `${ROOT}packages/proxy/src/cli.ts`;
+export const EVERYTHING = `${ROOT}test/node_modules/@modelcontextprotocol/server-everything/dist/index.js`;
+export const FILESYSTEM = `${ROOT}test/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js`;
+export const LIAR = `${ROOT}test/e2e/proxy-upstream.ts`;
+
+/** Node with tsx and the workspace's source condition, for TypeScript entry points. */
+export const tsNode = (entry: string, args: string[] = []) => [
+  '--import',
+  TSX,
+  '--conditions=@toolscope/source',
+  entry,
+  ...args,
+];
+
+/** A client transport over a child process's stdio. */
+export class ChildTransport implements Transport {
+  readonly child: ChildProcess;
+  readonly exited: Promise<number>;
+  stderr = '';
+  onmessage?: (message: JSONRPCMessage) => void;
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  readonly #buffer = new ReadBuffer();
+
+  constructor(command: string, args: string[], env: Record<string, string> = {}) {
+    this.child = spawn(command, args, {
+      cwd: ROOT,
+      env: { ...process.env, ...env },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    this.child.stderr?.on('data', (chunk: Buffer) => {
+      this.stderr += chunk.toString();
+    });
+    this.exited = new Promise((resolve) => {
+      this.child.on('close', (code, signal) => {
+        this.onclose?.();
+        resolve(code ?? (signal ? 128 : 1));
+      });
+    });
+  }
+
+  async start(): Promise<void> {
+    this.child.stdout?.on('data', (chunk: Buffer) => {
+      this.#buffer.append(chunk);
+      for (;;) {
+        const message = this.#buffer.readMessage();
+        if (!message) break;
+        this.onmessage?.(message);
+      }
+    });
+  }
+
+  async send(message: JSONRPCMessage): Promise<void> {
+    this.child.stdin?.write(serializeMessage(message));
+  }
+
+  /** Ends the client's side (stdin EOF), as a client that is done does. */
+  async close(): Promise<void> {
+    this.child.stdin?.end();
+  }
+}
+
+/** A connected client to an upstream through the proxy; `done()` closes stdin and waits for the proxy to exit. */
+export async function throughProxy(
+  upstream: string[],
+  options: { flags?: string[]; env?: Record<string, string>; client?: string } = {},
+) {
+  const transport = new ChildTransport(
+    process.execPath,
+    tsNode(PROXY_CLI, [...(options.flags ?? []), '--', ...upstream]),
+    options.env,
+  );
+  const client = new Client({ name: options.client ?? 'proxy-test-agent', version: '1' });
+  await client.connect(transport).catch((error: Error) => {
+    throw new Error(`${error.message}; proxy stderr:\n${transport.stderr}`);
+  });
+  return {
+    client,
+    transport,
+    done: async () => {
+      await transport.close();
+      return transport.exited;
+    },
+  };
+}
+
+/** A connected client straight to an upstream (no proxy), for comparisons. */
+export async function direct(upstream: string[]) {
+  const [command, ...args] = upstream;
+  const transport = new ChildTransport(command ?? process.execPath, args);
+  const client = new Client({ name: 'direct', version: '1' });
+  await client.connect(transport);
+  return {
+    client,
+    done: async () => {
+      await client.close();
+      transport.child.kill();
+      return transport.exited;
+    },
+  };
+}
