@@ -13,6 +13,7 @@ import { resourceFromAttributes } from '@opentelemetry/resources';
 import { BasicTracerProvider, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { type Collector, startCollector } from '@toolscope/collector';
 import { instrumentMcpClient, instrumentMcpServer } from '@toolscope/instrument';
+import { createHasher, outputHash } from '@toolscope/instrument/shared-rules';
 import { McpInstrumentation } from '@traceloop/instrumentation-mcp';
 import { generateText as generateText5, stepCountIs as stepCountIs5, tool as tool5 } from 'ai5';
 import { MockLanguageModelV2 } from 'ai5/test';
@@ -54,6 +55,7 @@ type CallRow = {
   tool: string;
   resultBytes: number | null;
   resultTokens: number | null;
+  outputHash: string | null;
   code: string | null;
   source: string;
   side: string;
@@ -211,6 +213,10 @@ describe('other instrumentations, through the real exporter', () => {
       Buffer.byteLength(JSON.stringify({ amount: 10 * 1.1, currency: 'USD' })),
     );
     expect(call?.resultTokens).toBeGreaterThan(5);
+    // And hashed with the deployment's key, as the instrument package hashes its own results.
+    expect(call?.outputHash).toBe(
+      outputHash({ amount: 10 * 1.1, currency: 'USD' }, createHasher(HASH_KEY)),
+    );
   });
 
   it('AI SDK 6: an agent that starts sending a new input shape shows it on the tool page (input drift)', async () => {

@@ -9,10 +9,6 @@ import { type CallSpan, dialectOf, firstValue, toolNameOf } from './recognise.js
 /** The resource attribute naming the service (OTel resource semconv). */
 export const ATTR_SERVICE_NAME = 'service.name';
 
-/** The result's keyed hash, set by the instrument package, the proxy, or the collector for foreign spans. */
-export const ATTR_OUTPUT_HASH = 'toolscope.output.hash';
-/** Set by `toolscope proxy` on its SERVER span of a call: a hop between the agent and the server. */
-export const ATTR_PROXY = 'toolscope.proxy';
 
 /** A tool call as every stage sees it. `code` is the envelope's own code as sent; `callCode` gives the rule's. */
 export type ToolCall = {
@@ -139,8 +135,8 @@ export function toolCallOf(span: CallSpan): ToolCall | null {
     issues: issuesOf(a[sc.ATTR_TOOLSCOPE_VALIDATION_ISSUES]),
     inputHash: text(a[sc.ATTR_TOOLSCOPE_INPUT_HASH], 64),
     inputShape: text(a[sc.ATTR_TOOLSCOPE_INPUT_SHAPE], 2048),
-    outputHash: text(a[ATTR_OUTPUT_HASH], 64),
-    proxy: a[ATTR_PROXY] === true,
+    outputHash: text(a[sc.ATTR_TOOLSCOPE_OUTPUT_HASH], 64),
+    proxy: a[sc.ATTR_TOOLSCOPE_PROXY] === true,
     idempotencyKeyHash: text(a[sc.ATTR_TOOLSCOPE_IDEMPOTENCY_KEY_HASH], 64),
     conversationId: text(firstValue(a, dialect.conversationId), 256),
     callId: text(firstValue(a, dialect.callId), 256),

@@ -11,7 +11,9 @@ import {
   createRedactor,
   fingerprint,
   type Hasher,
+  mcpOutputHash,
   measureJson,
+  outputHash,
   type OutputSize,
   type Redactor,
   redactString,
@@ -79,6 +81,22 @@ function measureResult(span: NormalizedSpan, key: string | undefined): void {
     setAttr(a, sc.ATTR_TOOLSCOPE_OUTPUT_ESTIMATED, true);
 }
 
+/**
+ * The keyed hash of a foreign span's result (`toolscope.output.hash`), as the instrument package hashes its own
+ * (shared-rules): an MCP result as the model reads it (its content and structured content), anything else as
+ * it is. A span that already says keeps its hash; a result the collector cut is not hashed (no "same result"
+ * claim on a part of one).
+ */
+function hashResult(span: NormalizedSpan, key: string | undefined, hasher: Hasher): void {
+  const a = span.attributes;
+  if (key === undefined || a[sc.ATTR_TOOLSCOPE_OUTPUT_HASH] !== undefined) return;
+  if (span.truncatedKeys.includes(key)) return;
+  const v = parsed(a[key]);
+  if (v === undefined || v === null) return;
+  const mcp = typeof v === 'object' && !Array.isArray(v) && Array.isArray(Reflect.get(v, 'content'));
+  setAttr(a, sc.ATTR_TOOLSCOPE_OUTPUT_HASH, mcp ? mcpOutputHash(v, hasher) : outputHash(v, hasher));
+}
+
 /** Applies the rules to one span in place; spans that are not foreign tool calls are left as they are. */
 export function applyContentPolicy(span: NormalizedSpan, policy: ContentPolicy): void {
   const dialect = dialectOf(span);
@@ -93,6 +111,7 @@ export function applyContentPolicy(span: NormalizedSpan, policy: ContentPolicy):
     setAttr(a, sc.ATTR_TOOLSCOPE_INPUT_SHAPE, print.shape);
   }
   measureResult(span, call.resultKey);
+  hashResult(span, call.resultKey, policy.hasher);
   const dropped: string[] = [];
   for (const key of [call.argsKey, call.resultKey]) {
     if (key === undefined) continue;
