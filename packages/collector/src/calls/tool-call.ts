@@ -9,7 +9,6 @@ import { type CallSpan, dialectOf, firstValue, toolNameOf } from './recognise.js
 /** The resource attribute naming the service (OTel resource semconv). */
 export const ATTR_SERVICE_NAME = 'service.name';
 
-
 /** A tool call as every stage sees it. `code` is the envelope's own code as sent; `callCode` gives the rule's. */
 export type ToolCall = {
   tool: string;

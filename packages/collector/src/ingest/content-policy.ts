@@ -13,8 +13,8 @@ import {
   type Hasher,
   mcpOutputHash,
   measureJson,
-  outputHash,
   type OutputSize,
+  outputHash,
   type Redactor,
   redactString,
 } from '@toolscope/instrument/shared-rules';
@@ -93,7 +93,8 @@ function hashResult(span: NormalizedSpan, key: string | undefined, hasher: Hashe
   if (span.truncatedKeys.includes(key)) return;
   const v = parsed(a[key]);
   if (v === undefined || v === null) return;
-  const mcp = typeof v === 'object' && !Array.isArray(v) && Array.isArray(Reflect.get(v, 'content'));
+  const mcp =
+    typeof v === 'object' && !Array.isArray(v) && Array.isArray(Reflect.get(v, 'content'));
   setAttr(a, sc.ATTR_TOOLSCOPE_OUTPUT_HASH, mcp ? mcpOutputHash(v, hasher) : outputHash(v, hasher));
 }
 
