@@ -5,6 +5,8 @@
 import {
   DEFAULT_LOOP_THRESHOLDS,
   type LoopThresholds,
+  SUPERSEDING_KINDS,
+  TOOL_LOCAL_KINDS,
   triggerKeys,
 } from '../detectors/loops/index.js';
 import type {
@@ -14,6 +16,7 @@ import type {
   LoopDetection,
   LoopFlagRecord,
   LoopScopeRef,
+  SequenceContext,
 } from '../storage/contract.js';
 import { evaluateScope } from './evaluate.js';
 import { filterAdd, filterBytes, filterOf, type KeyFilter } from './key-filter.js';
@@ -39,7 +42,8 @@ class Batch implements BatchLoopDetection {
     this.#touched = calls.map(({ call, conversationId }) => ({
       traceId: call.traceId,
       conversationId,
-      keys: triggerKeys(call),
+      tool: call.tool,
+      keys: triggerKeys(call, thresholds),
     }));
     this.conversations = [
       ...new Set(
@@ -62,19 +66,37 @@ class Batch implements BatchLoopDetection {
     const checks = scopeChecks(this.#touched, traceExisted, filterFor);
     // The batch's keys join their filters after the checks read them.
     for (const id of addBatchKeys(this.#touched, filterFor)) this.#changed.add(id);
-    return checks;
+    return checks.map((c) => ({
+      ...c,
+      // A re-read of some tools replaces only the kinds their calls decide, and sees the stored flags that
+      // may supersede those.
+      kinds: c.tools === null ? null : TOOL_LOCAL_KINDS,
+      keep: c.tools === null ? [] : SUPERSEDING_KINDS,
+    }));
   }
 
-  evaluate(check: LoopScopeRef, sequence: CallSequence): LoopFlagRecord[] {
+  evaluate(
+    check: LoopScopeRef,
+    sequence: CallSequence,
+    context?: SequenceContext,
+  ): LoopFlagRecord[] | 'needs-context' {
     if (check.scope === 'conversation') {
       // What was read rebuilds the filter's knowledge of the scope (a filter of an earlier format says
       // "maybe" to everything until then).
       const f = this.#filters.get(check.key);
       if (f)
         for (const c of sequence.calls)
-          for (const k of triggerKeys(c)) if (filterAdd(f, k)) this.#changed.add(check.key);
+          for (const k of triggerKeys(c, this.#thresholds))
+            if (filterAdd(f, k.key)) this.#changed.add(check.key);
     }
-    return evaluateScope(check, sequence, this.#thresholds).map((f) => ({
+    const flags = evaluateScope(
+      check,
+      { calls: sequence.calls, modelCalls: context?.modelCalls ?? [], known: context?.known ?? [] },
+      this.#thresholds,
+    );
+    // Without loops the context changes nothing (it only prices a loop, or drops one a kept flag explains).
+    if (!context && flags.length > 0) return 'needs-context';
+    return flags.map((f) => ({
       kind: f.kind,
       severity: f.severity,
       tool: f.tool,

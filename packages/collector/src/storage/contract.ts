@@ -167,14 +167,32 @@ export type { SequenceCall, SequenceModelCall } from '../calls/sequence.js';
 
 /** The kinds of loop scope: one trace, or one conversation across its traces. */
 export type LoopScopeKind = 'trace' | 'conversation';
-export type LoopScopeRef = { scope: LoopScopeKind; key: string };
+/**
+ * A scope to re-read: its calls (of `tools` only, when given), the stored flags of `keep` (the detectors' kinds
+ * that may supersede those re-evaluated), and which stored flags the evaluation replaces: of `kinds` (all when
+ * null) and, with `tools`, of those tools only.
+ */
+export type LoopScopeRef = {
+  scope: LoopScopeKind;
+  key: string;
+  tools: string[] | null;
+  kinds: readonly string[] | null;
+  keep: readonly string[];
+};
 
-/** A scope's stored calls (the newest, when it has more than a read takes) and model calls, in start order. */
+/** A scope's stored calls (the newest, when it has more than a read takes), in start order. */
 export type CallSequence = {
   calls: SequenceCall[];
-  modelCalls: SequenceModelCall[];
   /** When the read stopped short of the scope's oldest calls: the start of the oldest call read. */
   fromNs: bigint | null;
+};
+
+/** What a scope's flags need beyond its calls, read only when there are flags. */
+export type SequenceContext = {
+  /** The scope's model calls from its oldest call read on, in start order. */
+  modelCalls: SequenceModelCall[];
+  /** The scope's stored flags of the check's `keep` kinds: their kinds and span ids. */
+  known: { kind: string; spanIds: string[] }[];
 };
 
 /** A loop flag as the writer stores it. */
@@ -211,8 +229,15 @@ export interface BatchLoopDetection {
     traceExisted: (traceId: string) => boolean,
     filters: ReadonlyMap<string, unknown>,
   ): LoopScopeRef[];
-  /** The scope's loop flags, replacing its stored ones from `sequence.fromNs` on. */
-  evaluate(check: LoopScopeRef, sequence: CallSequence): LoopFlagRecord[];
+  /**
+   * The scope's loop flags, replacing its stored ones from `sequence.fromNs` on; `context` when it asked for it
+   * (most re-reads find no loop, and so read nothing more than the calls).
+   */
+  evaluate(
+    check: LoopScopeRef,
+    sequence: CallSequence,
+    context?: SequenceContext,
+  ): LoopFlagRecord[] | 'needs-context';
   /** Filters to write back (after every evaluate): the conversation's id and the bytes to store. */
   changedFilters(): Map<string, Uint8Array>;
 }

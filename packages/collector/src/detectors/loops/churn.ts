@@ -73,6 +73,8 @@ export const churnKey = (c: Pick<ScopeCall, 'tool' | 'inputShape' | 'code'>): st
 /** The argument_churn detector; a successful call cannot extend a churn, so it has no key. */
 export const churn: LoopDetector = {
   kinds: ['argument_churn'],
+  reads: 'tool',
+  priorCalls: (t) => t.churnMinCalls - 1,
   triggerKeys: keysOf(churnKey),
   detect: detectChurn,
 };

@@ -138,6 +138,7 @@ export const cycleKey = (c: Pick<ScopeCall, 'tool' | 'inputHash'>): string | nul
 /** The tool_cycle detector. */
 export const cycles: LoopDetector = {
   kinds: ['tool_cycle'],
+  reads: 'scope',
   triggerKeys: keysOf(cycleKey),
   detect: detectCycles,
 };

@@ -130,16 +130,41 @@ describe('look-alikes of progress give no flag of any kind', () => {
 describe('trigger keys', () => {
   it('gathers every detector’s keys of a call, each under its own prefix', () => {
     const failing = call(c('write', 'a', { code: 'INVALID_INPUT' }), 0);
+    // Only a cycle needs the whole scope; the others are decided by the tool's own calls. A churn needs three
+    // failing calls before this one (the default of four in a row).
     expect(triggerKeys(failing)).toEqual([
-      'r\u0000write\u0000a',
-      'cycle\u0000write\u0000a',
-      'churn\u0000write\u0000shape\u0000INVALID_INPUT',
+      { key: 'r\u0000write\u0000a', wholeScope: false, prior: 1 },
+      { key: 'cycle\u0000write\u0000a', wholeScope: true, prior: 1 },
+      { key: 'churn\u0000write\u0000shape\u0000INVALID_INPUT', wholeScope: false, prior: 3 },
     ]);
     const read = call(c('status', 'job', { output: 'running' }), 0);
-    expect(triggerKeys(read)).toEqual([
+    expect(triggerKeys(read).map((k) => k.key)).toEqual([
       'r\u0000status\u0000job',
       'cycle\u0000status\u0000job',
       'poll\u0000status\u0000job',
     ]);
+  });
+});
+
+describe('a re-evaluation of some tools', () => {
+  it('runs only the detectors one tool decides, and keeps a stored cycle superseding what it covers', () => {
+    const rounds = [0, 1, 2].flatMap((r) => [
+      c('search', 'q', { code: 'UPSTREAM', startMs: 100 * r }),
+      c('open', 'd', { code: 'UPSTREAM', startMs: 100 * r + 50 }),
+    ]);
+    const scope = scopeOf(rounds);
+    // The whole scope: one cycle, whose steps' identical retries it explains.
+    expect(kinds(scope)).toEqual(['tool_cycle']);
+    // Only search's calls re-read: no cycle can be seen, and the stored one still explains search's retries.
+    const search = { calls: scope.calls.filter((x) => x.tool === 'search'), modelCalls: [] };
+    const cycle = detectLoops(scope)[0];
+    expect(detectLoops(search, undefined, { known: [] }).map((f) => f.kind)).toEqual([
+      'identical_retry',
+    ]);
+    expect(
+      detectLoops(search, undefined, {
+        known: [{ kind: 'tool_cycle', spanIds: cycle?.spanIds ?? [] }],
+      }),
+    ).toEqual([]);
   });
 });

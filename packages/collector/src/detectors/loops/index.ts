@@ -43,23 +43,56 @@ const SUPERSEDES: Partial<Record<LoopKind, readonly LoopKind[]>> = {
   argument_churn: ['identical_retry', 'retry_after_non_retryable'],
 };
 
+/**
+ * A trigger key of a call: whether the detector behind it needs the whole scope or this tool's calls, and how
+ * many earlier calls under the key make a re-read worth it.
+ */
+export type TriggerKey = { key: string; wholeScope: boolean; prior: number };
+
 /** Every trigger key of a call, over all detectors (the stage re-reads a scope when one may repeat). */
-export function triggerKeys(call: ScopeCall): string[] {
-  const keys: string[] = [];
-  for (const d of LOOP_DETECTORS) keys.push(...d.triggerKeys(call));
+export function triggerKeys(
+  call: ScopeCall,
+  thresholds: LoopThresholds = DEFAULT_LOOP_THRESHOLDS,
+): TriggerKey[] {
+  const keys: TriggerKey[] = [];
+  for (const d of LOOP_DETECTORS) {
+    const prior = Math.max(1, d.priorCalls?.(thresholds) ?? 1);
+    for (const key of d.triggerKeys(call))
+      keys.push({ key, wholeScope: d.reads === 'scope', prior });
+  }
   return keys;
 }
 
-/** The loop flags of one scope: every detector's, less those a more specific kind explains. */
+/** The kinds of the detectors that one tool's calls decide: what a re-read of some tools re-evaluates. */
+export const TOOL_LOCAL_KINDS: readonly LoopKind[] = LOOP_DETECTORS.filter(
+  (d) => d.reads === 'tool',
+).flatMap((d) => d.kinds);
+
+/** The kinds that may supersede a tool-local kind: stored ones are kept in view when only some tools are re-read. */
+export const SUPERSEDING_KINDS: readonly LoopKind[] = (
+  Object.keys(SUPERSEDES) as LoopKind[]
+).filter((k) => !TOOL_LOCAL_KINDS.includes(k));
+
+/** A flag already stored that a re-evaluation of some tools must respect: its kind and calls. */
+export type KnownLoop = { kind: string; spanIds: readonly string[] };
+
+/**
+ * The loop flags of one scope: every detector's, less those a more specific kind explains. With `part`, the
+ * scope holds only some tools' calls: only the detectors those decide run, and stored flags of the kinds that
+ * may supersede theirs (`part.known`) still do.
+ */
 export function detectLoops(
   scope: LoopScope,
   thresholds: LoopThresholds = DEFAULT_LOOP_THRESHOLDS,
+  part?: { known: readonly KnownLoop[] },
 ): LoopFlag[] {
-  const flags = LOOP_DETECTORS.flatMap((d) => d.detect(scope, thresholds));
+  const detectors = part ? LOOP_DETECTORS.filter((d) => d.reads === 'tool') : LOOP_DETECTORS;
+  const flags = detectors.flatMap((d) => d.detect(scope, thresholds));
+  const superseders: KnownLoop[] = [...flags, ...(part?.known ?? [])];
   return flags.filter(
     (f) =>
-      !flags.some((g) => {
-        if (g === f || !SUPERSEDES[g.kind]?.includes(f.kind)) return false;
+      !superseders.some((g) => {
+        if (g === f || !SUPERSEDES[g.kind as LoopKind]?.includes(f.kind)) return false;
         const covered = new Set(g.spanIds);
         return f.spanIds.every((id) => covered.has(id));
       }),

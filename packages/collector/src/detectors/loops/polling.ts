@@ -45,6 +45,7 @@ export const pollKey = (c: ScopeCall): string | null =>
 /** The polling_no_progress detector; failures and calls without a result hash cannot extend a poll. */
 export const polling: LoopDetector = {
   kinds: ['polling_no_progress'],
+  reads: 'tool',
   triggerKeys: keysOf(pollKey),
   detect: detectPolling,
 };

@@ -127,6 +127,7 @@ export const repeats: LoopDetector = {
     'retry_after_non_retryable',
     'unsafe_write_retry',
   ],
+  reads: 'tool',
   triggerKeys: keysOf(repeatKey),
   detect: detectRepeats,
 };

@@ -79,6 +79,17 @@ export const DEFAULT_LOOP_THRESHOLDS: LoopThresholds = {
 export type LoopDetector = {
   kinds: readonly LoopKind[];
   /**
+   * What its rule must see: `tool` when one tool's calls of the scope decide (a repeat, churn, a poll), so a
+   * batch re-reads only those tools' calls; `scope` when it needs every call in order (a cycle of tools).
+   */
+  reads: 'tool' | 'scope';
+  /**
+   * How many earlier calls under one of its keys a loop needs before a new call can complete it (1 unless
+   * given: a key seen once before): churn needs `churnMinCalls − 1`, so a scope is not re-read for every
+   * failing call of a tool that fails now and then.
+   */
+  priorCalls?: (t: LoopThresholds) => number;
+  /**
    * Keys of a call under which it may extend a loop of this kind: a scope is re-read when a new call's key
    * may already be in it (or repeats within the batch). Keys are small strings, prefixed per detector.
    */

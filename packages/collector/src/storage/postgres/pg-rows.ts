@@ -4,7 +4,7 @@
 
 import type pg from 'pg';
 import type { BatchTouch } from '../batch-touch.js';
-import type { CallSequence, LoopDetection, LoopScopeRef } from '../contract.js';
+import type { CallSequence, LoopDetection, LoopScopeRef, SequenceContext } from '../contract.js';
 import { contractRows, contractValuesOf } from '../contract-rows.js';
 import { serialize } from '../histogram.js';
 import type { Rollup } from '../rollups.js';
@@ -16,10 +16,14 @@ import {
 import type { Row, SqlValue } from '../sql/db.js';
 import { ROLLUP_SIZES } from '../sql/output-migration.js';
 import {
-  DELETE_SCOPE_FLAGS_SQL,
+  contextOf,
+  deleteScopeFlagsArgs,
+  deleteScopeFlagsSql,
   flagRowOf,
   INSERT_FLAG_SQL,
+  keptFlagsSql,
   modelCallsFrom,
+  scopeCallsArgs,
   scopeCallsSql,
   scopeModelCallsSql,
   sequenceOf,
@@ -30,22 +34,24 @@ const byKey = <T>(entries: Iterable<[string, T]>) =>
   [...entries].sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0)).map(([, v]) => v);
 const str = (v: bigint) => v.toString();
 
-async function readSequence(
-  client: pg.PoolClient,
+type Rows = (sql: string, args: SqlValue[]) => Promise<Row[]>;
+
+/** What a scope's flags need beyond its calls: model calls from its oldest call read on, kept flags. */
+async function readContext(
+  rows: Rows,
   check: LoopScopeRef,
-  seqs: Map<string, number>,
-): Promise<CallSequence> {
-  const trace = check.scope === 'trace';
-  const scopeArgs: SqlValue[] = trace ? [seqs.get(check.key) ?? -1] : [check.key];
-  const callArgs: SqlValue[] = trace ? scopeArgs : [check.key, check.key];
-  const calls: Row[] = (await client.query(toDollars(scopeCallsSql(check.scope)), callArgs)).rows;
-  const models: Row[] = (
-    await client.query(toDollars(scopeModelCallsSql(check.scope)), [
-      ...scopeArgs,
-      str(modelCallsFrom(calls)),
-    ])
-  ).rows;
-  return sequenceOf(calls, models);
+  seq: number,
+  sequence: CallSequence,
+): Promise<SequenceContext> {
+  const models = await rows(scopeModelCallsSql(check.scope), [
+    check.scope === 'trace' ? seq : check.key,
+    modelCallsFrom(sequence),
+  ]);
+  const kept =
+    check.keep.length === 0
+      ? []
+      : await rows(keptFlagsSql(check.keep.length), [check.scope, check.key, ...check.keep]);
+  return contextOf(models, kept);
 }
 
 /**
@@ -62,14 +68,22 @@ export async function evaluateLoops(
 ): Promise<void> {
   if (touch.calls.length === 0) return;
   const batch = loops.forBatch(touch.calls);
+  const rows: Rows = async (sql, args) =>
+    (await client.query(toDollars(sql), args.map(param))).rows;
   for (const check of batch.checks((traceId) => !created.has(traceId), filters)) {
-    const sequence = await readSequence(client, check, seqs);
-    await client.query(toDollars(DELETE_SCOPE_FLAGS_SQL), [
-      check.scope,
-      check.key,
-      str(sequence.fromNs ?? 0n),
-    ]);
-    for (const f of batch.evaluate(check, sequence))
+    const seq = seqs.get(check.key) ?? -1;
+    const sequence = sequenceOf(
+      await rows(scopeCallsSql(check.scope, check.tools?.length ?? 0), scopeCallsArgs(check, seq)),
+    );
+    let flags = batch.evaluate(check, sequence);
+    if (flags === 'needs-context')
+      flags = batch.evaluate(check, sequence, await readContext(rows, check, seq, sequence));
+    if (flags === 'needs-context') throw new Error('the detection stage asked twice for context');
+    await client.query(
+      toDollars(deleteScopeFlagsSql(check)),
+      deleteScopeFlagsArgs(check, sequence.fromNs).map(param),
+    );
+    for (const f of flags)
       await client.query(toDollars(INSERT_FLAG_SQL), flagRowOf(check, f).map(param));
   }
   const changed = batch.changedFilters();

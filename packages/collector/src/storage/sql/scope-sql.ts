@@ -8,6 +8,7 @@ import type {
   LoopFlagRecord,
   LoopScopeRef,
   SequenceCall,
+  SequenceContext,
   SequenceModelCall,
 } from '../contract.js';
 import { CODE_KEY_SQL } from './code-sql.js';
@@ -25,15 +26,28 @@ const CALL_COLUMNS = `trace_id, span_id, tool, input_hash, input_shape, output_h
   NULLIF(${CODE_KEY_SQL}, '') AS code, retryable, partial_effect, effect, idempotency_key_hash, issues,
   result_tokens`;
 
-/** A scope's newest counted calls, newest first: trace_seq, or the conversation id twice. */
-export function scopeCallsSql(scope: LoopScopeRef['scope']): string {
+const marks = (n: number) => Array.from({ length: n }, () => '?').join(', ');
+
+/**
+ * A scope's newest counted calls, newest first, of `tools` tools when that is not 0: trace_seq, or the
+ * conversation id twice; then the tools' names.
+ */
+export function scopeCallsSql(scope: LoopScopeRef['scope'], tools = 0): string {
   const where =
     scope === 'trace'
       ? 'trace_seq = ?'
       : `trace_seq IN (SELECT trace_seq FROM conversation_traces WHERE conversation_id = ?)
          AND conversation_id = ?`;
-  return `SELECT ${CALL_COLUMNS} FROM tool_calls WHERE ${where} AND ${COUNTED}
+  const ofTools =
+    tools > 0 ? ` AND tool_id IN (SELECT id FROM strings WHERE value IN (${marks(tools)}))` : '';
+  return `SELECT ${CALL_COLUMNS} FROM tool_calls WHERE ${where}${ofTools} AND ${COUNTED}
     ORDER BY start_ns DESC, id DESC LIMIT ${SCOPE_CALLS}`;
+}
+
+/** The values scopeCallsSql takes for a check (`seq` is a trace check's row number). */
+export function scopeCallsArgs(check: LoopScopeRef, seq: number): SqlValue[] {
+  const scope = check.scope === 'trace' ? [seq] : [check.key, check.key];
+  return [...scope, ...(check.tools ?? [])];
 }
 
 /** The model calls of the scope's traces from a time on, oldest first: trace_seq, or the conversation id; then the time. */
@@ -75,23 +89,49 @@ function modelCallOf(r: Row): SequenceModelCall {
   };
 }
 
-/** The sequence from the rows of scopeCallsSql (newest first) and scopeModelCallsSql. */
-export function sequenceOf(callRows: Row[], modelRows: Row[]): CallSequence {
+/** The sequence from the rows of scopeCallsSql (newest first). */
+export function sequenceOf(callRows: Row[]): CallSequence {
   const calls = callRows.map(sequenceCallOf).reverse();
-  return {
-    calls,
-    modelCalls: modelRows.map(modelCallOf),
-    fromNs: callRows.length >= SCOPE_CALLS ? (calls[0]?.startNs ?? null) : null,
-  };
+  return { calls, fromNs: callRows.length >= SCOPE_CALLS ? (calls[0]?.startNs ?? null) : null };
+}
+
+/** The context from the rows of scopeModelCallsSql and keptFlagsSql. */
+export function contextOf(modelRows: Row[], keptRows: Row[]): SequenceContext {
+  return { modelCalls: modelRows.map(modelCallOf), known: knownOf(keptRows) };
 }
 
 /** Where the model-call read of a sequence starts: its oldest call. */
-export const modelCallsFrom = (callRows: Row[]): bigint =>
-  callRows.length === 0 ? 0n : big(callRows.at(-1)?.start_ns);
+export const modelCallsFrom = (s: CallSequence): bigint => s.calls[0]?.startNs ?? 0n;
 
-/** Deletes a scope's stored loop flags from a time on (scope, key, first_ns). */
-export const DELETE_SCOPE_FLAGS_SQL =
-  'DELETE FROM flags WHERE scope = ? AND scope_key = ? AND first_ns >= ?';
+/** Deletes the flags a check replaces: its scope's from a time on, of its kinds and tools when it names them. */
+export function deleteScopeFlagsSql(check: LoopScopeRef): string {
+  const kinds = check.kinds ? ` AND kind IN (${marks(check.kinds.length)})` : '';
+  const tools = check.tools ? ` AND tool IN (${marks(check.tools.length)})` : '';
+  return `DELETE FROM flags WHERE scope = ? AND scope_key = ? AND first_ns >= ?${kinds}${tools}`;
+}
+
+export function deleteScopeFlagsArgs(check: LoopScopeRef, fromNs: bigint | null): SqlValue[] {
+  return [check.scope, check.key, fromNs ?? 0n, ...(check.kinds ?? []), ...(check.tools ?? [])];
+}
+
+/** The stored flags of a check's `keep` kinds (none is read when it keeps none). */
+export const keptFlagsSql = (kinds: number) =>
+  `SELECT kind, evidence FROM flags WHERE scope = ? AND scope_key = ? AND kind IN (${marks(kinds)})`;
+
+/** The kinds and span ids of kept flags as read (a damaged evidence reads as no calls). */
+function knownOf(rows: Row[]): SequenceContext['known'] {
+  return rows.map((r) => {
+    let spanIds: string[] = [];
+    try {
+      const ev: unknown = JSON.parse(text(r.evidence));
+      const ids = typeof ev === 'object' && ev !== null ? Reflect.get(ev, 'spanIds') : undefined;
+      if (Array.isArray(ids)) spanIds = ids.filter((x): x is string => typeof x === 'string');
+    } catch {
+      spanIds = [];
+    }
+    return { kind: text(r.kind), spanIds };
+  });
+}
 
 const FLAG_COLUMNS = `kind, severity, tool, scope, scope_key, trace_id, conversation_id, count, first_ns, last_ns,
   summary, evidence, input_hash`;

@@ -4,7 +4,7 @@
 // state between batches: whatever the database holds decides.
 import type Database from 'better-sqlite3';
 import type { BatchTouch } from '../batch-touch.js';
-import type { LoopDetection, LoopScopeRef } from '../contract.js';
+import type { CallSequence, LoopDetection, LoopScopeRef, SequenceContext } from '../contract.js';
 import { contractRows, contractValuesOf } from '../contract-rows.js';
 import {
   CONTRACT_COLUMNS,
@@ -13,24 +13,30 @@ import {
 } from '../sql/contracts-migration.js';
 import type { Row } from '../sql/db.js';
 import {
-  DELETE_SCOPE_FLAGS_SQL,
+  contextOf,
+  deleteScopeFlagsArgs,
+  deleteScopeFlagsSql,
   flagRowOf,
   INSERT_FLAG_SQL,
+  keptFlagsSql,
   modelCallsFrom,
+  scopeCallsArgs,
   scopeCallsSql,
   scopeModelCallsSql,
   sequenceOf,
 } from '../sql/scope-sql.js';
 
 export class DetectorState {
+  readonly #db: Database.Database;
   readonly #loops: LoopDetection;
   readonly #stmt;
+  /** Statements whose SQL depends on a check (its tool and kind lists), prepared once each. */
+  readonly #byText = new Map<string, Database.Statement>();
 
   constructor(db: Database.Database, loops: LoopDetection) {
+    this.#db = db;
     this.#loops = loops;
     this.#stmt = {
-      traceCalls: db.prepare(scopeCallsSql('trace')).safeIntegers(true),
-      conversationCalls: db.prepare(scopeCallsSql('conversation')).safeIntegers(true),
       traceModelCalls: db.prepare(scopeModelCallsSql('trace')).safeIntegers(true),
       conversationModelCalls: db.prepare(scopeModelCallsSql('conversation')).safeIntegers(true),
       conversationKeys: db
@@ -40,7 +46,6 @@ export class DetectorState {
         `INSERT INTO conversations (conversation_id, keys) VALUES (?, ?)
          ON CONFLICT (conversation_id) DO UPDATE SET keys = excluded.keys`,
       ),
-      deleteScopeFlags: db.prepare(DELETE_SCOPE_FLAGS_SQL),
       insertFlag: db.prepare(INSERT_FLAG_SQL),
       upsertSchema: db.prepare(
         `INSERT INTO tool_schemas (tool, version, schema_hash, first_ns, last_ns, calls, last_trace_id) VALUES (?, ?, ?, ?, ?, ?, ?)
@@ -99,28 +104,48 @@ export class DetectorState {
     const filters = new Map<string, unknown>();
     for (const id of batch.conversations) filters.set(id, this.#stmt.conversationKeys.get(id));
     for (const check of batch.checks((traceId) => !created.has(traceId), filters)) {
-      const sequence = this.#read(check, seqOf);
-      this.#stmt.deleteScopeFlags.run(check.scope, check.key, sequence.fromNs ?? 0n);
-      for (const f of batch.evaluate(check, sequence))
-        this.#stmt.insertFlag.run(...flagRowOf(check, f));
+      const seq = check.scope === 'trace' ? seqOf(check.key) : -1;
+      const sequence = sequenceOf(
+        this.#query(scopeCallsSql(check.scope, check.tools?.length ?? 0)).all(
+          ...scopeCallsArgs(check, seq),
+        ) as Row[],
+      );
+      let flags = batch.evaluate(check, sequence);
+      if (flags === 'needs-context')
+        flags = batch.evaluate(check, sequence, this.#context(check, seq, sequence));
+      if (flags === 'needs-context') throw new Error('the detection stage asked twice for context');
+      this.#query(deleteScopeFlagsSql(check)).run(...deleteScopeFlagsArgs(check, sequence.fromNs));
+      for (const f of flags) this.#stmt.insertFlag.run(...flagRowOf(check, f));
     }
     for (const [id, keys] of batch.changedFilters()) this.#stmt.saveConversationKeys.run(id, keys);
   }
 
-  /** A scope's call sequence: its newest counted calls, and the model calls from the oldest of them on. */
-  #read(check: LoopScopeRef, seqOf: (traceId: string) => number) {
-    const trace = check.scope === 'trace';
-    const calls = (
-      trace
-        ? this.#stmt.traceCalls.all(seqOf(check.key))
-        : this.#stmt.conversationCalls.all(check.key, check.key)
-    ) as Row[];
-    const from = modelCallsFrom(calls);
+  /** What a scope's flags need beyond its calls: model calls from its oldest call read on, kept flags. */
+  #context(check: LoopScopeRef, seq: number, sequence: CallSequence): SequenceContext {
+    const from = modelCallsFrom(sequence);
     const models = (
-      trace
-        ? this.#stmt.traceModelCalls.all(seqOf(check.key), from)
+      check.scope === 'trace'
+        ? this.#stmt.traceModelCalls.all(seq, from)
         : this.#stmt.conversationModelCalls.all(check.key, from)
     ) as Row[];
-    return sequenceOf(calls, models);
+    const kept =
+      check.keep.length === 0
+        ? []
+        : (this.#query(keptFlagsSql(check.keep.length)).all(
+            check.scope,
+            check.key,
+            ...check.keep,
+          ) as Row[]);
+    return contextOf(models, kept);
+  }
+
+  #query(sql: string): Database.Statement {
+    let s = this.#byText.get(sql);
+    if (!s) {
+      if (this.#byText.size >= 256) this.#byText.clear();
+      s = this.#db.prepare(sql).safeIntegers(true);
+      this.#byText.set(sql, s);
+    }
+    return s;
   }
 }
