@@ -64,10 +64,14 @@ function callColumns(): CallColumns {
 
 // pushCall and callAt name every field: written out, each access has one shape, which V8 keeps fast; a loop
 // over the names made dictionary objects that slowed the writer thread (write-plan.test.ts holds the round trip).
-function pushCall(c: CallColumns, call: PlannedCall): number {
-  c.traceId.push(call.traceId);
-  c.spanId.push(call.spanId);
-  c.parentSpanId.push(call.parentSpanId);
+function pushCall(
+  c: CallColumns,
+  call: ToolCall,
+  span: { traceId: string; spanId: string; parentSpanId: string | null },
+): number {
+  c.traceId.push(span.traceId);
+  c.spanId.push(span.spanId);
+  c.parentSpanId.push(span.parentSpanId);
   c.tool.push(call.tool);
   c.version.push(call.version);
   c.schemaHash.push(call.schemaHash);
@@ -232,12 +236,7 @@ export function planWrite(spans: NormalizedSpan[], pack = false): WritePlan {
         });
       continue;
     }
-    plan.call[i] = pushCall(plan.calls, {
-      ...c,
-      traceId: span.traceId,
-      spanId: span.spanId,
-      parentSpanId: span.parentSpanId,
-    });
+    plan.call[i] = pushCall(plan.calls, c, span);
   }
   if (pack) packGroups(plan);
   return plan;
