@@ -32,9 +32,13 @@ export {
   traceResponseSchema,
 } from './api/schemas.js';
 export { DEFAULT_DASHBOARD_DIR, SECURITY_HEADERS } from './api/static-routes.js';
+export type { ToolDetail } from './api/tool-page.js';
+export { toolPage } from './api/tool-page.js';
 export { main as runCli } from './cli/main.js';
 export type { Collector, CollectorOptions } from './collector.js';
 export { startCollector } from './collector.js';
+export type { FlagFilter } from './detection/read-flags.js';
+export { flagsOf, readFlags } from './detection/read-flags.js';
 export { DEFAULT_DRIFT_THRESHOLDS, detectDrift } from './detectors/drift.js';
 export type { Flag, FlagsResponse } from './detectors/flag.js';
 export { FLAG_KINDS, flagSchema, flagsResponseSchema } from './detectors/flag.js';
@@ -60,14 +64,12 @@ export type {
   CallPage,
   CallRecord,
   ConversationSpans,
-  FlagFilter,
   SearchHit,
   Series,
   SpanReader,
   SpanWriter,
   Storage,
   StoredSpan,
-  ToolDetail,
   ToolSummary,
   WriteOutcome,
 } from './storage/contract.js';
