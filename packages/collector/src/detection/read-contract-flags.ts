@@ -53,17 +53,17 @@ export function contractsByHash(schemas: ContractSchema[]): Map<string, Diffable
   );
 }
 
-/** The drift flags with their contract changes, then heavy_schema and deprecated_tool_in_use. */
+/** The drift flags with their contract changes, then heavy_schema and deprecated_tool_in_use (of `summaries`). */
 export async function readContractFlags(
   reader: SpanReader,
   sinceNs: bigint,
   untilNs: bigint,
   tool: string | undefined,
   budget: number,
-  driftFlags: Flag[],
-  schemas: SchemaRow[],
+  summaries: ContractSummary[],
+  drift: { flags: Flag[]; schemas: SchemaRow[] },
 ): Promise<Flag[]> {
-  const summaries = await reader.contractSummaries(tool);
+  const { flags: driftFlags, schemas } = drift;
   const deprecated = summaries.filter((s) => s.deprecated);
   const [usages, changed] = await Promise.all([
     Promise.all(

@@ -43,17 +43,22 @@ export async function readFlags(
   thresholds: DriftThresholds,
 ): Promise<Flag[]> {
   const wanted = (kinds: readonly string[]) => !filter.kind || kinds.includes(filter.kind);
+  // Independent questions, asked together: PostgreSQL answers them on separate connections, and the SQLite
+  // reader thread has the next one at hand when it finishes one.
   const [stored, schemaFlags, resultFlags] = await Promise.all([
     reader.storedFlags(sinceNs, untilNs, filter.tool),
-    readDrift(reader, sinceNs, untilNs, filter.tool, thresholds).then((drift) =>
+    Promise.all([
+      reader.contractSummaries(filter.tool),
+      readDrift(reader, sinceNs, untilNs, filter.tool, thresholds),
+    ]).then(([summaries, drift]) =>
       readContractFlags(
         reader,
         sinceNs,
         untilNs,
         filter.tool,
         thresholds.schemaTokenBudget,
-        drift.flags,
-        drift.schemas,
+        summaries,
+        drift,
       ),
     ),
     wanted(RESULT_FLAG_KINDS)
