@@ -21,6 +21,7 @@ export function splitOf(sinceNs: bigint, untilNs: bigint): bigint {
   return untilNs - recent > sinceNs ? untilNs - recent : sinceNs;
 }
 
+/** A schema version as the drift detector reads it. */
 export const schemaRowOf = (v: SchemaVersion): SchemaRow => ({
   tool: v.tool,
   version: v.version,
@@ -31,6 +32,7 @@ export const schemaRowOf = (v: SchemaVersion): SchemaRow => ({
   traceId: v.lastTraceId,
 });
 
+/** A failing path as the drift detector reads it. */
 export const pathRowOf = (p: FailingPath): PathRow => ({
   tool: p.tool,
   code: p.code,

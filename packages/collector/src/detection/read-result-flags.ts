@@ -14,6 +14,7 @@ import type { ResultCrossings, SpanReader, VersionCalls } from '../storage/contr
 
 const ms = (ns: bigint) => Number(ns / 1_000_000n);
 
+/** Crossing calls as the oversized_result flag reads them (milliseconds). */
 export const crossingsOf = (c: ResultCrossings): Crossings => ({
   calls: c.calls.map((x) => ({
     traceId: x.traceId,
@@ -35,6 +36,7 @@ export function growthSeenOf(v: VersionCalls, sinceNs: bigint, untilNs: bigint):
   };
 }
 
+/** oversized_result and result_growth of the window. */
 export async function readResultFlags(
   reader: SpanReader,
   sinceNs: bigint,

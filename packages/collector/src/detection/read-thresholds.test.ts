@@ -1,3 +1,4 @@
+// The read thresholds as a store keeps them: what is written reads back, and what cannot be read counts as unsaid.
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_DRIFT_THRESHOLDS } from '../detectors/drift.js';
 import {

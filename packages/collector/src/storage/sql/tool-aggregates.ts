@@ -8,6 +8,7 @@ import type { ReadDb } from './db.js';
 import { exceptionTypes } from './exception-reader.js';
 import { aggregateTools, emptyToolAgg, sourcesOf, statsOf } from './tool-stats.js';
 
+/** Calls per tool and code over the window. */
 export async function toolCounts(
   db: ReadDb,
   sinceNs: bigint,
@@ -20,6 +21,7 @@ export async function toolCounts(
   );
 }
 
+/** Result-size percentiles per tool over the window, overall and per version. */
 export async function resultSizes(
   db: ReadDb,
   sinceNs: bigint,
@@ -35,6 +37,7 @@ export async function resultSizes(
 const inOrder = (h: Map<number, number>): BucketCount[] =>
   [...h.entries()].sort(([x], [y]) => x - y).map(([bucket, count]) => ({ bucket, count }));
 
+/** One tool's summary and distributions over the window (zero calls when none fell in it). */
 export async function toolStats(
   db: ReadDb,
   tool: string,

@@ -12,6 +12,7 @@ import { big, num, type ReadDb, text, textOrNull } from './db.js';
 const LISTED = 20;
 const COUNT_CAP = 100_000;
 
+/** Distinct traces with a call of `tool` failing with `code` (counted over at most 10,000 calls). */
 export async function failingTraces(
   db: ReadDb,
   tool: string,
@@ -27,8 +28,10 @@ export async function failingTraces(
   return num(rows[0]?.n);
 }
 
-// Newest first through the index: when a tool's p95 is over the size, one call in twenty crosses, so the walk
-// stops early.
+/**
+ * The calls whose result took more than `tokens`, newest first through the index: when a tool's p95 is over
+ * the size, one call in twenty crosses, so the walk stops early.
+ */
 export async function resultCrossings(
   db: ReadDb,
   tool: string,
@@ -65,6 +68,7 @@ export async function resultCrossings(
   };
 }
 
+/** The first and newest call of one version of a tool (null: its calls without a version). */
 export async function versionCalls(
   db: ReadDb,
   tool: string,
@@ -90,6 +94,7 @@ export async function versionCalls(
   };
 }
 
+/** Who called a tool in the window: services per side, conversations, clients, traces. */
 export async function toolUsage(
   db: ReadDb,
   tool: string,

@@ -33,6 +33,7 @@ function storedFlagOf(r: Row): StoredFlag {
   };
 }
 
+/** Stored loop flags active in the window, newest last activity first (at most 1,000). */
 export async function storedFlags(
   db: ReadDb,
   sinceNs: bigint,
@@ -57,6 +58,7 @@ const schemaVersionOf = (r: Row): SchemaVersion => ({
   lastTraceId: text(r.last_trace_id),
 });
 
+/** The (tool, version, hash) rows seen in the window. */
 export async function schemaVersions(
   db: ReadDb,
   sinceNs: bigint,
@@ -71,6 +73,7 @@ export async function schemaVersions(
   return rows.map(schemaVersionOf);
 }
 
+/** One tool's rows over all time, oldest first (at most 200). */
 export async function toolVersions(db: ReadDb, tool: string): Promise<SchemaVersion[]> {
   const rows = await db.all(
     `SELECT tool, version, schema_hash, first_ns, last_ns, calls, last_trace_id FROM tool_schemas
@@ -89,6 +92,7 @@ const shapeOf = (r: Row): InputShape => ({
   invalid: num(r.invalid),
 });
 
+/** Input shapes with refused calls seen since `sinceNs` (at most 500). */
 export async function invalidShapes(
   db: ReadDb,
   sinceNs: bigint,
@@ -102,6 +106,7 @@ export async function invalidShapes(
   return rows.map(shapeOf);
 }
 
+/** One tool's shapes seen in the window, most used first (at most 50). */
 export async function inputShapes(
   db: ReadDb,
   tool: string,
@@ -129,6 +134,7 @@ const pathOf = (r: Row): FailingPath => ({
 const PATH_COLUMNS = `tool, code, path, SUM(count) AS count, MAX(last_trace_id) AS trace_id,
               MIN(minute) AS first_minute, MAX(minute) AS last_minute`;
 
+/** Failures per tool, code and path in the minutes of the window. */
 export async function failingPaths(
   db: ReadDb,
   sinceNs: bigint,
@@ -143,6 +149,7 @@ export async function failingPaths(
   return rows.map(pathOf);
 }
 
+/** One tool's most frequent failing paths in the window (at most 25). */
 export async function topFailingPaths(
   db: ReadDb,
   tool: string,
@@ -157,6 +164,7 @@ export async function topFailingPaths(
   return rows.map(pathOf);
 }
 
+/** Whether an hourly rollup ever counted a call of the tool. */
 export async function toolKnown(db: ReadDb, tool: string): Promise<boolean> {
   const seen = await db.all('SELECT 1 AS one FROM tool_hours WHERE tool = ? LIMIT 1', [tool]);
   return seen.length > 0;
