@@ -6,6 +6,7 @@ import { buildApp, DEFAULT_INFLIGHT_BYTES } from './api/app.js';
 import { tokenCheck } from './api/auth.js';
 import { startGrpcReceiver } from './api/grpc-receiver.js';
 import type { LoopThresholds } from './detection/index.js';
+import { encodeThresholds, resolveThresholds } from './detection/read-thresholds.js';
 import type { DriftThresholds } from './detectors/drift.js';
 import { CollectorError } from './errors.js';
 import { BodyBudget } from './ingest/body-budget.js';
@@ -87,9 +88,9 @@ export async function startCollector(options: CollectorOptions): Promise<Collect
       ...(options.poolSize ? { poolSize: options.poolSize } : {}),
       ...(options.synchronous ? { synchronous: options.synchronous } : {}),
       ...(options.thresholds ? { thresholds: options.thresholds } : {}),
-      ...(options.drift ? { drift: options.drift } : {}),
+      readSettings: encodeThresholds(resolveThresholds(options.drift)),
       // `report --db` on this store then reads with the same thresholds (read-thresholds.ts).
-      rememberDrift: true,
+      rememberReadSettings: true,
     }));
   const metrics = new CollectorMetrics();
   let lastWriteFailed: string | undefined;

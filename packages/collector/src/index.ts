@@ -30,9 +30,13 @@ export {
   toolsResponseSchema,
   traceResponseSchema,
 } from './api/schemas.js';
+export type { ToolDetail } from './api/tool-page.js';
+export { toolPage } from './api/tool-page.js';
 export { main as runCli } from './cli/main.js';
 export type { Collector, CollectorOptions } from './collector.js';
 export { startCollector } from './collector.js';
+export type { FlagFilter } from './detection/read-flags.js';
+export { flagsOf, readFlags } from './detection/read-flags.js';
 export type { Flag, FlagsResponse } from './detectors/flag.js';
 export { FLAG_KINDS, flagSchema, flagsResponseSchema } from './detectors/flag.js';
 export type { CollectorErrorCode } from './errors.js';
@@ -44,14 +48,12 @@ export type {
   CallPage,
   CallRecord,
   ConversationSpans,
-  FlagFilter,
   SearchHit,
   Series,
   SpanReader,
   SpanWriter,
   Storage,
   StoredSpan,
-  ToolDetail,
   ToolSummary,
   WriteOutcome,
 } from './storage/contract.js';

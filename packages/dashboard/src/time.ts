@@ -43,7 +43,7 @@ export function utcTitle(iso: string): string {
     : `${d.toISOString().replace('T', ' ').replace('Z', '')} UTC`;
 }
 
-// One formatter for the page and `toolscope report` (the collector's api/format.ts).
+// One formatter for the page and `toolscope report` (the collector's format.ts).
 export { formatMs, formatPercent } from '@toolscope/collector/schemas';
 
 /** `datetime-local` input value (local zone, minutes) of an ISO time. */

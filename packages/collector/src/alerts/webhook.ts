@@ -1,6 +1,7 @@
 // `--alert-webhook URL`: posts each new flag once, as JSON, from a background poll of the flags API. Delivery
 // is retried with backoff and never blocks ingest. Flags present when the collector starts count as already
 // sent, so a restart does not repeat them.
+import { flagsOf } from '../detection/read-flags.js';
 import type { Flag } from '../detectors/flag.js';
 import type { Storage } from '../storage/contract.js';
 
@@ -78,7 +79,8 @@ export function startWebhook(storage: Storage, url: string, options: WebhookOpti
     const untilNs = BigInt(Date.now()) * 1_000_000n;
     let flags: Flag[];
     try {
-      flags = await storage.flags(
+      flags = await flagsOf(
+        storage,
         untilNs - BigInt(windowMs) * 1_000_000n,
         untilNs + 60_000_000_000n,
         {},

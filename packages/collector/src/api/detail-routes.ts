@@ -12,6 +12,7 @@ import {
 } from './params.js';
 import { badRequest, notFound } from './replies.js';
 import type { SearchResponse, TimeseriesResponse, ToolDetailResponse } from './schemas.js';
+import { toolPage } from './tool-page.js';
 
 const WEEK_NS = 7n * 86_400_000n * 1_000_000n;
 
@@ -23,7 +24,8 @@ export function registerDetailRoutes(app: FastifyInstance, storage: Storage): vo
     if (!q.ok) return badRequest(reply, q.message);
     const range = rangeOf(q.data);
     if ('error' in range) return badRequest(reply, range.error);
-    const body: ToolDetailResponse | null = await storage.toolDetail(
+    const body: ToolDetailResponse | null = await toolPage(
+      storage,
       p.data.name,
       range.sinceNs,
       range.untilNs,

@@ -4,5 +4,5 @@
 export { LOG_BUCKET_BASE, logBucketOfUpperBound } from '../aggregation/log-buckets.js';
 export { clientPairKeys, serverPairKeys } from '../calls/pairing.js';
 export * from '../detectors/flag.js';
-export * from './format.js';
+export * from '../format.js';
 export * from './schemas.js';

@@ -1,6 +1,7 @@
 // GET /api/tools, /api/calls, /api/traces/:traceId, /api/conversations/:id and /api/health.
 import type { FastifyInstance } from 'fastify';
 import { contractWeights, serverWeights } from '../contracts/weights.js';
+import { flagsOf } from '../detection/read-flags.js';
 import type { FlagsResponse } from '../detectors/flag.js';
 import type { BodyBudget } from '../ingest/body-budget.js';
 import type { WriteQueue } from '../ingest/write-queue.js';
@@ -86,7 +87,7 @@ export function registerQueryRoutes(
     const range = rangeOf(q.data);
     if ('error' in range) return badRequest(reply, range.error);
     const body: FlagsResponse = {
-      flags: await storage.flags(range.sinceNs, range.untilNs, {
+      flags: await flagsOf(storage, range.sinceNs, range.untilNs, {
         kind: q.data.kind,
         tool: q.data.tool,
       }),

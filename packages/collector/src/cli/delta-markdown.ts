@@ -1,7 +1,7 @@
 // The Markdown section of a report against a baseline: each tool's numbers with their change (▲/▼, absolute
 // and relative), tools and codes that came or went, changed contracts with their paths, new flags with their
 // trace, and the thresholds crossed.
-import { formatCount, formatMs, formatPercent } from '../api/format.js';
+import { formatCount, formatMs, formatPercent } from '../format.js';
 import { cell } from './markdown-cell.js';
 import type { Change, Delta, ToolDelta } from './report-delta.js';
 import { type Breach, type DeltaLimits, pointsText, relativeText, traceOf } from './thresholds.js';

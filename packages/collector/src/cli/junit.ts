@@ -1,7 +1,8 @@
 // The JUnit XML rendering of a report: one test case per tool, failing with the numbers (and their change
 // against the baseline) when a threshold is crossed for it, and one per threshold given.
-import { formatMs, formatPercent as pct } from '../api/format.js';
+
 import { type Flag, totalWasted } from '../detectors/flag.js';
+import { formatMs, formatPercent as pct } from '../format.js';
 import type { Verdict } from './report-format.js';
 import type { Breach, DeltaThreshold } from './thresholds.js';
 

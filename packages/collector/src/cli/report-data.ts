@@ -14,6 +14,7 @@ import {
   type ServerWeight,
   serverWeights,
 } from '../contracts/weights.js';
+import { flagsOf } from '../detection/read-flags.js';
 import { type Flag, flagsResponseSchema } from '../detectors/flag.js';
 import type { Storage, ToolContract } from '../storage/contract.js';
 import { isPostgresUrl, openStorage, redactDbUrl } from '../storage/open.js';
@@ -80,7 +81,7 @@ function storageReader(storage: Storage, close: () => Promise<void>): ReportRead
       const contracts = contractWeights(summaries);
       return {
         tools: await storage.tools(sinceNs, untilNs),
-        flags: await storage.flags(sinceNs, untilNs, {}),
+        flags: await flagsOf(storage, sinceNs, untilNs, {}),
         servers: serverWeights(summaries),
         contracts,
         contractSchemas: await schemasOf(contracts, (name) => storage.contracts(name)),
@@ -159,7 +160,7 @@ export async function openReader(source: Source): Promise<Opened> {
   if (!isPostgresUrl(source.db) && !existsSync(source.db))
     return { ok: false, message: `no database at ${source.db}` };
   try {
-    const storage = await openStorage(source.db, { storedDrift: true });
+    const storage = await openStorage(source.db, { recallReadSettings: true });
     return { ok: true, reader: storageReader(storage, () => storage.close()) };
   } catch (error) {
     return {

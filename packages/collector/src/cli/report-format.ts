@@ -1,9 +1,10 @@
 // What a report decided (the verdict) and two of its renderings: Markdown for a CI job summary and JSON with the
 // API shapes, which a later run reads as its baseline (junit.ts and sarif.ts render the others).
-import { formatBytes, formatCount, formatMs, formatPercent } from '../api/format.js';
+
 import type { ToolStats } from '../api/schemas.js';
 import type { ContractWeight, ServerWeight } from '../contracts/weights.js';
 import { type Flag, type TotalWasted, totalWasted } from '../detectors/flag.js';
+import { formatBytes, formatCount, formatMs, formatPercent } from '../format.js';
 import { type ContractSchemas, REPORT_FORMAT_VERSION } from './baseline.js';
 import { deltaMarkdown } from './delta-markdown.js';
 import { cell } from './markdown-cell.js';

@@ -1,8 +1,8 @@
 // The SARIF 2.1.0 rendering of a report, for code-scanning UIs: one result per new flag (or, without a baseline,
 // per flag) and per crossed threshold; rule ids are the flag kinds and the threshold names.
 import { createHash } from 'node:crypto';
-import { formatPercent } from '../api/format.js';
 import type { Flag } from '../detectors/flag.js';
+import { formatPercent } from '../format.js';
 import { COLLECTOR_VERSION } from '../version.js';
 import { flagKey } from './flag-match.js';
 import type { Verdict } from './report-format.js';

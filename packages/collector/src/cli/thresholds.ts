@@ -1,7 +1,8 @@
 // The thresholds on change against a baseline, each named as its flag: which tools, flags and contracts cross
 // them, with a message that carries the numbers.
-import { formatMs, formatPercent } from '../api/format.js';
+
 import type { Flag } from '../detectors/flag.js';
+import { formatMs, formatPercent } from '../format.js';
 import type { Change, ContractChange, Delta } from './report-delta.js';
 
 const DELTA_THRESHOLDS = [

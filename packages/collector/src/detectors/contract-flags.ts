@@ -7,14 +7,26 @@
 // a 200k window) before the conversation starts (every field of a tool has to pay for its place).
 
 import { type DiffableContract, describeChanges, diffContracts } from '../contracts/schema-diff.js';
-import type { ContractSummary } from '../storage/contract.js';
 import type { SchemaRow } from './drift.js';
 import type { Flag } from './flag.js';
+
+/** What the contract flags read of a tool's newest reported contract. */
+export type ContractWeight = {
+  tool: string;
+  version: string;
+  schemaHash: string;
+  services: string[];
+  schemaBytes: number;
+  schemaTokens: number;
+  deprecated: { replacedBy: string | null; sunset: string | null } | null;
+  /** When it was last reported. */
+  lastNs: bigint;
+};
 
 const iso = (ns: bigint) => new Date(Number(ns / 1_000_000n)).toISOString();
 const MS_PER_DAY = 86_400_000;
 
-export function heavySchemaFlags(summaries: ContractSummary[], budget: number): Flag[] {
+export function heavySchemaFlags(summaries: ContractWeight[], budget: number): Flag[] {
   return summaries
     .filter((c) => c.schemaTokens > budget)
     .map((c) => ({
@@ -38,7 +50,7 @@ export function heavySchemaFlags(summaries: ContractSummary[], budget: number): 
 
 /** Who called a deprecated tool in the window. */
 export type DeprecatedUsage = {
-  contract: ContractSummary;
+  contract: ContractWeight;
   calls: number;
   firstNs: bigint;
   lastNs: bigint;

@@ -7,8 +7,7 @@
 // - result_growth: a version's p95 is at least twice the previous version's, so the upstream (or the tool)
 //   started returning more. Both versions need MIN_MEASURED sized calls, and the p95 must grow by at least
 //   MIN_GROWTH_TOKENS: 40 tokens becoming 90 doubles without costing anyone anything.
-import { formatBytes, formatCount } from '../api/format.js';
-import type { VersionResultSizes } from '../storage/result-sizes.js';
+import { formatBytes, formatCount } from '../format.js';
 import type { Flag } from './flag.js';
 
 export const RESULT_FLAG_KINDS = ['oversized_result', 'result_growth'] as const;
@@ -16,6 +15,15 @@ export const DEFAULT_RESULT_TOKEN_BUDGET = 10_000;
 export const MIN_MEASURED = 5;
 export const MIN_GROWTH_TOKENS = 200;
 export const GROWTH_FACTOR = 2;
+
+/** One version's result sizes over the window (null: calls without a version); null percentiles: unmeasured. */
+export type VersionResultSizes = {
+  version: string | null;
+  /** Calls whose span carried a result size. */
+  measured: number;
+  bytesP95: number | null;
+  tokensP95: number | null;
+};
 
 /** What the flags read of one tool: its sizes over the window, overall and per version (oldest first). */
 export type ToolResultSizes = {

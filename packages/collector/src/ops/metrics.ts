@@ -2,6 +2,7 @@
 // stored and refused, the write queue and body budget, write and acknowledgement durations, HTTP answers,
 // active flags and the store's size. One registry per collector, so several in one process do not collide.
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { flagsOf } from '../detection/read-flags.js';
 import { FLAG_KINDS } from '../detectors/flag.js';
 import type { BodyBudget } from '../ingest/body-budget.js';
 import type { WriteQueue } from '../ingest/write-queue.js';
@@ -94,9 +95,9 @@ export class CollectorMetrics {
       registers: [this.registry],
       async collect() {
         const until = BigInt(Date.now()) * 1_000_000n;
-        const flags = await storage
-          .flags(until - HOUR_NS, until + 60_000_000_000n, {})
-          .catch(() => undefined);
+        const flags = await flagsOf(storage, until - HOUR_NS, until + 60_000_000_000n, {}).catch(
+          () => undefined,
+        );
         if (!flags) return;
         for (const kind of FLAG_KINDS)
           this.set({ kind }, flags.filter((f) => f.kind === kind).length);

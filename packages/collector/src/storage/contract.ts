@@ -1,14 +1,19 @@
 // The storage contract (DESIGN.md §5): an async writer side and reader side with types of their own, as Jaeger's
-// SpanWriter/SpanReader. Routes, CLI, webhook, retention and detectors see only this module; SQLite
+// SpanWriter/SpanReader. Routes, CLI, webhook, retention and detection see only this module; SQLite
 // (storage/sqlite) and PostgreSQL (storage/postgres) implement it, and one conformance suite runs against both.
-// The record types are plain data that the JSON API can send as they are; the API's Zod schemas check them.
+// The reader answers neutral questions (calls by scope and time, aggregates, per-tool tables, contracts, spans,
+// stored flags); flags and pages are made of those answers outside storage (detection/, api/). The record types
+// are plain data of storage's own.
 
 import type { CallRecord } from '../calls/call-record.js';
 import type { SequenceCall, SequenceModelCall } from '../calls/sequence.js';
 import type { CallSide } from '../calls/sides.js';
-import type { Flag } from '../detectors/flag.js';
 import type { NormalizedSpan } from '../otlp/model.js';
 import type { VersionResultSizes } from './result-sizes.js';
+import type { SpanReader } from './span-reader.js';
+
+export type * from './read-records.js';
+export type { SpanReader } from './span-reader.js';
 
 /** What a write did: spans stored, spans already stored (exporter retries), tool calls among the stored. */
 export type WriteOutcome = { inserted: number; duplicates: number; toolCalls: number };
@@ -93,26 +98,6 @@ export type ToolSummary = {
   resultSizes: VersionResultSizes[];
 };
 
-/** The tool page: versions and hashes, failing paths, input shapes, latency and result-size buckets. */
-export type ToolDetail = {
-  name: string;
-  stats: ToolSummary;
-  versions: {
-    version: string;
-    schemaHash: string;
-    firstSeen: string;
-    lastSeen: string;
-    calls: number;
-    lastTraceId: string;
-    silentChange: boolean;
-  }[];
-  failingPaths: { code: string; path: string; count: number; lastTraceId: string }[];
-  shapes: { shape: string; firstSeen: string; lastSeen: string; calls: number; invalid: number }[];
-  latency: { fromMs: number; toMs: number; count: number }[];
-  /** Result bytes of its calls in the window, in the size buckets (result-sizes.ts). */
-  resultBytes: { fromBytes: number; toBytes: number; count: number }[];
-};
-
 /** One contract of a tool (DESIGN.md §7): reported by a contract span, or known only as a hash from calls. */
 export type ToolContract = {
   version: string;
@@ -160,8 +145,6 @@ export type SearchHit = {
   label: string;
   traceId?: string;
 };
-
-export type FlagFilter = { kind?: string | undefined; tool?: string | undefined };
 
 export type { SequenceCall, SequenceModelCall } from '../calls/sequence.js';
 
@@ -254,34 +237,6 @@ export interface SpanWriter {
   deleteBefore(cutoffNs: bigint, maxTraces: number): Promise<number>;
 }
 
-/** The reader side: what the JSON API, `report`, the webhook and the dashboard's data come from. */
-export interface SpanReader {
-  tools(sinceNs: bigint, untilNs: bigint, tool?: string, side?: CallSide): Promise<ToolSummary[]>;
-  calls(filter: CallFilter): Promise<CallPage>;
-  /** Spans of one trace in start order, or null when the trace is unknown. */
-  trace(traceId: string): Promise<StoredSpan[] | null>;
-  conversation(id: string): Promise<ConversationSpans | null>;
-  /** Retry-loop and drift flags of the window (DESIGN.md §4). */
-  flags(sinceNs: bigint, untilNs: bigint, filter: FlagFilter): Promise<Flag[]>;
-  /** The tool page's data, or null for a tool never seen. */
-  toolDetail(name: string, sinceNs: bigint, untilNs: bigint): Promise<ToolDetail | null>;
-  /** Calls and errors (split by code) per step, of all tools or one; with `byTool`, also per tool. */
-  timeseries(
-    sinceNs: bigint,
-    untilNs: bigint,
-    stepMs: number,
-    tool?: string,
-    side?: CallSide,
-    byTool?: boolean,
-  ): Promise<Series>;
-  /** What a search term can mean: trace, conversation, call id, tool, error code. */
-  search(query: string, sinceNs: bigint): Promise<SearchHit[]>;
-  /** Every contract of a tool, oldest first, or null for a tool never seen. */
-  contracts(name: string): Promise<ToolContract[] | null>;
-  /** The newest reported contract of every tool (or of one). */
-  contractSummaries(tool?: string): Promise<ContractSummary[]>;
-}
-
 export type BackendKind = 'sqlite' | 'postgres';
 
 export interface Storage extends SpanWriter, SpanReader {
@@ -297,5 +252,10 @@ export interface Storage extends SpanWriter, SpanReader {
   ready(): Promise<{ ok: true } | { ok: false; reason: string }>;
   /** Bytes the store takes on disk (for /metrics). */
   sizeBytes(): Promise<number>;
+  /**
+   * The settings of the stages that read this store (detection's read thresholds), as JSON text those stages
+   * define and parse: what the store remembers when it was opened to recall them, else what it was given.
+   */
+  readSettings(): string | null;
   close(): Promise<void>;
 }

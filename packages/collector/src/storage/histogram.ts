@@ -1,7 +1,7 @@
 // Log-bucketed latency histograms (5 % wide buckets from 1 µs): per-minute rollups merge them, and
 // percentiles come from them with at most ~2.5 % relative error, without keeping every duration.
 
-import { logBucketBounds, logBucketMiddle, logBucketOf } from '../aggregation/log-buckets.js';
+import { logBucketMiddle, logBucketOf } from '../aggregation/log-buckets.js';
 
 export type Histogram = Map<number, number>;
 
@@ -98,10 +98,4 @@ export function quantileBucket(h: Histogram, q: number): number | null {
 export function quantile(h: Histogram, q: number): number | null {
   const b = quantileBucket(h, q);
   return b === null ? null : Math.round(bucketValue(b) * 1000) / 1000;
-}
-
-/** Lower and upper bound of a bucket, in milliseconds. */
-export function bucketBounds(bucket: number): { fromMs: number; toMs: number } {
-  const { from, to } = logBucketBounds(bucket);
-  return { fromMs: from / 1000, toMs: to / 1000 };
 }

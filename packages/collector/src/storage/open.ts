@@ -2,22 +2,17 @@
 // a SQLite file (`:memory:` for a throwaway store).
 
 import type { LoopThresholds } from '../detection/index.js';
-import type { DriftThresholds } from '../detectors/drift.js';
 import type { Storage } from './contract.js';
 import type { PgLog } from './postgres/pg-health.js';
+import type { ReadSettingsOptions } from './read-settings.js';
 import { openSqliteStorage } from './sqlite/sqlite-storage.js';
 
-export type OpenOptions = {
+export type OpenOptions = ReadSettingsOptions & {
   /** SQLite `synchronous` pragma (ignored by PostgreSQL, which commits durably). */
   synchronous?: 'NORMAL' | 'FULL';
   /** Most PostgreSQL connections this process opens (default 10). */
   poolSize?: number;
   thresholds?: Partial<LoopThresholds>;
-  drift?: Partial<DriftThresholds>;
-  /** Write the resolved read thresholds to the store (read-thresholds.ts). */
-  rememberDrift?: boolean;
-  /** Start from the read thresholds the store remembers. */
-  storedDrift?: boolean;
   /** Told of errors of PostgreSQL connections (the pool replaces them). */
   onPoolError?: (error: Error) => void;
   /** PostgreSQL: start while the database is unreachable and connect with backoff (pg-storage.ts). */
@@ -54,9 +49,9 @@ export async function openStorage(db: string, options: OpenOptions = {}): Promis
   return openSqliteStorage(db, {
     ...(options.synchronous ? { synchronous: options.synchronous } : {}),
     ...(options.thresholds ? { thresholds: options.thresholds } : {}),
-    ...(options.drift ? { drift: options.drift } : {}),
-    ...(options.rememberDrift ? { rememberDrift: true } : {}),
-    ...(options.storedDrift ? { storedDrift: true } : {}),
+    ...(options.readSettings !== undefined ? { readSettings: options.readSettings } : {}),
+    ...(options.rememberReadSettings ? { rememberReadSettings: true } : {}),
+    ...(options.recallReadSettings ? { recallReadSettings: true } : {}),
     ...(options.onDamage ? { onDamage: options.onDamage } : {}),
   });
 }

@@ -3,7 +3,7 @@
 // milliseconds), and the exact largest of each. Rollups keep one per minute and hour, so percentiles over any
 // window cost the same for 1k or 1M calls; the largest cannot be taken back out, so a paired client call's
 // result (the same result its server span measured) stays in the maximum.
-import { logBucketBounds, logBucketMiddle, logBucketOf } from '../aggregation/log-buckets.js';
+import { logBucketMiddle, logBucketOf } from '../aggregation/log-buckets.js';
 import {
   countOf,
   type Histogram,
@@ -26,9 +26,6 @@ export function emptySizes(): SizeAgg {
 
 /** Bucket of a count (bytes or tokens): 0 holds 0 and 1; each next bucket is 5 % wider. */
 export const sizeBucket = logBucketOf;
-
-/** Lower and upper bound of a size bucket. */
-export const sizeBounds = logBucketBounds;
 
 /** Counts one call's result; a call whose span gave no size is not counted. */
 export function addSize(into: SizeAgg, bytes: number | null, tokens: number | null): void {

@@ -4,10 +4,11 @@
 // whether an effect happened reads as unknown; the contract flags and read thresholds agree across backends.
 
 import { describe, expect, it } from 'vitest';
+import { flagsOf } from '../../src/detection/read-flags.js';
 import type { NormalizedSpan } from '../../src/index.js';
 import { BACKENDS } from '../backends.js';
 import { callSpan, HOUR_NS, nowNs } from './spans.js';
-import { useStores } from './stores.js';
+import { readingWith, useStores } from './stores.js';
 
 let next = 900;
 function contractSpan(o: {
@@ -59,7 +60,7 @@ for (const backend of BACKENDS) {
     const { fresh, openAt } = useStores(backend);
 
     it('keeps one row per (tool, hash) with its services, and diffs what changed', async () => {
-      const s = await openAt(await fresh(), { drift: { schemaTokenBudget: 40 } });
+      const s = await openAt(await fresh(), readingWith({ schemaTokenBudget: 40 }));
       const stable = contractSpan({
         tool: 'get_order',
         hash: '1111111111111111',
@@ -103,7 +104,7 @@ for (const backend of BACKENDS) {
 
       const since = nowNs() - HOUR_NS;
       const until = nowNs() + HOUR_NS;
-      const flags = await s.flags(since, until, {});
+      const flags = await flagsOf(s, since, until, {});
       const silent = flags.find((f) => f.kind === 'silent_schema_change');
       expect(silent?.evidence.changes).toEqual(['output.status.enum: added "cancelled"']);
       expect(flags.filter((f) => f.kind === 'heavy_schema').map((f) => f.tool)).toEqual([
@@ -129,7 +130,7 @@ for (const backend of BACKENDS) {
           resource: { 'service.name': 'agent-a' },
         },
       ]);
-      const flags = await s.flags(nowNs() - HOUR_NS, nowNs() + HOUR_NS, {
+      const flags = await flagsOf(s, nowNs() - HOUR_NS, nowNs() + HOUR_NS, {
         kind: 'deprecated_tool_in_use',
       });
       expect(flags).toHaveLength(1);
@@ -173,16 +174,16 @@ for (const backend of BACKENDS) {
     it('remembers the read thresholds of the collector for a report that opens the store', async () => {
       const place = await fresh();
       const writer = await openAt(place, {
-        drift: { schemaTokenBudget: 7 },
-        rememberDrift: true,
+        ...readingWith({ schemaTokenBudget: 7 }),
+        rememberReadSettings: true,
       });
       await writer.write([
         contractSpan({ tool: 't', hash: '5555555555555555', service: 'x', statuses: ['a'] }),
       ]);
-      const reader = await openAt(place, { storedDrift: true });
+      const reader = await openAt(place, { recallReadSettings: true });
       const plain = await openAt(place);
       const heavy = async (st: typeof reader) =>
-        (await st.flags(nowNs() - HOUR_NS, nowNs() + HOUR_NS, { kind: 'heavy_schema' })).length;
+        (await flagsOf(st, nowNs() - HOUR_NS, nowNs() + HOUR_NS, { kind: 'heavy_schema' })).length;
       expect(await heavy(reader)).toBe(1);
       expect(await heavy(plain)).toBe(0);
     });

@@ -2,6 +2,7 @@
 // traces of a conversation flagged once with what it wasted (computed here from the definition), a cycle that
 // straddles a retention step, polling without progress, and argument churn.
 import { describe, expect, it } from 'vitest';
+import { flagsOf as storeFlags } from '../../src/detection/read-flags.js';
 import type { Flag, NormalizedSpan } from '../../src/index.js';
 import { BACKENDS } from '../backends.js';
 import { callSpan, HOUR_NS, modelSpan, nowNs, traceIdOf } from './spans.js';
@@ -44,7 +45,7 @@ for (const backend of BACKENDS) {
     const { fresh, openAt, window } = useStores(backend);
     const flagsOf = async (s: Awaited<ReturnType<typeof openAt>>) => {
       const { since, until } = window();
-      return s.flags(since, until, {});
+      return storeFlags(s, since, until, {});
     };
 
     it('flags a cycle over three traces of a conversation once, with its rounds and what it wasted', async () => {

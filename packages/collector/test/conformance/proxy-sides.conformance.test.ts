@@ -2,6 +2,7 @@
 // server behind it, in any combination and arrival order) it counts once, from the innermost server row, in
 // the raw rows (the edges of a range) and in the rollups (whole minutes), and loop detection counts it once.
 import { describe, expect, it } from 'vitest';
+import { flagsOf } from '../../src/detection/read-flags.js';
 import { BACKENDS } from '../backends.js';
 import { callSpan, HOUR_NS, nowNs } from './spans.js';
 import { useStores } from './stores.js';
@@ -80,7 +81,7 @@ for (const backend of BACKENDS) {
           }),
         ]);
       const now = nowNs();
-      const flags = await s.flags(now - HOUR_NS, now + HOUR_NS, { kind: 'identical_retry' });
+      const flags = await flagsOf(s, now - HOUR_NS, now + HOUR_NS, { kind: 'identical_retry' });
       expect(flags.map((f) => f.count)).toEqual([3]);
     });
   });

@@ -3,10 +3,11 @@
 // on both sides counted once; oversized_result with the calls that crossed the budget, result_growth when a
 // version's p95 at least doubles; quiet for a small growth and under the budget.
 import { describe, expect, it } from 'vitest';
+import { flagsOf } from '../../src/detection/read-flags.js';
 import type { NormalizedSpan } from '../../src/index.js';
 import { BACKENDS } from '../backends.js';
 import { callSpan, HOUR_NS, nowNs, traceIdOf } from './spans.js';
-import { useStores } from './stores.js';
+import { readingWith, useStores } from './stores.js';
 
 const MINUTE_MS = 60_000;
 
@@ -94,7 +95,7 @@ for (const backend of BACKENDS) {
       expect(h?.resultTokensP95).toBeGreaterThan(21_000);
       expect(h?.resultBytesMax).toBe(54_031);
 
-      const flags = await s.flags(since, until, {});
+      const flags = await flagsOf(s, since, until, {});
       const oversized = flags.filter((f) => f.kind === 'oversized_result');
       expect(oversized.map((f) => f.tool)).toEqual(['order_history']);
       const [o] = oversized;
@@ -114,7 +115,7 @@ for (const backend of BACKENDS) {
     });
 
     it('counts a call traced on both sides once, and takes the budget from the thresholds', async () => {
-      const s = await openAt(await fresh(), { drift: { resultTokenBudget: 500 } });
+      const s = await openAt(await fresh(), readingWith({ resultTokenBudget: 500 }));
       const server = sized({ trace: 400, span: 2, parent: 1, kind: 2, tool: 'lookup' }, 2000, 700);
       const client = sized({ trace: 400, span: 1, kind: 3, tool: 'lookup' }, 2000, 700);
       await s.write([client]);
@@ -123,7 +124,7 @@ for (const backend of BACKENDS) {
       const [t] = await s.tools(since, until, 'lookup');
       expect(t?.calls).toBe(1);
       expect(t?.resultSizes.map((v) => v.measured)).toEqual([1]);
-      const flags = await s.flags(since, until, { kind: 'oversized_result' });
+      const flags = await flagsOf(s, since, until, { kind: 'oversized_result' });
       expect(flags.map((f) => [f.tool, f.count, f.evidence.budget])).toEqual([['lookup', 1, 500]]);
     });
 
@@ -133,7 +134,7 @@ for (const backend of BACKENDS) {
       const { since, until } = window();
       const [t] = await s.tools(since, until, 'unsized');
       expect([t?.resultBytesP50, t?.resultTokensP95, t?.resultSizes]).toEqual([null, null, []]);
-      expect((await s.flags(since, until, {})).filter((f) => f.tool === 'unsized')).toEqual([]);
+      expect((await flagsOf(s, since, until, {})).filter((f) => f.tool === 'unsized')).toEqual([]);
     });
   });
 }

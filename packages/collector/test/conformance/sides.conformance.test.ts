@@ -3,6 +3,7 @@
 // a call seen only by the client counts; `side` reads one side's rows; statistics agree between the rollups
 // (whole minutes) and raw rows (the edges of a range).
 import { describe, expect, it } from 'vitest';
+import { flagsOf } from '../../src/detection/read-flags.js';
 import { BACKENDS } from '../backends.js';
 import { callSpan, HOUR_NS, nowNs } from './spans.js';
 import { useStores } from './stores.js';
@@ -100,7 +101,7 @@ for (const backend of BACKENDS) {
           }),
         ]);
       }
-      const flags = await s.flags(nowNs() - HOUR_NS, nowNs() + HOUR_NS, {});
+      const flags = await flagsOf(s, nowNs() - HOUR_NS, nowNs() + HOUR_NS, {});
       // Three calls, not six: each flag of the loop counts the server rows only.
       expect(flags.map((f) => f.kind)).toContain('identical_retry');
       expect(flags.map((f) => f.count)).toEqual(flags.map(() => 3));

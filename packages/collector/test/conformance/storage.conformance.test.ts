@@ -1,6 +1,8 @@
 // The storage conformance suite (Jaeger's pattern): the same specification of the contract, run against every
 // backend. Anything the API, CLI, webhook or detectors rely on from storage is asserted here.
 import { describe, expect, it } from 'vitest';
+import { toolPage } from '../../src/api/tool-page.js';
+import { flagsOf } from '../../src/detection/read-flags.js';
 import { BACKENDS, execRaw } from '../backends.js';
 import { callSpan, HOUR_NS, nowNs, traceIdOf } from './spans.js';
 import { useStores } from './stores.js';
@@ -76,11 +78,11 @@ for (const backend of BACKENDS) {
       const conversation = await s.conversation('conv-a');
       expect(conversation?.traceIds.sort()).toEqual([traceIdOf(1), traceIdOf(2)]);
       expect(conversation?.spans).toHaveLength(4);
-      const detail = await s.toolDetail('get_order', since, until);
+      const detail = await toolPage(s, 'get_order', since, until);
       expect(detail?.versions.map((v) => [v.version, v.schemaHash, v.calls])).toEqual([
         ['1', 'aaaaaaaaaaaaaaaa', 2],
       ]);
-      expect(await s.toolDetail('never_called', since, until)).toBeNull();
+      expect(await toolPage(s, 'never_called', since, until)).toBeNull();
       const series = await s.timeseries(since, until, 60_000);
       expect(series.points.reduce((n, p) => n + p.calls, 0)).toBe(3);
       const hits = await s.search('call_x1', since);
@@ -115,7 +117,7 @@ for (const backend of BACKENDS) {
           }),
         ]);
       const { since, until } = window();
-      const loops = (await s.flags(since, until, {})).filter((f) => f.traceId === traceIdOf(7));
+      const loops = (await flagsOf(s, since, until, {})).filter((f) => f.traceId === traceIdOf(7));
       expect(loops.map((f) => [f.kind, f.count]).sort()).toEqual([
         ['identical_retry', 3],
         ['unrepaired_invalid_input', 3],
@@ -123,7 +125,7 @@ for (const backend of BACKENDS) {
       await s.write([
         callSpan({ trace: 7, span: 4, input: 'feedfacefeedface', code: 'INVALID_INPUT' }),
       ]);
-      const grown = (await s.flags(since, until, { kind: 'identical_retry' })).filter(
+      const grown = (await flagsOf(s, since, until, { kind: 'identical_retry' })).filter(
         (f) => f.traceId === traceIdOf(7),
       );
       expect(grown.map((f) => f.count)).toEqual([4]);
@@ -146,7 +148,7 @@ for (const backend of BACKENDS) {
           callSpan({ trace: t, span: 1, conversation: 'conv-poll', input: 'cdcdcdcdcdcdcdcd' }),
         ]);
       const { since, until } = window();
-      const flags = await s.flags(since, until, {});
+      const flags = await flagsOf(s, since, until, {});
       const conv = flags.filter((f) => f.conversationId === 'conv-loop');
       expect(conv.map((f) => f.kind).sort()).toEqual([
         'identical_retry',
@@ -180,7 +182,7 @@ for (const backend of BACKENDS) {
         callSpan({ trace: 30, span: 3, input: '1111111111111111', code: 'FAILED' }),
       ]);
       const { since, until } = window();
-      const flags = await second.flags(since, until, { kind: 'identical_retry' });
+      const flags = await flagsOf(second, since, until, { kind: 'identical_retry' });
       expect(flags.map((f) => [f.traceId, f.count])).toEqual([[traceIdOf(30), 3]]);
       expect((await second.trace(traceIdOf(30)))?.length).toBe(3);
     });
@@ -303,7 +305,7 @@ for (const backend of BACKENDS) {
       await s.write([callSpan({ trace: 50, span: 1, schemaHash: '1111222233334444' })]);
       await s.write([callSpan({ trace: 51, span: 1, schemaHash: '5555666677778888' })]);
       const { since, until } = window();
-      const silent = await s.flags(since, until, { kind: 'silent_schema_change' });
+      const silent = await flagsOf(s, since, until, { kind: 'silent_schema_change' });
       expect(silent.map((f) => [f.tool, f.version, f.evidence.schemaHashes?.sort()])).toEqual([
         ['get_order', '1', ['1111222233334444', '5555666677778888']],
       ]);

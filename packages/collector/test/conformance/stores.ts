@@ -1,6 +1,8 @@
 // The stores one conformance file opens for a backend: fresh locations, opened storages, all closed and dropped
 // after each test.
 import { afterEach } from 'vitest';
+import { encodeThresholds, resolveThresholds } from '../../src/detection/read-thresholds.js';
+import type { DriftThresholds } from '../../src/detectors/drift.js';
 import type { Storage } from '../../src/index.js';
 import type { OpenOptions } from '../../src/storage/open.js';
 import { type Backend, open, type StoreLocation } from '../backends.js';
@@ -30,4 +32,9 @@ export function useStores(backend: Backend) {
       opened.splice(opened.indexOf(s), 1);
     },
   };
+}
+
+/** Open options of a store whose readers use these thresholds (over the defaults), as a collector's would. */
+export function readingWith(t: Partial<DriftThresholds>): OpenOptions {
+  return { readSettings: encodeThresholds(resolveThresholds(t)) };
 }

@@ -5,11 +5,11 @@
 // tracks whether the database is there, and a collector may start before it is.
 
 import { createLoopDetection, type LoopThresholds } from '../../detection/index.js';
-import type { DriftThresholds } from '../../detectors/drift.js';
 import type { Storage } from '../contract.js';
 import { redactDbUrl } from '../open.js';
-import { encodeThresholds, READ_THRESHOLDS_KEY, resolveThresholds } from '../read-thresholds.js';
-import { readerMethods, SqlReader } from '../sql/reader.js';
+import { READ_SETTINGS_KEY, type ReadSettingsOptions, settingsOf } from '../read-settings.js';
+import { readerMethods } from '../span-reader.js';
+import { SqlReader } from '../sql/reader.js';
 import { planWrite } from '../write-plan.js';
 import { migratePostgres } from './migrations.js';
 import { createPool, type PoolBounds, pgReadDb, withClient } from './pg-db.js';
@@ -17,7 +17,7 @@ import { isConnectionFault, PgHealth, type PgLog, SILENT_LOG, unavailable } from
 import { deleteBefore } from './pg-retention.js';
 import { PgWriter } from './pg-writer.js';
 
-export type PostgresOptions = {
+export type PostgresOptions = ReadSettingsOptions & {
   /** Most connections this process opens (default 10). */
   poolSize?: number;
   /** Bound of one statement, lock waits included, in ms (default 10 s, an OTLP exporter's own timeout). */
@@ -32,9 +32,6 @@ export type PostgresOptions = {
   /** Where outages and their end are logged, one line each (default: nowhere). */
   log?: PgLog;
   thresholds?: Partial<LoopThresholds>;
-  drift?: Partial<DriftThresholds>;
-  rememberDrift?: boolean;
-  storedDrift?: boolean;
   /** Told of every error of a connection (the pool replaces it). */
   onPoolError?: (error: Error) => void;
   /** Told of stored values a read could not use. */
@@ -53,7 +50,8 @@ export async function openPostgresStorage(
     statementTimeoutMs: options.statementTimeoutMs ?? 10_000,
     connectTimeoutMs: options.connectTimeoutMs ?? 3_000,
   };
-  let drift = resolveThresholds(options, undefined);
+  // Until the first connection recalls what the store remembers (when asked to), the settings given.
+  let settings = settingsOf(options, undefined);
   let migrated = false;
   // The first connection migrates; later ones (the checks while down) only prove the server answers, soon.
   const probe = () =>
@@ -65,18 +63,18 @@ export async function openPostgresStorage(
     }
     await withClient(url, bounds.connectTimeoutMs, async (client) => {
       await migratePostgres(client);
-      if (options.storedDrift) {
+      if (options.recallReadSettings) {
         const stored = await client.query<{ value: string }>(
           'SELECT value FROM toolscope_settings WHERE key = $1',
-          [READ_THRESHOLDS_KEY],
+          [READ_SETTINGS_KEY],
         );
-        drift = resolveThresholds(options, stored.rows[0]?.value);
+        settings = settingsOf(options, stored.rows[0]?.value);
       }
-      if (options.rememberDrift)
+      if (options.rememberReadSettings && options.readSettings !== undefined)
         await client.query(
           `INSERT INTO toolscope_settings (key, value) VALUES ($1, $2)
            ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
-          [READ_THRESHOLDS_KEY, encodeThresholds(drift)],
+          [READ_SETTINGS_KEY, options.readSettings],
         );
       migrated = true;
     });
@@ -116,7 +114,6 @@ export async function openPostgresStorage(
   const guard = { check: () => health.check(), translate: failure };
   const reader = new SqlReader(
     pgReadDb(pool, options.onDamage ?? warnDamage, guard, bounds.max * 2),
-    drift,
   );
   return {
     backend: 'postgres',
@@ -129,6 +126,7 @@ export async function openPostgresStorage(
       deleteBefore(pool, cutoffNs, maxTraces),
     ),
     ...readerMethods(reader),
+    readSettings: () => settings,
     ready: async () => {
       const down = health.downReason;
       if (down !== undefined) return { ok: false, reason: down };

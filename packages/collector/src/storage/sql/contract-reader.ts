@@ -1,6 +1,7 @@
 // The contract catalog as read (GET /api/tools/:name/contracts, weights in /api/tools, the contract flags):
 // reported contracts merged with the hashes calls carried, so a contract seen only in calls still shows.
 import type { ContractSummary, ToolContract } from '../contract.js';
+import type { ContractSchema } from '../read-records.js';
 import { big, isoOf, num, type ReadDb, type Row, text, textOrNull } from './db.js';
 
 function parseOr(v: unknown, ifBad: unknown, db: ReadDb, what: string): unknown {
@@ -151,28 +152,20 @@ export async function readContractSummaries(db: ReadDb, tool?: string): Promise<
 }
 
 /** Reported schemas by (tool, hash), for the diff paths drift flags carry. */
-export async function readContractSchemas(
-  db: ReadDb,
-  tool?: string,
-): Promise<
-  Map<string, { description: string | null; inputSchema: unknown; outputSchema: unknown }>
-> {
+export async function readContractSchemas(db: ReadDb, tool?: string): Promise<ContractSchema[]> {
   const rows = await db.all(
     `SELECT tool, schema_hash, description, input_schema, output_schema FROM tool_contracts
       WHERE input_schema IS NOT NULL${tool === undefined ? '' : ' AND tool = ?'} LIMIT 2000`,
     tool === undefined ? [] : [tool],
   );
-  const out = new Map<
-    string,
-    { description: string | null; inputSchema: unknown; outputSchema: unknown }
-  >();
-  for (const r of rows) {
+  return rows.map((r) => {
     const what = `the stored contract ${text(r.schema_hash)} of ${text(r.tool)}`;
-    out.set(`${text(r.tool)}\u0000${text(r.schema_hash)}`, {
+    return {
+      tool: text(r.tool),
+      schemaHash: text(r.schema_hash),
       description: textOrNull(r.description),
       inputSchema: parseOr(r.input_schema, null, db, what),
       outputSchema: parseOr(r.output_schema, null, db, what),
-    });
-  }
-  return out;
+    };
+  });
 }

@@ -1,32 +1,38 @@
-// The reader side of the contract, written once over ReadDb for every SQL backend: tool statistics
-// (tool-stats.ts), calls, traces, conversations, flags (flag-reader.ts), the tool page and search
-// (detail-reader.ts). SQLite runs it on a reader thread, PostgreSQL on the pool.
+// The reader side of the contract, written once over ReadDb for every SQL backend: tool statistics and
+// aggregates (tool-stats.ts, tool-aggregates.ts), calls, traces and conversations (trace-reader.ts), the per-tool
+// tables and stored flags (tool-tables.ts), one tool's calls (tool-call-reads.ts), contracts and search.
+// SQLite runs it on a reader thread, PostgreSQL on the pool.
 
 import { type CallRecord, callRecordOf } from '../../calls/call-record.js';
 import type { CallSide } from '../../calls/sides.js';
-import type { DriftThresholds } from '../../detectors/drift.js';
-import type { Flag } from '../../detectors/flag.js';
-import { unpackBlock } from '../block-packing.js';
 import { TOOL_IS } from '../call-row.js';
 import { sideWhere } from '../call-side.js';
 import { slotWhere } from '../call-slot.js';
 import type {
   CallFilter,
   CallPage,
+  ContractSchema,
   ContractSummary,
   ConversationSpans,
-  FlagFilter,
+  FailingPath,
+  InputShape,
+  ResultCrossings,
+  SchemaVersion,
   SearchHit,
   Series,
   SpanReader,
+  StoredFlag,
   StoredSpan,
+  ToolCallCounts,
   ToolContract,
-  ToolDetail,
+  ToolResultSizes,
+  ToolStats,
   ToolSummary,
+  ToolUsage,
+  VersionCalls,
 } from '../contract.js';
-import { decodeSpans } from '../span-codec.js';
 import { CODE_KEY_SQL } from './code-sql.js';
-import { readContractSummaries, readContracts } from './contract-reader.js';
+import { readContractSchemas, readContractSummaries, readContracts } from './contract-reader.js';
 import {
   big,
   num,
@@ -37,24 +43,23 @@ import {
   text,
   textOrNull,
 } from './db.js';
-import { search, toolDetail } from './detail-reader.js';
 import { exceptionTypes } from './exception-reader.js';
-import { readFlags } from './flag-reader.js';
+import { search } from './search-reader.js';
 import { timeseries } from './timeseries.js';
+import { resultSizes, toolCounts, toolStats } from './tool-aggregates.js';
+import { failingTraces, resultCrossings, toolUsage, versionCalls } from './tool-call-reads.js';
 import { aggregateTools, sourcesOf, statsOf } from './tool-stats.js';
+import * as tables from './tool-tables.js';
+import { spansOf } from './trace-reader.js';
 
-/** Most traces a conversation view reads, and most blocks per trace. */
+/** Most traces a conversation view reads. */
 const CONVERSATION_TRACES = 500;
-const BLOCKS_PER_TRACE = 10_000;
-const TRACES_PER_QUERY = 100;
 
 export class SqlReader implements SpanReader {
   readonly #db: ReadDb;
-  readonly #drift: DriftThresholds;
 
-  constructor(db: ReadDb, drift: DriftThresholds) {
+  constructor(db: ReadDb) {
     this.#db = db;
-    this.#drift = drift;
   }
 
   async tools(
@@ -126,7 +131,7 @@ export class SqlReader implements SpanReader {
     const rows = await this.#db.all('SELECT seq FROM traces WHERE trace_id = ?', [traceId]);
     const row = rows[0];
     if (!row) return null;
-    return this.#spansOf([big(row.seq)]);
+    return spansOf(this.#db, [big(row.seq)]);
   }
 
   async conversation(id: string): Promise<ConversationSpans | null> {
@@ -138,16 +143,11 @@ export class SqlReader implements SpanReader {
     if (rows.length === 0) return null;
     return {
       traceIds: rows.map((r) => text(r.trace_id)),
-      spans: await this.#spansOf(rows.map((r) => big(r.seq))),
+      spans: await spansOf(
+        this.#db,
+        rows.map((r) => big(r.seq)),
+      ),
     };
-  }
-
-  flags(sinceNs: bigint, untilNs: bigint, filter: FlagFilter): Promise<Flag[]> {
-    return readFlags(this.#db, sinceNs, untilNs, filter, this.#drift);
-  }
-
-  toolDetail(name: string, sinceNs: bigint, untilNs: bigint): Promise<ToolDetail | null> {
-    return toolDetail(this.#db, name, sinceNs, untilNs);
   }
 
   timeseries(
@@ -173,66 +173,79 @@ export class SqlReader implements SpanReader {
     return readContractSummaries(this.#db, tool);
   }
 
-  async #spansOf(seqs: bigint[]): Promise<StoredSpan[]> {
-    const spans: StoredSpan[] = [];
-    // One query per chunk of traces, not one per trace: a round trip costs more than a row on PostgreSQL.
-    for (let i = 0; i < seqs.length; i += TRACES_PER_QUERY) {
-      const chunk = seqs.slice(i, i + TRACES_PER_QUERY);
-      const rows = await this.#db.all(
-        `SELECT t.trace_id, b.spans, b.packed, r.attributes AS resource
-           FROM span_blocks b JOIN traces t ON t.seq = b.trace_seq JOIN resources r ON r.id = b.resource_id
-          WHERE b.trace_seq IN (${chunk.map(() => '?').join(', ')}) ORDER BY b.trace_seq, b.id
-          LIMIT ${BLOCKS_PER_TRACE * chunk.length}`,
-        chunk,
-      );
-      const damaged = (what: string) => this.#db.damaged(what);
-      for (const row of rows) {
-        const traceId = text(row.trace_id);
-        // Packed since SQLite v10 / PostgreSQL v6; JSON text in `spans` before (decision 0011).
-        const json = unpackBlock(row.packed ?? row.spans, (what) =>
-          damaged(`${what} in trace ${traceId}; its spans are left out`),
-        );
-        if (json === null) continue;
-        spans.push(...decodeSpans(traceId, json, parseJson(row.resource, {}), damaged));
-      }
-    }
-    // Equal start times are common (clock granularity): then a parent comes before its children.
-    const depth = depthsOf(spans);
-    const start = (s: StoredSpan) => BigInt(s.startTimeUnixNano);
-    spans.sort((a, b) => {
-      const x = start(a);
-      const y = start(b);
-      return x < y ? -1 : x > y ? 1 : (depth.get(a.spanId) ?? 0) - (depth.get(b.spanId) ?? 0);
-    });
-    return spans;
+  contractSchemas(tool?: string): Promise<ContractSchema[]> {
+    return readContractSchemas(this.#db, tool);
   }
-}
 
-function parseJson<T>(value: unknown, fallback: T): T {
-  if (typeof value !== 'string') return fallback;
-  try {
-    return JSON.parse(value) as T;
-  } catch {
-    return fallback;
+  storedFlags(sinceNs: bigint, untilNs: bigint, tool?: string): Promise<StoredFlag[]> {
+    return tables.storedFlags(this.#db, sinceNs, untilNs, tool);
   }
-}
 
-/** Depth of each span in its trace's tree (roots 0); cycles and missing parents count as roots. */
-function depthsOf(rows: StoredSpan[]): Map<string, number> {
-  const parent = new Map(rows.map((r) => [r.spanId, r.parentSpanId]));
-  const depth = new Map<string, number>();
-  for (const r of rows) {
-    let d = 0;
-    let cur = r.parentSpanId;
-    const seen = new Set<string>([r.spanId]);
-    while (cur && parent.has(cur) && !seen.has(cur) && d < 1000) {
-      seen.add(cur);
-      d++;
-      cur = parent.get(cur) ?? null;
-    }
-    depth.set(r.spanId, d);
+  schemaVersions(sinceNs: bigint, untilNs: bigint, tool?: string): Promise<SchemaVersion[]> {
+    return tables.schemaVersions(this.#db, sinceNs, untilNs, tool);
   }
-  return depth;
+
+  toolVersions(tool: string): Promise<SchemaVersion[]> {
+    return tables.toolVersions(this.#db, tool);
+  }
+
+  invalidShapes(sinceNs: bigint, tool?: string): Promise<InputShape[]> {
+    return tables.invalidShapes(this.#db, sinceNs, tool);
+  }
+
+  inputShapes(tool: string, sinceNs: bigint, untilNs: bigint): Promise<InputShape[]> {
+    return tables.inputShapes(this.#db, tool, sinceNs, untilNs);
+  }
+
+  failingPaths(sinceNs: bigint, untilNs: bigint, tool?: string): Promise<FailingPath[]> {
+    return tables.failingPaths(this.#db, sinceNs, untilNs, tool);
+  }
+
+  topFailingPaths(tool: string, sinceNs: bigint, untilNs: bigint): Promise<FailingPath[]> {
+    return tables.topFailingPaths(this.#db, tool, sinceNs, untilNs);
+  }
+
+  toolKnown(tool: string): Promise<boolean> {
+    return tables.toolKnown(this.#db, tool);
+  }
+
+  toolCounts(sinceNs: bigint, untilNs: bigint, tool?: string): Promise<ToolCallCounts[]> {
+    return toolCounts(this.#db, sinceNs, untilNs, tool);
+  }
+
+  resultSizes(sinceNs: bigint, untilNs: bigint, tool?: string): Promise<ToolResultSizes[]> {
+    return resultSizes(this.#db, sinceNs, untilNs, tool);
+  }
+
+  toolStats(tool: string, sinceNs: bigint, untilNs: bigint): Promise<ToolStats> {
+    return toolStats(this.#db, tool, sinceNs, untilNs);
+  }
+
+  failingTraces(tool: string, code: string, sinceNs: bigint, untilNs: bigint): Promise<number> {
+    return failingTraces(this.#db, tool, code, sinceNs, untilNs);
+  }
+
+  resultCrossings(
+    tool: string,
+    sinceNs: bigint,
+    untilNs: bigint,
+    tokens: number,
+  ): Promise<ResultCrossings | null> {
+    return resultCrossings(this.#db, tool, sinceNs, untilNs, tokens);
+  }
+
+  versionCalls(
+    tool: string,
+    version: string | null,
+    sinceNs: bigint,
+    untilNs: bigint,
+  ): Promise<VersionCalls> {
+    return versionCalls(this.#db, tool, version, sinceNs, untilNs);
+  }
+
+  toolUsage(tool: string, sinceNs: bigint, untilNs: bigint): Promise<ToolUsage> {
+    return toolUsage(this.#db, tool, sinceNs, untilNs);
+  }
 }
 
 /** A stored call row as its record: the columns as the named fields, mapped by the one rule (call-record.ts). */
@@ -271,21 +284,4 @@ function callOf(r: Row): CallRecord {
     resultBytes: numOrNull(r.result_bytes),
     resultTokens: numOrNull(r.result_tokens),
   });
-}
-
-/** The reader methods of `reader` as plain functions, for a backend object to spread. */
-export function readerMethods(reader: SpanReader): SpanReader {
-  return {
-    tools: (since, until, tool, side) => reader.tools(since, until, tool, side),
-    calls: (filter) => reader.calls(filter),
-    trace: (id) => reader.trace(id),
-    conversation: (id) => reader.conversation(id),
-    flags: (since, until, filter) => reader.flags(since, until, filter),
-    toolDetail: (name, since, until) => reader.toolDetail(name, since, until),
-    timeseries: (since, until, step, tool, side, byTool) =>
-      reader.timeseries(since, until, step, tool, side, byTool),
-    search: (query, since) => reader.search(query, since),
-    contracts: (name) => reader.contracts(name),
-    contractSummaries: (tool) => reader.contractSummaries(tool),
-  };
 }

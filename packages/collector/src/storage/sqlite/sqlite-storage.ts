@@ -5,10 +5,10 @@ import { accessSync, constants, existsSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { createLoopDetection, type LoopThresholds } from '../../detection/index.js';
-import type { DriftThresholds } from '../../detectors/drift.js';
 import type { SpanReader, Storage } from '../contract.js';
-import { encodeThresholds, READ_THRESHOLDS_KEY, resolveThresholds } from '../read-thresholds.js';
-import { readerMethods, SqlReader } from '../sql/reader.js';
+import { READ_SETTINGS_KEY, type ReadSettingsOptions, settingsOf } from '../read-settings.js';
+import { readerMethods } from '../span-reader.js';
+import { SqlReader } from '../sql/reader.js';
 import { planWrite } from '../write-plan.js';
 import { BlockWriter } from './block-writer.js';
 import { Checkpointer, WRITER_AUTOCHECKPOINT_PAGES } from './checkpointer.js';
@@ -18,7 +18,7 @@ import { readerThread } from './reader-thread.js';
 import { migrate } from './schema.js';
 import { WriterThread } from './writer-thread.js';
 
-export type SqliteOptions = {
+export type SqliteOptions = ReadSettingsOptions & {
   /** `synchronous` pragma: NORMAL survives a process kill (WAL); FULL also survives power loss, slower. */
   synchronous?: 'NORMAL' | 'FULL';
   /** Commit on a separate thread (default for files; `:memory:` always writes in-process). */
@@ -27,10 +27,6 @@ export type SqliteOptions = {
   readerThread?: boolean;
   /** Retry-loop detector thresholds. */
   thresholds?: Partial<LoopThresholds>;
-  /** Drift detector thresholds. */
-  drift?: Partial<DriftThresholds>;
-  rememberDrift?: boolean;
-  storedDrift?: boolean;
   /** Told of stored values a read could not use (left out of its answer). */
   onDamage?: (what: string) => void;
 };
@@ -49,19 +45,19 @@ export function openSqliteStorage(path: string, options: SqliteOptions = {}): St
   migrate(db);
   const threaded = !memory && options.writerThread !== false;
   const thresholds = options.thresholds ?? {};
-  const drift = resolveThresholds(
+  const settings = settingsOf(
     options,
-    options.storedDrift
+    options.recallReadSettings
       ? db
           .prepare('SELECT value FROM toolscope_settings WHERE key = ?')
           .pluck()
-          .get(READ_THRESHOLDS_KEY)
+          .get(READ_SETTINGS_KEY)
       : undefined,
   );
-  if (options.rememberDrift)
+  if (options.rememberReadSettings && options.readSettings !== undefined)
     db.prepare(
       'INSERT INTO toolscope_settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value',
-    ).run(READ_THRESHOLDS_KEY, encodeThresholds(drift));
+    ).run(READ_SETTINGS_KEY, options.readSettings);
   const synchronous = options.synchronous ?? 'NORMAL';
   // Every file database gets the checkpointer thread, whichever thread writes (checkpointer.ts).
   const checkpointer = memory
@@ -75,8 +71,8 @@ export function openSqliteStorage(path: string, options: SqliteOptions = {}): St
   const readsOnThread = !memory && options.readerThread !== false;
   const onDamage =
     options.onDamage ?? ((what: string) => process.emitWarning(`toolscope: ${what}`));
-  const reads = readsOnThread ? readerThread(path, drift, onDamage) : undefined;
-  const reader: SpanReader = reads ?? new SqlReader(sqliteReadDb(db, onDamage), drift);
+  const reads = readsOnThread ? readerThread(path, onDamage) : undefined;
+  const reader: SpanReader = reads ?? new SqlReader(sqliteReadDb(db, onDamage));
   const balance = thread && new PackBalance(eluReadings(() => thread.utilization()));
   return {
     backend: 'sqlite',
@@ -92,6 +88,7 @@ export function openSqliteStorage(path: string, options: SqliteOptions = {}): St
       return (inProcess as BlockWriter).deleteBefore(cutoffNs, maxTraces);
     },
     ...readerMethods(reader),
+    readSettings: () => settings,
     ready: async () => {
       try {
         db.prepare('SELECT 1').get();

@@ -1,10 +1,9 @@
-// The thresholds of the flags computed at read time (drift, contracts), remembered in the store by the collector
-// that writes it, so `report --db` on the same file lists the same flags as that collector's API and dashboard
-// (the demo's short rollout grace was lost when the report read the file with the defaults).
+// The thresholds of the flags computed at read time (drift, contracts, result sizes), kept by the store as its
+// read settings (storage/read-settings.ts): the collector that writes a store remembers its own in it, so
+// `report --db` on the same file lists the same flags as that collector's API and dashboard (the demo's short
+// rollout grace was lost when the report read the file with the defaults).
 import { z } from 'zod';
 import { DEFAULT_DRIFT_THRESHOLDS, type DriftThresholds } from '../detectors/drift.js';
-
-export const READ_THRESHOLDS_KEY = 'read_thresholds';
 
 const storedSchema = z
   .object({
@@ -19,6 +18,7 @@ const storedSchema = z
   })
   .partial();
 
+/** The text a store keeps for `t`. */
 export function encodeThresholds(t: DriftThresholds): string {
   return JSON.stringify({ ...t, rolloutGraceNs: t.rolloutGraceNs.toString() });
 }
@@ -37,19 +37,12 @@ export function decodeThresholds(value: unknown): Partial<DriftThresholds> {
   }
 }
 
-export type ThresholdOptions = {
-  drift?: Partial<DriftThresholds> | undefined;
-  /** Write the resolved thresholds to the store (a collector that serves the data). */
-  rememberDrift?: boolean | undefined;
-  /** Start from what the store remembers (a report reading the store directly). */
-  storedDrift?: boolean | undefined;
-};
+/** The thresholds given, over the defaults. */
+export function resolveThresholds(given: Partial<DriftThresholds> = {}): DriftThresholds {
+  return { ...DEFAULT_DRIFT_THRESHOLDS, ...given };
+}
 
-/** The thresholds to read with: defaults, then what the store remembers when asked, then the options. */
-export function resolveThresholds(o: ThresholdOptions, stored: unknown): DriftThresholds {
-  return {
-    ...DEFAULT_DRIFT_THRESHOLDS,
-    ...(o.storedDrift ? decodeThresholds(stored) : {}),
-    ...o.drift,
-  };
+/** The thresholds a store's readers use: its read settings over the defaults. */
+export function thresholdsOf(store: { readSettings(): string | null }): DriftThresholds {
+  return resolveThresholds(decodeThresholds(store.readSettings()));
 }

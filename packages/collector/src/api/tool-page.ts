@@ -1,0 +1,94 @@
+// The tool page (GET /api/tools/:name) assembled from the reader's neutral answers: the tool's statistics and
+// distributions over the window, its schema versions over all time (a silent change shows only next to what
+// came before it), its most frequent failing paths and its input shapes.
+
+import { logBucketBounds } from '../aggregation/log-buckets.js';
+import type {
+  BucketCount,
+  FailingPath,
+  InputShape,
+  SchemaVersion,
+  SpanReader,
+  ToolStats,
+} from '../storage/contract.js';
+import type { ToolDetailResponse } from './schemas.js';
+
+/** The tool page: versions and hashes, failing paths, input shapes, latency and result-size buckets. */
+export type ToolDetail = ToolDetailResponse;
+
+const iso = (ns: bigint) => new Date(Number(ns / 1_000_000n)).toISOString();
+
+/** What the page is made of, as the reader answered. */
+export type ToolPageParts = {
+  stats: ToolStats;
+  versions: SchemaVersion[];
+  paths: FailingPath[];
+  shapes: InputShape[];
+};
+
+/** The page of `name` from its parts (pure). */
+export function assembleToolPage(name: string, parts: ToolPageParts): ToolDetail {
+  const hashesPerVersion = new Map<string, number>();
+  for (const v of parts.versions)
+    hashesPerVersion.set(v.version, (hashesPerVersion.get(v.version) ?? 0) + 1);
+  return {
+    name,
+    stats: parts.stats.summary,
+    versions: parts.versions.map((v) => ({
+      version: v.version,
+      schemaHash: v.schemaHash,
+      firstSeen: iso(v.firstNs),
+      lastSeen: iso(v.lastNs),
+      calls: v.calls,
+      lastTraceId: v.lastTraceId,
+      silentChange: (hashesPerVersion.get(v.version) ?? 0) > 1,
+    })),
+    failingPaths: parts.paths.map((p) => ({
+      code: p.code,
+      path: p.path,
+      count: p.count,
+      lastTraceId: p.lastTraceId,
+    })),
+    shapes: parts.shapes.map((s) => ({
+      shape: s.shape,
+      firstSeen: iso(s.firstNs),
+      lastSeen: iso(s.lastNs),
+      calls: s.calls,
+      invalid: s.invalid,
+    })),
+    latency: parts.stats.latency.map(latencyBucket),
+    resultBytes: parts.stats.resultBytes.map(sizeBucket),
+  };
+}
+
+/** A latency bucket (counted in µs) in milliseconds, to the microsecond. */
+function latencyBucket({ bucket, count }: BucketCount): ToolDetail['latency'][number] {
+  const { from, to } = logBucketBounds(bucket);
+  const ms = (us: number) => Math.round((us / 1000) * 1000) / 1000;
+  return { fromMs: ms(from), toMs: ms(to), count };
+}
+
+/** A result-size bucket in whole bytes. */
+function sizeBucket({ bucket, count }: BucketCount): ToolDetail['resultBytes'][number] {
+  const { from, to } = logBucketBounds(bucket);
+  return { fromBytes: Math.ceil(from), toBytes: Math.ceil(to), count };
+}
+
+/** Everything the tool page shows for [sinceNs, untilNs), or null when the tool was never seen. */
+export async function toolPage(
+  reader: SpanReader,
+  name: string,
+  sinceNs: bigint,
+  untilNs: bigint,
+): Promise<ToolDetail | null> {
+  // Independent questions, asked together: PostgreSQL answers them on separate connections.
+  const [stats, versions, paths, shapes] = await Promise.all([
+    reader.toolStats(name, sinceNs, untilNs),
+    reader.toolVersions(name),
+    reader.topFailingPaths(name, sinceNs, untilNs),
+    reader.inputShapes(name, sinceNs, untilNs),
+  ]);
+  if (stats.summary.calls === 0 && versions.length === 0 && !(await reader.toolKnown(name)))
+    return null;
+  return assembleToolPage(name, { stats, versions, paths, shapes });
+}

@@ -1,0 +1,119 @@
+// The records the reader side answers with beyond calls, spans and contracts: stored loop flags, the per-tool
+// tables (schema versions, input shapes, failing paths), per-tool counts and distributions over a window, and
+// what one tool's calls show. Plain data of storage's own; times are nanoseconds since the epoch. Detection
+// and the API turn them into flags and pages (detection/read-flags.ts, api/tool-page.ts).
+
+import type { ToolSummary } from './contract.js';
+
+/** A loop flag as stored (the writer's LoopFlagRecord read back): its evidence as the JSON the writer stored. */
+export type StoredFlag = {
+  kind: string;
+  severity: 'warning' | 'error';
+  tool: string;
+  traceId: string | null;
+  conversationId: string | null;
+  count: number;
+  firstNs: bigint;
+  lastNs: bigint;
+  summary: string;
+  evidence: Record<string, unknown>;
+};
+
+/** One (tool, version, contract hash) seen on calls: when, how often, and the newest trace that carried it. */
+export type SchemaVersion = {
+  tool: string;
+  version: string;
+  schemaHash: string;
+  firstNs: bigint;
+  lastNs: bigint;
+  calls: number;
+  lastTraceId: string;
+};
+
+/** One input shape of a tool's calls, and how many of them the tool refused as invalid. */
+export type InputShape = {
+  tool: string;
+  shape: string;
+  firstNs: bigint;
+  lastNs: bigint;
+  calls: number;
+  invalid: number;
+};
+
+/** Failures of a tool at one path with one code over a window. */
+export type FailingPath = {
+  tool: string;
+  code: string;
+  path: string;
+  count: number;
+  lastTraceId: string;
+  /** Minutes (since the epoch) of the first and last failure at this path in the window. */
+  firstMinute: number;
+  lastMinute: number;
+};
+
+/** A tool's calls over a window, counted once each (call-side.ts), and how many failed with each code. */
+export type ToolCallCounts = { name: string; calls: number; codes: Record<string, number> };
+
+/** A tool's result sizes over a window, overall and per version (oldest first). */
+export type ToolResultSizes = Pick<
+  ToolSummary,
+  'name' | 'resultTokensP95' | 'resultBytesP95' | 'resultSizes'
+>;
+
+/** A histogram's non-empty buckets in bucket order (aggregation/log-buckets.ts defines the buckets). */
+export type BucketCount = { bucket: number; count: number };
+
+/** One tool over a window: its statistics (zero calls when none fell in it) and its distributions. */
+export type ToolStats = {
+  summary: ToolSummary;
+  /** Durations in the latency buckets. */
+  latency: BucketCount[];
+  /** Result bytes of every version together, in the size buckets. */
+  resultBytes: BucketCount[];
+};
+
+/** A tool's calls whose result took more than a number of tokens: the newest few, the first, how many. */
+export type ResultCrossings = {
+  /** Newest first. */
+  calls: {
+    traceId: string;
+    spanId: string;
+    version: string | null;
+    tokens: number;
+    startNs: bigint;
+  }[];
+  firstNs: bigint;
+  /** How many crossed (counted up to 100,000). */
+  count: number;
+};
+
+/** The first and the newest call of one version of a tool in a window (null when it had none). */
+export type VersionCalls = {
+  firstNs: bigint | null;
+  newest: { startNs: bigint; traceId: string; spanId: string } | null;
+};
+
+/** Who called a tool over a window: counted calls, the services of each side, conversations, clients. */
+export type ToolUsage = {
+  calls: number;
+  /** 0n when it had no call. */
+  firstNs: bigint;
+  lastNs: bigint;
+  /** Services of its client (caller) spans, and of its server spans. */
+  clientServices: string[];
+  serverServices: string[];
+  conversations: string[];
+  /** MCP client names (clientInfo) the calls carried. */
+  clients: string[];
+  traceIds: string[];
+};
+
+/** A reported contract's schemas (the part of it a schema diff reads). */
+export type ContractSchema = {
+  tool: string;
+  schemaHash: string;
+  description: string | null;
+  inputSchema: unknown;
+  outputSchema: unknown;
+};

@@ -1,0 +1,141 @@
+// The reader side of the storage contract (contract.ts): neutral questions every backend answers, and the list
+// of its methods that a backend's handle forwards (the SQLite reader thread, the backends' objects).
+import type { CallSide } from '../calls/sides.js';
+import type {
+  CallFilter,
+  CallPage,
+  ContractSummary,
+  ConversationSpans,
+  SearchHit,
+  Series,
+  StoredSpan,
+  ToolContract,
+  ToolSummary,
+} from './contract.js';
+import type {
+  ContractSchema,
+  FailingPath,
+  InputShape,
+  ResultCrossings,
+  SchemaVersion,
+  StoredFlag,
+  ToolCallCounts,
+  ToolResultSizes,
+  ToolStats,
+  ToolUsage,
+  VersionCalls,
+} from './read-records.js';
+
+/** The reader side: what the JSON API, `report`, the webhook and detection at read time come from. */
+export interface SpanReader {
+  tools(sinceNs: bigint, untilNs: bigint, tool?: string, side?: CallSide): Promise<ToolSummary[]>;
+  calls(filter: CallFilter): Promise<CallPage>;
+  /** Spans of one trace in start order, or null when the trace is unknown. */
+  trace(traceId: string): Promise<StoredSpan[] | null>;
+  conversation(id: string): Promise<ConversationSpans | null>;
+  /** Calls and errors (split by code) per step, of all tools or one; with `byTool`, also per tool. */
+  timeseries(
+    sinceNs: bigint,
+    untilNs: bigint,
+    stepMs: number,
+    tool?: string,
+    side?: CallSide,
+    byTool?: boolean,
+  ): Promise<Series>;
+  /** What a search term can mean: trace, conversation, call id, tool, error code. */
+  search(query: string, sinceNs: bigint): Promise<SearchHit[]>;
+  /** Every contract of a tool, oldest first, or null for a tool never seen. */
+  contracts(name: string): Promise<ToolContract[] | null>;
+  /** The newest reported contract of every tool (or of one). */
+  contractSummaries(tool?: string): Promise<ContractSummary[]>;
+  /** The schemas of every reported contract (or of one tool's), at most 2,000. */
+  contractSchemas(tool?: string): Promise<ContractSchema[]>;
+  /** Stored loop flags active in the window, newest last activity first, at most 1,000. */
+  storedFlags(sinceNs: bigint, untilNs: bigint, tool?: string): Promise<StoredFlag[]>;
+  /** Schema versions seen on calls in the window. */
+  schemaVersions(sinceNs: bigint, untilNs: bigint, tool?: string): Promise<SchemaVersion[]>;
+  /** One tool's schema versions over all time, oldest first, at most 200. */
+  toolVersions(tool: string): Promise<SchemaVersion[]>;
+  /** Input shapes with refused calls seen since `sinceNs`, at most 500. */
+  invalidShapes(sinceNs: bigint, tool?: string): Promise<InputShape[]>;
+  /** One tool's input shapes seen in the window, most used first, at most 50. */
+  inputShapes(tool: string, sinceNs: bigint, untilNs: bigint): Promise<InputShape[]>;
+  /** Failures per tool, code and path in the minutes of the window. */
+  failingPaths(sinceNs: bigint, untilNs: bigint, tool?: string): Promise<FailingPath[]>;
+  /** One tool's most frequent failing paths in the minutes of the window, at most 25. */
+  topFailingPaths(tool: string, sinceNs: bigint, untilNs: bigint): Promise<FailingPath[]>;
+  /** Calls per tool and code over the window (from the rollups). */
+  toolCounts(sinceNs: bigint, untilNs: bigint, tool?: string): Promise<ToolCallCounts[]>;
+  /** Distinct traces with a call of `tool` failing with `code` in the window (counted over 10,000 calls). */
+  failingTraces(tool: string, code: string, sinceNs: bigint, untilNs: bigint): Promise<number>;
+  /** Result sizes per tool over the window, overall and per version. */
+  resultSizes(sinceNs: bigint, untilNs: bigint, tool?: string): Promise<ToolResultSizes[]>;
+  /** One tool's statistics and distributions over the window. */
+  toolStats(tool: string, sinceNs: bigint, untilNs: bigint): Promise<ToolStats>;
+  /** Whether any call of the tool was ever counted. */
+  toolKnown(tool: string): Promise<boolean>;
+  /** A tool's calls in the window whose result took more than `tokens`, or null when none did. */
+  resultCrossings(
+    tool: string,
+    sinceNs: bigint,
+    untilNs: bigint,
+    tokens: number,
+  ): Promise<ResultCrossings | null>;
+  /** The first and newest call of a tool's version in the window (null: calls without a version). */
+  versionCalls(
+    tool: string,
+    version: string | null,
+    sinceNs: bigint,
+    untilNs: bigint,
+  ): Promise<VersionCalls>;
+  /** Who called a tool in the window. */
+  toolUsage(tool: string, sinceNs: bigint, untilNs: bigint): Promise<ToolUsage>;
+}
+
+// Every method of SpanReader, once (a method added to the interface and not here fails to compile).
+const METHODS: Record<keyof SpanReader, true> = {
+  tools: true,
+  calls: true,
+  trace: true,
+  conversation: true,
+  timeseries: true,
+  search: true,
+  contracts: true,
+  contractSummaries: true,
+  contractSchemas: true,
+  storedFlags: true,
+  schemaVersions: true,
+  toolVersions: true,
+  invalidShapes: true,
+  inputShapes: true,
+  failingPaths: true,
+  topFailingPaths: true,
+  toolCounts: true,
+  failingTraces: true,
+  resultSizes: true,
+  toolStats: true,
+  toolKnown: true,
+  resultCrossings: true,
+  versionCalls: true,
+  toolUsage: true,
+};
+
+/** The names of SpanReader's methods: what a handle that forwards reads (a thread, a backend object) forwards. */
+export const READER_METHODS = Object.keys(METHODS) as (keyof SpanReader)[];
+
+/** The reader methods of `reader` as plain functions bound to it, for a backend object to spread. */
+export function readerMethods(reader: SpanReader): SpanReader {
+  return forwardReads((method, args) =>
+    (reader[method] as (...a: unknown[]) => Promise<unknown>).apply(reader, args),
+  );
+}
+
+/** A SpanReader whose every method is `send(method, args)`, answered as that method would answer. */
+export function forwardReads(
+  send: (method: keyof SpanReader, args: unknown[]) => Promise<unknown>,
+): SpanReader {
+  const out: Partial<Record<keyof SpanReader, (...args: unknown[]) => Promise<unknown>>> = {};
+  for (const method of READER_METHODS) out[method] = (...args) => send(method, args);
+  // Every method is set just above, each answering as its own method does.
+  return out as unknown as SpanReader;
+}
