@@ -46,6 +46,15 @@ export const SCENES: Scene[] = [
     turns: [[{ server: 'stable', tool: 'get_order', args: { customerId: 'cus_flaky_7' } }]],
   },
   {
+    // Before the rollout: its catalogue_list calls are v2's, and the rollout's traces stay the newest of it.
+    id: 'cycle',
+    title: 'an agent going round the same two reads, turn after turn, learning nothing new',
+    turns: range(3).map(() => [
+      { server: 'stable' as const, tool: 'get_order', args: { customerId: 'cus_31' } },
+      { server: 'stable' as const, tool: 'catalogue_list', args: { minPrice: 0, maxPrice: 25 } },
+    ]),
+  },
+  {
     id: 'rollout',
     title:
       'catalogue_list v3 rolling out next to v2, and get_order changed on the canary without a bump',
@@ -124,14 +133,6 @@ export const SCENES: Scene[] = [
         { server: 'canary' as const, tool: 'order_history', args: { customerId: `cus_7${i}` } },
       ]),
     ],
-  },
-  {
-    id: 'cycle',
-    title: 'an agent going round the same two reads, turn after turn, learning nothing new',
-    turns: range(3).map(() => [
-      { server: 'stable' as const, tool: 'get_order', args: { customerId: 'cus_31' } },
-      { server: 'stable' as const, tool: 'catalogue_list', args: { minPrice: 0, maxPrice: 25 } },
-    ]),
   },
   {
     id: 'churn',
