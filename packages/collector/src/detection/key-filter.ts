@@ -29,11 +29,16 @@ function fnv1a(text: string, seed: number): number {
   return h >>> 0;
 }
 
-function* positions(key: string): Generator<number> {
+/**
+ * The key's probe positions, written into a reused array (a generator here cost a tenth of the writer
+ * thread's time under load): double hashing, an odd second hash keeping the probes distinct.
+ */
+const probes = new Uint32Array(PROBES);
+function positions(key: string): Uint32Array {
   const a = fnv1a(key, 0x811c9dc5);
-  // An odd second hash keeps the probes of double hashing distinct.
   const b = fnv1a(key, 0x9e3779b9) | 1;
-  for (let i = 0; i < PROBES; i++) yield ((a + Math.imul(i, b)) >>> 0) % BITS;
+  for (let i = 0; i < PROBES; i++) probes[i] = ((a + Math.imul(i, b)) >>> 0) % BITS;
+  return probes;
 }
 
 /** A filter read from the database: empty for a missing or malformed value, legacy for the old format. */
@@ -62,7 +67,11 @@ export function filterBytes(f: KeyFilter): Uint8Array {
 
 export function filterHas(f: KeyFilter, key: string): boolean {
   if (f.legacy) return true;
-  for (const p of positions(key)) if (((f.bits[p >>> 3] ?? 0) & (1 << (p & 7))) === 0) return false;
+  const at = positions(key);
+  for (let i = 0; i < PROBES; i++) {
+    const p = at[i] as number;
+    if (((f.bits[p >>> 3] ?? 0) & (1 << (p & 7))) === 0) return false;
+  }
   return true;
 }
 
@@ -70,7 +79,9 @@ export function filterHas(f: KeyFilter, key: string): boolean {
 export function filterAdd(f: KeyFilter, key: string): boolean {
   let changed = f.legacy;
   f.legacy = false;
-  for (const p of positions(key)) {
+  const at = positions(key);
+  for (let i = 0; i < PROBES; i++) {
+    const p = at[i] as number;
     const byte = f.bits[p >>> 3] ?? 0;
     const bit = 1 << (p & 7);
     if ((byte & bit) === 0) {
