@@ -36,6 +36,8 @@ class Batch implements BatchLoopDetection {
   readonly #thresholds: LoopThresholds;
   readonly #filters = new Map<string, KeyFilter>();
   readonly #changed = new Set<string>();
+  /** Conversations whose stored filter was of the earlier format: rebuilt from the first read of their calls. */
+  readonly #legacy = new Set<string>();
 
   constructor(calls: readonly BatchCall[], thresholds: LoopThresholds) {
     this.#thresholds = thresholds;
@@ -59,6 +61,7 @@ class Batch implements BatchLoopDetection {
       let f = this.#filters.get(id);
       if (!f) {
         f = filterOf(stored.get(id));
+        if (f.legacy) this.#legacy.add(id);
         this.#filters.set(id, f);
       }
       return f;
@@ -80,14 +83,13 @@ class Batch implements BatchLoopDetection {
     sequence: CallSequence,
     context?: SequenceContext,
   ): LoopFlagRecord[] | 'needs-context' {
-    if (check.scope === 'conversation') {
-      // What was read rebuilds the filter's knowledge of the scope (a filter of an earlier format says
-      // "maybe" to everything until then).
-      const f = this.#filters.get(check.key);
-      if (f)
-        for (const c of sequence.calls)
-          for (const k of triggerKeys(c, this.#thresholds))
-            if (filterAdd(f, k.key)) this.#changed.add(check.key);
+    const f = check.scope === 'conversation' ? this.#filters.get(check.key) : undefined;
+    if (f && this.#legacy.delete(check.key)) {
+      // A filter of the earlier format said "maybe" to every key: what was read now rebuilds it. Only then,
+      // since the keys of every call read cost a hash each, and a current filter holds them already.
+      for (const c of sequence.calls)
+        for (const k of triggerKeys(c, this.#thresholds)) filterAdd(f, k.key);
+      this.#changed.add(check.key);
     }
     const flags = evaluateScope(
       check,
@@ -96,19 +98,8 @@ class Batch implements BatchLoopDetection {
     );
     // Without loops the context changes nothing (it only prices a loop, or drops one a kept flag explains).
     if (!context && flags.length > 0) return 'needs-context';
-    return flags.map((f) => ({
-      kind: f.kind,
-      severity: f.severity,
-      tool: f.tool,
-      inputHash: f.inputHash,
-      count: f.count,
-      firstNs: f.firstNs,
-      lastNs: f.lastNs,
-      traceIds: f.traceIds,
-      spanIds: f.spanIds,
-      summary: f.summary,
-      ...(f.evidence ? { evidence: f.evidence } : {}),
-    }));
+    // A detector's flag is already the record storage keeps (same fields, its kind a string there).
+    return flags;
   }
 
   changedFilters(): Map<string, Uint8Array> {

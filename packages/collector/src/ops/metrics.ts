@@ -84,6 +84,7 @@ export class CollectorMetrics {
       registers: [this.registry],
       async collect() {
         // Storage that cannot answer (an outage) leaves the last value: /metrics must answer then most of all.
+        // The outage itself is logged once by storage (pg-health.ts), not again on every scrape.
         const bytes = await storage.sizeBytes().catch(() => undefined);
         if (bytes !== undefined) this.set(bytes);
       },

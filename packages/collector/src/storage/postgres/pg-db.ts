@@ -72,6 +72,8 @@ export async function withClient<T>(
     await client.connect();
     return await use(client);
   } finally {
+    // Ending a client whose socket already failed fails too; `use`'s own outcome (its value, or its error,
+    // which the caller logs) is what matters, and nothing is left open either way.
     await client.end().catch(() => undefined);
   }
 }

@@ -54,6 +54,5 @@ export function numOrNull(v: unknown): number | null {
 export const NS_PER_MINUTE = 60_000_000_000n;
 export const NS_PER_HOUR = 60n * NS_PER_MINUTE;
 
-export function isoOf(ns: bigint): string {
-  return new Date(Number(ns / 1_000_000n)).toISOString();
-}
+/** ISO-8601 time of a nanosecond timestamp (the call model's one definition). */
+export { isoOfNs as isoOf } from '../../calls/call-record.js';
