@@ -42,6 +42,10 @@ async function serve(db: string): Promise<{ child: ChildProcess; url: string; pi
   const child = spawn(
     tsx,
     [
+      // BENCH_PROFILE_DIR=dir: a V8 CPU profile of each collector thread, to see where its time goes.
+      ...(process.env.BENCH_PROFILE_DIR
+        ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`]
+        : []),
       '--conditions=@toolscope/source',
       main,
       'serve',

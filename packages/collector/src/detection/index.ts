@@ -19,8 +19,8 @@ import type {
   SequenceContext,
 } from '../storage/contract.js';
 import { evaluateScope } from './evaluate.js';
-import { filterAdd, filterBytes, filterOf, type KeyFilter } from './key-filter.js';
-import { addBatchKeys, scopeChecks, type TouchedCall } from './scopes.js';
+import { filterBytes, filterOf, type KeyFilter } from './key-filter.js';
+import { addKeys, batchChecks, type TouchedCall, touchedKey } from './scopes.js';
 
 export type { LoopThresholds } from '../detectors/loops/index.js';
 
@@ -45,7 +45,7 @@ class Batch implements BatchLoopDetection {
       traceId: call.traceId,
       conversationId,
       tool: call.tool,
-      keys: triggerKeys(call, thresholds),
+      keys: triggerKeys(call, thresholds).map(touchedKey),
     }));
     this.conversations = [
       ...new Set(
@@ -66,9 +66,8 @@ class Batch implements BatchLoopDetection {
       }
       return f;
     };
-    const checks = scopeChecks(this.#touched, traceExisted, filterFor);
-    // The batch's keys join their filters after the checks read them.
-    for (const id of addBatchKeys(this.#touched, filterFor)) this.#changed.add(id);
+    const { checks, changed } = batchChecks(this.#touched, traceExisted, filterFor);
+    for (const id of changed) this.#changed.add(id);
     return checks.map((c) => ({
       ...c,
       // A re-read of some tools replaces only the kinds their calls decide, and sees the stored flags that
@@ -84,11 +83,16 @@ class Batch implements BatchLoopDetection {
     context?: SequenceContext,
   ): LoopFlagRecord[] | 'needs-context' {
     const f = check.scope === 'conversation' ? this.#filters.get(check.key) : undefined;
-    if (f && this.#legacy.delete(check.key)) {
-      // A filter of the earlier format said "maybe" to every key: what was read now rebuilds it. Only then,
-      // since the keys of every call read cost a hash each, and a current filter holds them already.
-      for (const c of sequence.calls)
-        for (const k of triggerKeys(c, this.#thresholds)) filterAdd(f, k.key);
+    if (f && check.tools === null && this.#legacy.delete(check.key)) {
+      // A filter of an earlier format said "maybe" to every key: a read of the whole conversation (which holds
+      // this batch's calls too) rebuilds it, each key up to the rungs its calls climb. Only then, since the keys
+      // of every call read cost a hash each, and a current filter holds them already; a read of some tools
+      // would leave the others' keys out, so the filter stays "maybe" until a whole read.
+      f.legacy = false;
+      addKeys(
+        f,
+        sequence.calls.map((c) => triggerKeys(c, this.#thresholds).map(touchedKey)),
+      );
       this.#changed.add(check.key);
     }
     const flags = evaluateScope(

@@ -6,6 +6,7 @@ import {
   filterBytes,
   filterHas,
   filterOf,
+  keyHash,
 } from './key-filter.js';
 
 describe('key filter', () => {
@@ -31,11 +32,23 @@ describe('key filter', () => {
     expect(filterOf('garbage').bits.length).toBe(BLOOM_BYTES);
   });
 
-  it('says "maybe" to every key for a filter of the earlier format, until a key is added', () => {
+  it('says "maybe" to every key for a filter of an earlier format, until a key is added', () => {
+    const formatTwo = Buffer.alloc(BLOOM_BYTES + 1, 0);
+    formatTwo[0] = 2;
+    expect(filterHas(filterOf(formatTwo), 'anything')).toBe(true);
     const legacy = filterOf(Buffer.alloc(BLOOM_BYTES, 0));
     expect(filterHas(legacy, 'anything')).toBe(true);
     expect(filterAdd(legacy, 'k')).toBe(true);
     expect(filterHas(legacy, 'anything')).toBe(false);
     expect(filterHas(legacy, 'k')).toBe(true);
+  });
+
+  it("keeps a key's rungs apart from the key and from each other", () => {
+    const f = emptyFilter();
+    const k = keyHash('churn\u0000put\u0000a:string\u0000INVALID_INPUT');
+    filterAdd(f, k, 1);
+    filterAdd(f, k, 2);
+    expect([1, 2, 3].map((r) => filterHas(f, k, r))).toEqual([true, true, false]);
+    expect(filterHas(f, 'churn\u0000put\u0000a:string\u0000INVALID_INPUT')).toBe(true);
   });
 });

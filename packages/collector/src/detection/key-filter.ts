@@ -4,15 +4,17 @@
 // any collector can decide, and a false positive only costs one indexed read. 4096 bits and 4 probes: by the
 // usual estimate (1 − e^(−4n/4096))^4, about 0.1 % false positives at 200 keys, 4 % at 600, 15 % at 1,000.
 //
-// Stored as a format byte and the bits. A filter of the earlier format (512 bytes of bits over other keys) says
-// "maybe" to every key, so the first batch after an upgrade re-reads the conversation, and the stage rebuilds
-// the filter from what it read.
+// A key is hashed once (keyHash); its rungs ("seen at least r times", scopes.ts) are probe sets derived from
+// that hash, so counting a key costs arithmetic, not a string and a hash per rung. Stored as a format byte and
+// the bits. A filter of an earlier format (512 bytes of bits, or format 2, whose keys and rungs were hashed
+// otherwise) says "maybe" to every key, so the first batch after an upgrade re-reads the conversation, and the
+// stage rebuilds the filter from what it read.
 
 export const BLOOM_BYTES = 512;
 const BITS = BLOOM_BYTES * 8;
 const PROBES = 4;
 /** The first byte of a stored filter of this format. */
-const FORMAT = 2;
+const FORMAT = 3;
 
 export type KeyFilter = {
   bits: Uint8Array;
@@ -20,28 +22,36 @@ export type KeyFilter = {
   legacy: boolean;
 };
 
-function fnv1a(text: string, seed: number): number {
-  let h = seed;
+/** A key's two 32-bit hashes, from one pass over its text (FNV-1a, and a second multiplier alongside). */
+export type KeyHash = { readonly a: number; readonly b: number };
+
+export function keyHash(text: string): KeyHash {
+  let a = 0x811c9dc5;
+  let b = 0x9e3779b9;
   for (let i = 0; i < text.length; i++) {
-    h ^= text.charCodeAt(i);
-    h = Math.imul(h, 0x01000193);
+    const c = text.charCodeAt(i);
+    a = Math.imul(a ^ c, 0x01000193);
+    b = Math.imul(b ^ c, 0x5bd1e995);
   }
-  return h >>> 0;
+  return { a: a >>> 0, b: (b ^ (b >>> 15)) >>> 0 };
 }
 
 /**
- * The key's probe positions, written into a reused array (a generator here cost a tenth of the writer
- * thread's time under load): double hashing, an odd second hash keeping the probes distinct.
+ * The probe positions of a key's rung, written into a reused array (a generator here cost a tenth of the
+ * writer thread's time under load): double hashing, the rung mixed into the first hash, an odd second hash
+ * keeping the probes distinct.
  */
 const probes = new Uint32Array(PROBES);
-function positions(key: string): Uint32Array {
-  const a = fnv1a(key, 0x811c9dc5);
-  const b = fnv1a(key, 0x9e3779b9) | 1;
+function positions(h: KeyHash, rung: number): Uint32Array {
+  const a = rung === 1 ? h.a : Math.imul(h.a ^ Math.imul(rung, 0x27d4eb2f), 0x165667b1) >>> 0;
+  const b = h.b | 1;
   for (let i = 0; i < PROBES; i++) probes[i] = ((a + Math.imul(i, b)) >>> 0) % BITS;
   return probes;
 }
 
-/** A filter read from the database: empty for a missing or malformed value, legacy for the old format. */
+const hashOf = (key: string | KeyHash): KeyHash => (typeof key === 'string' ? keyHash(key) : key);
+
+/** A filter read from the database: empty for a missing or malformed value, legacy for an earlier format. */
 export function filterOf(stored: unknown): KeyFilter {
   const bits = new Uint8Array(BLOOM_BYTES);
   if (stored instanceof Uint8Array) {
@@ -49,7 +59,8 @@ export function filterOf(stored: unknown): KeyFilter {
       bits.set(stored.subarray(1));
       return { bits, legacy: false };
     }
-    if (stored.length === BLOOM_BYTES) return { bits, legacy: true };
+    if (stored.length === BLOOM_BYTES || (stored.length === BLOOM_BYTES + 1 && stored[0] === 2))
+      return { bits, legacy: true };
   }
   return { bits, legacy: false };
 }
@@ -65,9 +76,10 @@ export function filterBytes(f: KeyFilter): Uint8Array {
   return out;
 }
 
-export function filterHas(f: KeyFilter, key: string): boolean {
+/** Whether the filter may hold the key's rung (1: the key itself). */
+export function filterHas(f: KeyFilter, key: string | KeyHash, rung = 1): boolean {
   if (f.legacy) return true;
-  const at = positions(key);
+  const at = positions(hashOf(key), rung);
   for (let i = 0; i < PROBES; i++) {
     const p = at[i] as number;
     if (((f.bits[p >>> 3] ?? 0) & (1 << (p & 7))) === 0) return false;
@@ -75,11 +87,11 @@ export function filterHas(f: KeyFilter, key: string): boolean {
   return true;
 }
 
-/** Adds a key; true when that set a bit (or made a legacy filter current), so it must be written back. */
-export function filterAdd(f: KeyFilter, key: string): boolean {
+/** Adds a key's rung; true when that set a bit (or made a legacy filter current), so it must be written back. */
+export function filterAdd(f: KeyFilter, key: string | KeyHash, rung = 1): boolean {
   let changed = f.legacy;
   f.legacy = false;
-  const at = positions(key);
+  const at = positions(hashOf(key), rung);
   for (let i = 0; i < PROBES; i++) {
     const p = at[i] as number;
     const byte = f.bits[p >>> 3] ?? 0;

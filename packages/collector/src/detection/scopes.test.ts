@@ -1,10 +1,10 @@
 // Which scopes a batch re-reads: a key seen before (in the batch, the stored trace, the conversation's filter),
 // some tools' calls for keys one tool decides, the whole scope for a cycle's, and a churn only once its key was
-// seen often enough.
+// seen often enough; and how the batch's keys climb their conversation's filter.
 import { describe, expect, it } from 'vitest';
 import type { TriggerKey } from '../detectors/loops/index.js';
 import { emptyFilter, type KeyFilter } from './key-filter.js';
-import { addBatchKeys, scopeChecks, type TouchedCall } from './scopes.js';
+import { addKeys, batchChecks, type TouchedCall, touchedKey } from './scopes.js';
 
 const repeat = (k: string): TriggerKey => ({ key: `r:${k}`, wholeScope: false, prior: 1 });
 const cycle = (k: string): TriggerKey => ({ key: `c:${k}`, wholeScope: true, prior: 1 });
@@ -13,44 +13,72 @@ const touched = (tool: string, keys: TriggerKey[], trace = 't1'): TouchedCall =>
   traceId: trace,
   conversationId: 'conv',
   tool,
-  keys,
+  keys: keys.map(touchedKey),
 });
+/** The checks of one batch against fresh filters. */
+const checksOf = (calls: TouchedCall[], existed = false) =>
+  batchChecks(
+    calls,
+    () => existed,
+    () => emptyFilter(),
+  ).checks;
 
-describe('scopeChecks', () => {
+describe('batchChecks', () => {
   it('reads nothing for new keys of a new trace, and a tool of the scope for a key repeated in the batch', () => {
-    const filters = new Map<string, KeyFilter>();
-    const filterOf = (id: string) =>
-      filters.get(id) ?? filters.set(id, emptyFilter()).get(id) ?? emptyFilter();
     const calls = [touched('get', [repeat('a')]), touched('list', [repeat('b')])];
-    expect(scopeChecks(calls, () => false, filterOf)).toEqual([]);
-    const again = [...calls, touched('get', [repeat('a')])];
-    expect(scopeChecks(again, () => false, filterOf)).toEqual([
+    expect(checksOf(calls)).toEqual([]);
+    expect(checksOf([...calls, touched('get', [repeat('a')])])).toEqual([
       { scope: 'trace', key: 't1', tools: ['get'] },
       { scope: 'conversation', key: 'conv', tools: ['get'] },
     ]);
   });
 
   it('reads the whole scope for a cycle key, and every key of a trace stored before', () => {
-    const filterOf = () => emptyFilter();
     const calls = [
       touched('get', [repeat('a'), cycle('a')]),
       touched('get', [repeat('a'), cycle('a')]),
     ];
-    expect(scopeChecks(calls, () => false, filterOf).map((c) => c.tools)).toEqual([null, null]);
-    expect(scopeChecks([touched('get', [repeat('x')])], () => true, filterOf)).toEqual([
+    expect(checksOf(calls).map((c) => c.tools)).toEqual([null, null]);
+    expect(checksOf([touched('get', [repeat('x')])], true)).toEqual([
       { scope: 'trace', key: 't1', tools: ['get'] },
     ]);
   });
 
   it('re-reads for a churn key only once the conversation has seen it three times before', () => {
     const filter = emptyFilter();
-    const filterOf = () => filter;
-    const checksOf = (trace: string) =>
-      scopeChecks([touched('put', [churn('k')], trace)], () => false, filterOf);
+    const batch = (trace: string) =>
+      batchChecks(
+        [touched('put', [churn('k')], trace)],
+        () => false,
+        () => filter,
+      );
     for (const trace of ['a', 'b', 'c']) {
-      expect(checksOf(trace), trace).toEqual([]);
-      addBatchKeys([touched('put', [churn('k')], trace)], filterOf);
+      const { checks, changed } = batch(trace);
+      expect(checks, trace).toEqual([]);
+      expect(changed, trace).toEqual(new Set(['conv']));
     }
-    expect(checksOf('d')).toEqual([{ scope: 'conversation', key: 'conv', tools: ['put'] }]);
+    expect(batch('d').checks).toEqual([{ scope: 'conversation', key: 'conv', tools: ['put'] }]);
+    // At the top rung a key changes nothing more: the filter is not written back.
+    expect(batch('e').changed).toEqual(new Set());
+  });
+
+  it('climbs one rung per call of a batch, and never counts a rung it did not add', () => {
+    const filter = emptyFilter();
+    const filterOf = (): KeyFilter => filter;
+    const three = ['a', 'b', 'c'].map((t) => touched('put', [churn('k')], t));
+    expect(batchChecks(three, () => false, filterOf).changed).toEqual(new Set(['conv']));
+    expect(batchChecks([touched('put', [churn('k')], 'd')], () => false, filterOf).checks).toEqual([
+      { scope: 'conversation', key: 'conv', tools: ['put'] },
+    ]);
+    // Two calls climb two rungs only: a third earlier call is still missing.
+    const other = emptyFilter();
+    addKeys(other, [[touchedKey(churn('m'))], [touchedKey(churn('m'))]]);
+    expect(
+      batchChecks(
+        [touched('put', [churn('m')], 'e')],
+        () => false,
+        () => other,
+      ).checks,
+    ).toEqual([]);
   });
 });

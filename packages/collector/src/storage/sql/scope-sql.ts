@@ -22,9 +22,27 @@ const SCOPE_MODEL_CALLS = 10_000;
 /** The rows loop detection counts: each call once (call-side.ts). */
 const COUNTED = sideWhere('any');
 
-const CALL_COLUMNS = `trace_id, span_id, tool, input_hash, input_shape, output_hash, start_ns, duration_ms,
-  NULLIF(${CODE_KEY_SQL}, '') AS code, retryable, partial_effect, effect, idempotency_key_hash, issues,
-  result_tokens`;
+/** The columns a scope read takes, in this order: SQLite hands them over as arrays (one object less per row). */
+const SCOPE_CALL_COLUMNS = [
+  'trace_id',
+  'span_id',
+  'tool',
+  'input_hash',
+  'input_shape',
+  'output_hash',
+  'start_ns',
+  'duration_ms',
+  `NULLIF(${CODE_KEY_SQL}, '') AS code`,
+  'retryable',
+  'partial_effect',
+  'effect',
+  'idempotency_key_hash',
+  'issues',
+  'result_tokens',
+] as const;
+const CALL_COLUMNS = SCOPE_CALL_COLUMNS.join(', ');
+/** Each column's name in an object row (PostgreSQL's). */
+const COLUMN_NAMES = SCOPE_CALL_COLUMNS.map((c) => c.split(' AS ').at(-1) as string);
 
 const marks = (n: number) => Array.from({ length: n }, () => '?').join(', ');
 
@@ -60,24 +78,25 @@ export function scopeModelCallsSql(scope: LoopScopeRef['scope']): string {
     WHERE ${where} AND start_ns >= ? ORDER BY start_ns LIMIT ${SCOPE_MODEL_CALLS}`;
 }
 
-function sequenceCallOf(r: Row): SequenceCall {
-  const startNs = big(r.start_ns);
+/** A call from a row of scopeCallsSql's columns, in their order. */
+function sequenceCallOf(r: readonly unknown[]): SequenceCall {
+  const startNs = big(r[6]);
   return {
-    traceId: text(r.trace_id),
-    spanId: text(r.span_id),
-    tool: text(r.tool),
-    inputHash: textOrNull(r.input_hash),
-    inputShape: textOrNull(r.input_shape),
-    outputHash: textOrNull(r.output_hash),
+    traceId: text(r[0]),
+    spanId: text(r[1]),
+    tool: text(r[2]),
+    inputHash: textOrNull(r[3]),
+    inputShape: textOrNull(r[4]),
+    outputHash: textOrNull(r[5]),
     startNs,
-    endNs: startNs + BigInt(Math.round(num(r.duration_ms) * 1e6)),
-    code: textOrNull(r.code),
-    retryable: r.retryable === null || r.retryable === undefined ? null : num(r.retryable) === 1,
-    partialEffect: num(r.partial_effect) === 1,
-    effect: textOrNull(r.effect),
-    idempotencyKeyHash: textOrNull(r.idempotency_key_hash),
-    firstIssuePath: firstIssuePath(r.issues),
-    resultTokens: numOrNull(r.result_tokens),
+    endNs: startNs + BigInt(Math.round(num(r[7]) * 1e6)),
+    code: textOrNull(r[8]),
+    retryable: r[9] === null || r[9] === undefined ? null : num(r[9]) === 1,
+    partialEffect: num(r[10]) === 1,
+    effect: textOrNull(r[11]),
+    idempotencyKeyHash: textOrNull(r[12]),
+    firstIssuePath: firstIssuePath(r[13]),
+    resultTokens: numOrNull(r[14]),
   };
 }
 
@@ -89,11 +108,15 @@ function modelCallOf(r: Row): SequenceModelCall {
   };
 }
 
-/** The sequence from the rows of scopeCallsSql (newest first). */
-export function sequenceOf(callRows: Row[]): CallSequence {
+/** The sequence from the rows of scopeCallsSql (newest first) as arrays of its columns. */
+export function sequenceOfArrays(callRows: readonly (readonly unknown[])[]): CallSequence {
   const calls = callRows.map(sequenceCallOf).reverse();
   return { calls, fromNs: callRows.length >= SCOPE_CALLS ? (calls[0]?.startNs ?? null) : null };
 }
+
+/** The sequence from the rows of scopeCallsSql (newest first) as objects. */
+export const sequenceOf = (callRows: readonly Row[]): CallSequence =>
+  sequenceOfArrays(callRows.map((r) => COLUMN_NAMES.map((c) => r[c])));
 
 /** The context from the rows of scopeModelCallsSql and keptFlagsSql. */
 export function contextOf(modelRows: Row[], keptRows: Row[]): SequenceContext {

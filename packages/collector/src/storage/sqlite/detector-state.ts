@@ -23,7 +23,7 @@ import {
   scopeCallsArgs,
   scopeCallsSql,
   scopeModelCallsSql,
-  sequenceOf,
+  sequenceOfArrays,
 } from '../sql/scope-sql.js';
 
 export class DetectorState {
@@ -105,10 +105,10 @@ export class DetectorState {
     for (const id of batch.conversations) filters.set(id, this.#stmt.conversationKeys.get(id));
     for (const check of batch.checks((traceId) => !created.has(traceId), filters)) {
       const seq = check.scope === 'trace' ? seqOf(check.key) : -1;
-      const sequence = sequenceOf(
-        this.#query(scopeCallsSql(check.scope, check.tools?.length ?? 0)).all(
+      const sequence = sequenceOfArrays(
+        this.#query(scopeCallsSql(check.scope, check.tools?.length ?? 0), true).all(
           ...scopeCallsArgs(check, seq),
-        ) as Row[],
+        ) as unknown[][],
       );
       let flags = batch.evaluate(check, sequence);
       if (flags === 'needs-context')
@@ -139,12 +139,15 @@ export class DetectorState {
     return contextOf(models, kept);
   }
 
-  #query(sql: string): Database.Statement {
-    let s = this.#byText.get(sql);
+  /** A statement prepared once per text; `raw`: its rows as arrays (a statement keeps its mode). */
+  #query(sql: string, raw = false): Database.Statement {
+    const key = raw ? `raw\u0000${sql}` : sql;
+    let s = this.#byText.get(key);
     if (!s) {
       if (this.#byText.size >= 256) this.#byText.clear();
       s = this.#db.prepare(sql).safeIntegers(true);
-      this.#byText.set(sql, s);
+      if (raw) s.raw(true);
+      this.#byText.set(key, s);
     }
     return s;
   }
