@@ -5,6 +5,7 @@
 import {
   DEFAULT_LOOP_THRESHOLDS,
   type LoopThresholds,
+  runsEnded,
   SUPERSEDING_KINDS,
   TOOL_LOCAL_KINDS,
   triggerKeys,
@@ -19,7 +20,7 @@ import type {
   SequenceContext,
 } from '../storage/contract.js';
 import { evaluateScope } from './evaluate.js';
-import { filterBytes, filterOf, type KeyFilter } from './key-filter.js';
+import { filterBytes, filterOf, type KeyFilter, type KeyHash, keyHash } from './key-filter.js';
 import { addKeys, batchChecks, type TouchedCall, touchedKey } from './scopes.js';
 
 export type { LoopThresholds } from '../detectors/loops/index.js';
@@ -41,16 +42,28 @@ class Batch implements BatchLoopDetection {
 
   constructor(calls: readonly BatchCall[], thresholds: LoopThresholds) {
     this.#thresholds = thresholds;
+    // A run is one detector's and one tool's: few per batch, each hashed once.
+    const runs = new Map<string, KeyHash>();
+    const runHash = (run: string) => {
+      let h = runs.get(run);
+      if (!h) {
+        h = keyHash(run);
+        runs.set(run, h);
+      }
+      return h;
+    };
     this.#touched = calls.map(({ call, conversationId }) => ({
       traceId: call.traceId,
       conversationId,
       tool: call.tool,
+      startNs: call.startNs,
       keys: triggerKeys(call, thresholds).map(touchedKey),
+      ends: runsEnded(call).map(runHash),
     }));
     this.conversations = [
       ...new Set(
         this.#touched.flatMap((c) =>
-          c.conversationId && c.keys.length > 0 ? [c.conversationId] : [],
+          c.conversationId && (c.keys.length > 0 || c.ends.length > 0) ? [c.conversationId] : [],
         ),
       ),
     ].sort();

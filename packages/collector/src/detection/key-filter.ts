@@ -6,9 +6,11 @@
 //
 // A key is hashed once (keyHash); its rungs ("seen at least r times", scopes.ts) are probe sets derived from
 // that hash, so counting a key costs arithmetic, not a string and a hash per rung. Stored as a format byte and
-// the bits. A filter of an earlier format (512 bytes of bits, or format 2, whose keys and rungs were hashed
+// the bits, then the run counts of run-streaks.ts. A filter of an earlier format (512 bytes of bits, or format 2, whose keys and rungs were hashed
 // otherwise) says "maybe" to every key, so the first batch after an upgrade re-reads the conversation, and the
 // stage rebuilds the filter from what it read.
+
+import { emptyStreaks, type RunStreaks, streaksBytes, streaksOf } from './run-streaks.js';
 
 export const BLOOM_BYTES = 512;
 const BITS = BLOOM_BYTES * 8;
@@ -20,6 +22,8 @@ export type KeyFilter = {
   bits: Uint8Array;
   /** A filter of an earlier format: every key may be in it. */
   legacy: boolean;
+  /** The conversation's run counts, stored with the filter. */
+  streaks: RunStreaks;
 };
 
 /** A key's two 32-bit hashes, from one pass over its text (FNV-1a, and a second multiplier alongside). */
@@ -55,14 +59,14 @@ const hashOf = (key: string | KeyHash): KeyHash => (typeof key === 'string' ? ke
 export function filterOf(stored: unknown): KeyFilter {
   const bits = new Uint8Array(BLOOM_BYTES);
   if (stored instanceof Uint8Array) {
-    if (stored.length === BLOOM_BYTES + 1 && stored[0] === FORMAT) {
-      bits.set(stored.subarray(1));
-      return { bits, legacy: false };
+    if (stored.length > BLOOM_BYTES && stored[0] === FORMAT) {
+      bits.set(stored.subarray(1, BLOOM_BYTES + 1));
+      return { bits, legacy: false, streaks: streaksOf(stored.subarray(BLOOM_BYTES + 1)) };
     }
     if (stored.length === BLOOM_BYTES || (stored.length === BLOOM_BYTES + 1 && stored[0] === 2))
-      return { bits, legacy: true };
+      return { bits, legacy: true, streaks: emptyStreaks() };
   }
-  return { bits, legacy: false };
+  return { bits, legacy: false, streaks: emptyStreaks() };
 }
 
 /** An empty filter. */
@@ -70,9 +74,11 @@ export const emptyFilter = (): KeyFilter => filterOf(null);
 
 /** The bytes to store. */
 export function filterBytes(f: KeyFilter): Uint8Array {
-  const out = new Uint8Array(BLOOM_BYTES + 1);
+  const streaks = streaksBytes(f.streaks);
+  const out = new Uint8Array(BLOOM_BYTES + 1 + streaks.length);
   out[0] = FORMAT;
   out.set(f.bits, 1);
+  out.set(streaks, BLOOM_BYTES + 1);
   return out;
 }
 

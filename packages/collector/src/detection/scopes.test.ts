@@ -13,7 +13,9 @@ const touched = (tool: string, keys: TriggerKey[], trace = 't1'): TouchedCall =>
   traceId: trace,
   conversationId: 'conv',
   tool,
+  startNs: 0n,
   keys: keys.map(touchedKey),
+  ends: [],
 });
 /** The checks of one batch against fresh filters. */
 const checksOf = (calls: TouchedCall[], existed = false) =>

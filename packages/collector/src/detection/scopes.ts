@@ -6,27 +6,37 @@
 // is kept between batches.
 import type { TriggerKey } from '../detectors/loops/index.js';
 import { filterAdd, filterHas, type KeyFilter, type KeyHash, keyHash } from './key-filter.js';
+import { countRunKey, endRun } from './run-streaks.js';
 
 export type ScopeKind = 'trace' | 'conversation';
 
 /** A scope to re-read and re-evaluate: a trace id or a conversation id, and the tools to read (null: all). */
 export type ScopeCheck = { scope: ScopeKind; key: string; tools: string[] | null };
 
-/** A trigger key as the stage counts it: hashed once, whatever the number of rungs and scopes it is counted in. */
-export type TouchedKey = { hash: KeyHash; wholeScope: boolean; prior: number };
+/**
+ * A trigger key as the stage counts it: hashed once, whatever the number of rungs and scopes it is counted in;
+ * for a run detector's key, the hash of the run it counts in.
+ */
+export type TouchedKey = { hash: KeyHash; wholeScope: boolean; prior: number; run: KeyHash | null };
 
 export const touchedKey = (k: TriggerKey): TouchedKey => ({
   hash: keyHash(k.key),
   wholeScope: k.wholeScope,
   prior: k.prior,
+  run: k.run === undefined ? null : keyHash(k.run),
 });
 
-/** A new call the batch counts (a server row, or a client row without one) with its trigger keys. */
+/**
+ * A new call the batch counts (a server row, or a client row without one) with its trigger keys, its start, and
+ * the runs it ends (detectors/loops runsEnded, hashed).
+ */
 export type TouchedCall = {
   traceId: string;
   conversationId: string | null;
   tool: string;
+  startNs: bigint;
   keys: readonly TouchedKey[];
+  ends: readonly KeyHash[];
 };
 
 /**
@@ -62,7 +72,7 @@ function climb(filter: KeyFilter, counted: Iterable<Counted>): boolean {
 
 type Due = { check: ScopeCheck; whole: boolean; tools: Set<string> };
 type TraceDue = Due & { existed: boolean; seen: Map<number, number> };
-type ConversationDue = Due & { filter: KeyFilter; keys: Map<number, Counted> };
+type ConversationDue = Due & { filter: KeyFilter; keys: Map<number, Counted>; counted: boolean };
 
 const mark = (s: Due, k: TouchedKey, tool: string) => {
   if (k.wholeScope) s.whole = true;
@@ -84,7 +94,7 @@ export function batchChecks(
   const traces = new Map<string, TraceDue>();
   const conversations = new Map<string, ConversationDue>();
   for (const c of calls) {
-    if (c.keys.length === 0) continue;
+    if (c.keys.length === 0 && c.ends.length === 0) continue;
     let t = traces.get(c.traceId);
     if (!t) {
       // A trace keeps no filter: one stored before the batch may hold anything.
@@ -115,10 +125,12 @@ export function batchChecks(
         tools: new Set(),
         filter: filterOf(c.conversationId),
         keys: new Map(),
+        counted: false,
       };
       conversations.set(c.conversationId, v);
       order.push(v);
     }
+    for (const run of c.ends) if (endRun(v.filter.streaks, run, c.startNs)) v.counted = true;
     for (const k of c.keys) {
       const id = idOf(k.hash);
       let e = v.keys.get(id);
@@ -126,7 +138,15 @@ export function batchChecks(
         e = { key: k, stored: storedCount(v.filter, k), seen: 0 };
         v.keys.set(id, e);
       }
-      if (e.seen++ + e.stored >= k.prior) mark(v, k, c.tool);
+      // A run key counts its calls since the run last ended, where the conversation keeps that count.
+      const since =
+        k.run === null
+          ? null
+          : countRunKey(v.filter.streaks, k.run, k.hash, c.startNs, e.seen === 0 && e.stored === 0);
+      if (since !== null) v.counted = true;
+      const earlier = since === null ? e.seen + e.stored : since - 1;
+      e.seen++;
+      if (earlier >= k.prior) mark(v, k, c.tool);
     }
   }
   const checks: ScopeCheck[] = [];
@@ -135,7 +155,8 @@ export function batchChecks(
     else if (s.tools.size > 0) checks.push({ ...s.check, tools: [...s.tools].sort() });
   }
   const changed = new Set<string>();
-  for (const [id, v] of conversations) if (climb(v.filter, v.keys.values())) changed.add(id);
+  for (const [id, v] of conversations)
+    if (climb(v.filter, v.keys.values()) || v.counted) changed.add(id);
   return { checks, changed };
 }
 

@@ -161,5 +161,43 @@ for (const backend of BACKENDS) {
       expect(flags[0]?.evidence).toMatchObject({ code: 'INVALID_INPUT', path: 'priority' });
       expect(flags[0]?.evidence.inputHashes).toHaveLength(4);
     });
+
+    it('flags a churn across the traces of a conversation, a late success before it included, and not one a success breaks', async () => {
+      const s = await openAt(await fresh());
+      const base = nowNs() - 60_000n * MS;
+      /** Call `i` of create_ticket in trace `trace` of `conversation`: failing, or a success. */
+      const ticket = (conversation: string, trace: number, i: number, fails: boolean) =>
+        at(
+          callSpan({
+            trace,
+            span: i + 1,
+            tool: 'create_ticket',
+            input: `${i + 1}`.repeat(16),
+            conversation,
+            ...(fails ? { code: 'INVALID_INPUT' } : {}),
+          }),
+          base + BigInt(i * 1000) * MS,
+          10,
+        );
+      // conv-churn: four failures in a row, one trace and one batch each; the success that came before them
+      // arrives after the third, so the counts beside the filter must not take it for a break.
+      for (let i = 1; i <= 3; i++) await s.write([ticket('conv-churn', 100 + i, i, true)]);
+      await s.write([ticket('conv-churn', 100, 0, false)]);
+      await s.write([ticket('conv-churn', 104, 4, true)]);
+      // conv-fixed: the same four failures with a success after the second: no run of four.
+      for (const [i, fails] of [
+        [1, true],
+        [2, true],
+        [3, false],
+        [4, true],
+        [5, true],
+      ] as const)
+        await s.write([ticket('conv-fixed', 110 + i, i, fails)]);
+      const flags = await flagsOf(s);
+      const churns = (c: string) =>
+        flags.filter((f) => f.conversationId === c).map((f) => [f.kind, f.count]);
+      expect(churns('conv-churn')).toEqual([['argument_churn', 4]]);
+      expect(churns('conv-fixed')).toEqual([]);
+    });
   });
 }

@@ -65,16 +65,18 @@ function detectChurn(scope: LoopScope, t: LoopThresholds): LoopFlag[] {
 }
 
 /** The key under which a failing call may extend a churn: its tool, input shape and code. */
-export const churnKey = (c: Pick<ScopeCall, 'tool' | 'inputShape' | 'code'>): string | null =>
-  c.code === null || c.inputShape === null
-    ? null
-    : `churn\u0000${c.tool}\u0000${c.inputShape}\u0000${c.code}`;
+export const churnKey = (c: ScopeCall): string | null =>
+  churnable(c) ? `churn\u0000${c.tool}\u0000${c.inputShape}\u0000${c.code}` : null;
 
-/** The argument_churn detector; a successful call cannot extend a churn, so it has no key. */
+/**
+ * The argument_churn detector; a call that cannot be in a churn run (a success above all) cannot extend one, so
+ * it has no key, and it ends the tool's runs.
+ */
 export const churn: LoopDetector = {
   kinds: ['argument_churn'],
   reads: 'tool',
   priorCalls: (t) => t.churnMinCalls - 1,
   triggerKeys: keysOf(churnKey),
+  endsRun: (c) => !churnable(c),
   detect: detectChurn,
 };

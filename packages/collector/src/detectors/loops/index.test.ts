@@ -1,7 +1,7 @@
 // All loop detectors together: one loop gives one kind (SUPERSEDES), the kinds that say something of their own
 // stay, and the look-alikes of progress give no flag of any kind.
 import { describe, expect, it } from 'vitest';
-import { detectLoops, triggerKeys } from './index.js';
+import { detectLoops, runsEnded, triggerKeys } from './index.js';
 import { repeats } from './repeats.js';
 import { DEFAULT_LOOP_THRESHOLDS, type LoopScope } from './scope.js';
 import { type CallSpec, c, call, rounds, scopeOf } from './test-scope.js';
@@ -135,14 +135,22 @@ describe('trigger keys', () => {
     expect(triggerKeys(failing)).toEqual([
       { key: 'r\u0000write\u0000a', wholeScope: false, prior: 1 },
       { key: 'cycle\u0000write\u0000a', wholeScope: true, prior: 1 },
-      { key: 'churn\u0000write\u0000shape\u0000INVALID_INPUT', wholeScope: false, prior: 3 },
+      {
+        key: 'churn\u0000write\u0000shape\u0000INVALID_INPUT',
+        wholeScope: false,
+        prior: 3,
+        run: 'argument_churn\u0000write',
+      },
     ]);
+    expect(runsEnded(failing)).toEqual([]);
     const read = call(c('status', 'job', { output: 'running' }), 0);
     expect(triggerKeys(read).map((k) => k.key)).toEqual([
       'r\u0000status\u0000job',
       'cycle\u0000status\u0000job',
       'poll\u0000status\u0000job',
     ]);
+    // A success ends the tool's churn runs.
+    expect(runsEnded(read)).toEqual(['argument_churn\u0000status']);
   });
 });
 

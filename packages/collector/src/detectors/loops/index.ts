@@ -44,10 +44,14 @@ const SUPERSEDES: Partial<Record<LoopKind, readonly LoopKind[]>> = {
 };
 
 /**
- * A trigger key of a call: whether the detector behind it needs the whole scope or this tool's calls, and how
- * many earlier calls under the key make a re-read worth it.
+ * A trigger key of a call: whether the detector behind it needs the whole scope or this tool's calls, how many
+ * earlier calls under the key make a re-read worth it, and for a detector of runs (LoopDetector.endsRun) the
+ * run a key counts in: the detector's and the tool's, which the tool's run-ending calls reset.
  */
-export type TriggerKey = { key: string; wholeScope: boolean; prior: number };
+export type TriggerKey = { key: string; wholeScope: boolean; prior: number; run?: string };
+
+/** The run of one tool's calls a run detector's keys count in. */
+const runOf = (d: LoopDetector, tool: string) => `${d.kinds[0]}\u0000${tool}`;
 
 /** Every trigger key of a call, over all detectors (the stage re-reads a scope when one may repeat). */
 export function triggerKeys(
@@ -57,10 +61,18 @@ export function triggerKeys(
   const keys: TriggerKey[] = [];
   for (const d of LOOP_DETECTORS) {
     const prior = Math.max(1, d.priorCalls?.(thresholds) ?? 1);
+    const run = d.endsRun ? { run: runOf(d, call.tool) } : {};
     for (const key of d.triggerKeys(call))
-      keys.push({ key, wholeScope: d.reads === 'scope', prior });
+      keys.push({ key, wholeScope: d.reads === 'scope', prior, ...run });
   }
   return keys;
+}
+
+/** The runs a call ends: of each run detector for which it is a run-ending call of its tool. */
+export function runsEnded(call: ScopeCall): string[] {
+  const out: string[] = [];
+  for (const d of LOOP_DETECTORS) if (d.endsRun?.(call)) out.push(runOf(d, call.tool));
+  return out;
 }
 
 /** The kinds of the detectors that one tool's calls decide: what a re-read of some tools re-evaluates. */

@@ -94,6 +94,13 @@ export type LoopDetector = {
    * may already be in it (or repeats within the batch). Keys are small strings, prefixed per detector.
    */
   triggerKeys(call: ScopeCall): readonly string[];
+  /**
+   * For a detector whose loops are runs of one tool's calls in a row (other tools may interleave): whether a
+   * call of the tool ends every run of it (churn: anything but a failing call with an input hash and shape).
+   * Its keys then count only the calls since the tool's latest such call, so a tool that fails now and then
+   * between successes does not get its calls re-read at every failure.
+   */
+  endsRun?(call: ScopeCall): boolean;
   /** The flags of one scope's calls. */
   detect(scope: LoopScope, thresholds: LoopThresholds): LoopFlag[];
 };
