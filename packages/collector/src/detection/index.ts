@@ -57,7 +57,7 @@ class Batch implements BatchLoopDetection {
       conversationId,
       tool: call.tool,
       startNs: call.startNs,
-      keys: triggerKeys(call, thresholds).map(touchedKey),
+      keys: triggerKeys(call, thresholds).map((k) => touchedKey(k, runHash)),
       ends: runsEnded(call).map(runHash),
     }));
     this.conversations = [
@@ -104,7 +104,7 @@ class Batch implements BatchLoopDetection {
       f.legacy = false;
       addKeys(
         f,
-        sequence.calls.map((c) => triggerKeys(c, this.#thresholds).map(touchedKey)),
+        sequence.calls.map((c) => triggerKeys(c, this.#thresholds).map((k) => touchedKey(k))),
       );
       this.#changed.add(check.key);
     }

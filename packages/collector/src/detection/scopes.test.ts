@@ -14,7 +14,7 @@ const touched = (tool: string, keys: TriggerKey[], trace = 't1'): TouchedCall =>
   conversationId: 'conv',
   tool,
   startNs: 0n,
-  keys: keys.map(touchedKey),
+  keys: keys.map((k) => touchedKey(k)),
   ends: [],
 });
 /** The checks of one batch against fresh filters. */

@@ -19,11 +19,15 @@ export type ScopeCheck = { scope: ScopeKind; key: string; tools: string[] | null
  */
 export type TouchedKey = { hash: KeyHash; wholeScope: boolean; prior: number; run: KeyHash | null };
 
-export const touchedKey = (k: TriggerKey): TouchedKey => ({
+/** `runHash`: how the key's run is hashed (a batch keeps one hash per run; its runs are few). */
+export const touchedKey = (
+  k: TriggerKey,
+  runHash: (run: string) => KeyHash = keyHash,
+): TouchedKey => ({
   hash: keyHash(k.key),
   wholeScope: k.wholeScope,
   prior: k.prior,
-  run: k.run === undefined ? null : keyHash(k.run),
+  run: k.run === undefined ? null : runHash(k.run),
 });
 
 /**
