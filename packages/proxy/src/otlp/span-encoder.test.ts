@@ -62,6 +62,7 @@ function fill(span: Span): void {
     'a.list': ['x', 'y'],
     'a.unicode': 'ünïcødé ✓',
     'a.long': 'x'.repeat(300),
+    'a.mixed': 'é'.repeat(60),
   });
   span.addEvent('retry', { 'toolscope.attempt': 2 }, [1_700_000_000, 500_000_000]);
   span.setStatus({ code: SpanStatusCode.ERROR, message: 'INVALID_OUTPUT' });
