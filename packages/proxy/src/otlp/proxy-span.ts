@@ -76,8 +76,10 @@ export class ProxySpan implements Span {
 
   setAttribute(key: string, value: AttributeValue): this {
     if (this.endNs !== 0n || key.length === 0 || value === undefined || value === null) return this;
+    // A plain object holds the attributes: `__proto__` would set its prototype instead of a key.
+    if (key === '__proto__') return this;
     const limits = this.#tracer.env.limits;
-    if (!(key in this.attributes)) {
+    if (!Object.hasOwn(this.attributes, key)) {
       if (this.attributeCount >= limits.attributeCount) {
         this.droppedAttributes++;
         return this;

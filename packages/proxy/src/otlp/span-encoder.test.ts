@@ -140,4 +140,20 @@ describe('the proxy span encoding', () => {
     byParent.getTracer('t').startSpan('root').end();
     expect(ended).toHaveLength(1);
   });
+
+  it('keeps the span limits the variables set: attributes beyond the count dropped and counted, values cut', () => {
+    const ended: ProxySpan[] = [];
+    const env = readSdkEnv({
+      OTEL_SPAN_ATTRIBUTE_COUNT_LIMIT: '2',
+      OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT: '3',
+    });
+    const span = new ProxyTracerProvider({ onEnd: (s) => ended.push(s) }, env)
+      .getTracer('t')
+      .startSpan('s');
+    span.setAttributes({ a: 'abcdef', b: ['xyzw', 'q'], c: true });
+    span.setAttribute('a', 'again');
+    span.end();
+    expect(ended[0]?.attributes).toEqual({ a: 'aga', b: ['xyz', 'q'] });
+    expect(ended[0]?.droppedAttributes).toBe(1);
+  });
 });
