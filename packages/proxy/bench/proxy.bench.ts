@@ -14,6 +14,8 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 15);
 const CALLS = Number(process.env.BENCH_CALLS ?? 400);
 const RATE_SECONDS = Number(process.env.BENCH_RATE_SECONDS ?? 10);
 const upstream = [process.execPath, here('./upstream.mjs')];
+// Node flags for the proxy process only, to profile it in place (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
+const PROXY_NODE_ARGS = (process.env.BENCH_PROXY_NODE_ARGS ?? '').split(' ').filter(Boolean);
 const args = { customerId: 'cus_1', includeHistory: true };
 
 // The OTLP sink: answers every export 200, counts the bytes (what a collector receives).
@@ -50,6 +52,7 @@ const variants = {
   forwarder: await open([process.execPath, here('./forwarder.mjs'), '--', ...upstream]),
   proxy: await open([
     process.execPath,
+    ...PROXY_NODE_ARGS,
     here('../bin/toolscope-proxy.js'),
     '--otlp-endpoint',
     sinkUrl,
@@ -68,13 +71,25 @@ async function perCall(v: Variant): Promise<number> {
 const median = (xs: number[]) =>
   [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? Number.NaN;
 
+// CPU time (user + system) a process has used so far, in µs, from /proc (clock ticks of 10 ms).
+const cpuUs = (pid: number | null | undefined) => {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+  return (Number(fields[11]) + Number(fields[12])) * 10_000;
+};
+
 const names = Object.keys(variants) as (keyof typeof variants)[];
 const samples = Object.fromEntries(names.map((n) => [n, [] as number[]])) as Record<
   keyof typeof variants,
   number[]
 >;
+const cpu = { forwarder: 0, proxy: 0 };
 for (const n of names) await perCall(variants[n]); // warm-up
-for (let r = 0; r < ROUNDS; r++) for (const n of names) samples[n].push(await perCall(variants[n]));
+for (let r = 0; r < ROUNDS; r++)
+  for (const n of names) {
+    const before = n === 'direct' ? 0 : cpuUs(variants[n].transport.pid);
+    samples[n].push(await perCall(variants[n]));
+    if (n !== 'direct') cpu[n] += cpuUs(variants[n].transport.pid) - before;
+  }
 
 const d = median(samples.direct);
 const f = median(samples.forwarder);
@@ -88,6 +103,9 @@ console.log(`  bare byte forwarder                      ${fmt(f)} µs   (adds ${
 console.log(`  toolscope-proxy                          ${fmt(p)} µs   (adds ${fmt(p - d)} µs)`);
 console.log(
   `  ratio of added cost, proxy / forwarder   ${fmt((p - d) / (f - d))}   (target ≤ 1.5)`,
+);
+console.log(
+  `  CPU of the middle process per call: forwarder ${fmt(cpu.forwarder / ROUNDS / CALLS)} µs, proxy ${fmt(cpu.proxy / ROUNDS / CALLS)} µs`,
 );
 console.log(
   `  per-round ranges: direct ${fmt(Math.min(...samples.direct))}–${Math.max(...samples.direct).toFixed(1)}, forwarder ${fmt(Math.min(...samples.forwarder))}–${Math.max(...samples.forwarder).toFixed(1)}, proxy ${fmt(Math.min(...samples.proxy))}–${Math.max(...samples.proxy).toFixed(1)}`,

@@ -1,13 +1,6 @@
 // The span of one `tools/call` seen by the proxy: the adapters' span contract (DESIGN.md §1) from the request's
 // bytes at start and from the upstream's answer at the end, plus `toolscope.proxy`.
-import {
-  type Attributes,
-  type Context,
-  type Span,
-  SpanKind,
-  SpanStatusCode,
-  type Tracer,
-} from '@opentelemetry/api';
+import { type Attributes, type Span, SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import {
   fingerprint,
   type Hasher,
@@ -17,6 +10,7 @@ import {
   type Redactor,
 } from '@toolscope/instrument/proxy-kit';
 import * as sc from '@toolscope/instrument/semconv';
+import type { ParentRef, ProxyTracer } from './otlp/proxy-span.js';
 import type { ToolInfo } from './tool-table.js';
 
 /** What the proxy knows of the conversation around a call. */
@@ -39,8 +33,8 @@ const text = (meta: Record<string, unknown> | undefined, key: string): string | 
 
 /** Starts the SERVER span of a call under `parent` (the client's context, or a new trace). */
 export function startCall(
-  tracer: Tracer,
-  parent: Context,
+  tracer: ProxyTracer,
+  parent: ParentRef | undefined,
   c: CallContext,
   request: { id: string; tool: string; args: unknown; meta: Record<string, unknown> | undefined },
   info: ToolInfo | undefined,
@@ -70,9 +64,10 @@ export function startCall(
   a[sc.ATTR_TOOLSCOPE_INPUT_HASH] = print.hash;
   a[sc.ATTR_TOOLSCOPE_INPUT_SHAPE] = print.shape;
   if (c.redactor) a[sc.ATTR_GEN_AI_TOOL_CALL_ARGUMENTS] = c.redactor(request.args ?? {});
-  const span = tracer.startSpan(
+  const span = tracer.start(
     `${sc.SPAN_NAME_MCP_TOOLS_CALL_PREFIX} ${request.tool}`,
-    { kind: SpanKind.SERVER, attributes: a },
+    SpanKind.SERVER,
+    a,
     parent,
   );
   return { span, tool: request.tool, info };

@@ -1,14 +1,12 @@
-// The proxy's span processor: a bounded queue exported in batches, one export at a time, so a collector that is
-// down or slow costs the traffic nothing: when the queue is full, spans are dropped and counted, and said once.
-import type { Context } from '@opentelemetry/api';
-import { ExportResultCode } from '@opentelemetry/core';
-import type {
-  ReadableSpan,
-  Span,
-  SpanExporter,
-  SpanProcessor,
-} from '@opentelemetry/sdk-trace-base';
+// The proxy's span queue: each ended span is encoded to OTLP protobuf at once and held as bytes in a bounded
+// queue exported in batches, one export at a time, so a collector that is down or slow costs the traffic
+// nothing: when the queue is full, spans are dropped and counted, and said once.
+import type { Attributes } from '@opentelemetry/api';
 import { causeOf, type Logger } from './log.js';
+import type { OtlpExporter } from './otlp/http-exporter.js';
+import { ProtoWriter } from './otlp/proto-writer.js';
+import type { ProxySpan, Scope, SpanSink } from './otlp/proxy-span.js';
+import { type EncodedSpan, encodeRequest, encodeSpan } from './otlp/span-encoder.js';
 
 export type ExportQueueOptions = {
   /** Spans held at most; beyond, new spans are dropped (default 4096). */
@@ -22,31 +20,40 @@ export type ExportQueueOptions = {
 /** What happened to the spans so far. */
 export type ExportStats = { exported: number; dropped: number; failed: number; queued: number };
 
-/** Bounded batching span processor with exact accounting. */
-export class ExportQueue implements SpanProcessor {
-  readonly #exporter: SpanExporter;
+/** What an export request says besides its spans: the resource, and the scopes spans refer to by index. */
+export type ExportEnvelope = { resource: Attributes; scopes: readonly Scope[] };
+
+/** Bounded batching span queue with exact accounting. */
+export class ExportQueue implements SpanSink {
+  readonly #exporter: OtlpExporter;
+  readonly #envelope: ExportEnvelope;
+  readonly #writer = new ProtoWriter();
   readonly #log: Logger;
   readonly #maxQueue: number;
   readonly #maxBatch: number;
   readonly #delayMs: number;
-  #queue: ReadableSpan[] = [];
+  #queue: EncodedSpan[] = [];
   #exporting: Promise<void> | undefined;
   #timer: NodeJS.Timeout | undefined;
   #failing = false;
   #stopped = false;
   readonly stats: ExportStats = { exported: 0, dropped: 0, failed: 0, queued: 0 };
 
-  constructor(exporter: SpanExporter, log: Logger, options: ExportQueueOptions = {}) {
+  constructor(
+    exporter: OtlpExporter,
+    envelope: ExportEnvelope,
+    log: Logger,
+    options: ExportQueueOptions = {},
+  ) {
     this.#exporter = exporter;
+    this.#envelope = envelope;
     this.#log = log;
     this.#maxQueue = options.maxQueue ?? 4096;
     this.#maxBatch = options.maxBatch ?? 512;
     this.#delayMs = options.delayMs ?? 1000;
   }
 
-  onStart(_span: Span, _parent: Context): void {}
-
-  onEnd(span: ReadableSpan): void {
+  onEnd(span: ProxySpan): void {
     if (this.#stopped) return;
     if (this.#queue.length >= this.#maxQueue) {
       this.stats.dropped++;
@@ -60,7 +67,15 @@ export class ExportQueue implements SpanProcessor {
       );
       return;
     }
-    this.#queue.push(span);
+    this.#writer.reset();
+    try {
+      encodeSpan(this.#writer, span);
+    } catch (error) {
+      this.stats.dropped++;
+      this.#log.once('encode-failed', 'error', 'a span could not be encoded', causeOf(error));
+      return;
+    }
+    this.#queue.push({ scope: span.scope, bytes: this.#writer.copy() });
     this.stats.queued = this.#queue.length;
     if (this.#queue.length >= this.#maxBatch) this.#kick();
     else if (!this.#timer) {
@@ -84,31 +99,27 @@ export class ExportQueue implements SpanProcessor {
     });
   }
 
-  #send(batch: ReadableSpan[]): Promise<void> {
-    return new Promise((resolve) => {
-      try {
-        this.#exporter.export(batch, (result) => {
-          if (result.code === ExportResultCode.SUCCESS) {
-            this.stats.exported += batch.length;
-            if (this.#failing) this.#log.log('info', 'collector reachable again');
-            this.#failing = false;
-          } else {
-            this.stats.failed += batch.length;
-            if (!this.#failing)
-              this.#log.log('warn', 'span export failed; spans are counted and dropped', {
-                ...causeOf(result.error),
-                spans: batch.length,
-              });
-            this.#failing = true;
-          }
-          resolve();
-        });
-      } catch (error) {
+  async #send(batch: EncodedSpan[]): Promise<void> {
+    try {
+      const body = encodeRequest(this.#envelope.resource, this.#envelope.scopes, batch);
+      const result = await this.#exporter.export(body);
+      if (result.ok) {
+        this.stats.exported += batch.length;
+        if (this.#failing) this.#log.log('info', 'collector reachable again');
+        this.#failing = false;
+      } else {
         this.stats.failed += batch.length;
-        this.#log.once('export-threw', 'error', 'span exporter threw', causeOf(error));
-        resolve();
+        if (!this.#failing)
+          this.#log.log('warn', 'span export failed; spans are counted and dropped', {
+            ...causeOf(result.error),
+            spans: batch.length,
+          });
+        this.#failing = true;
       }
-    });
+    } catch (error) {
+      this.stats.failed += batch.length;
+      this.#log.once('export-threw', 'error', 'span exporter threw', causeOf(error));
+    }
   }
 
   /** Exports everything queued, or gives up after `timeoutMs` (what is left is counted as dropped). */

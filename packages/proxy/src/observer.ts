@@ -1,8 +1,6 @@
 // What the proxy makes of one MCP session's traffic: it reads a copy of each whole line in either direction,
 // opens a span per `tools/call` request and ends it with the upstream's answer, learns the server and protocol
 // from `initialize` and the contracts from `tools/list`. It never throws into the forwarding path.
-import { type Context, ROOT_CONTEXT, trace } from '@opentelemetry/api';
-import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import * as sc from '@toolscope/instrument/semconv';
 import {
   type CallContext,
@@ -16,6 +14,8 @@ import {
 import { enforcedResponse } from './enforce.js';
 import { idKey, parseLine, type RpcMessage } from './jsonrpc.js';
 import { causeOf, type Logger } from './log.js';
+import type { ParentRef } from './otlp/proxy-span.js';
+import { formatTraceparent, parseTraceparent } from './otlp/trace-context.js';
 import type { ProxyTelemetry } from './telemetry.js';
 import type { ToolTable } from './tool-table.js';
 import { withTraceparent } from './trace-meta.js';
@@ -39,20 +39,6 @@ export type ObserverOptions = {
   log: Logger;
   context: CallContext;
   enforceOutput: boolean;
-};
-
-const w3c = new W3CTraceContextPropagator();
-const getter = {
-  keys: (carrier: Record<string, unknown>) => Object.keys(carrier),
-  get: (carrier: Record<string, unknown>, key: string) => {
-    const v = carrier[key];
-    return typeof v === 'string' ? v : undefined;
-  },
-};
-const setter = {
-  set: (carrier: Record<string, string>, key: string, value: string) => {
-    carrier[key] = value;
-  },
 };
 
 const isRecord = (v: unknown): v is Record<string, unknown> =>
@@ -204,9 +190,8 @@ export class McpObserver {
       if (prior?.kind === 'call') endUnanswered(prior.call);
       this.#pending.set(key, { kind: 'call', call });
       this.counts.calls++;
-      const carrier: Record<string, string> = {};
-      w3c.inject(trace.setSpan(ROOT_CONTEXT, call.span), carrier, setter);
-      return carrier.traceparent;
+      const own = call.span.spanContext();
+      return formatTraceparent({ ...own, flags: own.traceFlags, traceState: '' });
     }
     return undefined;
   }
@@ -267,11 +252,10 @@ export class McpObserver {
   }
 }
 
-/** The client's context from `_meta` (W3C trace context), or a new trace. */
-function parentOf(meta: Record<string, unknown> | undefined): Context {
-  if (!meta || typeof meta.traceparent !== 'string') return ROOT_CONTEXT;
-  const ctx = w3c.extract(ROOT_CONTEXT, meta, getter);
-  return trace.getSpanContext(ctx) ? ctx : ROOT_CONTEXT;
+/** The client's span from `_meta` (W3C trace context), or none: a new trace. */
+function parentOf(meta: Record<string, unknown> | undefined): ParentRef | undefined {
+  const ref = meta ? parseTraceparent(meta.traceparent, meta.tracestate) : undefined;
+  return ref ? { ...ref, remote: true } : undefined;
 }
 
 /**

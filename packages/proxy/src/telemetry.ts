@@ -1,12 +1,13 @@
 // The proxy's tracer provider: made at the first span, when the upstream's `initialize` answer has named the
-// service (unless `--service-name` did), exporting OTLP/HTTP protobuf through the bounded export queue.
-import { DiagLogLevel, diag, type Tracer, type TracerProvider } from '@opentelemetry/api';
-import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
-import { resourceFromAttributes } from '@opentelemetry/resources';
-import { BasicTracerProvider, type SpanExporter } from '@opentelemetry/sdk-trace-base';
+// service (unless `--service-name` did), exporting OTLP/HTTP protobuf through the bounded export queue. The
+// spans, their encoding and the HTTP export are the proxy's own (decision 0021), not the OTel SDK's.
+import { DiagLogLevel, diag, type TracerProvider } from '@opentelemetry/api';
 import * as sc from '@toolscope/instrument/semconv';
 import { ExportQueue, type ExportQueueOptions, type ExportStats } from './export-queue.js';
 import type { Logger } from './log.js';
+import { createOtlpExporter, type OtlpExporter } from './otlp/http-exporter.js';
+import { type ProxyTracer, ProxyTracerProvider } from './otlp/proxy-span.js';
+import { readSdkEnv } from './otlp/sdk-env.js';
 import { PROXY_VERSION } from './version.js';
 
 export const DEFAULT_OTLP_ENDPOINT = 'http://127.0.0.1:4318';
@@ -27,17 +28,21 @@ export type TelemetryOptions = {
   serviceName: string | undefined;
   log: Logger;
   queue?: ExportQueueOptions;
-  /** Instead of OTLP (tests of the queue itself). */
-  exporter?: SpanExporter;
+  /** Instead of OTLP over HTTP (tests of the queue itself). */
+  exporter?: OtlpExporter;
+  env?: NodeJS.ProcessEnv;
 };
+
+/** How long one export may take, retries included. */
+const EXPORT_TIMEOUT_MS = 5000;
 
 /** Spans of one proxy process. */
 export class ProxyTelemetry {
   readonly #options: TelemetryOptions;
   #server: { name: string; version: string | undefined } | undefined;
-  #provider: BasicTracerProvider | undefined;
+  #provider: ProxyTracerProvider | undefined;
   #queue: ExportQueue | undefined;
-  #tracer: Tracer | undefined;
+  #tracer: ProxyTracer | undefined;
 
   constructor(options: TelemetryOptions) {
     this.#options = options;
@@ -61,26 +66,35 @@ export class ProxyTelemetry {
 
   /** The provider (made now if it is not yet). */
   provider(): TracerProvider {
+    return this.#made();
+  }
+
+  #made(): ProxyTracerProvider {
     if (!this.#provider) {
       const name = this.#options.serviceName ?? this.#server?.name ?? FALLBACK_SERVICE;
       const version = this.#options.serviceName ? undefined : this.#server?.version;
+      const env = this.#options.env ?? process.env;
       const exporter =
-        this.#options.exporter ??
-        new OTLPTraceExporter({ url: this.#options.url, timeoutMillis: 5000 });
-      this.#queue = new ExportQueue(exporter, this.#options.log, this.#options.queue);
-      this.#provider = new BasicTracerProvider({
-        resource: resourceFromAttributes({
-          [sc.ATTR_SERVICE_NAME]: name,
-          ...(version ? { [sc.ATTR_SERVICE_VERSION]: version } : {}),
-        }),
-        spanProcessors: [this.#queue],
-      });
+        this.#options.exporter ?? createOtlpExporter(this.#options.url, EXPORT_TIMEOUT_MS, env);
+      const scopes: ProxyTracerProvider['scopes'] = [];
+      const resource = {
+        [sc.ATTR_SERVICE_NAME]: name,
+        ...(version ? { [sc.ATTR_SERVICE_VERSION]: version } : {}),
+      };
+      this.#queue = new ExportQueue(
+        exporter,
+        { resource, scopes },
+        this.#options.log,
+        this.#options.queue,
+      );
+      this.#provider = new ProxyTracerProvider(this.#queue, readSdkEnv(env), scopes);
     }
     return this.#provider;
   }
 
-  tracer(): Tracer {
-    this.#tracer ??= this.provider().getTracer('@toolscope/proxy', PROXY_VERSION);
+  /** The proxy's own tracer (its call spans). */
+  tracer(): ProxyTracer {
+    this.#tracer ??= this.#made().getTracer('@toolscope/proxy', PROXY_VERSION);
     return this.#tracer;
   }
 

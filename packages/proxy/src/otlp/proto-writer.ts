@@ -1,0 +1,152 @@
+// A protobuf writer for the few OTLP messages the proxy sends: varints, fixed64, doubles, strings and nested
+// messages into one growing buffer. A nested message reserves one length byte and shifts itself when longer.
+
+export const WIRE_VARINT = 0;
+export const WIRE_FIXED64 = 1;
+export const WIRE_LEN = 2;
+export const WIRE_FIXED32 = 5;
+
+const varintSize = (v: number): number =>
+  v < 0x80 ? 1 : v < 0x4000 ? 2 : v < 0x200000 ? 3 : v < 0x10000000 ? 4 : 5;
+
+/** Writes protobuf fields into a buffer that grows as needed. */
+export class ProtoWriter {
+  #buf: Buffer;
+  pos = 0;
+
+  constructor(initialBytes = 4096) {
+    this.#buf = Buffer.allocUnsafe(initialBytes);
+  }
+
+  #ensure(n: number): void {
+    if (this.pos + n <= this.#buf.length) return;
+    const grown = Buffer.allocUnsafe(Math.max(this.#buf.length * 2, this.pos + n));
+    this.#buf.copy(grown, 0, 0, this.pos);
+    this.#buf = grown;
+  }
+
+  /** A field's key. */
+  tag(field: number, wire: number): void {
+    this.varint((field << 3) | wire);
+  }
+
+  /** An unsigned varint below 2^53 (lengths, enums, counts, positive int64). */
+  varint(value: number): void {
+    this.#ensure(10);
+    let v = value;
+    while (v > 0x7fffffff) {
+      this.#buf[this.pos++] = (v % 0x80) | 0x80;
+      v = Math.floor(v / 0x80);
+    }
+    while (v > 0x7f) {
+      this.#buf[this.pos++] = (v & 0x7f) | 0x80;
+      v >>>= 7;
+    }
+    this.#buf[this.pos++] = v;
+  }
+
+  /** An int64 varint: a negative or very large integer takes the two's-complement 10 bytes. */
+  int64(value: number): void {
+    if (value >= 0 && value <= Number.MAX_SAFE_INTEGER) {
+      this.varint(value);
+      return;
+    }
+    this.#ensure(10);
+    let v = BigInt.asUintN(64, BigInt(value));
+    while (v > 0x7fn) {
+      this.#buf[this.pos++] = Number(v & 0x7fn) | 0x80;
+      v >>= 7n;
+    }
+    this.#buf[this.pos++] = Number(v);
+  }
+
+  fixed64(value: bigint): void {
+    this.#ensure(8);
+    this.#buf.writeBigUInt64LE(value, this.pos);
+    this.pos += 8;
+  }
+
+  fixed32(value: number): void {
+    this.#ensure(4);
+    this.#buf.writeUInt32LE(value >>> 0, this.pos);
+    this.pos += 4;
+  }
+
+  double(value: number): void {
+    this.#ensure(8);
+    this.#buf.writeDoubleLE(value, this.pos);
+    this.pos += 8;
+  }
+
+  /** A string field's value: its UTF-8 length, then its bytes. */
+  string(value: string): void {
+    // A string of n UTF-16 units takes at most 3n bytes; short ones are written without measuring first.
+    if (value.length < 43) {
+      this.#ensure(1 + value.length * 3);
+      const start = this.pos + 1;
+      const n = this.#buf.write(value, start, 'utf8');
+      this.#buf[this.pos] = n;
+      this.pos = start + n;
+      return;
+    }
+    const n = Buffer.byteLength(value);
+    this.varint(n);
+    this.#ensure(n);
+    this.pos += this.#buf.write(value, this.pos, n, 'utf8');
+  }
+
+  bytes(value: Uint8Array): void {
+    this.varint(value.length);
+    this.#ensure(value.length);
+    this.#buf.set(value, this.pos);
+    this.pos += value.length;
+  }
+
+  /** Hex digits written as the bytes they spell (trace and span ids). */
+  hex(value: string): void {
+    const n = value.length >>> 1;
+    this.varint(n);
+    this.#ensure(n);
+    this.pos += this.#buf.write(value, this.pos, n, 'hex');
+  }
+
+  /** Starts a nested message (after its tag); pass the result to `end`. */
+  begin(): number {
+    this.#ensure(1);
+    return this.pos++;
+  }
+
+  /** Ends the nested message started at `at`: writes its length there, moving the message when it needs more. */
+  end(at: number): void {
+    const length = this.pos - at - 1;
+    const size = varintSize(length);
+    if (size > 1) {
+      this.#ensure(size - 1);
+      this.#buf.copyWithin(at + size, at + 1, this.pos);
+      this.pos += size - 1;
+    }
+    let p = at;
+    let v = length;
+    while (v > 0x7f) {
+      this.#buf[p++] = (v & 0x7f) | 0x80;
+      v >>>= 7;
+    }
+    this.#buf[p] = v;
+  }
+
+  /** Raw bytes already encoded as fields. */
+  raw(value: Uint8Array): void {
+    this.#ensure(value.length);
+    this.#buf.set(value, this.pos);
+    this.pos += value.length;
+  }
+
+  /** A copy of what was written (the writer can then be reset and reused). */
+  copy(): Buffer {
+    return Buffer.from(this.#buf.subarray(0, this.pos));
+  }
+
+  reset(): void {
+    this.pos = 0;
+  }
+}
