@@ -1,0 +1,116 @@
+// A plain tool's span is finished after its response has gone back: the client has the result first, and the
+// span that ends afterwards carries every attribute of the span contract, with the time the response was ready.
+
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { hrTimeToMilliseconds } from '@opentelemetry/core';
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { createHasher } from '../../src/hashing.js';
+import { instrumentMcpServer } from '../../src/index.js';
+import * as sc from '../../src/semconv.js';
+import { mcpOutputHash } from '../../src/shared-rules.js';
+import { createTracing } from '../tracing.js';
+
+const KEY = 'after-response';
+
+async function connected() {
+  const tracing = createTracing();
+  const server = new McpServer({ name: 'deferred', version: '1' });
+  instrumentMcpServer(server, { tracerProvider: tracing.provider, hashKey: KEY });
+  server.registerTool(
+    'get_order',
+    { inputSchema: { customerId: z.string() }, annotations: { readOnlyHint: true } },
+    async ({ customerId }) => ({
+      content: [{ type: 'text', text: JSON.stringify({ customerId, status: 'paid' }) }],
+    }),
+  );
+  server.registerTool('explode', { inputSchema: { n: z.number() } }, async () => {
+    throw new RangeError('no such order');
+  });
+  const client = new Client({ name: 'agent', version: '1' });
+  const [a, b] = InMemoryTransport.createLinkedPair();
+  await Promise.all([server.connect(b), client.connect(a)]);
+  const serverSpans = () => tracing.spans().filter((s) => s.name.startsWith('tools/call '));
+  return { tracing, client, serverSpans };
+}
+
+describe('the span of a plain tool, after the response', () => {
+  it('is still open when the client has the result, and complete once it ends', async () => {
+    const { tracing, client, serverSpans } = await connected();
+    const result = await client.callTool({ name: 'get_order', arguments: { customerId: 'cus_1' } });
+    const answeredAt = performance.timeOrigin + performance.now();
+    // The result is back; the span that measures it has not ended yet.
+    expect(serverSpans()).toHaveLength(0);
+
+    await tracing.settled();
+    const [span] = serverSpans();
+    expect(span?.ended).toBe(true);
+    const attributes = span?.attributes ?? {};
+    expect(attributes).toMatchObject({
+      [sc.ATTR_MCP_METHOD_NAME]: 'tools/call',
+      [sc.ATTR_GEN_AI_OPERATION_NAME]: 'execute_tool',
+      [sc.ATTR_GEN_AI_TOOL_NAME]: 'get_order',
+      [sc.ATTR_TOOLSCOPE_SCHEMA_VERSION]: 'unversioned',
+      [sc.ATTR_TOOLSCOPE_EFFECT]: 'read',
+      [sc.ATTR_TOOLSCOPE_ATTEMPT]: 1,
+      [sc.ATTR_TOOLSCOPE_PARTIAL_EFFECT]: false,
+      [sc.ATTR_TOOLSCOPE_INPUT_SHAPE]: 'customerId:string',
+      [sc.ATTR_TOOLSCOPE_OUTPUT_CONTENT_ITEMS]: 1,
+      [sc.ATTR_TOOLSCOPE_OUTPUT_RESOURCE_LINKS]: 0,
+      [sc.ATTR_TOOLSCOPE_OUTPUT_HASH]: mcpOutputHash(result, createHasher(KEY)),
+    });
+    for (const key of [
+      sc.ATTR_JSONRPC_REQUEST_ID,
+      sc.ATTR_TOOLSCOPE_SCHEMA_HASH,
+      sc.ATTR_TOOLSCOPE_INPUT_HASH,
+      sc.ATTR_TOOLSCOPE_OUTPUT_BYTES,
+      sc.ATTR_TOOLSCOPE_OUTPUT_TOKENS,
+    ])
+      expect(attributes[key], key).toBeDefined();
+    expect(attributes[sc.ATTR_ERROR_TYPE]).toBeUndefined();
+    // Its duration is the call's, not the call's plus the wait for the next turn of the event loop.
+    expect(hrTimeToMilliseconds(span?.endTime ?? [0, 0])).toBeLessThanOrEqual(answeredAt);
+    await client.close();
+  });
+
+  it('keeps what a handler threw and the error code, set before the span ends', async () => {
+    const { tracing, client, serverSpans } = await connected();
+    const result = await client.callTool({ name: 'explode', arguments: { n: 1 } });
+    expect(result.isError).toBe(true);
+    expect(serverSpans()).toHaveLength(0);
+
+    await tracing.settled();
+    const [span] = serverSpans();
+    expect(span?.attributes).toMatchObject({
+      [sc.ATTR_ERROR_TYPE]: sc.ERROR_TYPE_TOOL_ERROR,
+      [sc.ATTR_TOOLSCOPE_ERROR_CODE]: 'FAILED',
+      [sc.ATTR_TOOLSCOPE_RETRYABLE]: false,
+    });
+    expect(span?.status.message).toBe('FAILED');
+    expect(span?.events.map((e) => e.attributes?.[sc.ATTR_EXCEPTION_TYPE])).toEqual(['RangeError']);
+    await client.close();
+  });
+
+  it('ends every span of a burst of calls, each with its own result hash', async () => {
+    const { tracing, client, serverSpans } = await connected();
+    const ids = ['cus_1', 'cus_2', 'cus_3', 'cus_1'];
+    const results = await Promise.all(
+      ids.map((customerId) => client.callTool({ name: 'get_order', arguments: { customerId } })),
+    );
+    await tracing.settled();
+    const hasher = createHasher(KEY);
+    const byRequest = new Map(
+      serverSpans().map((s) => [
+        s.attributes[sc.ATTR_TOOLSCOPE_OUTPUT_HASH],
+        s.attributes[sc.ATTR_TOOLSCOPE_INPUT_HASH],
+      ]),
+    );
+    expect(serverSpans()).toHaveLength(4);
+    for (const result of results) expect(byRequest.has(mcpOutputHash(result, hasher))).toBe(true);
+    // Same input, same answer: the first and last calls share both hashes.
+    expect(byRequest.size).toBe(3);
+    await client.close();
+  });
+});
