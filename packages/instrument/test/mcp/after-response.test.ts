@@ -4,18 +4,27 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { SpanKind } from '@opentelemetry/api';
 import { hrTimeToMilliseconds } from '@opentelemetry/core';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createHasher } from '../../src/hashing.js';
-import { instrumentMcpServer } from '../../src/index.js';
+import { instrumentMcpClient, instrumentMcpServer } from '../../src/index.js';
 import * as sc from '../../src/semconv.js';
 import { mcpOutputHash } from '../../src/shared-rules.js';
 import { createTracing } from '../tracing.js';
 
 const KEY = 'after-response';
 
-async function connected() {
+/** Holds the thread for `ms`, so that a span ended when its deferred work runs would end visibly later. */
+function busy(ms: number): void {
+  const until = performance.now() + ms;
+  while (performance.now() < until) {
+    // spin: the gap has to be on this thread, before the next turn of the event loop
+  }
+}
+
+async function connected(options: { tracedClient?: boolean } = {}) {
   const tracing = createTracing();
   const server = new McpServer({ name: 'deferred', version: '1' });
   instrumentMcpServer(server, { tracerProvider: tracing.provider, hashKey: KEY });
@@ -29,20 +38,27 @@ async function connected() {
   server.registerTool('explode', { inputSchema: { n: z.number() } }, async () => {
     throw new RangeError('no such order');
   });
-  const client = new Client({ name: 'agent', version: '1' });
+  const bare = new Client({ name: 'agent', version: '1' });
+  const client = options.tracedClient
+    ? instrumentMcpClient(bare, { tracerProvider: tracing.provider, hashKey: KEY })
+    : bare;
   const [a, b] = InMemoryTransport.createLinkedPair();
   await Promise.all([server.connect(b), client.connect(a)]);
-  const serverSpans = () => tracing.spans().filter((s) => s.name.startsWith('tools/call '));
-  return { tracing, client, serverSpans };
+  const ofKind = (kind: SpanKind) =>
+    tracing.spans().filter((s) => s.name.startsWith('tools/call ') && s.kind === kind);
+  const serverSpans = () => ofKind(SpanKind.SERVER);
+  const clientSpans = () => ofKind(SpanKind.CLIENT);
+  return { tracing, client, serverSpans, clientSpans };
 }
 
 describe('the span of a plain tool, after the response', () => {
   it('is still open when the client has the result, and complete once it ends', async () => {
     const { tracing, client, serverSpans } = await connected();
     const result = await client.callTool({ name: 'get_order', arguments: { customerId: 'cus_1' } });
-    const answeredAt = performance.timeOrigin + performance.now();
+    const answeredAt = Date.now();
     // The result is back; the span that measures it has not ended yet.
     expect(serverSpans()).toHaveLength(0);
+    busy(50);
 
     await tracing.settled();
     const [span] = serverSpans();
@@ -70,8 +86,9 @@ describe('the span of a plain tool, after the response', () => {
     ])
       expect(attributes[key], key).toBeDefined();
     expect(attributes[sc.ATTR_ERROR_TYPE]).toBeUndefined();
-    // Its duration is the call's, not the call's plus the wait for the next turn of the event loop.
-    expect(hrTimeToMilliseconds(span?.endTime ?? [0, 0])).toBeLessThanOrEqual(answeredAt);
+    // Its duration is the call's, not the call's plus the wait for the next turn of the event loop (50 ms here;
+    // the margin covers Date.now's whole milliseconds).
+    expect(hrTimeToMilliseconds(span?.endTime ?? [0, 0])).toBeLessThan(answeredAt + 25);
     await client.close();
   });
 
@@ -111,6 +128,26 @@ describe('the span of a plain tool, after the response', () => {
     for (const result of results) expect(byRequest.has(mcpOutputHash(result, hasher))).toBe(true);
     // Same input, same answer: the first and last calls share both hashes.
     expect(byRequest.size).toBe(3);
+    await client.close();
+  });
+
+  it('on the client side too: the caller has the result before the client span ends, complete', async () => {
+    const { tracing, client, clientSpans } = await connected({ tracedClient: true });
+    const result = await client.callTool({ name: 'get_order', arguments: { customerId: 'cus_1' } });
+    const answeredAt = Date.now();
+    expect(clientSpans()).toHaveLength(0);
+    busy(50);
+
+    await tracing.settled();
+    const [span] = clientSpans();
+    expect(span?.attributes).toMatchObject({
+      [sc.ATTR_MCP_METHOD_NAME]: 'tools/call',
+      [sc.ATTR_GEN_AI_TOOL_NAME]: 'get_order',
+      [sc.ATTR_TOOLSCOPE_OUTPUT_CONTENT_ITEMS]: 1,
+      [sc.ATTR_TOOLSCOPE_OUTPUT_HASH]: mcpOutputHash(result, createHasher(KEY)),
+    });
+    expect(span?.attributes[sc.ATTR_TOOLSCOPE_OUTPUT_BYTES]).toBeGreaterThan(0);
+    expect(hrTimeToMilliseconds(span?.endTime ?? [0, 0])).toBeLessThan(answeredAt + 25);
     await client.close();
   });
 });
