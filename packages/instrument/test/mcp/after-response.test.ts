@@ -9,7 +9,12 @@ import { hrTimeToMilliseconds } from '@opentelemetry/core';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createHasher } from '../../src/hashing.js';
-import { instrumentMcpClient, instrumentMcpServer } from '../../src/index.js';
+import {
+  defineTool,
+  instrumentMcpClient,
+  instrumentMcpServer,
+  registerMcpTool,
+} from '../../src/index.js';
 import * as sc from '../../src/semconv.js';
 import { mcpOutputHash } from '../../src/shared-rules.js';
 import { createTracing } from '../tracing.js';
@@ -33,6 +38,19 @@ async function connected(options: { tracedClient?: boolean } = {}) {
     { inputSchema: { customerId: z.string() }, annotations: { readOnlyHint: true } },
     async ({ customerId }) => ({
       content: [{ type: 'text', text: JSON.stringify({ customerId, status: 'paid' }) }],
+    }),
+  );
+  registerMcpTool(
+    server,
+    defineTool({
+      name: 'get_invoice',
+      version: '3',
+      effect: 'read',
+      description: 'One invoice',
+      input: z.object({ invoiceId: z.string() }),
+      output: z.object({ invoiceId: z.string(), total: z.number() }),
+      hashKey: KEY,
+      execute: ({ invoiceId }) => ({ invoiceId, total: 12.5 }),
     }),
   );
   server.registerTool('explode', { inputSchema: { n: z.number() } }, async () => {
@@ -143,6 +161,28 @@ describe('the span of a plain tool, after the response', () => {
     expect(span?.attributes).toMatchObject({
       [sc.ATTR_MCP_METHOD_NAME]: 'tools/call',
       [sc.ATTR_GEN_AI_TOOL_NAME]: 'get_order',
+      [sc.ATTR_TOOLSCOPE_OUTPUT_CONTENT_ITEMS]: 1,
+      [sc.ATTR_TOOLSCOPE_OUTPUT_HASH]: mcpOutputHash(result, createHasher(KEY)),
+    });
+    expect(span?.attributes[sc.ATTR_TOOLSCOPE_OUTPUT_BYTES]).toBeGreaterThan(0);
+    expect(hrTimeToMilliseconds(span?.endTime ?? [0, 0])).toBeLessThan(answeredAt + 25);
+    await client.close();
+  });
+
+  it('for a defineTool tool through registerMcpTool as well', async () => {
+    const { tracing, client, serverSpans } = await connected();
+    const result = await client.callTool({ name: 'get_invoice', arguments: { invoiceId: 'in_1' } });
+    const answeredAt = Date.now();
+    expect(result.structuredContent).toEqual({ invoiceId: 'in_1', total: 12.5 });
+    expect(serverSpans()).toHaveLength(0);
+    busy(50);
+
+    await tracing.settled();
+    const [span] = serverSpans();
+    expect(span?.attributes).toMatchObject({
+      [sc.ATTR_GEN_AI_TOOL_NAME]: 'get_invoice',
+      [sc.ATTR_TOOLSCOPE_SCHEMA_VERSION]: '3',
+      [sc.ATTR_TOOLSCOPE_INPUT_SHAPE]: 'invoiceId:string',
       [sc.ATTR_TOOLSCOPE_OUTPUT_CONTENT_ITEMS]: 1,
       [sc.ATTR_TOOLSCOPE_OUTPUT_HASH]: mcpOutputHash(result, createHasher(KEY)),
     });
