@@ -30,6 +30,14 @@ function drain(): void {
   args.length = 0;
 }
 
+/**
+ * Finishes every answered call's span now instead of in the next turn: for a flush or shutdown that must include
+ * them (setupToolscope's `forceFlush` and `shutdown` call it first).
+ */
+export function finishAnswered(): void {
+  if (tasks.length > 0) drain();
+}
+
 /** Runs `task(arg)` after the current response has been handed to the transport (one `setImmediate` per batch). */
 export function afterResponse<T>(task: Task<T>, arg: T): void {
   tasks.push(task as Task<never>);
