@@ -219,10 +219,14 @@ const mcpVariants = {
   ),
 } as const;
 
-/** µs per call: until the last response arrived, and with the turn of the event loop that runs deferred work. */
-type McpSample = { response: number; total: number };
+/**
+ * µs per call: wall time until the last response arrived, wall time with the turn of the event loop that runs
+ * deferred work, and the process's CPU time (user + system, every thread) over the same span.
+ */
+type McpSample = { response: number; total: number; cpu: number };
 
 async function measureMcp(fn: () => Promise<unknown>): Promise<McpSample> {
+  const cpu = process.cpuUsage();
   const start = process.hrtime.bigint();
   for (let i = 0; i < MCP_CALLS; i++) await fn();
   const answered = process.hrtime.bigint();
@@ -230,9 +234,11 @@ async function measureMcp(fn: () => Promise<unknown>): Promise<McpSample> {
   // clock stops (on the next variant's time). One turn of the event loop runs it inside this variant's time.
   await new Promise((resolve) => setImmediate(resolve));
   const end = process.hrtime.bigint();
+  const used = process.cpuUsage(cpu);
   return {
     response: Number(answered - start) / 1000 / MCP_CALLS,
     total: Number(end - start) / 1000 / MCP_CALLS,
+    cpu: (used.user + used.system) / MCP_CALLS,
   };
 }
 
@@ -249,49 +255,38 @@ for (let r = 0; r < MCP_ROUNDS; r++) {
 await provider.shutdown();
 await closeSentry();
 
-const total = (v: McpVariant) => median(mcpSamples[v].map((x) => x.total));
-const response = (v: McpVariant) => median(mcpSamples[v].map((x) => x.response));
-const mb = total('bare');
-const added = (v: McpVariant) => total(v) - mb;
-const addedOnResponse = (v: McpVariant) => response(v) - response('bare');
+const of = (v: McpVariant, k: keyof McpSample) => median(mcpSamples[v].map((x) => x[k]));
+const adds = (v: McpVariant, k: keyof McpSample) => of(v, k) - of('bare', k);
 console.log(
   `\nbench:instrument MCP  ${MCP_ROUNDS} rounds × ${MCP_CALLS} tools/call over InMemoryTransport, median µs per call`,
 );
 console.log(
-  '  each figure includes one turn of the event loop after the last call (work deferred past the response);',
+  '  "total" includes one turn of the event loop after the last call (work deferred past the',
 );
-console.log('  "on the response path" is the same clock stopped when the last response arrived');
+console.log(
+  '  response); "response" stops the clock when the last response arrived; "CPU" is process time',
+);
+console.log(`  ${''.padEnd(42)}    total   adds | response adds |   CPU adds`);
 const row = (label: string, v: McpVariant) =>
   console.log(
-    `  ${label.padEnd(48)} ${fmt(total(v))} µs   (adds ${fmt(added(v))} µs; on the response path ${fmt(addedOnResponse(v))})`,
+    `  ${label.padEnd(42)} ${fmt(of(v, 'total'))} ${fmt(adds(v, 'total'))} |      ${fmt(adds(v, 'response'))} | ${fmt(adds(v, 'cpu'))}`,
   );
-console.log(`  ${'bare McpServer tool'.padEnd(48)} ${fmt(mb)} µs`);
+row('bare McpServer tool', 'bare');
 row('+ hand-written span, 12 attributes', 'handWrittenSpan');
 row('instrumentMcpServer', 'instrumented');
 row('defineTool via registerMcpTool', 'defineToolOverMcp');
 row('Traceloop instrumentation-mcp (client)', 'traceloopClient');
 row('Sentry wrapMcpServerWithSentry (server)', 'sentryServer');
 row('instrumentMcpClient', 'instrumentedClient');
-const ratio = (label: string, v: McpVariant, ref: McpVariant, target: string) =>
-  console.log(`  ${label.padEnd(48)} ${fmt(added(v) / added(ref))}   (target ${target})`);
-ratio('ratio of added cost, Toolscope / hand-written', 'instrumented', 'handWrittenSpan', '≤ 1.5');
-ratio(
-  'ratio of added cost, instrumentMcpServer / Traceloop',
-  'instrumented',
-  'traceloopClient',
-  '≤ 1',
-);
-ratio('ratio of added cost, instrumentMcpServer / Sentry', 'instrumented', 'sentryServer', '≤ 1');
-ratio(
-  'ratio of added cost, instrumentMcpClient / Traceloop',
-  'instrumentedClient',
-  'traceloopClient',
-  '≤ 1',
-);
-ratio(
-  'ratio of added cost, registerMcpTool / Traceloop',
-  'defineToolOverMcp',
-  'traceloopClient',
-  '≤ 1',
-);
+console.log(`  ratio of added cost (total; CPU)`);
+for (const [label, v, ref, target] of [
+  ['instrumentMcpServer / hand-written span', 'instrumented', 'handWrittenSpan', '≤ 1.5'],
+  ['instrumentMcpServer / Traceloop', 'instrumented', 'traceloopClient', '≤ 1'],
+  ['instrumentMcpServer / Sentry', 'instrumented', 'sentryServer', '≤ 1'],
+  ['instrumentMcpClient / Traceloop', 'instrumentedClient', 'traceloopClient', '≤ 1'],
+  ['registerMcpTool / Traceloop', 'defineToolOverMcp', 'traceloopClient', '≤ 1'],
+] as const)
+  console.log(
+    `    ${label.padEnd(40)} ${fmt(adds(v, 'total') / adds(ref, 'total'))}; ${fmt(adds(v, 'cpu') / adds(ref, 'cpu'))}   (target ${target})`,
+  );
 console.log(`  (Sentry recorded ${sentrySpans()} spans)`);
