@@ -34,7 +34,11 @@ function providerFor(service: string): BasicTracerProvider {
   providers.push(provider);
   return provider;
 }
-const flushAll = () => Promise.all(providers.map((p) => p.forceFlush()));
+// The adapters end an MCP call's spans in the turn of the event loop after its response: one turn, then flush.
+const flushAll = async () => {
+  await new Promise((resolve) => setImmediate(resolve));
+  await Promise.all(providers.map((p) => p.forceFlush()));
+};
 
 async function api<T>(path: string, status = 200): Promise<T> {
   const res = await fetch(`${collector.url}${path}`);

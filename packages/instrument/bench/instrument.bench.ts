@@ -1,5 +1,5 @@
-// `pnpm bench:instrument`: the cost of a defineTool call against a bare validated call and the same call
-// with one hand-made OTel span, measured in one run on this machine. Prints numbers; asserts nothing.
+// `pnpm bench:instrument`: a defineTool call against a bare validated call with one hand-made span, then the MCP
+// adapters against a hand-written span, Traceloop and Sentry, all in one run. Prints numbers; asserts nothing.
 
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
@@ -10,7 +10,6 @@ import {
   BatchSpanProcessor,
   type SpanExporter,
 } from '@opentelemetry/sdk-trace-base';
-import { McpInstrumentation } from '@traceloop/instrumentation-mcp';
 import { z } from 'zod';
 import {
   defineTool,
@@ -18,6 +17,7 @@ import {
   instrumentMcpServer,
   registerMcpTool,
 } from '../src/index.js';
+import { closeSentry, sentrySpans, traceloopClients, withSentry } from './mcp-peers.js';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 15);
 const CALLS = Number(process.env.BENCH_CALLS ?? 20_000);
@@ -135,18 +135,14 @@ console.log(`  ratio defineTool / bare+span                       ${fmt(t / s)} 
 const MCP_CALLS = Number(process.env.BENCH_MCP_CALLS ?? 1_000);
 const MCP_ROUNDS = Number(process.env.BENCH_MCP_ROUNDS ?? 40);
 
-// Traceloop's MCP instrumentation (the peer the issue names) patches `Client.prototype.request`; given a
-// subclass, it patches only that subclass, so the other variants' clients stay bare.
-class TraceloopClient extends Client {}
-const traceloop = new McpInstrumentation();
-traceloop.setTracerProvider(provider);
-traceloop.manuallyInstrument({ Client: TraceloopClient });
+const traceloopClient = traceloopClients(provider);
 
 async function mcpPair(
   setup: (server: McpServer) => void,
   makeClient: () => Client = () => new Client({ name: 'bench-client', version: '1' }),
+  wrap: (server: McpServer) => McpServer = (server) => server,
 ): Promise<() => Promise<unknown>> {
-  const server = new McpServer({ name: 'bench', version: '1' });
+  const server = wrap(new McpServer({ name: 'bench', version: '1' }));
   setup(server);
   const client = makeClient();
   const [a, b] = InMemoryTransport.createLinkedPair();
@@ -201,11 +197,15 @@ const mcpVariants = {
     instrumentMcpServer(server, { tracerProvider: provider, hashKey: 'bench-key' });
     registerMcpTool(server, tool);
   }),
-  traceloopClient: await mcpPair(
+  traceloopClient: await mcpPair((server) => {
+    server.registerTool('get_order', { inputSchema: shape }, plainHandler);
+  }, traceloopClient),
+  sentryServer: await mcpPair(
     (server) => {
       server.registerTool('get_order', { inputSchema: shape }, plainHandler);
     },
-    () => new TraceloopClient({ name: 'bench-client', version: '1' }),
+    undefined,
+    withSentry,
   ),
   instrumentedClient: await mcpPair(
     (server) => {
@@ -219,60 +219,74 @@ const mcpVariants = {
   ),
 } as const;
 
-async function measureMcp(fn: () => Promise<unknown>): Promise<number> {
+/**
+ * µs per call: wall time until the last response arrived, wall time with the turn of the event loop that runs
+ * deferred work, and the process's CPU time (user + system, every thread) over the same span.
+ */
+type McpSample = { response: number; total: number; cpu: number };
+
+async function measureMcp(fn: () => Promise<unknown>): Promise<McpSample> {
+  const cpu = process.cpuUsage();
   const start = process.hrtime.bigint();
   for (let i = 0; i < MCP_CALLS; i++) await fn();
+  const answered = process.hrtime.bigint();
   // InMemoryTransport runs on microtasks: work an adapter defers to a later turn would otherwise run after the
   // clock stops (on the next variant's time). One turn of the event loop runs it inside this variant's time.
   await new Promise((resolve) => setImmediate(resolve));
-  return Number(process.hrtime.bigint() - start) / 1000 / MCP_CALLS;
+  const end = process.hrtime.bigint();
+  const used = process.cpuUsage(cpu);
+  return {
+    response: Number(answered - start) / 1000 / MCP_CALLS,
+    total: Number(end - start) / 1000 / MCP_CALLS,
+    cpu: (used.user + used.system) / MCP_CALLS,
+  };
 }
 
+type McpVariant = keyof typeof mcpVariants;
 const mcpSamples = Object.fromEntries(
-  Object.keys(mcpVariants).map((k) => [k, [] as number[]]),
-) as Record<keyof typeof mcpVariants, number[]>;
+  Object.keys(mcpVariants).map((k) => [k, [] as McpSample[]]),
+) as Record<McpVariant, McpSample[]>;
 for (const fn of Object.values(mcpVariants)) await measureMcp(fn);
 for (let r = 0; r < MCP_ROUNDS; r++) {
-  for (const [name, fn] of Object.entries(mcpVariants) as [
-    keyof typeof mcpVariants,
-    () => Promise<unknown>,
-  ][]) {
+  for (const [name, fn] of Object.entries(mcpVariants) as [McpVariant, () => Promise<unknown>][]) {
     mcpSamples[name].push(await measureMcp(fn));
   }
 }
 await provider.shutdown();
+await closeSentry();
 
-const mb = median(mcpSamples.bare);
-const mh = median(mcpSamples.handWrittenSpan);
-const mi = median(mcpSamples.instrumented);
-const md = median(mcpSamples.defineToolOverMcp);
-const mt = median(mcpSamples.traceloopClient);
-const mc = median(mcpSamples.instrumentedClient);
+const of = (v: McpVariant, k: keyof McpSample) => median(mcpSamples[v].map((x) => x[k]));
+const adds = (v: McpVariant, k: keyof McpSample) => of(v, k) - of('bare', k);
 console.log(
   `\nbench:instrument MCP  ${MCP_ROUNDS} rounds × ${MCP_CALLS} tools/call over InMemoryTransport, median µs per call`,
 );
-console.log(`  bare McpServer tool                                ${fmt(mb)} µs`);
 console.log(
-  `  + hand-written span, 12 attributes                 ${fmt(mh)} µs   (adds ${fmt(mh - mb)} µs)`,
+  '  "total" includes one turn of the event loop after the last call (work deferred past the',
 );
 console.log(
-  `  instrumentMcpServer                                ${fmt(mi)} µs   (adds ${fmt(mi - mb)} µs)`,
+  '  response); "response" stops the clock when the last response arrived; "CPU" is process time',
 );
-console.log(
-  `  defineTool via registerMcpTool                    ${fmt(md)} µs   (adds ${fmt(md - mb)} µs)`,
-);
-console.log(
-  `  Traceloop instrumentation-mcp (client)             ${fmt(mt)} µs   (adds ${fmt(mt - mb)} µs)`,
-);
-console.log(
-  `  instrumentMcpClient                                ${fmt(mc)} µs   (adds ${fmt(mc - mb)} µs)`,
-);
-console.log(
-  `  ratio of added cost, Toolscope / hand-written      ${fmt((mi - mb) / (mh - mb))}   (target ≤ 1.5)`,
-);
-console.log(
-  `  ratio of added cost, instrumentMcpServer / Traceloop ${fmt((mi - mb) / (mt - mb))}   (target ≤ 1)`,
-);
-console.log(
-  `  ratio of added cost, instrumentMcpClient / Traceloop ${fmt((mc - mb) / (mt - mb))}   (target ≤ 1)`,
-);
+console.log(`  ${''.padEnd(42)}    total   adds | response adds |   CPU adds`);
+const row = (label: string, v: McpVariant) =>
+  console.log(
+    `  ${label.padEnd(42)} ${fmt(of(v, 'total'))} ${fmt(adds(v, 'total'))} |      ${fmt(adds(v, 'response'))} | ${fmt(adds(v, 'cpu'))}`,
+  );
+row('bare McpServer tool', 'bare');
+row('+ hand-written span, 12 attributes', 'handWrittenSpan');
+row('instrumentMcpServer', 'instrumented');
+row('defineTool via registerMcpTool', 'defineToolOverMcp');
+row('Traceloop instrumentation-mcp (client)', 'traceloopClient');
+row('Sentry wrapMcpServerWithSentry (server)', 'sentryServer');
+row('instrumentMcpClient', 'instrumentedClient');
+console.log(`  ratio of added cost (total; CPU)`);
+for (const [label, v, ref, target] of [
+  ['instrumentMcpServer / hand-written span', 'instrumented', 'handWrittenSpan', '≤ 1.5'],
+  ['instrumentMcpServer / Traceloop', 'instrumented', 'traceloopClient', '≤ 1'],
+  ['instrumentMcpServer / Sentry', 'instrumented', 'sentryServer', '≤ 1'],
+  ['instrumentMcpClient / Traceloop', 'instrumentedClient', 'traceloopClient', '≤ 1'],
+  ['registerMcpTool / Traceloop', 'defineToolOverMcp', 'traceloopClient', '≤ 1'],
+] as const)
+  console.log(
+    `    ${label.padEnd(40)} ${fmt(adds(v, 'total') / adds(ref, 'total'))}; ${fmt(adds(v, 'cpu') / adds(ref, 'cpu'))}   (target ${target})`,
+  );
+console.log(`  (Sentry recorded ${sentrySpans()} spans)`);

@@ -1,6 +1,7 @@
 // The call pipeline (DESIGN.md §2–3): validate input → idempotency → attempts with retry policy → validate
 // output → envelope, all inside one span. Nothing thrown by the tool or by telemetry escapes.
 import { type Attributes, diag, SpanKind, trace } from '@opentelemetry/api';
+import { afterResponse } from './after-response.js';
 import { attempts } from './attempts.js';
 import { parseCallOptions } from './call-options.js';
 import { canonicalJson } from './canonical-json.js';
@@ -78,23 +79,55 @@ export async function runCall(
       executed = internalFailure(t.name, firstAttempt);
     }
   }
-  recordResult(
+  const ended: EndedCall = {
+    t,
     span,
     executed,
     firstAttempt,
-    capture ? (value) => safeRedact(t.redactResult, value) : undefined,
-    t.hasher,
-    !override?.measuresOutput,
-  );
-  if (override?.onResult) {
-    try {
-      override.onResult(executed.result, span);
-    } catch (error) {
-      diag.error('@toolscope/instrument: span hook failed', error);
-    }
-  }
-  span.end(executed.result.ok ? undefined : executed.result.code);
+    capture,
+    override,
+    endTime: undefined,
+  };
+  if (override?.endsAfterResponse) {
+    ended.endTime = performance.now();
+    afterResponse(endCall, ended);
+  } else endCall(ended);
   return executed.result;
+}
+
+/** A call whose result is known and whose span is still open. */
+type EndedCall = {
+  t: ToolInternals;
+  span: SafeSpan;
+  executed: Executed;
+  firstAttempt: number;
+  capture: boolean;
+  override: SpanOverride | undefined;
+  /** `performance.now()` when the result was ready, for a span ended later; now when undefined. */
+  endTime: number | undefined;
+};
+
+/** Records the result on the span (span-result.ts, then the adapter's `onResult`) and ends it. */
+function endCall({ t, span, executed, firstAttempt, capture, override, endTime }: EndedCall): void {
+  try {
+    recordResult(
+      span,
+      executed,
+      firstAttempt,
+      capture ? (value) => safeRedact(t.redactResult, value) : undefined,
+      t.hasher,
+      !override?.measuresOutput,
+    );
+    if (override?.onResult) {
+      try {
+        override.onResult(executed.result, span);
+      } catch (error) {
+        diag.error('@toolscope/instrument: span hook failed', error);
+      }
+    }
+  } finally {
+    span.end(executed.result.ok ? undefined : executed.result.code, endTime);
+  }
 }
 
 /** FAILED for bad call options or a defect of this package: the caller still gets an envelope. */

@@ -1,10 +1,29 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { canonicalJson } from './canonical-json.js';
+
+// The reference: JSON text with each object's keys in sorted order (an object cannot hold them so: integer-like
+// keys always come first in property order).
+const sortedJson = (value: unknown): string => {
+  if (Array.isArray(value)) return `[${value.map(sortedJson).join(',')}]`;
+  if (typeof value !== 'object' || value === null) return JSON.stringify(value);
+  const keys = Object.keys(value).sort();
+  return `{${keys.map((k) => `${JSON.stringify(k)}:${sortedJson(Reflect.get(value, k))}`).join(',')}}`;
+};
 
 describe('canonicalJson', () => {
   it('sorts keys at every level and matches JSON for plain data', () => {
     expect(canonicalJson({ b: 1, a: { d: [1, 'x', null], c: true } })).toBe(
       '{"a":{"c":true,"d":[1,"x",null]},"b":1}',
+    );
+  });
+
+  it('is JSON.stringify of the same value with the keys of every level sorted, for any JSON value', () => {
+    fc.assert(
+      fc.property(fc.jsonValue(), (value) => {
+        expect(canonicalJson(value)).toBe(sortedJson(value));
+      }),
+      { numRuns: 2000 },
     );
   });
 

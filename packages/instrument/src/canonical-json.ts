@@ -5,10 +5,28 @@ const MAX_DEPTH = 64;
 
 /** Canonical JSON text of `value`; `undefined` for a value JSON cannot represent at the top level. */
 export function canonicalJson(value: unknown): string {
-  return write(value, 0, new Set()) ?? 'null';
+  return write(value, 0, []) ?? 'null';
 }
 
-function write(value: unknown, depth: number, seen: Set<object>): string | undefined {
+/** Keys in the default sort's order (UTF-16 code units): insertion sort for the few keys objects mostly have. */
+function sortKeys(keys: string[]): string[] {
+  const n = keys.length;
+  if (n > 16) return keys.sort();
+  for (let i = 1; i < n; i++) {
+    const key = keys[i] as string;
+    let j = i - 1;
+    while (j >= 0 && (keys[j] as string) > key) {
+      keys[j + 1] = keys[j] as string;
+      j--;
+    }
+    keys[j + 1] = key;
+  }
+  return keys;
+}
+
+// `path` holds the objects being written, outermost first: a value already on it is a cycle. An array, not a
+// Set: paths are short, and this runs on every result of every call.
+function write(value: unknown, depth: number, path: object[]): string | undefined {
   switch (typeof value) {
     case 'string':
       return JSON.stringify(value);
@@ -28,31 +46,31 @@ function write(value: unknown, depth: number, seen: Set<object>): string | undef
   if (value === null) return 'null';
   const obj = value as object;
   if (depth >= MAX_DEPTH) return '"[depth]"';
-  if (seen.has(obj)) return '"[circular]"';
+  if (path.includes(obj)) return '"[circular]"';
   const json = callToJson(obj);
-  if (json !== obj) return write(json, depth + 1, seen);
-  seen.add(obj);
+  if (json !== obj) return write(json, depth + 1, path);
+  path.push(obj);
   try {
     if (Array.isArray(obj)) {
       let out = '[';
       for (let i = 0; i < obj.length; i++) {
         if (i > 0) out += ',';
-        out += write(safeGet(obj, i), depth + 1, seen) ?? 'null';
+        out += write(safeGet(obj, i), depth + 1, path) ?? 'null';
       }
       return `${out}]`;
     }
-    const keys = safeKeys(obj).sort();
+    const keys = sortKeys(safeKeys(obj));
     let out = '{';
     let first = true;
     for (const key of keys) {
-      const text = write(safeGet(obj, key), depth + 1, seen);
+      const text = write(safeGet(obj, key), depth + 1, path);
       if (text === undefined) continue;
       out += `${first ? '' : ','}${JSON.stringify(key)}:${text}`;
       first = false;
     }
     return `${out}}`;
   } finally {
-    seen.delete(obj);
+    path.pop();
   }
 }
 

@@ -1,12 +1,15 @@
 import { createHmac } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createHmacSha256 } from './hmac-sha256.js';
+import { hasOneShotHash } from './hmac-one-shot.js';
+import { createHmacSha256 as createHmacOf } from './hmac-sha256.js';
 
 const native = (key: Uint8Array, text: string, hex: number) =>
   createHmac('sha256', key).update(text, 'utf8').digest('hex').slice(0, hex);
 
-describe('createHmacSha256', () => {
+describe.each(['auto', 'js'] as const)('createHmacSha256 (%s)', (implementation) => {
+  const createHmacSha256 = (key: Uint8Array, hex: number) => createHmacOf(key, hex, implementation);
+
   it('equals node:crypto HMAC-SHA-256 for any key and text, across block boundaries', () => {
     fc.assert(
       fc.property(
@@ -45,4 +48,24 @@ describe('createHmacSha256', () => {
     expect(() => createHmacSha256(key, 15)).toThrow(RangeError);
     expect(() => createHmacSha256(key, 66)).toThrow(RangeError);
   });
+
+  it('keys whose pads are not ASCII, and keys longer than a block, hash as node:crypto does', () => {
+    const keys = [
+      new Uint8Array([0xff, 0x80, 0x00]),
+      new TextEncoder().encode('ключ'),
+      new Uint8Array(100).fill(7),
+    ];
+    for (const key of keys) {
+      const hmac = createHmacSha256(key, 16);
+      for (const text of ['', 'x', 'é漢字🙂', 'a'.repeat(1000), '\ud800 lone']) {
+        expect(hmac(text)).toBe(native(key, text, 16));
+        const bytes = new TextEncoder().encode(text);
+        expect(hmac.bytes(bytes, bytes.length)).toBe(native(key, text, 16));
+      }
+    }
+  });
+});
+
+it('uses one-shot native hashing on this Node', () => {
+  expect(hasOneShotHash()).toBe(true);
 });

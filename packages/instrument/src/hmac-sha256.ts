@@ -1,8 +1,10 @@
-// HMAC-SHA-256 for short messages in plain JS, with the key's inner and outer pads hashed once. Node's
-// createHmac costs ~3–6 µs per call here, mostly crossing into C++; this costs ~1 µs for a tool input.
-// Checked against node:crypto on random keys and messages (hmac-sha256.test.ts). docs/decisions/0002.
+// HMAC-SHA-256 of short messages with the key's inner and outer pads prepared once: through one-shot native
+// hashes where Node has them (hmac-one-shot.ts), else in plain JS, which costs ~1 µs for a tool input where
+// node's createHmac costs ~3–6 µs, mostly crossing into C++. Checked against node:crypto on random keys and
+// messages, both ways (hmac-sha256.test.ts). docs/decisions/0002, 0022.
 
 import { createHmac } from 'node:crypto';
+import { oneShotHmac } from './hmac-one-shot.js';
 
 // Int32Array, not Uint32Array: values above 2^31 would leave V8's small-integer path for doubles.
 const K = new Int32Array([
@@ -102,6 +104,8 @@ const HEX_CODES = new Uint8Array([
 ]);
 const encoder = new TextEncoder();
 const MAX_SCRATCH_CHARS = 4 * 1024;
+// Bytes of a message that still leave room for the padding in its single last block.
+const ONE_BLOCK = 56;
 
 /** A keyed hash: of a string (UTF-8), or of the first `length` bytes of a buffer. */
 export type KeyedHash = {
@@ -109,8 +113,15 @@ export type KeyedHash = {
   bytes: (data: Uint8Array, length: number) => string;
 };
 
-/** A function computing the first `hexChars` hex characters of HMAC-SHA-256(key, message). */
-export function createHmacSha256(key: Uint8Array, hexChars: number): KeyedHash {
+/**
+ * A function computing the first `hexChars` hex characters of HMAC-SHA-256(key, message): through one-shot
+ * native hashes where Node has them (hmac-one-shot.ts), else in JS; `'js'` forces the JS rounds (tests).
+ */
+export function createHmacSha256(
+  key: Uint8Array,
+  hexChars: number,
+  implementation: 'auto' | 'js' = 'auto',
+): KeyedHash {
   if (!Number.isInteger(hexChars) || hexChars < 2 || hexChars > 64 || hexChars % 2 !== 0)
     throw new RangeError(`hexChars must be an even number from 2 to 64, got ${hexChars}`);
   const block = new Uint8Array(64);
@@ -177,5 +188,15 @@ export function createHmacSha256(key: Uint8Array, hexChars: number): KeyedHash {
     }
     return ofBytes(buffer, written);
   };
-  return Object.assign(ofText, { bytes: ofBytes });
+  const native = implementation === 'auto' ? oneShotHmac(block, hexChars) : undefined;
+  if (!native) return Object.assign(ofText, { bytes: ofBytes });
+  // A message that fits the inner hash's last block costs two JS rounds, as cheap as two native calls; longer
+  // ones cost a round per 64 bytes more in JS and nothing more natively.
+  return Object.assign(
+    (text: string): string => (text.length < ONE_BLOCK ? ofText(text) : native(text)),
+    {
+      bytes: (data: Uint8Array, length: number): string =>
+        length < ONE_BLOCK ? ofBytes(data, length) : native.bytes(data, length),
+    },
+  );
 }

@@ -270,8 +270,8 @@ export function mcpOutputAttributes(result: unknown, into: Attributes = {}): Att
   if (result.structuredContent !== undefined) seen.structuredContent = result.structuredContent;
   outputAttributes(measureJson(seen), into);
   into[sc.ATTR_TOOLSCOPE_OUTPUT_CONTENT_ITEMS] = content.length;
-  into[sc.ATTR_TOOLSCOPE_OUTPUT_RESOURCE_LINKS] = content.filter(
-    (item) => isRecord(item) && item.type === 'resource_link',
-  ).length;
+  let links = 0;
+  for (const item of content) if (isRecord(item) && item.type === 'resource_link') links++;
+  into[sc.ATTR_TOOLSCOPE_OUTPUT_RESOURCE_LINKS] = links;
   return into;
 }

@@ -7,6 +7,7 @@ import { OTLPTraceExporter as OtlpProtoExporter } from '@opentelemetry/exporter-
 import { NodeSDK } from '@opentelemetry/sdk-node';
 import { BatchSpanProcessor, type SpanExporter } from '@opentelemetry/sdk-trace-base';
 import { z } from 'zod';
+import { finishAnswered } from './after-response.js';
 import { readEnvConfig } from './config.js';
 import { ToolscopeError } from './errors.js';
 import { warnNoHashKey } from './hashing.js';
@@ -25,7 +26,7 @@ export type SetupOptions = z.input<typeof setupOptionsSchema>;
 
 /** Handle of the SDK started by `setupToolscope`. */
 export type ToolscopeSdk = {
-  /** Exports every finished span now. */
+  /** Exports every finished span now, and the spans of MCP calls already answered. */
   forceFlush(): Promise<void>;
   /** Flushes and stops the SDK; safe to call more than once. */
   shutdown(): Promise<void>;
@@ -75,6 +76,7 @@ export function setupToolscope(options: SetupOptions = {}): ToolscopeSdk {
 
   let stopping: Promise<void> | undefined;
   const shutdown = () => {
+    finishAnswered();
     stopping ??= sdk.shutdown().catch((error: unknown) => {
       diag.error('@toolscope/instrument: SDK shutdown failed', error);
     });
@@ -86,10 +88,12 @@ export function setupToolscope(options: SetupOptions = {}): ToolscopeSdk {
     });
   }
   return {
-    forceFlush: () =>
-      processor.forceFlush().catch((error: unknown) => {
+    forceFlush: () => {
+      finishAnswered();
+      return processor.forceFlush().catch((error: unknown) => {
         diag.error('@toolscope/instrument: flush failed', error);
-      }),
+      });
+    },
     shutdown,
   };
 }

@@ -71,11 +71,12 @@ export class SafeSpan {
     }
   }
 
-  end(error: string | undefined): void {
+  /** Ends the span, with an error status when `error` is given; `endTime` (`performance.now()`) if it ended earlier. */
+  end(error: string | undefined, endTime?: number): void {
     if (!this.#span) return;
     try {
       if (error !== undefined) this.#span.setStatus({ code: SpanStatusCode.ERROR, message: error });
-      this.#span.end();
+      this.#span.end(endTime);
     } catch (caught) {
       reportOnce(caught);
     }

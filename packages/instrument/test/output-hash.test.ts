@@ -4,6 +4,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { SpanKind } from '@opentelemetry/api';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createHasher } from '../src/hashing.js';
@@ -75,11 +76,15 @@ describe('toolscope.output.hash', () => {
     const doubled = await client.callTool({ name: 'double', arguments: { n: 2 } });
     await client.callTool({ name: 'echo', arguments: { text: 'other' } });
     await client.close();
-    const hashes = (name: string) =>
+    await t.settled();
+    // Server spans end after their response has gone back, so after the client's: compared side by side.
+    const side = (name: string, kind: SpanKind) =>
       t
         .spans()
-        .filter((s) => s.name === `tools/call ${name}`)
+        .filter((s) => s.name === `tools/call ${name}` && s.kind === kind)
         .map((s) => s.attributes[HASH]);
+    const hashes = (name: string) =>
+      side(name, SpanKind.SERVER).flatMap((server, i) => [server, side(name, SpanKind.CLIENT)[i]]);
     const hasher = createHasher(KEY);
     // The SDK adds nothing the model reads: both sides hash the same content and structuredContent.
     const [echoServer, echoClient, otherServer, otherClient] = hashes('echo');

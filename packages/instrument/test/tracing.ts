@@ -16,10 +16,15 @@ export type Tracing = {
   only(): ReadableSpan;
   /** The contract spans (`tool_contract {tool}`) the tools reported. */
   contracts(): ReadableSpan[];
+  /** Resolves once the spans of calls already answered have ended (the MCP adapters end them after the response). */
+  settled(): Promise<void>;
 };
 
 const isContract = (span: ReadableSpan) =>
   span.name.startsWith(`${SPAN_NAME_TOOL_CONTRACT_PREFIX} `);
+
+/** One turn of the event loop: the adapters finish answered calls' spans in the turn after the response. */
+export const settled = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 export function createTracing(): Tracing {
   const exporter = new InMemorySpanExporter();
@@ -29,6 +34,7 @@ export function createTracing(): Tracing {
     exporter,
     spans: () => exporter.getFinishedSpans().filter((s) => !isContract(s)),
     contracts: () => exporter.getFinishedSpans().filter(isContract),
+    settled,
     only: () => {
       const spans = exporter.getFinishedSpans().filter((s) => !isContract(s));
       if (spans.length !== 1) throw new Error(`expected exactly one span, got ${spans.length}`);

@@ -1,6 +1,7 @@
 // `instrumentMcpClient`: a CLIENT span per `tools/call`, and W3C trace context injected into `params._meta` of
 // every request (also when the caller passed no `_meta`), so client and server spans share one trace.
 import { type Attributes, context, SpanKind } from '@opentelemetry/api';
+import { afterResponse } from '../after-response.js';
 import { readEnvConfig } from '../config.js';
 import type { ValidationIssue } from '../contract.js';
 import { ToolscopeError } from '../errors.js';
@@ -133,7 +134,16 @@ export function instrumentMcpClient<C extends object>(
       const result = await withContext(span.context, () =>
         request.call(client, withMeta(message, params, meta), ...rest),
       );
-      endWithResult(span, result, redact, outputs.check(toolName, result), hasherOf);
+      // What the result says goes on the span once the caller has it (after-response.ts).
+      afterResponse(endWithResult, {
+        span,
+        result,
+        redact,
+        toolName,
+        outputs,
+        hasherOf,
+        endTime: performance.now(),
+      });
       return result;
     } catch (error) {
       const code =
@@ -165,13 +175,31 @@ function withMeta(
   return { ...message, params };
 }
 
-function endWithResult(
-  span: SafeSpan,
-  result: unknown,
-  redact: ((v: unknown) => string) | undefined,
-  brokenContract: ValidationIssue[] | undefined,
-  hasherOf: () => Hasher,
-): void {
+/** One answered client call whose span is still open. */
+type ClientCall = {
+  span: SafeSpan;
+  result: unknown;
+  redact: ((v: unknown) => string) | undefined;
+  toolName: string;
+  outputs: AdvertisedOutputs;
+  hasherOf: () => Hasher;
+  /** `performance.now()` when the result was back. */
+  endTime: number;
+};
+
+/** Sets the end-of-call attributes of a client span and ends it, whatever reading the result does. */
+function endWithResult(call: ClientCall): void {
+  let error: string | undefined;
+  try {
+    error = recordResult(call);
+  } finally {
+    call.span.end(error, call.endTime);
+  }
+}
+
+/** The end-of-call attributes; returns the error code the span ends with, if any. */
+function recordResult({ span, result, redact, toolName, outputs, hasherOf }: ClientCall) {
+  const brokenContract: ValidationIssue[] | undefined = outputs.check(toolName, result);
   const outcome = outcomeOfPlainResult(result, undefined, undefined);
   // What the agent's model will read: measured where it arrives.
   const attributes: Attributes = {};
@@ -196,5 +224,5 @@ function endWithResult(
       result.structuredContent ?? result.content,
     );
   span.setAttributes(attributes);
-  span.end(brokenContract ? sc.ERROR_CODES.INVALID_OUTPUT : outcome.ok ? undefined : outcome.code);
+  return brokenContract ? sc.ERROR_CODES.INVALID_OUTPUT : outcome.ok ? undefined : outcome.code;
 }

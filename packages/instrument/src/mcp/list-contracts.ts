@@ -7,9 +7,9 @@ import { deprecationOfMcpTool } from '../deprecation.js';
 import { internalsOf } from '../internal.js';
 import { schemaHashOf } from '../schema-hash.js';
 import type { HandlerWrapper } from './handlers.js';
-import { plainToolVersion, schemaHashOfRegistered } from './plain-tool.js';
 import { isRecord, type RawHandler, registeredTool } from './sdk-access.js';
 import type { ServerState } from './server-state.js';
+import { plainToolVersion, schemaHashOfRegistered } from './tool-profile.js';
 
 /** A tools/list wrapper that reports each listed tool's contract (once per provider and hash). */
 export function listContracts(state: ServerState, defined: Map<string, unknown>): HandlerWrapper {

@@ -89,7 +89,7 @@ export function registerMcpTool(
     if (ids.idempotencyKey) callOptions.idempotencyKey = ids.idempotencyKey;
     if (state) callOptions.capture = state.capture;
     const provider = state?.skip(tool.name) ? SILENT : state?.options.tracerProvider;
-    // Built before the span ends, so its size (what the model receives) is measured on the span.
+    // What the model receives, measured on the span once it has gone back (the span ends after the response).
     let sent: CallToolResultShape | undefined;
     const result = await access.run(args, callOptions, {
       name: `${sc.SPAN_NAME_MCP_TOOLS_CALL_PREFIX} ${tool.name}`,
@@ -101,8 +101,9 @@ export function registerMcpTool(
       ...(e.signal ? { executorSignal: e.signal } : {}),
       // MCP semconv: an isError result is `tool_error`; our code stays in toolscope.error.code.
       measuresOutput: true,
+      endsAfterResponse: true,
       onResult: (r, span) => {
-        sent = toCallToolResult(r);
+        sent ??= toCallToolResult(r);
         const end: Attributes = {};
         if (span.recording) {
           mcpOutputAttributes(sent, end);
@@ -112,7 +113,8 @@ export function registerMcpTool(
         span.setAttributes(end);
       },
     });
-    return sent ?? toCallToolResult(result);
+    sent = toCallToolResult(result);
+    return sent;
   };
 
   const annotations = { readOnlyHint: tool.effect === 'read', ...options.annotations };

@@ -57,16 +57,25 @@ export function transportOf(protocol: object): unknown {
   return get(protocol, 'transport');
 }
 
+/** The registry's own record of a tool (private `_registeredTools`); `null` when the registry is not readable. */
+export function toolRecord(
+  high: object | undefined,
+  name: string,
+): Record<string, unknown> | undefined | null {
+  const registry = get(high, '_registeredTools');
+  if (!isRecord(registry)) return null;
+  if (!Object.hasOwn(registry, name)) return undefined;
+  const tool = registry[name];
+  return isRecord(tool) ? tool : undefined;
+}
+
 /** A tool of an `McpServer` registry (private `_registeredTools`); `null` when the registry is not readable. */
 export function registeredTool(
   high: object | undefined,
   name: string,
 ): RegisteredTool | undefined | null {
-  const registry = get(high, '_registeredTools');
-  if (!isRecord(registry)) return null;
-  if (!Object.hasOwn(registry, name)) return undefined;
-  const tool = registry[name];
-  if (!isRecord(tool)) return undefined;
+  const tool = toolRecord(high, name);
+  if (!tool) return tool;
   return {
     raw: tool,
     enabled: tool.enabled !== false,

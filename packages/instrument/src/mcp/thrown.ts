@@ -5,26 +5,29 @@ import { wrapToolHandler } from './sdk-access.js';
 
 const thrown = new WeakMap<object, unknown>();
 
+function remember(extra: unknown, error: unknown): void {
+  if (typeof extra === 'object' && extra !== null) thrown.set(extra, error);
+}
+
 /** Makes the registered handler of `name` remember what it throws for this request. */
 export function keepThrown(high: object | undefined, name: string): void {
   wrapToolHandler(
     high,
     name,
     (handler) =>
-      // Not an async function: the handler's own promise is passed on, without a tick more per call.
+      // Not an async function, and the handler's own promise goes back unchanged: no tick more per call. The
+      // rejection is read on a side branch, which reacts before the SDK's own handler of the same promise.
       function toolHandler(this: unknown, ...args: unknown[]): unknown {
-        const extra = args[args.length - 1];
-        const keep = (error: unknown): never => {
-          if (typeof extra === 'object' && extra !== null) thrown.set(extra, error);
-          throw error;
-        };
         let out: unknown;
         try {
           out = handler.apply(this, args);
         } catch (error) {
-          return keep(error);
+          remember(args[args.length - 1], error);
+          throw error;
         }
-        return out instanceof Promise ? out.then(undefined, keep) : out;
+        if (out instanceof Promise)
+          out.then(undefined, (error: unknown) => remember(args[args.length - 1], error));
+        return out;
       },
   );
 }

@@ -65,6 +65,7 @@ describe('instrumentMcpClient and a broken output contract', () => {
         code: -32602,
       });
       await client.close();
+      await t.settled();
       const span = t.only();
       expect(span.attributes).toMatchObject({
         'error.type': 'INVALID_OUTPUT',

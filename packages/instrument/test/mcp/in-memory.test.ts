@@ -30,6 +30,7 @@ describe('MCP over InMemoryTransport', () => {
     await Promise.all([server.connect(serverSide), client.connect(clientSide)]);
     const results = await runScenario(client);
     await client.close();
+    await tracing.settled();
     checkScenario(results, tracing.spans().map(viewOf));
   });
 
@@ -54,6 +55,7 @@ describe('MCP over InMemoryTransport', () => {
       span.end();
     });
     await client.close();
+    await tracing.settled();
     expect(seen).toHaveLength(2);
     for (const meta of seen) {
       expect(meta).toMatchObject({

@@ -37,6 +37,7 @@ describe('MCP adapter options', () => {
     await client.callTool({ name: 'get_order', arguments: { customerId: 'c' } });
     await client.callTool({ name: 'echo', arguments: { t: 'x' } });
     await client.close();
+    await tracing.settled();
     const spans = tracing.spans();
     expect(spans).toHaveLength(4);
     for (const s of spans) expect(s.attributes['gen_ai.conversation.id']).toBe('conv-42');
@@ -71,6 +72,7 @@ describe('MCP adapter options', () => {
     const first = await call();
     const second = await call();
     await client.close();
+    await tracing.settled();
     expect(executed).toBe(1);
     expect(second.structuredContent).toEqual(first.structuredContent);
     const spans = tracing.spans();
@@ -97,6 +99,7 @@ describe('MCP adapter options', () => {
     const ok = await client.callTool({ name: 'get_order', arguments: { customerId: 'c' } });
     await client.callTool({ name: 'echo', arguments: { t: 'x' } });
     await client.close();
+    await tracing.settled();
     expect(ok.structuredContent).toMatchObject({ customerId: 'c' });
     expect(tracing.spans()).toHaveLength(0);
   });
@@ -121,6 +124,7 @@ describe('MCP adapter options', () => {
       arguments: { user: 'ana', password: 'hunter2-secret' },
     });
     await client.close();
+    await tracing.settled();
     const span = tracing.only();
     const args = String(span.attributes['gen_ai.tool.call.arguments']);
     expect(args).toContain('ana');

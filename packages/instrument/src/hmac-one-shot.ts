@@ -1,0 +1,69 @@
+// HMAC-SHA-256 from two one-shot native hashes (`crypto.hash`, Node 20.12+): the inner hash over the key's inner
+// pad followed by the message, the outer over the outer pad followed by that digest. One-shot hashing crosses
+// into C++ once per hash without making a Hash or Hmac object, so it costs about 0.3 µs whatever the size, where
+// the JS rounds cost 0.4 µs per 64 bytes and node's createHmac about 1.8 µs. docs/decisions/0022.
+import * as nodeCrypto from 'node:crypto';
+import type { KeyedHash } from './hmac-sha256.js';
+
+type OneShot = (algorithm: string, data: string | Uint8Array, encoding: 'hex') => string;
+
+// Read once: `hash` is missing before Node 20.12, and then the JS rounds are used.
+const oneShot: OneShot | undefined =
+  typeof Reflect.get(nodeCrypto, 'hash') === 'function'
+    ? (Reflect.get(nodeCrypto, 'hash') as OneShot)
+    : undefined;
+
+const BLOCK = 64;
+const DIGEST = 32;
+
+/** Whether this Node has one-shot hashing. */
+export const hasOneShotHash = (): boolean => oneShot !== undefined;
+
+/**
+ * The keyed hash of `block` (the key as HMAC pads it to 64 bytes) through one-shot native hashes, or undefined
+ * on a Node without them.
+ */
+export function oneShotHmac(block: Uint8Array, hexChars: number): KeyedHash | undefined {
+  const hash = oneShot;
+  if (!hash) return undefined;
+  let inner = new Uint8Array(BLOCK + 256);
+  const outer = Buffer.alloc(BLOCK + DIGEST);
+  let asciiPad = true;
+  for (let i = 0; i < BLOCK; i++) {
+    const b = block[i] as number;
+    inner[i] = b ^ 0x36;
+    outer[i] = b ^ 0x5c;
+    if ((b ^ 0x36) > 0x7f) asciiPad = false;
+  }
+  // An ASCII inner pad (any ASCII key) is its own UTF-8: the message text is hashed after it as one string.
+  const innerPad = asciiPad ? String.fromCharCode(...inner.subarray(0, BLOCK)) : undefined;
+  const encoder = new TextEncoder();
+
+  const finish = (innerHex: string): string => {
+    outer.write(innerHex, BLOCK, DIGEST, 'hex');
+    return hash('sha256', outer, 'hex').slice(0, hexChars);
+  };
+  const room = (bytes: number): Uint8Array => {
+    if (inner.length < BLOCK + bytes) {
+      const grown = new Uint8Array(BLOCK + Math.max(bytes, inner.length * 2));
+      grown.set(inner.subarray(0, BLOCK));
+      inner = grown;
+    }
+    return inner;
+  };
+
+  const ofBytes = (data: Uint8Array, length: number): string => {
+    const buf = room(length);
+    // A loop for the short inputs this mostly sees; a copy in C++ past a few hundred bytes.
+    if (length <= 256) for (let i = 0; i < length; i++) buf[BLOCK + i] = data[i] as number;
+    else buf.set(data.subarray(0, length), BLOCK);
+    return finish(hash('sha256', buf.subarray(0, BLOCK + length), 'hex'));
+  };
+  const ofText = (text: string): string => {
+    if (innerPad !== undefined) return finish(hash('sha256', innerPad + text, 'hex'));
+    const buf = room(text.length * 3);
+    const { written } = encoder.encodeInto(text, buf.subarray(BLOCK));
+    return finish(hash('sha256', buf.subarray(0, BLOCK + written), 'hex'));
+  };
+  return Object.assign(ofText, { bytes: ofBytes });
+}

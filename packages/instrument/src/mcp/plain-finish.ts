@@ -1,0 +1,64 @@
+// The end of a plain tool's span, run once its response has gone back (after-response.ts): what the result means
+// (outcome, error code, issues), what the model receives (size and hash of content plus structuredContent), and
+// what the handler threw; then the span ends with the time the response was ready.
+import type { Attributes } from '@opentelemetry/api';
+import { exceptionAttributes } from '../exception.js';
+import { mcpOutputHash } from '../output-hash.js';
+import { mcpOutputAttributes } from '../output-size.js';
+import * as sc from '../semconv.js';
+import type { SafeSpan } from '../telemetry.js';
+import { outcomeOfPlainResult } from './call-result.js';
+import { isRecord } from './sdk-access.js';
+import type { ServerState } from './server-state.js';
+import { thrownFor } from './thrown.js';
+
+/** One answered call whose span is still open. */
+export type PlainCall = {
+  state: ServerState;
+  span: SafeSpan;
+  result: unknown;
+  args: unknown;
+  schemas: { input: unknown; output: unknown } | undefined;
+  extra: unknown;
+  /** `performance.now()` when the handler's result was ready. */
+  endTime: number;
+};
+
+/** Sets the end-of-call attributes of a plain tool's span and ends it, whatever reading the result does. */
+export function finishPlainCall(call: PlainCall): void {
+  let error: string | undefined;
+  try {
+    error = recordPlainResult(call);
+  } finally {
+    call.span.end(error, call.endTime);
+  }
+}
+
+/** The end-of-call attributes and exception event; returns the error code the span ends with, if any. */
+function recordPlainResult(call: PlainCall): string | undefined {
+  const { state, span, result } = call;
+  const outcome = outcomeOfPlainResult(result, call.args, call.schemas);
+  // What the model receives: content plus structuredContent, measured without a copy (output-size.ts).
+  const end: Attributes = {};
+  if (span.recording) {
+    mcpOutputAttributes(result, end);
+    end[sc.ATTR_TOOLSCOPE_OUTPUT_HASH] = mcpOutputHash(result, state.hasher);
+  }
+  if (!outcome.ok) {
+    end[sc.ATTR_ERROR_TYPE] = sc.ERROR_TYPE_TOOL_ERROR;
+    end[sc.ATTR_TOOLSCOPE_ERROR_CODE] = outcome.code;
+    end[sc.ATTR_TOOLSCOPE_RETRYABLE] = outcome.retryable;
+    end[sc.ATTR_TOOLSCOPE_PARTIAL_EFFECT] = outcome.partialEffect;
+    if (outcome.reason) end[sc.ATTR_TOOLSCOPE_ERROR_REASON] = outcome.reason;
+    if (outcome.issues) end[sc.ATTR_TOOLSCOPE_VALIDATION_ISSUES] = JSON.stringify(outcome.issues);
+  }
+  if (state.capture && isRecord(result)) {
+    end[sc.ATTR_GEN_AI_TOOL_CALL_RESULT] = state.redactor(
+      result.structuredContent ?? result.content,
+    );
+  }
+  span.setAttributes(end);
+  const threw = outcome.ok ? undefined : thrownFor(call.extra);
+  if (threw) span.addEvent(sc.EVENT_EXCEPTION, exceptionAttributes(threw.error, state.capture));
+  return outcome.ok ? undefined : outcome.code;
+}

@@ -1,0 +1,101 @@
+// What a plain MCP tool's span says about the tool itself (version, schema hash, effect, deprecation), read from
+// the McpServer's registry once per registry record and kept until the record changes (the SDK's `update()`
+// replaces its fields), so a call pays a lookup and a few identity checks instead of reading it all again.
+import type { Attributes } from '@opentelemetry/api';
+import { deprecationAttributes, deprecationOfMcpTool } from '../deprecation.js';
+import { inputJsonSchemaOf, outputJsonSchemaOf, schemaHashOf } from '../schema-hash.js';
+import * as sc from '../semconv.js';
+import { isRecord, type RegisteredTool, registeredTool, toolRecord } from './sdk-access.js';
+import type { ServerState } from './server-state.js';
+import { keepThrown } from './thrown.js';
+
+const UNVERSIONED = 'unversioned';
+const hashes = new WeakMap<object, { output: unknown; hash: string }>();
+
+/** Schema hash of a registered tool's Zod schemas, cached per schema object. */
+export function schemaHashOfRegistered(input: unknown, output: unknown): string | undefined {
+  const key = typeof input === 'object' && input !== null ? input : hashes;
+  const cached = hashes.get(key);
+  if (cached && cached.output === output) return cached.hash;
+  try {
+    const inputJson =
+      typeof input === 'object' && input !== null ? inputJsonSchemaOf(input as never) : {};
+    const outputJson =
+      typeof output === 'object' && output !== null ? outputJsonSchemaOf(output as never) : {};
+    const hash = schemaHashOf(inputJson, outputJson);
+    hashes.set(key, { output, hash });
+    return hash;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A plain tool's version: the `toolVersions` option, else `_meta["toolscope.dev/version"]`, else unversioned. */
+export function plainToolVersion(state: ServerState, name: string, meta: unknown): string {
+  const metaVersion = isRecord(meta) ? meta['toolscope.dev/version'] : undefined;
+  return (
+    state.options.toolVersions?.[name] ??
+    (typeof metaVersion === 'string' ? metaVersion : UNVERSIONED)
+  );
+}
+
+/** A registered tool as its calls' spans need it. */
+export type ToolProfile = {
+  /** The registry's view of the tool, as read when this profile was made. */
+  registered: RegisteredTool;
+  /** The handler function found in the record when its throws were last made to be kept. */
+  handler: unknown;
+  /** Attributes every call of this tool carries, in span-contract order. */
+  attributes: Attributes;
+};
+
+const profiles = new WeakMap<object, ToolProfile>();
+
+function sameRecord(profile: ToolProfile, record: Record<string, unknown>): boolean {
+  const r = profile.registered;
+  return (
+    r.inputSchema === record.inputSchema &&
+    r.outputSchema === record.outputSchema &&
+    r.annotations === record.annotations &&
+    r.meta === record._meta &&
+    r.description === record.description &&
+    r.enabled === (record.enabled !== false)
+  );
+}
+
+function profileOf(state: ServerState, name: string, registered: RegisteredTool): ToolProfile {
+  const attributes: Attributes = {
+    [sc.ATTR_TOOLSCOPE_SCHEMA_VERSION]: plainToolVersion(state, name, registered.meta),
+  };
+  const hash = schemaHashOfRegistered(registered.inputSchema, registered.outputSchema);
+  if (hash) attributes[sc.ATTR_TOOLSCOPE_SCHEMA_HASH] = hash;
+  const readOnly = isRecord(registered.annotations) && registered.annotations.readOnlyHint === true;
+  attributes[sc.ATTR_TOOLSCOPE_EFFECT] = readOnly ? 'read' : 'write';
+  const d = deprecationOfMcpTool(registered.annotations, registered.meta, registered.description);
+  if (d) Object.assign(attributes, deprecationAttributes(d));
+  attributes[sc.ATTR_TOOLSCOPE_ATTEMPT] = 1;
+  attributes[sc.ATTR_TOOLSCOPE_PARTIAL_EFFECT] = false;
+  return { registered, handler: undefined, attributes };
+}
+
+/**
+ * The profile of tool `name` on this server: `undefined` for a tool the registry does not hold, `null` when the
+ * registry cannot be read (not an McpServer). Also makes sure the tool's handler keeps what it throws.
+ */
+export function toolProfile(state: ServerState, name: string): ToolProfile | undefined | null {
+  const record = toolRecord(state.high, name);
+  if (!record) return record;
+  let profile = profiles.get(record);
+  if (!profile || !sameRecord(profile, record)) {
+    const registered = registeredTool(state.high, name);
+    if (!registered) return undefined;
+    profile = profileOf(state, name, registered);
+    profiles.set(record, profile);
+  }
+  if (profile.registered.enabled && record.handler !== profile.handler) {
+    keepThrown(state.high, name);
+    // The wrapped handler now: a handler set again later (the SDK's `update()`) is wrapped in turn.
+    profile.handler = record.handler;
+  }
+  return profile;
+}
