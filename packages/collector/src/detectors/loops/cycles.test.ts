@@ -187,7 +187,7 @@ describe('tool_cycle stays quiet', () => {
 
 describe('tool_cycle trigger keys', () => {
   it('keys a call by its tool and input under its own prefix, and a call without input not at all', () => {
-    expect(cycles.triggerKeys(call(search(), 0))).toEqual(['cycle\u0000search\u0000q']);
+    expect(cycles.triggerKeys(call(search(), 0))).toEqual(['input\u0000search\u0000q']);
     expect(cycles.triggerKeys(call(c('search', null), 0))).toEqual([]);
   });
 });

@@ -1,7 +1,7 @@
 // tool_cycle: the agent goes round a cycle of 2 to 5 calls (each a tool with one input) again and again with no
 // progress, e.g. search → fetch → summarise with the same inputs and the same results. A pure function over one
 // scope's calls; a cycle of one call is a repeat (repeats.ts).
-import { flagOf, keysOf } from './flag-of.js';
+import { flagOf, inputKey, keysOf } from './flag-of.js';
 import type { LoopDetector, LoopFlag, LoopScope, LoopThresholds, ScopeCall } from './scope.js';
 import { computeWasted, wastedSummary } from './wasted.js';
 
@@ -132,8 +132,7 @@ function detectCycles(scope: LoopScope, t: LoopThresholds): LoopFlag[] {
 }
 
 /** The key under which a call may complete a cycle: each of a cycle's steps repeats, tool and input alike. */
-export const cycleKey = (c: Pick<ScopeCall, 'tool' | 'inputHash'>): string | null =>
-  c.inputHash === null ? null : `cycle\u0000${c.tool}\u0000${c.inputHash}`;
+export const cycleKey = inputKey;
 
 /** The tool_cycle detector. */
 export const cycles: LoopDetector = {

@@ -70,6 +70,14 @@ export function runsOf(
   return runs.filter((r) => r.length > 0);
 }
 
+/**
+ * The key under which a call repeats an input: its tool and input hash. A repeat, each step of a cycle and a poll
+ * all need the same (tool, input) seen before, so their detectors share this one key and the stage counts it
+ * once (index.ts triggerKeys merges a key two detectors give, reading as much as the wider of them needs).
+ */
+export const inputKey = (c: Pick<ScopeCall, 'tool' | 'inputHash'>): string | null =>
+  c.inputHash === null ? null : `input\u0000${c.tool}\u0000${c.inputHash}`;
+
 /** A detector's triggerKeys from a function giving a call's one key, or null when it has none. */
 export const keysOf =
   (key: (c: ScopeCall) => string | null) =>

@@ -133,8 +133,8 @@ describe('trigger keys', () => {
     // Only a cycle needs the whole scope; the others are decided by the tool's own calls. A churn needs three
     // failing calls before this one (the default of four in a row).
     expect(triggerKeys(failing)).toEqual([
-      { key: 'r\u0000write\u0000a', wholeScope: false, prior: 1 },
-      { key: 'cycle\u0000write\u0000a', wholeScope: true, prior: 1 },
+      // A repeat's and a cycle's key are one: read as widely as the cycle needs.
+      { key: 'input\u0000write\u0000a', wholeScope: true, prior: 1 },
       {
         key: 'churn\u0000write\u0000shape\u0000INVALID_INPUT',
         wholeScope: false,
@@ -144,11 +144,7 @@ describe('trigger keys', () => {
     ]);
     expect(runsEnded(failing)).toEqual([]);
     const read = call(c('status', 'job', { output: 'running' }), 0);
-    expect(triggerKeys(read).map((k) => k.key)).toEqual([
-      'r\u0000status\u0000job',
-      'cycle\u0000status\u0000job',
-      'poll\u0000status\u0000job',
-    ]);
+    expect(triggerKeys(read).map((k) => k.key)).toEqual(['input\u0000status\u0000job']);
     // A success ends the tool's churn runs.
     expect(runsEnded(read)).toEqual(['argument_churn\u0000status']);
   });

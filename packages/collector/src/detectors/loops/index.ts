@@ -61,9 +61,17 @@ export function triggerKeys(
   const keys: TriggerKey[] = [];
   for (const d of LOOP_DETECTORS) {
     const prior = Math.max(1, d.priorCalls?.(thresholds) ?? 1);
-    const run = d.endsRun ? { run: runOf(d, call.tool) } : {};
-    for (const key of d.triggerKeys(call))
-      keys.push({ key, wholeScope: d.reads === 'scope', prior, ...run });
+    const wholeScope = d.reads === 'scope';
+    for (const key of d.triggerKeys(call)) {
+      // Detectors that share a key (flag-of.ts inputKey) share its count: the first earlier call any of them
+      // needs, and the wider read. A run detector's key is its own.
+      const same = d.endsRun ? undefined : keys.find((k) => k.key === key && k.run === undefined);
+      if (same) {
+        same.wholeScope ||= wholeScope;
+        same.prior = Math.min(same.prior, prior);
+      } else
+        keys.push({ key, wholeScope, prior, ...(d.endsRun ? { run: runOf(d, call.tool) } : {}) });
+    }
   }
   return keys;
 }

@@ -105,7 +105,7 @@ describe('polling_no_progress stays quiet', () => {
 
 describe('polling_no_progress trigger keys', () => {
   it('keys a successful call with an input and a result hash; others have none', () => {
-    expect(polling.triggerKeys(call(poll(), 0))).toEqual(['poll\u0000status\u0000job']);
+    expect(polling.triggerKeys(call(poll(), 0))).toEqual(['input\u0000status\u0000job']);
     expect(polling.triggerKeys(call(poll(null), 0))).toEqual([]);
     expect(polling.triggerKeys(call(poll('x', { code: 'UPSTREAM' }), 0))).toEqual([]);
     expect(polling.triggerKeys(call(c('status', null, { output: 'x' }), 0))).toEqual([]);

@@ -1,7 +1,7 @@
 // polling_no_progress: the agent calls one tool with one input again and again and gets the same answer every
 // time: it re-reads an unchanged result. A pure function over one scope's calls; without result hashes it says
 // nothing, since "the same result" is then unknown.
-import { flagOf, groupBy, keysOf, runsOf } from './flag-of.js';
+import { flagOf, groupBy, inputKey, keysOf, runsOf } from './flag-of.js';
 import type { LoopDetector, LoopFlag, LoopScope, LoopThresholds, ScopeCall } from './scope.js';
 import { computeWasted, wastedSummary } from './wasted.js';
 
@@ -39,8 +39,7 @@ function detectPolling(scope: LoopScope, t: LoopThresholds): LoopFlag[] {
 }
 
 /** The key under which a successful call with a known result may extend a poll: its tool and input. */
-export const pollKey = (c: ScopeCall): string | null =>
-  c.inputHash === null || !pollable(c) ? null : `poll\u0000${c.tool}\u0000${c.inputHash}`;
+export const pollKey = (c: ScopeCall): string | null => (pollable(c) ? inputKey(c) : null);
 
 /** The polling_no_progress detector; failures and calls without a result hash cannot extend a poll. */
 export const polling: LoopDetector = {

@@ -1,7 +1,7 @@
 // Repeats of one input: the same tool with the same input hash called again after a failure (identical_retry,
 // unrepaired_invalid_input, retry_after_non_retryable, unsafe_write_retry). A pure function over one scope's
 // calls, so it runs the same wherever the detection stage runs and in tests.
-import { flagOf, keysOf } from './flag-of.js';
+import { flagOf, inputKey, keysOf } from './flag-of.js';
 import type {
   LoopDetector,
   LoopFlag,
@@ -117,8 +117,7 @@ function dedupe(calls: ScopeCall[]): ScopeCall[] {
 }
 
 /** The key under which a call repeats an input: the same tool with the same input hash. */
-export const repeatKey = (c: Pick<ScopeCall, 'tool' | 'inputHash'>) =>
-  c.inputHash === null ? null : `r\u0000${c.tool}\u0000${c.inputHash}`;
+export const repeatKey = inputKey;
 
 export const repeats: LoopDetector = {
   kinds: [
