@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import type { TriggerKey } from '../detectors/loops/index.js';
 import { emptyFilter, filterBytes, filterOf, type KeyFilter, keyHash } from './key-filter.js';
-import { emptyStreaks, endRun, streaksBytes, streaksOf } from './run-streaks.js';
+import { countRunKey, emptyStreaks, endRun, streaksBytes, streaksOf } from './run-streaks.js';
 import { batchChecks, type TouchedCall, touchedKey } from './scopes.js';
 
 const RUN = 'argument_churn\u0000put';
@@ -95,8 +95,11 @@ describe('run counts', () => {
 
   it('reads back what it stored, and a damaged table as empty', () => {
     const s = emptyStreaks();
-    endRun(s, keyHash('a'), 5n);
-    endRun(s, keyHash('b'), -3n);
+    countRunKey(s, keyHash('a'), keyHash('k1'), 3n, true);
+    expect(endRun(s, keyHash('a'), 5n)).toBe(true);
+    countRunKey(s, keyHash('b'), keyHash('k2'), -3n, true);
+    // A run with no failure counted since it last ended keeps its end (and nothing is written back).
+    expect(endRun(s, keyHash('a'), 9n)).toBe(false);
     const again = streaksOf(streaksBytes(s));
     expect(streaksBytes(again)).toEqual(streaksBytes(s));
     expect(again.runs.size).toBe(2);

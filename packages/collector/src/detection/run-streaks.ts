@@ -5,9 +5,9 @@
 // resets at a run-ending call, so such a tool is not re-read.
 //
 // It is an upper bound, whatever order calls arrive in: `end` is the latest start of a run-ending call seen;
-// a key counts its calls that start after it; a run-ending call later than every counted call resets the count,
-// one earlier than some of them keeps it (they may follow it); a call that starts before `end` is not counted
-// and asks for a re-read (what came between is not known here). A key's count exists only from its first call
+// a key counts its calls that start after it; a run-ending call later than every counted call resets the count
+// (and only then moves `end`), one earlier than some of them keeps it (they may follow it); a call that starts
+// before `end` is not counted and asks for a re-read (what came between is not known here). A key's count exists only from its first call
 // in the conversation on (the filter says it was never seen): a key seen before, or one the table has no room
 // for, falls back to the filter's rungs. Nothing here can say "no loop" where a loop may be.
 import type { KeyHash } from './key-filter.js';
@@ -32,19 +32,22 @@ export const emptyStreaks = (): RunStreaks => ({ runs: new Map(), keys: 0 });
 const HIGH = 2 ** 32;
 const idOf = (h: KeyHash) => h.a + (h.b & 0x1fffff) * HIGH;
 
-/** A call that ends run `run`, starting at `startNs`; true when that changed the counts. */
+/**
+ * A call that ends run `run`, starting at `startNs`; true when that changed the counts. The end moves only where
+ * it resets a count: an end kept earlier than it could be only lets later calls count (an upper bound still),
+ * and a conversation's counts are then written back only when a streak of failures is broken.
+ */
 export function endRun(s: RunStreaks, run: KeyHash, startNs: bigint): boolean {
-  const id = idOf(run);
-  let r = s.runs.get(id);
-  if (!r) {
-    if (s.runs.size >= MAX_RUNS) return false;
-    r = { endNs: NONE, keys: new Map() };
-    s.runs.set(id, r);
-  }
-  if (startNs <= r.endNs) return false;
-  r.endNs = startNs;
-  for (const k of r.keys.values()) if (k.lastNs < startNs) k.n = 0;
-  return true;
+  const r = s.runs.get(idOf(run));
+  if (!r || startNs <= r.endNs) return false;
+  let reset = false;
+  for (const k of r.keys.values())
+    if (k.n > 0 && k.lastNs < startNs) {
+      k.n = 0;
+      reset = true;
+    }
+  if (reset) r.endNs = startNs;
+  return reset;
 }
 
 /**
