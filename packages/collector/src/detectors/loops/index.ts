@@ -50,8 +50,24 @@ const SUPERSEDES: Partial<Record<LoopKind, readonly LoopKind[]>> = {
  */
 export type TriggerKey = { key: string; wholeScope: boolean; prior: number; run?: string };
 
-/** The run of one tool's calls a run detector's keys count in. */
-const runOf = (d: LoopDetector, tool: string) => `${d.kinds[0]}\u0000${tool}`;
+/**
+ * The run of one tool's calls a run detector's keys count in. One string per detector and tool, kept: the stage
+ * looks runs up by it for every call, and a string used before hashes at no cost (bounded, as tools are few).
+ */
+const runNames = new Map<LoopDetector, Map<string, string>>();
+function runOf(d: LoopDetector, tool: string): string {
+  let names = runNames.get(d);
+  if (!names || names.size >= 10_000) {
+    names = new Map();
+    runNames.set(d, names);
+  }
+  let name = names.get(tool);
+  if (name === undefined) {
+    name = `${d.kinds[0]}\u0000${tool}`;
+    names.set(tool, name);
+  }
+  return name;
+}
 
 /** Every trigger key of a call, over all detectors (the stage re-reads a scope when one may repeat). */
 export function triggerKeys(
