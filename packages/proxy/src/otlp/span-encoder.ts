@@ -1,7 +1,7 @@
 // OTLP/protobuf of the proxy's spans (opentelemetry/proto trace/v1 and collector/trace/v1): each span is encoded
 // once as it ends; an export request wraps the encoded spans of each scope under the one resource, whose bytes
-// and each scope's are written once. Fields are
-// written in the order and with the zero counts the OTel JS exporter writes, so the bytes are the SDK's own.
+// and each scope's are written once. Fields are written in the order and with the zero counts the OTel JS
+// exporter writes, so the bytes are the SDK's own.
 import type { Attributes } from '@opentelemetry/api';
 import {
   ProtoWriter,
