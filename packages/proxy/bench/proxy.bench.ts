@@ -16,6 +16,9 @@ const RATE_SECONDS = Number(process.env.BENCH_RATE_SECONDS ?? 10);
 const upstream = [process.execPath, here('./upstream.mjs')];
 // Node flags for the proxy process only, to profile it in place (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
 const PROXY_NODE_ARGS = (process.env.BENCH_PROXY_NODE_ARGS ?? '').split(' ').filter(Boolean);
+// Another build's bin (e.g. a copy of an earlier dist/ and bin/ inside this package, so it resolves the same
+// dependencies): a fourth variant in the same rounds, for an A/B of CPU per call under the same load.
+const BASELINE = process.env.BENCH_PROXY_BASELINE;
 const args = { customerId: 'cus_1', includeHistory: true };
 
 // The OTLP sink: answers every export 200, counts the bytes (what a collector receives).
@@ -47,20 +50,22 @@ async function open(command: string[]): Promise<Variant> {
   return { client, transport };
 }
 
-const variants = {
+const proxyCommand = (bin: string) => [
+  process.execPath,
+  ...PROXY_NODE_ARGS,
+  bin,
+  '--otlp-endpoint',
+  sinkUrl,
+  '--log-level',
+  'warn',
+  '--',
+  ...upstream,
+];
+const variants: Record<string, Variant> = {
   direct: await open(upstream),
   forwarder: await open([process.execPath, here('./forwarder.mjs'), '--', ...upstream]),
-  proxy: await open([
-    process.execPath,
-    ...PROXY_NODE_ARGS,
-    here('../bin/toolscope-proxy.js'),
-    '--otlp-endpoint',
-    sinkUrl,
-    '--log-level',
-    'warn',
-    '--',
-    ...upstream,
-  ]),
+  proxy: await open(proxyCommand(here('../bin/toolscope-proxy.js'))),
+  ...(BASELINE ? { baseline: await open(proxyCommand(BASELINE)) } : {}),
 };
 
 async function perCall(v: Variant): Promise<number> {
@@ -77,23 +82,23 @@ const cpuUs = (pid: number | null | undefined) => {
   return (Number(fields[11]) + Number(fields[12])) * 10_000;
 };
 
-const names = Object.keys(variants) as (keyof typeof variants)[];
-const samples = Object.fromEntries(names.map((n) => [n, [] as number[]])) as Record<
-  keyof typeof variants,
-  number[]
->;
-const cpu = { forwarder: 0, proxy: 0 };
-for (const n of names) await perCall(variants[n]); // warm-up
+const names = Object.keys(variants);
+const samples: Record<string, number[]> = Object.fromEntries(names.map((n) => [n, []]));
+const cpu: Record<string, number> = Object.fromEntries(names.map((n) => [n, 0]));
+const variant = (n: string) => variants[n] as Variant;
+const of = (n: string) => samples[n] ?? [];
+const cpuPerCall = (n: string) => (cpu[n] ?? 0) / ROUNDS / CALLS;
+for (const n of names) await perCall(variant(n)); // warm-up
 for (let r = 0; r < ROUNDS; r++)
   for (const n of names) {
-    const before = n === 'direct' ? 0 : cpuUs(variants[n].transport.pid);
-    samples[n].push(await perCall(variants[n]));
-    if (n !== 'direct') cpu[n] += cpuUs(variants[n].transport.pid) - before;
+    const before = n === 'direct' ? 0 : cpuUs(variant(n).transport.pid);
+    samples[n]?.push(await perCall(variant(n)));
+    if (n !== 'direct') cpu[n] = (cpu[n] ?? 0) + cpuUs(variant(n).transport.pid) - before;
   }
 
-const d = median(samples.direct);
-const f = median(samples.forwarder);
-const p = median(samples.proxy);
+const d = median(of('direct'));
+const f = median(of('forwarder'));
+const p = median(of('proxy'));
 const fmt = (x: number) => x.toFixed(1).padStart(7);
 console.log(
   `bench:proxy  node ${process.version}  ${ROUNDS} rounds × ${CALLS} sequential tools/call over stdio, median µs per call`,
@@ -105,14 +110,18 @@ console.log(
   `  ratio of added cost, proxy / forwarder   ${fmt((p - d) / (f - d))}   (target ≤ 1.5)`,
 );
 console.log(
-  `  CPU of the middle process per call: forwarder ${fmt(cpu.forwarder / ROUNDS / CALLS)} µs, proxy ${fmt(cpu.proxy / ROUNDS / CALLS)} µs`,
+  `  CPU of the middle process per call: forwarder ${fmt(cpuPerCall('forwarder'))} µs, proxy ${fmt(cpuPerCall('proxy'))} µs`,
 );
+if (BASELINE)
+  console.log(
+    `  baseline (${BASELINE}): ${fmt(median(of('baseline')))} µs per call, CPU ${fmt(cpuPerCall('baseline'))} µs per call`,
+  );
 console.log(
-  `  per-round ranges: direct ${fmt(Math.min(...samples.direct))}–${Math.max(...samples.direct).toFixed(1)}, forwarder ${fmt(Math.min(...samples.forwarder))}–${Math.max(...samples.forwarder).toFixed(1)}, proxy ${fmt(Math.min(...samples.proxy))}–${Math.max(...samples.proxy).toFixed(1)}`,
+  `  per-round ranges: direct ${fmt(Math.min(...of('direct')))}–${Math.max(...of('direct')).toFixed(1)}, forwarder ${fmt(Math.min(...of('forwarder')))}–${Math.max(...of('forwarder')).toFixed(1)}, proxy ${fmt(Math.min(...of('proxy')))}–${Math.max(...of('proxy')).toFixed(1)}`,
 );
 
 // RSS of the proxy process at a paced 1,000 calls/s (10 calls every 10 ms, answers awaited in flight).
-const pid = variants.proxy.transport.pid;
+const pid = variant('proxy').transport.pid;
 const rssMb = () => {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
@@ -127,8 +136,8 @@ await new Promise<void>((resolve) => {
   const tick = setInterval(() => {
     for (let i = 0; i < 10; i++) {
       sent++;
-      const call = variants.proxy.client
-        .callTool({ name: 'get_order', arguments: args })
+      const call = variant('proxy')
+        .client.callTool({ name: 'get_order', arguments: args })
         .then(() => {
           answered++;
           inFlight.delete(call);

@@ -69,6 +69,8 @@ export function startCall(
     SpanKind.SERVER,
     a,
     parent,
+    undefined,
+    true,
   );
   return { span, tool: request.tool, info };
 }

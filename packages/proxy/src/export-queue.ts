@@ -1,12 +1,20 @@
-// The proxy's span queue: each ended span is encoded to OTLP protobuf at once and held as bytes in a bounded
-// queue exported in batches, one export at a time, so a collector that is down or slow costs the traffic
-// nothing: when the queue is full, spans are dropped and counted, and said once.
+// The proxy's span queue: each ended span is encoded to OTLP protobuf at once, straight into the bytes of the
+// batch it will be exported in (one buffer per scope), and batches are exported one at a time, so a collector
+// that is down or slow costs the traffic nothing: when the queue is full, spans are dropped and counted, and said
+// once. A queued span is bytes in a buffer, not an object of its own: objects that live until the next export
+// are what the young generation copies at every scavenge, and what makes V8 grow it.
 import type { Attributes } from '@opentelemetry/api';
 import { causeOf, type Logger } from './log.js';
 import type { OtlpExporter } from './otlp/http-exporter.js';
-import { ProtoWriter } from './otlp/proto-writer.js';
+import { ProtoWriter, WIRE_LEN } from './otlp/proto-writer.js';
 import type { ProxySpan, Scope, SpanSink } from './otlp/proxy-span.js';
-import { type EncodedSpan, encodeRequest, encodeSpan } from './otlp/span-encoder.js';
+import {
+  encodeRequest,
+  encodeResource,
+  encodeScope,
+  encodeSpan,
+  type ScopePart,
+} from './otlp/span-encoder.js';
 
 export type ExportQueueOptions = {
   /** Spans held at most; beyond, new spans are dropped (default 4096). */
@@ -23,16 +31,27 @@ export type ExportStats = { exported: number; dropped: number; failed: number; q
 /** What an export request says besides its spans: the resource, and the scopes spans refer to by index. */
 export type ExportEnvelope = { resource: Attributes; scopes: readonly Scope[] };
 
+/** One export request's spans: per scope index, its spans as `spans` fields of a ScopeSpans. */
+type Batch = { byScope: (ProtoWriter | undefined)[]; count: number };
+
+// A batch of 512 spans of ~450 bytes fits; writers are reused, so this is allocated a few times per process.
+const BATCH_WRITER_BYTES = 256 * 1024;
+const SPARE_WRITERS = 4;
+
 /** Bounded batching span queue with exact accounting. */
 export class ExportQueue implements SpanSink {
   readonly #exporter: OtlpExporter;
   readonly #envelope: ExportEnvelope;
-  readonly #writer = new ProtoWriter();
+  readonly #resource: Buffer;
+  readonly #scopeBytes: Buffer[] = [];
+  readonly #spare: ProtoWriter[] = [];
   readonly #log: Logger;
   readonly #maxQueue: number;
   readonly #maxBatch: number;
   readonly #delayMs: number;
-  #queue: EncodedSpan[] = [];
+  /** Batches waiting for export, oldest first; all but the last hold `maxBatch` spans. */
+  #batches: Batch[] = [];
+  #queued = 0;
   #exporting: Promise<void> | undefined;
   #timer: NodeJS.Timeout | undefined;
   #failing = false;
@@ -47,6 +66,7 @@ export class ExportQueue implements SpanSink {
   ) {
     this.#exporter = exporter;
     this.#envelope = envelope;
+    this.#resource = encodeResource(envelope.resource);
     this.#log = log;
     this.#maxQueue = options.maxQueue ?? 4096;
     this.#maxBatch = options.maxBatch ?? 512;
@@ -55,7 +75,7 @@ export class ExportQueue implements SpanSink {
 
   onEnd(span: ProxySpan): void {
     if (this.#stopped) return;
-    if (this.#queue.length >= this.#maxQueue) {
+    if (this.#queued >= this.#maxQueue) {
       this.stats.dropped++;
       this.#log.once(
         'queue-full',
@@ -67,17 +87,30 @@ export class ExportQueue implements SpanSink {
       );
       return;
     }
-    this.#writer.reset();
+    let batch = this.#batches[this.#batches.length - 1];
+    if (!batch || batch.count >= this.#maxBatch) {
+      batch = { byScope: [], count: 0 };
+      this.#batches.push(batch);
+    }
+    batch.byScope[span.scope] ??= this.#spare.pop() ?? new ProtoWriter(BATCH_WRITER_BYTES);
+    const w = batch.byScope[span.scope] as ProtoWriter;
+    const start = w.pos;
     try {
-      encodeSpan(this.#writer, span);
+      w.tag(2, WIRE_LEN);
+      const at = w.begin();
+      encodeSpan(w, span);
+      w.end(at);
     } catch (error) {
+      // What the span had written is taken back: the batch holds whole spans only.
+      w.pos = start;
       this.stats.dropped++;
       this.#log.once('encode-failed', 'error', 'a span could not be encoded', causeOf(error));
       return;
     }
-    this.#queue.push({ scope: span.scope, bytes: this.#writer.copy() });
-    this.stats.queued = this.#queue.length;
-    if (this.#queue.length >= this.#maxBatch) this.#kick();
+    batch.count++;
+    this.#queued++;
+    this.stats.queued = this.#queued;
+    if (this.#queued >= this.#maxBatch) this.#kick();
     else if (!this.#timer) {
       this.#timer = setTimeout(() => {
         this.#timer = undefined;
@@ -90,34 +123,57 @@ export class ExportQueue implements SpanSink {
 
   /** Starts an export unless one is running (that one starts the next when it ends). */
   #kick(): void {
-    if (this.#exporting || this.#queue.length === 0) return;
-    const batch = this.#queue.splice(0, this.#maxBatch);
-    this.stats.queued = this.#queue.length;
+    if (this.#exporting || this.#queued === 0) return;
+    const batch = this.#batches.shift() as Batch;
+    this.#queued -= batch.count;
+    this.stats.queued = this.#queued;
     this.#exporting = this.#send(batch).finally(() => {
       this.#exporting = undefined;
-      if (this.#queue.length >= this.#maxBatch) this.#kick();
+      if (this.#queued >= this.#maxBatch) this.#kick();
     });
   }
 
-  async #send(batch: EncodedSpan[]): Promise<void> {
+  /** The request of a batch; its writers go back to the spares. */
+  #request(batch: Batch): Buffer {
+    const parts: ScopePart[] = [];
+    batch.byScope.forEach((w, index) => {
+      if (!w || w.pos === 0) return;
+      const scope = this.#envelope.scopes[index];
+      if (!scope) return;
+      this.#scopeBytes[index] ??= encodeScope(scope);
+      parts.push({ scope: this.#scopeBytes[index] as Buffer, spans: w.written() });
+    });
+    const body = encodeRequest(this.#resource, parts);
+    for (const w of batch.byScope) {
+      // A writer a huge span made grow is let go rather than kept.
+      if (!w || this.#spare.length >= SPARE_WRITERS || w.capacity > BATCH_WRITER_BYTES * 4)
+        continue;
+      w.reset();
+      this.#spare.push(w);
+    }
+    return body;
+  }
+
+  async #send(batch: Batch): Promise<void> {
+    const spans = batch.count;
     try {
-      const body = encodeRequest(this.#envelope.resource, this.#envelope.scopes, batch);
+      const body = this.#request(batch);
       const result = await this.#exporter.export(body);
       if (result.ok) {
-        this.stats.exported += batch.length;
+        this.stats.exported += spans;
         if (this.#failing) this.#log.log('info', 'collector reachable again');
         this.#failing = false;
       } else {
-        this.stats.failed += batch.length;
+        this.stats.failed += spans;
         if (!this.#failing)
           this.#log.log('warn', 'span export failed; spans are counted and dropped', {
             ...causeOf(result.error),
-            spans: batch.length,
+            spans: spans,
           });
         this.#failing = true;
       }
     } catch (error) {
-      this.stats.failed += batch.length;
+      this.stats.failed += spans;
       this.#log.once('export-threw', 'error', 'span exporter threw', causeOf(error));
     }
   }
@@ -130,7 +186,7 @@ export class ExportQueue implements SpanSink {
     }
     const deadline = Date.now() + timeoutMs;
     const drain = async () => {
-      while (this.#exporting || this.#queue.length > 0) {
+      while (this.#exporting || this.#queued > 0) {
         if (!this.#exporting) this.#kick();
         await this.#exporting;
       }
@@ -142,8 +198,9 @@ export class ExportQueue implements SpanSink {
     const outcome = await Promise.race([drain().then(() => 'done' as const), late]);
     clearTimeout(timer);
     if (outcome === 'late') {
-      this.stats.dropped += this.#queue.length;
-      this.#queue = [];
+      this.stats.dropped += this.#queued;
+      this.#batches = [];
+      this.#queued = 0;
       this.stats.queued = 0;
       this.#log.log('warn', 'spans not exported before the flush deadline', { timeoutMs });
     }

@@ -1,24 +1,15 @@
 // JSON-RPC 2.0 messages as the proxy reads them from either side: requests, notifications and responses,
-// parsed with Zod from a copy of the line; anything else is "unreadable" and is forwarded all the same.
+// read from a copy of the line; anything else is "unreadable" and is forwarded all the same. This runs twice per
+// call, so Zod checks only what the proxy reads, once: the id's type is decided in code (a Zod union runs each
+// branch on a payload of its own), and `params` is checked to be an object without being copied (the observer
+// checks each member it reads). Values are taken from the parsed JSON itself, not from a copy Zod builds.
 import { z } from 'zod';
 
-const idSchema = z.union([z.string(), z.number()]);
-const paramsSchema = z.record(z.string(), z.unknown());
-
-const requestSchema = z.object({
-  id: idSchema,
-  method: z.string(),
-  params: paramsSchema.optional(),
-});
-const notificationSchema = z.object({ method: z.string(), params: paramsSchema.optional() });
+const methodSchema = z.object({ method: z.string(), params: z.object({}).optional() });
 const errorSchema = z.object({ code: z.number(), message: z.string().optional() });
-const responseSchema = z.object({
-  id: idSchema.nullable(),
-  result: z.unknown().optional(),
-  error: errorSchema.optional(),
-});
+const responseSchema = z.object({ error: errorSchema.optional() });
 
-export type RpcId = z.infer<typeof idSchema>;
+export type RpcId = string | number;
 export type RpcMessage =
   | { kind: 'request'; id: RpcId; method: string; params: Record<string, unknown> | undefined }
   | { kind: 'notification'; method: string; params: Record<string, unknown> | undefined }
@@ -28,21 +19,30 @@ export type RpcMessage =
 /** A map key for a request id: 1 and "1" are different ids. */
 export const idKey = (id: RpcId): string => (typeof id === 'number' ? `n${id}` : `s${id}`);
 
+// What `z.union([z.string(), z.number()])` accepts: any string, a finite number.
+const isId = (v: unknown): v is RpcId =>
+  typeof v === 'string' || (typeof v === 'number' && Number.isFinite(v));
+
+type Fields = { id?: unknown; method?: string; params?: Record<string, unknown>; result?: unknown };
+
 function one(value: unknown): RpcMessage | undefined {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
+  const v = value as Fields;
   if ('method' in value) {
-    const request = requestSchema.safeParse(value);
-    if (request.success) return { kind: 'request', ...request.data, params: request.data.params };
-    const note = notificationSchema.safeParse(value);
-    return note.success
-      ? { kind: 'notification', method: note.data.method, params: note.data.params }
-      : undefined;
+    if (!methodSchema.safeParse(value).success) return undefined;
+    const method = v.method as string;
+    // A request's id is a string or a number; with any other id it reads as a notification.
+    return isId(v.id)
+      ? { kind: 'request', id: v.id, method, params: v.params }
+      : { kind: 'notification', method, params: v.params };
   }
+  const id = v.id;
+  if (id !== null && !isId(id)) return undefined;
   const response = responseSchema.safeParse(value);
   if (!response.success) return undefined;
-  const { id, result, error } = response.data;
+  const error = response.data.error;
   if (error) return { kind: 'error', id, code: error.code, message: error.message ?? '' };
-  return id === null ? undefined : { kind: 'result', id, result };
+  return id === null ? undefined : { kind: 'result', id, result: v.result };
 }
 
 /**

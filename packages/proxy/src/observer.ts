@@ -75,8 +75,8 @@ export class McpObserver {
   }
 
   /**
-   * A whole line from the client, before it is forwarded: the bytes to forward, which are `line` itself except
-   * for a `tools/call`, which carries the proxy's span in `params._meta.traceparent`.
+   * A whole line from the client (its newline may be included), before it is forwarded: the bytes to forward,
+   * which are `line` itself except for a `tools/call`, which carries the proxy's span in `params._meta.traceparent`.
    */
   fromClient(line: Buffer): Buffer {
     if (!WATCHED.some((w) => line.includes(w))) {
@@ -191,7 +191,7 @@ export class McpObserver {
       this.#pending.set(key, { kind: 'call', call });
       this.counts.calls++;
       const own = call.span.spanContext();
-      return formatTraceparent({ ...own, flags: own.traceFlags, traceState: '' });
+      return formatTraceparent(own.traceId, own.spanId, own.traceFlags);
     }
     return undefined;
   }

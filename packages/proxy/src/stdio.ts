@@ -23,7 +23,6 @@ export type StdioProxyOptions = {
   exitGraceMs?: number;
 };
 
-const NEWLINE = Buffer.from('\n');
 // A line held in memory at most while it is framed; a longer one is forwarded in pieces and not observed.
 const MAX_LINE_BYTES = 64 * 1024 * 1024;
 
@@ -55,15 +54,14 @@ export function runStdioProxy(o: StdioProxyOptions): Promise<number> {
 
     // What one chunk from the client becomes, written in one write (a writev of many pieces costs more).
     let pieces: Buffer[] = [];
-    const toChild = new LineSplitter((bytes, whole, newline) => {
+    const toChild = new LineSplitter((bytes, whole) => {
       if (!whole) {
         pieces.push(bytes);
         return;
       }
-      const line = newline ? bytes.subarray(0, bytes.length - 1) : bytes;
-      const out = o.observer.fromClient(line);
-      if (out === line) pieces.push(bytes);
-      else pieces.push(out, ...(newline ? [NEWLINE] : []));
+      // The observer reads the line with its newline (whitespace to JSON, kept after the object by the
+      // traceparent rewrite), so a rewritten line comes back whole and is not copied again to add it.
+      pieces.push(o.observer.fromClient(bytes));
     }, MAX_LINE_BYTES);
     const flushPieces = () => {
       if (pieces.length === 1) childIn.write(pieces[0] as Buffer);

@@ -60,35 +60,57 @@ function skipValue(b: Buffer, i: number): number {
   return j > i ? j : -1;
 }
 
-type Member = { valueStart: number; valueEnd: number };
-type ObjectScan = { members: Map<string, Member>; empty: boolean } | undefined;
+/** Where one member's value lies in the line; `empty` tells of the object that was scanned for it. */
+type Found = { valueStart: number; valueEnd: number } | undefined;
+type ObjectScan = { member: Found; empty: boolean } | undefined;
 
-/** The members of the object starting at `i` (a brace), by their raw key text; the last of a repeated key. */
-function scanObject(b: Buffer, i: number): ObjectScan {
+/** Whether the raw key text between `from` and `to` is `key`'s bytes (JSON escapes are not undone, as before). */
+function keyIs(b: Buffer, from: number, to: number, key: Uint8Array): boolean {
+  if (to - from !== key.length) return false;
+  for (let k = 0; k < key.length; k++) if (b[from + k] !== key[k]) return false;
+  return true;
+}
+
+/**
+ * The object starting at `i` (a brace), scanned to its end, and its member `key` (the last of a repeated key).
+ * Keys are compared as bytes: no Map or key string per member, as the line's every member is walked.
+ */
+function scanObject(b: Buffer, i: number, key: Uint8Array): ObjectScan {
   if (b[i] !== OPEN_BRACE) return undefined;
-  const members = new Map<string, Member>();
   let j = skipSpace(b, i + 1);
-  if (b[j] === CLOSE_BRACE) return { members, empty: true };
+  if (b[j] === CLOSE_BRACE) return { member: undefined, empty: true };
+  let member: Found;
   for (;;) {
     if (b[j] !== QUOTE) return undefined;
     const keyEnd = skipString(b, j);
     if (keyEnd < 0) return undefined;
-    const key = b.toString('utf8', j + 1, keyEnd - 1);
+    const isKey = keyIs(b, j + 1, keyEnd - 1, key);
     j = skipSpace(b, keyEnd);
     if (b[j] !== COLON) return undefined;
     const valueStart = skipSpace(b, j + 1);
     const valueEnd = skipValue(b, valueStart);
     if (valueEnd < 0) return undefined;
-    members.set(key, { valueStart, valueEnd });
+    if (isKey) member = { valueStart, valueEnd };
     j = skipSpace(b, valueEnd);
-    if (b[j] === CLOSE_BRACE) return { members, empty: false };
+    if (b[j] === CLOSE_BRACE) return { member, empty: false };
     if (b[j] !== COMMA) return undefined;
     j = skipSpace(b, j + 1);
   }
 }
 
-const splice = (b: Buffer, at: number, end: number, text: string) =>
-  Buffer.concat([b.subarray(0, at), Buffer.from(text, 'utf8'), b.subarray(end)]);
+const PARAMS = Buffer.from('params');
+const META = Buffer.from('_meta');
+const TRACEPARENT = Buffer.from('traceparent');
+
+/** `b` with the bytes from `at` to `end` replaced by `text`, in one allocation. */
+function splice(b: Buffer, at: number, end: number, text: string): Buffer {
+  const size = Buffer.byteLength(text);
+  const out = Buffer.allocUnsafe(b.length - (end - at) + size);
+  b.copy(out, 0, 0, at);
+  out.write(text, at, size, 'utf8');
+  b.copy(out, at + size, end);
+  return out;
+}
 
 /**
  * The request line with `params._meta.traceparent` set to `traceparent`: the existing value replaced, or the
@@ -96,20 +118,19 @@ const splice = (b: Buffer, at: number, end: number, text: string) =>
  * (and `_meta`, if present) are objects.
  */
 export function withTraceparent(line: Buffer, traceparent: string): Buffer | undefined {
-  const top = scanObject(line, skipSpace(line, 0));
-  const params = top?.members.get('params');
+  const params = scanObject(line, skipSpace(line, 0), PARAMS)?.member;
   if (!params) return undefined;
-  const paramsScan = scanObject(line, params.valueStart);
+  const paramsScan = scanObject(line, params.valueStart, META);
   if (!paramsScan) return undefined;
   const value = JSON.stringify(traceparent);
-  const meta = paramsScan.members.get('_meta');
+  const meta = paramsScan.member;
   if (!meta) {
     const member = `"_meta":{"traceparent":${value}}${paramsScan.empty ? '' : ','}`;
     return splice(line, params.valueStart + 1, params.valueStart + 1, member);
   }
-  const metaScan = scanObject(line, meta.valueStart);
+  const metaScan = scanObject(line, meta.valueStart, TRACEPARENT);
   if (!metaScan) return undefined;
-  const existing = metaScan.members.get('traceparent');
+  const existing = metaScan.member;
   if (existing) return splice(line, existing.valueStart, existing.valueEnd, value);
   const member = `"traceparent":${value}${metaScan.empty ? '' : ','}`;
   return splice(line, meta.valueStart + 1, meta.valueStart + 1, member);

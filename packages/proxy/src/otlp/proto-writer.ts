@@ -1,21 +1,29 @@
 // A protobuf writer for the few OTLP messages the proxy sends: varints, fixed64, doubles, strings and nested
 // messages into one growing buffer. A nested message reserves one length byte and shifts itself when longer.
+// Every call span goes through it, so the common cases avoid native calls and BigInt arithmetic: fixed-width
+// values through a DataView, short ASCII strings (a span's keys and most of its values) copied in JS.
 
 export const WIRE_VARINT = 0;
 export const WIRE_FIXED64 = 1;
 export const WIRE_LEN = 2;
 export const WIRE_FIXED32 = 5;
 
-const varintSize = (v: number): number =>
+const MAX_U64 = 0xffff_ffff_ffff_ffffn;
+
+const viewOf = (b: Buffer) => new DataView(b.buffer, b.byteOffset, b.byteLength);
+
+export const varintSize = (v: number): number =>
   v < 0x80 ? 1 : v < 0x4000 ? 2 : v < 0x200000 ? 3 : v < 0x10000000 ? 4 : 5;
 
 /** Writes protobuf fields into a buffer that grows as needed. */
 export class ProtoWriter {
   #buf: Buffer;
+  #view: DataView;
   pos = 0;
 
   constructor(initialBytes = 4096) {
     this.#buf = Buffer.allocUnsafe(initialBytes);
+    this.#view = viewOf(this.#buf);
   }
 
   #ensure(n: number): void {
@@ -23,6 +31,7 @@ export class ProtoWriter {
     const grown = Buffer.allocUnsafe(Math.max(this.#buf.length * 2, this.pos + n));
     this.#buf.copy(grown, 0, 0, this.pos);
     this.#buf = grown;
+    this.#view = viewOf(grown);
   }
 
   /** A field's key. */
@@ -60,28 +69,47 @@ export class ProtoWriter {
     this.#buf[this.pos++] = Number(v);
   }
 
+  /** An unsigned 64-bit integer (0 to 2^64 - 1, as `writeBigUInt64LE` takes). */
   fixed64(value: bigint): void {
+    if (value < 0n || value > MAX_U64) throw new RangeError(`fixed64 out of range: ${value}`);
     this.#ensure(8);
-    this.#buf.writeBigUInt64LE(value, this.pos);
+    this.#view.setBigUint64(this.pos, value, true);
     this.pos += 8;
   }
 
   fixed32(value: number): void {
     this.#ensure(4);
-    this.#buf.writeUInt32LE(value >>> 0, this.pos);
+    this.#view.setUint32(this.pos, value >>> 0, true);
     this.pos += 4;
   }
 
   double(value: number): void {
     this.#ensure(8);
-    this.#buf.writeDoubleLE(value, this.pos);
+    this.#view.setFloat64(this.pos, value, true);
     this.pos += 8;
   }
 
   /** A string field's value: its UTF-8 length, then its bytes. */
   string(value: string): void {
+    const length = value.length;
+    if (length < 0x80) {
+      this.#ensure(1 + length);
+      const buf = this.#buf;
+      const start = this.pos + 1;
+      let i = 0;
+      for (; i < length; i++) {
+        const c = value.charCodeAt(i);
+        if (c >= 0x80) break;
+        buf[start + i] = c;
+      }
+      if (i === length) {
+        buf[this.pos] = length;
+        this.pos = start + length;
+        return;
+      }
+    }
     // A string of n UTF-16 units takes at most 3n bytes; short ones are written without measuring first.
-    if (value.length < 43) {
+    if (length < 43) {
       this.#ensure(1 + value.length * 3);
       const start = this.pos + 1;
       const n = this.#buf.write(value, start, 'utf8');
@@ -139,6 +167,16 @@ export class ProtoWriter {
     this.#ensure(value.length);
     this.#buf.set(value, this.pos);
     this.pos += value.length;
+  }
+
+  /** Bytes held (written or not). */
+  get capacity(): number {
+    return this.#buf.length;
+  }
+
+  /** What was written, not copied: valid until the writer is written to or reset again. */
+  written(): Buffer {
+    return this.#buf.subarray(0, this.pos);
   }
 
   /** A copy of what was written (the writer can then be reset and reused). */

@@ -44,7 +44,7 @@ export class ProxySpan implements Span {
   readonly startNs: bigint;
   name: string;
   endNs = 0n;
-  readonly attributes: Attributes = {};
+  attributes: Attributes = {};
   attributeCount = 0;
   droppedAttributes = 0;
   events: SpanEvent[] | undefined;
@@ -90,6 +90,27 @@ export class ProxySpan implements Span {
       limits.attributeValueLength === Number.POSITIVE_INFINITY
         ? value
         : truncated(value, limits.attributeValueLength);
+    return this;
+  }
+
+  /**
+   * Takes `attributes` itself as the span's first attributes when each would be kept as it is (within the limits,
+   * nothing cut): a call span starts with a fresh object of the proxy's, not worth copying key by key.
+   */
+  adoptAttributes(attributes: Attributes): this {
+    const limits = this.#tracer.env.limits;
+    const cut = limits.attributeValueLength;
+    let n = 0;
+    for (const key in attributes) {
+      const v = attributes[key];
+      const kept =
+        Object.hasOwn(attributes, key) && key.length > 0 && key !== '__proto__' && v != null;
+      if (!kept || ++n > limits.attributeCount || (cut !== Infinity && truncated(v, cut) !== v))
+        return this.setAttributes(attributes);
+    }
+    if (this.attributeCount > 0 || this.endNs !== 0n) return this.setAttributes(attributes);
+    this.attributes = attributes;
+    this.attributeCount = n;
     return this;
   }
 
@@ -186,13 +207,17 @@ export class ProxyTracer implements Tracer {
     this.env = env;
   }
 
-  /** A span under `parent` (a remote span context, or none for a new trace); not recording if sampled out. */
+  /**
+   * A span under `parent` (a remote span context, or none for a new trace); not recording if sampled out. With
+   * `adopt`, `attributes` is the caller's to give away: the span may keep that very object.
+   */
   start(
     name: string,
     kind: SpanKind,
     attributes: Attributes,
     parent: ParentRef | undefined,
     startTime?: TimeInput,
+    adopt = false,
   ): Span {
     const traceId = parent ? parent.traceId : newTraceId();
     const keep = sampled(this.env, traceId, parent?.flags);
@@ -204,7 +229,8 @@ export class ProxyTracer implements Tracer {
     };
     if (!keep) return trace.wrapSpanContext({ traceId, spanId: ref.spanId, traceFlags: 0 });
     const span = new ProxySpan(this, name, kind, ref, parent, startTime);
-    span.setAttributes(attributes);
+    if (adopt) span.adoptAttributes(attributes);
+    else span.setAttributes(attributes);
     return span;
   }
 

@@ -156,4 +156,26 @@ describe('the proxy span encoding', () => {
     expect(ended[0]?.attributes).toEqual({ a: 'aga', b: ['xyz', 'q'] });
     expect(ended[0]?.droppedAttributes).toBe(1);
   });
+
+  it('keeps the attributes a call span starts with as setting them one by one would', () => {
+    const ended: ProxySpan[] = [];
+    const sink = { onEnd: (s: ProxySpan) => ended.push(s) };
+    const start = (env: Record<string, string>, a: Record<string, string | boolean>) =>
+      new ProxyTracerProvider(sink, readSdkEnv(env))
+        .getTracer('t')
+        .start('s', SpanKind.SERVER, a, undefined, undefined, true);
+    const own = { a: 'abcdef', b: true };
+    start({}, own).setAttribute('c', 'x').end();
+    expect(ended[0]?.attributes).toEqual({ a: 'abcdef', b: true, c: 'x' });
+    expect(ended[0]?.attributeCount).toBe(3);
+    start(
+      { OTEL_SPAN_ATTRIBUTE_COUNT_LIMIT: '1', OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT: '3' },
+      {
+        a: 'abcdef',
+        b: true,
+      },
+    ).end();
+    expect(ended[1]?.attributes).toEqual({ a: 'abc' });
+    expect(ended[1]?.droppedAttributes).toBe(1);
+  });
 });

@@ -1,8 +1,16 @@
 // OTLP/protobuf of the proxy's spans (opentelemetry/proto trace/v1 and collector/trace/v1): each span is encoded
-// once as it ends; an export request wraps the encoded spans of each scope under the one resource. Fields are
-// written in the order and with the zero counts the OTel JS exporter writes, so the bytes are the SDK's own.
+// once as it ends; an export request wraps the encoded spans of each scope under the one resource, whose bytes
+// and each scope's are written once. Fields are written in the order and with the zero counts the OTel JS
+// exporter writes, so the bytes are the SDK's own.
 import type { Attributes } from '@opentelemetry/api';
-import { ProtoWriter, WIRE_FIXED32, WIRE_FIXED64, WIRE_LEN, WIRE_VARINT } from './proto-writer.js';
+import {
+  ProtoWriter,
+  varintSize,
+  WIRE_FIXED32,
+  WIRE_FIXED64,
+  WIRE_LEN,
+  WIRE_VARINT,
+} from './proto-writer.js';
 import type { ProxySpan, Scope } from './proxy-span.js';
 
 // Span.flags (proto field 16): the W3C flags, and whether the parent's "is remote" is known and true.
@@ -132,46 +140,54 @@ export function encodeSpan(w: ProtoWriter, span: ProxySpan): void {
   w.fixed32((span.ref.flags & 0xff) | HAS_IS_REMOTE | (span.remoteParent ? IS_REMOTE : 0));
 }
 
-/** An encoded span waiting for export. */
-export type EncodedSpan = { scope: number; bytes: Buffer };
-
-/** An ExportTraceServiceRequest: one ResourceSpans of `resource`, a ScopeSpans per scope that has spans. */
-export function encodeRequest(
-  resource: Attributes,
-  scopes: readonly Scope[],
-  spans: readonly EncodedSpan[],
-): Buffer {
-  let size = 256;
-  for (const s of spans) size += s.bytes.length + 4;
-  const w = new ProtoWriter(size);
-  w.tag(1, WIRE_LEN);
-  const rs = w.begin();
+/** The `resource` field of a ResourceSpans, tag and length included: written once, sent in every request. */
+export function encodeResource(resource: Attributes): Buffer {
+  const w = new ProtoWriter(256);
   w.tag(1, WIRE_LEN);
   const res = w.begin();
   attributes(w, 1, resource);
   w.tag(2, WIRE_VARINT);
   w.varint(0);
   w.end(res);
-  scopes.forEach((scope, index) => {
-    if (!spans.some((s) => s.scope === index)) return;
-    w.tag(2, WIRE_LEN);
-    const ss = w.begin();
-    w.tag(1, WIRE_LEN);
-    const sc = w.begin();
-    w.tag(1, WIRE_LEN);
-    w.string(scope.name);
-    if (scope.version) {
-      w.tag(2, WIRE_LEN);
-      w.string(scope.version);
-    }
-    w.end(sc);
-    for (const s of spans) {
-      if (s.scope !== index) continue;
-      w.tag(2, WIRE_LEN);
-      w.bytes(s.bytes);
-    }
-    w.end(ss);
-  });
-  w.end(rs);
   return w.copy();
+}
+
+/** The `scope` field of a ScopeSpans, tag and length included. */
+export function encodeScope(scope: Scope): Buffer {
+  const w = new ProtoWriter(128);
+  w.tag(1, WIRE_LEN);
+  const sc = w.begin();
+  w.tag(1, WIRE_LEN);
+  w.string(scope.name);
+  if (scope.version) {
+    w.tag(2, WIRE_LEN);
+    w.string(scope.version);
+  }
+  w.end(sc);
+  return w.copy();
+}
+
+/** One ScopeSpans of a request: its `scope` field and its spans, each already a `spans` field. */
+export type ScopePart = { scope: Buffer; spans: Buffer };
+
+const fieldSize = (length: number) => 1 + varintSize(length) + length;
+
+/**
+ * An ExportTraceServiceRequest: one ResourceSpans of the encoded `resource`, then a ScopeSpans per part (in the
+ * order of the provider's scopes, as the SDK writes them). Sizes are known, so it is written in one buffer.
+ */
+export function encodeRequest(resource: Buffer, parts: readonly ScopePart[]): Buffer {
+  let rs = resource.length;
+  for (const p of parts) rs += fieldSize(p.scope.length + p.spans.length);
+  const w = new ProtoWriter(fieldSize(rs));
+  w.tag(1, WIRE_LEN);
+  w.varint(rs);
+  w.raw(resource);
+  for (const p of parts) {
+    w.tag(2, WIRE_LEN);
+    w.varint(p.scope.length + p.spans.length);
+    w.raw(p.scope);
+    w.raw(p.spans);
+  }
+  return w.written();
 }

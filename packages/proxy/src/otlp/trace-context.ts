@@ -32,9 +32,9 @@ export function parseTraceparent(traceparent: unknown, tracestate: unknown): Spa
   };
 }
 
-/** The `traceparent` value naming `span` as the parent. */
-export const formatTraceparent = (span: SpanRef): string =>
-  `00-${span.traceId}-${span.spanId}-${(span.flags & 0xff).toString(16).padStart(2, '0')}`;
+/** The `traceparent` value naming span `spanId` of trace `traceId` as the parent (no object per call). */
+export const formatTraceparent = (traceId: string, spanId: string, flags: number): string =>
+  `00-${traceId}-${spanId}-${(flags & 0xff).toString(16).padStart(2, '0')}`;
 
 const KEY_CHARS = '[_0-9a-z-*/]';
 const VALID_KEY = new RegExp(
