@@ -12,6 +12,7 @@ export const PROXY_CLI = `${ROOT}packages/proxy/src/cli.ts`;
 export const EVERYTHING = `${ROOT}test/node_modules/@modelcontextprotocol/server-everything/dist/index.js`;
 export const FILESYSTEM = `${ROOT}test/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js`;
 export const LIAR = `${ROOT}test/e2e/proxy-upstream.ts`;
+export const STATELESS = `${ROOT}test/e2e/proxy-stateless-upstream.ts`;
 
 /** Node with tsx and the workspace's source condition, for TypeScript entry points. */
 export const tsNode = (entry: string, args: string[] = []) => [

@@ -1,6 +1,7 @@
 // What the proxy makes of one MCP session's traffic: it reads a copy of each whole line in either direction,
 // opens a span per `tools/call` request and ends it with the upstream's answer, learns the server and protocol
-// from `initialize` and the contracts from `tools/list`. It never throws into the forwarding path.
+// from `initialize` (or, in the stateless 2026-07-28 revision, `server/discover`) and the contracts from
+// `tools/list`. It never throws into the forwarding path.
 import * as sc from '@toolscope/instrument/semconv';
 import {
   type CallContext,
@@ -45,7 +46,11 @@ const isRecord = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
 
 // Client lines that can matter: every other line is forwarded without being parsed at all.
-const WATCHED = ['"tools/', '"initialize"'];
+const WATCHED = ['"tools/', '"initialize"', '"server/discover"'];
+
+/** Where the stateless revision (2026-07-28) puts on each request what `initialize` used to say once. */
+const META_CLIENT_INFO = 'io.modelcontextprotocol/clientInfo';
+const META_PROTOCOL_VERSION = 'io.modelcontextprotocol/protocolVersion';
 
 /** Observer of one session (a stdio child, or one Streamable HTTP session). */
 export class McpObserver {
@@ -172,6 +177,14 @@ export class McpObserver {
     if (m.method === 'initialize') {
       const info = m.params?.clientInfo;
       if (isRecord(info) && typeof info.name === 'string') c.clientName = info.name.slice(0, 256);
+      this.#pending.set(key, { kind: 'initialize' });
+    } else if (m.method === 'server/discover') {
+      // The stateless revision's bootstrap: no handshake, the client's name and version in `_meta`.
+      const meta = isRecord(m.params?._meta) ? m.params._meta : {};
+      const info = meta[META_CLIENT_INFO];
+      if (isRecord(info) && typeof info.name === 'string') c.clientName = info.name.slice(0, 256);
+      const version = meta[META_PROTOCOL_VERSION];
+      if (typeof version === 'string') c.protocolVersion = version.slice(0, 64);
       this.#pending.set(key, { kind: 'initialize' });
     } else if (m.method === 'tools/list') {
       this.#pending.set(key, { kind: 'list', firstPage: m.params?.cursor === undefined });
