@@ -19,7 +19,7 @@ export type RpcMessage =
 /** A map key for a request id: 1 and "1" are different ids. */
 export const idKey = (id: RpcId): string => (typeof id === 'number' ? `n${id}` : `s${id}`);
 
-// What `z.union([z.string(), z.number()])` accepts: any string, a finite number.
+// What `z.union([z.string(), z.number()])` accepts: a string of whatever content, or a finite number.
 const isId = (v: unknown): v is RpcId =>
   typeof v === 'string' || (typeof v === 'number' && Number.isFinite(v));
 

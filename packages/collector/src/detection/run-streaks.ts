@@ -7,9 +7,10 @@
 // It is an upper bound, whatever order calls arrive in: `end` is the latest start of a run-ending call seen;
 // a key counts its calls that start after it; a run-ending call later than every counted call resets the count
 // (and only then moves `end`), one earlier than some of them keeps it (they may follow it); a call that starts
-// before `end` is not counted and asks for a re-read (what came between is not known here). A key's count exists only from its first call
-// in the conversation on (the filter says it was never seen): a key seen before, or one the table has no room
-// for, falls back to the filter's rungs. Nothing here can say "no loop" where a loop may be.
+// before `end` is not counted and asks for a re-read (what came between is not known here). A key's count
+// exists only from its first call in the conversation on (the filter says it was never seen): a key seen
+// before, or one the table has no room for, falls back to the filter's rungs. Nothing here can say "no loop"
+// where a loop may be.
 import type { KeyHash } from './key-filter.js';
 
 const NONE = -(2n ** 63n);
@@ -66,7 +67,7 @@ export function countRunKey(
   const keyId = idOf(key);
   let r = s.runs.get(runId);
   let k = r?.keys.get(keyId);
-  if (!k) {
+  if (!r || !k) {
     if (!first || s.keys >= MAX_KEYS) return null;
     if (!r) {
       if (s.runs.size >= MAX_RUNS) return null;
@@ -77,7 +78,6 @@ export function countRunKey(
     r.keys.set(keyId, k);
     s.keys++;
   }
-  if (!r) return null;
   if (startNs <= r.endNs) return Number.POSITIVE_INFINITY;
   k.n++;
   if (startNs > k.lastNs) k.lastNs = startNs;
