@@ -296,18 +296,21 @@ describe('foreign agents read as calls and model steps', () => {
       const story = w.page.getByRole('list', { name: 'tool calls in order' });
       await story.waitFor();
       const items = story.locator(':scope > li');
-      const kinds = await items.evaluateAll((els) =>
-        els.map((el) =>
-          el.classList.contains('model-step')
-            ? 'model'
-            : (el.querySelector('b.tool')?.textContent ?? '?'),
-        ),
-      );
+      const kindsNow = () =>
+        items.evaluateAll((els) =>
+          els.map((el) =>
+            el.classList.contains('model-step')
+              ? 'model'
+              : (el.querySelector('b.tool')?.textContent ?? '?'),
+          ),
+        );
+      // The page changes route in place: the story may still be the previous trace's, or half drawn, when the
+      // list first shows. Read it until it is this trace's (a clean-clone CI run once read it half drawn).
+      await expect
+        .poll(async () => (await kindsNow()).filter((k) => k !== 'model'), { message: dialect })
+        .toEqual(want.calls);
+      const kinds = await kindsNow();
       // Calls and model steps alternate, model first: what the agent decided, then what it did.
-      expect(
-        kinds.filter((k) => k !== 'model'),
-        dialect,
-      ).toEqual(want.calls);
       expect(
         kinds.filter((k) => k === 'model'),
         dialect,
