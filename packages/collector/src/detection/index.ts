@@ -31,6 +31,8 @@ export function createLoopDetection(thresholds: Partial<LoopThresholds> = {}): L
   return { forBatch: (calls) => new Batch(calls, t) };
 }
 
+const NO_ENDS: readonly KeyHash[] = Object.freeze([]);
+
 class Batch implements BatchLoopDetection {
   readonly conversations: readonly string[];
   readonly #touched: TouchedCall[];
@@ -52,21 +54,24 @@ class Batch implements BatchLoopDetection {
       }
       return h;
     };
-    this.#touched = calls.map(({ call, conversationId }) => ({
-      traceId: call.traceId,
-      conversationId,
-      tool: call.tool,
-      startNs: call.startNs,
-      keys: triggerKeys(call, thresholds).map((k) => touchedKey(k, runHash)),
-      ends: runsEnded(call).map(runHash),
-    }));
-    this.conversations = [
-      ...new Set(
-        this.#touched.flatMap((c) =>
-          c.conversationId && (c.keys.length > 0 || c.ends.length > 0) ? [c.conversationId] : [],
-        ),
-      ),
-    ].sort();
+    const touched: TouchedCall[] = [];
+    const conversations = new Set<string>();
+    for (const { call, conversationId } of calls) {
+      const keys = triggerKeys(call, thresholds);
+      const ends = runsEnded(call);
+      const c: TouchedCall = {
+        traceId: call.traceId,
+        conversationId,
+        tool: call.tool,
+        startNs: call.startNs,
+        keys: keys.map((k) => touchedKey(k, runHash)),
+        ends: ends.length === 0 ? NO_ENDS : ends.map(runHash),
+      };
+      touched.push(c);
+      if (conversationId && (keys.length > 0 || ends.length > 0)) conversations.add(conversationId);
+    }
+    this.#touched = touched;
+    this.conversations = [...conversations].sort();
   }
 
   checks(traceExisted: (traceId: string) => boolean, stored: ReadonlyMap<string, unknown>) {

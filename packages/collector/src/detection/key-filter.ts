@@ -10,7 +10,13 @@
 // otherwise) says "maybe" to every key, so the first batch after an upgrade re-reads the conversation, and the
 // stage rebuilds the filter from what it read.
 
-import { emptyStreaks, type RunStreaks, streaksBytes, streaksOf } from './run-streaks.js';
+import {
+  emptyStreaks,
+  type RunStreaks,
+  streaksOf,
+  streaksSize,
+  writeStreaks,
+} from './run-streaks.js';
 
 export const BLOOM_BYTES = 512;
 const BITS = BLOOM_BYTES * 8;
@@ -55,30 +61,37 @@ function positions(h: KeyHash, rung: number): Uint32Array {
 
 const hashOf = (key: string | KeyHash): KeyHash => (typeof key === 'string' ? keyHash(key) : key);
 
-/** A filter read from the database: empty for a missing or malformed value, legacy for an earlier format. */
+/**
+ * A filter read from the database: empty for a missing or malformed value, legacy for an earlier format. It
+ * takes the stored bytes over: its bits are a view of them, changed in place (a copy of each conversation's
+ * bits per batch was a tenth of the stage's time), so the caller must not use them again.
+ */
 export function filterOf(stored: unknown): KeyFilter {
-  const bits = new Uint8Array(BLOOM_BYTES);
   if (stored instanceof Uint8Array) {
-    if (stored.length > BLOOM_BYTES && stored[0] === FORMAT) {
-      bits.set(stored.subarray(1, BLOOM_BYTES + 1));
-      return { bits, legacy: false, streaks: streaksOf(stored.subarray(BLOOM_BYTES + 1)) };
-    }
+    if (stored.length > BLOOM_BYTES && stored[0] === FORMAT)
+      return {
+        bits: stored.subarray(1, BLOOM_BYTES + 1),
+        legacy: false,
+        streaks: streaksOf(stored.subarray(BLOOM_BYTES + 1)),
+      };
     if (stored.length === BLOOM_BYTES || (stored.length === BLOOM_BYTES + 1 && stored[0] === 2))
-      return { bits, legacy: true, streaks: emptyStreaks() };
+      return { bits: new Uint8Array(BLOOM_BYTES), legacy: true, streaks: emptyStreaks() };
   }
-  return { bits, legacy: false, streaks: emptyStreaks() };
+  return { bits: new Uint8Array(BLOOM_BYTES), legacy: false, streaks: emptyStreaks() };
 }
 
 /** An empty filter. */
 export const emptyFilter = (): KeyFilter => filterOf(null);
 
-/** The bytes to store. */
+/**
+ * The bytes to store, in one buffer from Node's pool (a typed array of its own per conversation and batch, with
+ * its backing store, cost more than writing it): every byte of it is written here.
+ */
 export function filterBytes(f: KeyFilter): Uint8Array {
-  const streaks = streaksBytes(f.streaks);
-  const out = new Uint8Array(BLOOM_BYTES + 1 + streaks.length);
+  const out = Buffer.allocUnsafe(BLOOM_BYTES + 1 + streaksSize(f.streaks));
   out[0] = FORMAT;
   out.set(f.bits, 1);
-  out.set(streaks, BLOOM_BYTES + 1);
+  writeStreaks(f.streaks, new DataView(out.buffer, out.byteOffset, out.length), BLOOM_BYTES + 1);
   return out;
 }
 

@@ -106,4 +106,40 @@ describe('run counts', () => {
     expect(streaksOf(streaksBytes(s).subarray(0, 7)).runs.size).toBe(0);
     expect(streaksOf(new Uint8Array([9])).runs.size).toBe(0);
   });
+
+  it('keeps its counts upper bounds where starts round to one double (real times, nanoseconds apart)', () => {
+    const T = 1_764_590_000_123_456_789n;
+    expect(Number(T + 100n)).toBe(Number(T));
+    const s = emptyStreaks();
+    const [run, key] = [keyHash('a'), keyHash('k')];
+    expect(countRunKey(s, run, key, T + 100n, true)).toBe(1);
+    // A success that may have come first (its start rounds to the failure's) resets nothing.
+    expect(endRun(s, run, T)).toBe(false);
+    expect(countRunKey(s, run, key, T + 300n, false)).toBe(2);
+    // A success clearly later resets the count; a failure that rounds to that end asks for a re-read.
+    expect(endRun(s, run, T + 10_000n)).toBe(true);
+    expect(countRunKey(s, run, key, T + 10_050n, false)).toBe(Number.POSITIVE_INFINITY);
+    expect(countRunKey(s, run, key, T + 20_000n, false)).toBe(1);
+  });
+
+  it('reads a table stored with exact 64-bit times (as earlier builds wrote it)', () => {
+    const T = 1_764_590_000_123_456_789n;
+    const bytes = new Uint8Array(2 + 18 + 20);
+    const v = new DataView(bytes.buffer);
+    const [run, key] = [keyHash('a'), keyHash('k')];
+    v.setUint16(0, 1, true);
+    v.setUint32(2, run.a, true);
+    v.setUint32(6, run.b & 0x1fffff, true);
+    v.setBigInt64(10, T, true);
+    v.setUint16(18, 1, true);
+    v.setUint32(20, key.a, true);
+    v.setUint32(24, key.b & 0x1fffff, true);
+    v.setUint32(28, 2, true);
+    v.setBigInt64(32, T - 5_000n, true);
+    const s = streaksOf(bytes);
+    expect(s.keys).toBe(1);
+    // Before the stored end: a re-read; after it: the stored count goes on.
+    expect(countRunKey(s, run, key, T - 1_000n, false)).toBe(Number.POSITIVE_INFINITY);
+    expect(countRunKey(s, run, key, T + 1_000n, false)).toBe(3);
+  });
 });

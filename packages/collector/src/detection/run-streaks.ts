@@ -13,13 +13,18 @@
 // where a loop may be.
 import type { KeyHash } from './key-filter.js';
 
-const NONE = -(2n ** 63n);
+/**
+ * Times are kept as doubles, each call's start rounded to the nearest one (Number of its nanoseconds): rounding
+ * is monotonic, so a true order stays an order or becomes a tie, and every tie takes the careful branch (no reset,
+ * or a re-read), so the counts stay upper bounds; doubles spare the BigInt each stored time would cost to read.
+ */
+const NONE = -(2 ** 63);
 /** Room for this many runs and run keys per conversation; beyond it, keys fall back to the filter. */
 const MAX_RUNS = 64;
 const MAX_KEYS = 256;
 
-type KeyCount = { n: number; lastNs: bigint };
-type Run = { endNs: bigint; keys: Map<number, KeyCount> };
+type KeyCount = { n: number; lastNs: number };
+type Run = { endNs: number; keys: Map<number, KeyCount> };
 
 /** A conversation's run counts, by a 53-bit hash of each run and key. */
 export type RunStreaks = { runs: Map<number, Run>; keys: number };
@@ -40,14 +45,16 @@ const idOf = (h: KeyHash) => h.a + (h.b & 0x1fffff) * HIGH;
  */
 export function endRun(s: RunStreaks, run: KeyHash, startNs: bigint): boolean {
   const r = s.runs.get(idOf(run));
-  if (!r || startNs <= r.endNs) return false;
+  if (!r) return false;
+  const at = Number(startNs);
+  if (at <= r.endNs) return false;
   let reset = false;
   for (const k of r.keys.values())
-    if (k.n > 0 && k.lastNs < startNs) {
+    if (k.n > 0 && k.lastNs < at) {
       k.n = 0;
       reset = true;
     }
-  if (reset) r.endNs = startNs;
+  if (reset) r.endNs = at;
   return reset;
 }
 
@@ -78,40 +85,61 @@ export function countRunKey(
     r.keys.set(keyId, k);
     s.keys++;
   }
-  if (startNs <= r.endNs) return Number.POSITIVE_INFINITY;
+  const at = Number(startNs);
+  if (at <= r.endNs) return Number.POSITIVE_INFINITY;
   k.n++;
-  if (startNs > k.lastNs) k.lastNs = startNs;
+  if (at > k.lastNs) k.lastNs = at;
   return k.n;
 }
 
 // Stored after the filter's bits: u16 runs; per run its hash (u32, u32), end (i64) and u16 keys; per key its
-// hash (u32, u32), count (u32) and latest start (i64). Little-endian.
+// hash (u32, u32), count (u32) and latest start (i64). Little-endian. The i64s are written and read as two
+// 32-bit halves (a double holds each stored time exactly, as it was rounded before it was stored); no closures
+// here, as these run for every conversation of every batch.
 const RUN_BYTES = 4 + 4 + 8 + 2;
 const KEY_BYTES = 4 + 4 + 4 + 8;
 
-export function streaksBytes(s: RunStreaks): Uint8Array {
-  const out = new Uint8Array(2 + s.runs.size * RUN_BYTES + s.keys * KEY_BYTES);
-  const v = new DataView(out.buffer);
-  let at = 0;
-  const hash = (id: number) => {
-    v.setUint32(at, id % HIGH, true);
-    v.setUint32(at + 4, Math.floor(id / HIGH), true);
-    at += 8;
-  };
-  v.setUint16(at, s.runs.size, true);
-  at += 2;
+function putId(v: DataView, at: number, id: number): void {
+  v.setUint32(at, id % HIGH, true);
+  v.setUint32(at + 4, Math.floor(id / HIGH), true);
+}
+
+function putTime(v: DataView, at: number, ns: number): void {
+  const high = Math.floor(ns / HIGH);
+  v.setUint32(at, ns - high * HIGH, true);
+  v.setInt32(at + 4, high, true);
+}
+
+const idAt = (v: DataView, at: number) =>
+  v.getUint32(at, true) + (v.getUint32(at + 4, true) & 0x1fffff) * HIGH;
+const timeAt = (v: DataView, at: number) => v.getInt32(at + 4, true) * HIGH + v.getUint32(at, true);
+
+/** The bytes the counts take. */
+export const streaksSize = (s: RunStreaks): number =>
+  2 + s.runs.size * RUN_BYTES + s.keys * KEY_BYTES;
+
+/** Writes the counts at `at` of `v` (streaksSize bytes), so the filter's one buffer holds them. */
+export function writeStreaks(s: RunStreaks, v: DataView, start: number): void {
+  v.setUint16(start, s.runs.size, true);
+  let at = start + 2;
   for (const [id, r] of s.runs) {
-    hash(id);
-    v.setBigInt64(at, r.endNs, true);
-    v.setUint16(at + 8, r.keys.size, true);
-    at += 10;
+    putId(v, at, id);
+    putTime(v, at + 8, r.endNs);
+    v.setUint16(at + 16, r.keys.size, true);
+    at += RUN_BYTES;
     for (const [keyId, k] of r.keys) {
-      hash(keyId);
-      v.setUint32(at, Math.min(k.n, 0xffffffff), true);
-      v.setBigInt64(at + 4, k.lastNs, true);
-      at += 12;
+      putId(v, at, keyId);
+      v.setUint32(at + 8, Math.min(k.n, 0xffffffff), true);
+      putTime(v, at + 12, k.lastNs);
+      at += KEY_BYTES;
     }
   }
+}
+
+/** The counts as bytes of their own. */
+export function streaksBytes(s: RunStreaks): Uint8Array {
+  const out = new Uint8Array(streaksSize(s));
+  writeStreaks(s, new DataView(out.buffer), 0);
   return out;
 }
 
@@ -120,26 +148,18 @@ export function streaksOf(bytes: Uint8Array): RunStreaks {
   const s = emptyStreaks();
   if (bytes.length < 2) return s;
   const v = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  let at = 0;
-  const fits = (n: number) => at + n <= bytes.length;
-  const hash = () => {
-    const id = v.getUint32(at, true) + (v.getUint32(at + 4, true) & 0x1fffff) * HIGH;
-    at += 8;
-    return id;
-  };
-  const runs = v.getUint16(at, true);
-  at += 2;
+  const runs = v.getUint16(0, true);
+  let at = 2;
   for (let i = 0; i < runs; i++) {
-    if (!fits(RUN_BYTES) || s.runs.size >= MAX_RUNS) return emptyStreaks();
-    const id = hash();
-    const run: Run = { endNs: v.getBigInt64(at, true), keys: new Map() };
-    const keys = v.getUint16(at + 8, true);
-    at += 10;
+    if (at + RUN_BYTES > bytes.length || s.runs.size >= MAX_RUNS) return emptyStreaks();
+    const id = idAt(v, at);
+    const run: Run = { endNs: timeAt(v, at + 8), keys: new Map() };
+    const keys = v.getUint16(at + 16, true);
+    at += RUN_BYTES;
     for (let j = 0; j < keys; j++) {
-      if (!fits(KEY_BYTES) || s.keys >= MAX_KEYS) return emptyStreaks();
-      const keyId = hash();
-      run.keys.set(keyId, { n: v.getUint32(at, true), lastNs: v.getBigInt64(at + 4, true) });
-      at += 12;
+      if (at + KEY_BYTES > bytes.length || s.keys >= MAX_KEYS) return emptyStreaks();
+      run.keys.set(idAt(v, at), { n: v.getUint32(at + 8, true), lastNs: timeAt(v, at + 12) });
+      at += KEY_BYTES;
       s.keys++;
     }
     s.runs.set(id, run);

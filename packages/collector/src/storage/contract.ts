@@ -207,7 +207,10 @@ export interface LoopDetection {
 export interface BatchLoopDetection {
   /** The conversations whose stored key filters the checks need. */
   readonly conversations: readonly string[];
-  /** The scopes to re-read, given which traces existed before the batch and the stored filters. */
+  /**
+   * The scopes to re-read, given which traces existed before the batch and the stored filters (as read for this
+   * batch: the stage takes their bytes over and may change them in place).
+   */
   checks(
     traceExisted: (traceId: string) => boolean,
     filters: ReadonlyMap<string, unknown>,

@@ -75,13 +75,26 @@ export function runsOf(
  * all need the same (tool, input) seen before, so their detectors share this one key and the stage counts it
  * once (index.ts triggerKeys merges a key two detectors give, reading as much as the wider of them needs).
  */
-export const inputKey = (c: Pick<ScopeCall, 'tool' | 'inputHash'>): string | null =>
-  c.inputHash === null ? null : `input\u0000${c.tool}\u0000${c.inputHash}`;
+export function inputKey(c: Pick<ScopeCall, 'tool' | 'inputHash'>): string | null {
+  // The detectors sharing this key ask for it one after another for the same call: the last key is kept, so
+  // they get one string (compared by reference where the stage merges them) and it is built once.
+  if (c.tool === last.tool && c.inputHash === last.inputHash) return last.key;
+  last.tool = c.tool;
+  last.inputHash = c.inputHash;
+  last.key = c.inputHash === null ? null : `input\u0000${c.tool}\u0000${c.inputHash}`;
+  return last.key;
+}
+const last: { tool: string | undefined; inputHash: string | null; key: string | null } = {
+  tool: undefined,
+  inputHash: null,
+  key: null,
+};
 
 /** A detector's triggerKeys from a function giving a call's one key, or null when it has none. */
 export const keysOf =
   (key: (c: ScopeCall) => string | null) =>
-  (c: ScopeCall): string[] => {
+  (c: ScopeCall): readonly string[] => {
     const k = key(c);
-    return k === null ? [] : [k];
+    return k === null ? NO_KEYS : [k];
   };
+const NO_KEYS: readonly string[] = Object.freeze([]);

@@ -69,24 +69,43 @@ function runOf(d: LoopDetector, tool: string): string {
   return name;
 }
 
+/** What the stage needs of each detector to count its keys, fixed for a set of thresholds. */
+type KeyPlan = { detector: LoopDetector; prior: number; wholeScope: boolean }[];
+const plans = new WeakMap<LoopThresholds, KeyPlan>();
+function keyPlan(thresholds: LoopThresholds): KeyPlan {
+  let plan = plans.get(thresholds);
+  if (!plan) {
+    plan = LOOP_DETECTORS.map((detector) => ({
+      detector,
+      prior: Math.max(1, detector.priorCalls?.(thresholds) ?? 1),
+      wholeScope: detector.reads === 'scope',
+    }));
+    plans.set(thresholds, plan);
+  }
+  return plan;
+}
+
 /** Every trigger key of a call, over all detectors (the stage re-reads a scope when one may repeat). */
 export function triggerKeys(
   call: ScopeCall,
   thresholds: LoopThresholds = DEFAULT_LOOP_THRESHOLDS,
 ): TriggerKey[] {
   const keys: TriggerKey[] = [];
-  for (const d of LOOP_DETECTORS) {
-    const prior = Math.max(1, d.priorCalls?.(thresholds) ?? 1);
-    const wholeScope = d.reads === 'scope';
+  for (const { detector: d, prior, wholeScope } of keyPlan(thresholds)) {
     for (const key of d.triggerKeys(call)) {
+      if (d.endsRun) {
+        // A run detector's key is its own, counted in the tool's run.
+        keys.push({ key, wholeScope, prior, run: runOf(d, call.tool) });
+        continue;
+      }
       // Detectors that share a key (flag-of.ts inputKey) share its count: the first earlier call any of them
-      // needs, and the wider read. A run detector's key is its own.
-      const same = d.endsRun ? undefined : keys.find((k) => k.key === key && k.run === undefined);
+      // needs, and the wider read.
+      let same: TriggerKey | undefined;
+      for (const k of keys) if (k.key === key && k.run === undefined) same = k;
       if (same) {
         same.wholeScope ||= wholeScope;
         same.prior = Math.min(same.prior, prior);
-      } else
-        keys.push({ key, wholeScope, prior, ...(d.endsRun ? { run: runOf(d, call.tool) } : {}) });
+      } else keys.push({ key, wholeScope, prior });
     }
   }
   return keys;
