@@ -1,9 +1,9 @@
-// The `toolscope` command line: dispatches to the subcommands and turns their result into the exit code.
+// The `toolscope` command line: dispatches to the subcommands and turns their result into the exit code. Each
+// subcommand is loaded when it is asked for: `serve` brings the storage and the HTTP server, which `report`
+// and `proxy` do not need (`toolscope proxy` sits beside every MCP server a user runs, so what it loads is
+// memory taken from each).
 import { COLLECTOR_VERSION } from '../version.js';
-import { ci } from './ci.js';
 import { type CliIo, processIo } from './io.js';
-import { report } from './report.js';
-import { serve } from './serve.js';
 
 export const USAGE = `Usage: toolscope <command> [options]
 
@@ -20,14 +20,13 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
   const [command, ...rest] = argv;
   switch (command) {
     case 'serve':
-      return serve(rest, io);
+      return (await import('./serve.js')).serve(rest, io);
     case 'report':
-      return report(rest, io);
+      return (await import('./report.js')).report(rest, io);
     case 'ci':
-      return ci(rest, io);
+      return (await import('./ci.js')).ci(rest, io);
     case 'proxy': {
-      // The proxy is a package of its own (no native dependency, so `npx @toolscope/proxy` compiles nothing);
-      // loaded only here, so the other commands never pay for it.
+      // The proxy is a package of its own (no native dependency, so `npx @toolscope/proxy` compiles nothing).
       const proxy = await import('@toolscope/proxy');
       return proxy.main(rest);
     }
