@@ -120,44 +120,47 @@ console.log(
   `  per-round ranges: direct ${fmt(Math.min(...of('direct')))}–${Math.max(...of('direct')).toFixed(1)}, forwarder ${fmt(Math.min(...of('forwarder')))}–${Math.max(...of('forwarder')).toFixed(1)}, proxy ${fmt(Math.min(...of('proxy')))}–${Math.max(...of('proxy')).toFixed(1)}`,
 );
 
-// RSS of the proxy process at a paced 1,000 calls/s (10 calls every 10 ms, answers awaited in flight).
-const pid = variant('proxy').transport.pid;
-const rssMb = () => {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
-};
+// RSS of a proxy process at a paced 1,000 calls/s (10 calls every 10 ms, answers awaited in flight); the
+// baseline's too when there is one, after the proxy's, with the same pacing.
 let sent = 0;
-let answered = 0;
-let peak = 0;
-const before = rssMb();
-const started = Date.now();
-const inFlight = new Set<Promise<unknown>>();
-await new Promise<void>((resolve) => {
-  const tick = setInterval(() => {
-    for (let i = 0; i < 10; i++) {
-      sent++;
-      const call = variant('proxy')
-        .client.callTool({ name: 'get_order', arguments: args })
-        .then(() => {
+async function paced(name: string): Promise<void> {
+  const v = variant(name);
+  const rssMb = () => {
+    const status = readFileSync(`/proc/${v.transport.pid}/status`, 'utf8');
+    return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
+  };
+  let answered = 0;
+  let peak = 0;
+  const before = rssMb();
+  const started = Date.now();
+  const inFlight = new Set<Promise<unknown>>();
+  await new Promise<void>((resolve) => {
+    const tick = setInterval(() => {
+      for (let i = 0; i < 10; i++) {
+        sent++;
+        const call = v.client.callTool({ name: 'get_order', arguments: args }).then(() => {
           answered++;
           inFlight.delete(call);
         });
-      inFlight.add(call);
-    }
-    peak = Math.max(peak, rssMb());
-    if (Date.now() - started >= RATE_SECONDS * 1000) {
-      clearInterval(tick);
-      resolve();
-    }
-  }, 10);
-});
-await Promise.all(inFlight);
-const seconds = (Date.now() - started) / 1000;
+        inFlight.add(call);
+      }
+      peak = Math.max(peak, rssMb());
+      if (Date.now() - started >= RATE_SECONDS * 1000) {
+        clearInterval(tick);
+        resolve();
+      }
+    }, 10);
+  });
+  await Promise.all(inFlight);
+  const seconds = (Date.now() - started) / 1000;
+  console.log(
+    `${name === 'proxy' ? '\n' : ''}  ${name} RSS at ${(answered / seconds).toFixed(0)} calls/s for ${seconds.toFixed(1)} s: ${before.toFixed(1)} MB before, ${peak.toFixed(1)} MB peak   (target < 80 MB)`,
+  );
+}
+await paced('proxy');
+if (BASELINE) await paced('baseline');
 console.log(
-  `\n  proxy RSS at ${(answered / seconds).toFixed(0)} calls/s for ${seconds.toFixed(1)} s: ${before.toFixed(1)} MB before, ${peak.toFixed(1)} MB peak   (target < 80 MB)`,
-);
-console.log(
-  `  OTLP bytes received by the sink: ${(exportedBytes / 1024).toFixed(0)} KiB for ${sent + ROUNDS * CALLS} calls`,
+  `  OTLP bytes received by the sink: ${(exportedBytes / 1024).toFixed(0)} KiB for ${sent + ROUNDS * CALLS * (BASELINE ? 2 : 1)} calls`,
 );
 
 for (const v of Object.values(variants)) await v.client.close();

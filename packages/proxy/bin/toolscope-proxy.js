@@ -1,6 +1,10 @@
 #!/usr/bin/env node
-// Installed entry point of `toolscope-proxy`: runs the built CLI (`pnpm build` makes dist/).
-import { main } from '../dist/cli.js';
+// Installed entry point of `toolscope-proxy`: sets the proxy's V8 heap flags, then loads and runs the built CLI
+// (`pnpm build` makes dist/). The flags come first because the young generation grows while modules load.
+import { limitHeapGrowth } from '../dist/heap-flags.js';
+
+limitHeapGrowth();
+const { main } = await import('../dist/cli.js');
 
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),

@@ -1,5 +1,6 @@
 // `toolscope-proxy`: parses the command line, runs the stdio or the HTTP proxy, and returns the exit code (the
 // child's own in stdio mode; 2 for a usage error). Spans are flushed within a bounded time before it returns.
+import { limitHeapGrowth } from './heap-flags.js';
 import { createLogger } from './log.js';
 import { parseProxyArgs, USAGE } from './options.js';
 import { createRun } from './session.js';
@@ -21,6 +22,9 @@ export async function main(argv: string[]): Promise<number> {
   }
   const options = parsed.options;
   const log = createLogger(options.logLevel);
+  // The bin has set these before loading anything; `toolscope proxy` and other callers get them from here.
+  const heap = limitHeapGrowth();
+  log.log('debug', 'V8 heap flags', { ...heap });
   const run = createRun(options, log);
   const flush = async () => {
     await run.telemetry.shutdown(FLUSH_TIMEOUT_MS);
