@@ -1,5 +1,5 @@
-// The `toolscope` CLI: help, clear errors for bad flags (exit 2), and `serve` as a real process that shuts
-// down cleanly on SIGTERM after committing what it acknowledged.
+// The `toolscope` CLI: help, clear errors for bad flags (exit 2), `serve` as a real process that shuts down
+// cleanly on SIGTERM after committing what it acknowledged, and `proxy` delegating to the proxy package.
 import { spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -92,5 +92,37 @@ describe('toolscope CLI', () => {
     const storage = openSqliteStorage(join(dir, 'x.db'));
     expect(await storage.trace((77).toString(16).padStart(32, '0'))).toHaveLength(3);
     await storage.close();
+  });
+
+  it('proxy runs a server behind it: its bytes forwarded as they are, and its exit code', async () => {
+    const tsx = fileURLToPath(new URL('../node_modules/.bin/tsx', import.meta.url));
+    const main = fileURLToPath(new URL('../src/cli/main.ts', import.meta.url));
+    // An echo "server" that exits 3 at the end of its input; nothing listens on the OTLP port.
+    const server =
+      "process.stdin.on('data', (d) => process.stdout.write(d)); process.stdin.on('end', () => process.exit(3));";
+    const child = spawn(
+      tsx,
+      [
+        '--conditions=@toolscope/source',
+        main,
+        'proxy',
+        '--otlp-endpoint',
+        'http://127.0.0.1:9',
+        '--',
+        process.execPath,
+        '-e',
+        server,
+      ],
+      { stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, TOOLSCOPE_HASH_KEY: 'cli-test' } },
+    );
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => {
+      out += d.toString();
+    });
+    const exit = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    const sent = 'not json at all\n{"jsonrpc":"2.0","id":1,"method":"ping"}\n';
+    child.stdin.end(sent);
+    expect(await exit).toBe(3);
+    expect(out).toBe(sent);
   });
 });

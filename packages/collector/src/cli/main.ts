@@ -27,6 +27,9 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
       return (await import('./ci.js')).ci(rest, io);
     case 'proxy': {
       // The proxy is a package of its own (no native dependency, so `npx @toolscope/proxy` compiles nothing).
+      // Its heap settings come before its modules load, as its own bin sets them: V8 grows the young generation
+      // while modules load.
+      (await import('@toolscope/proxy/heap-flags')).limitHeapGrowth();
       const proxy = await import('@toolscope/proxy');
       return proxy.main(rest);
     }
