@@ -1,11 +1,12 @@
 // The span of a `tools/call` to a plain MCP tool (a handler registered with the SDK, not `defineTool`): MCP
 // semconv plus the Toolscope attributes that can be known from outside the handler. What only the result tells
 // (its size, its hash, the outcome) is worked out after the response has gone back, then the span ends.
-import { SpanKind } from '@opentelemetry/api';
+import { type Attributes, SpanKind } from '@opentelemetry/api';
 import { afterResponse } from '../after-response.js';
 import { fingerprint } from '../fingerprint.js';
 import * as sc from '../semconv.js';
-import { startSafeSpan, withContext } from '../telemetry.js';
+import { startSafeSpanOf, withContext } from '../telemetry.js';
+import { callStartAttributes } from './call-attributes.js';
 import { finishPlainCall, type PlainCall } from './plain-finish.js';
 import { serverParent } from './propagation.js';
 import { decodeExtra, isRecord, type RawHandler } from './sdk-access.js';
@@ -25,7 +26,6 @@ export function plainToolsCall(state: ServerState, isDefined: (name: string) => 
 
       const e = decodeExtra(extra);
       const { parent, links } = serverParent(e.meta, e.headers);
-      const attributes = mcpServerCallAttributes(state, name, e);
       const profile = toolProfile(state, name);
       const protocolFailure =
         profile === undefined
@@ -34,29 +34,34 @@ export function plainToolsCall(state: ServerState, isDefined: (name: string) => 
             ? `Tool ${name} disabled`
             : undefined;
       const args = params?.arguments;
-      if (!protocolFailure) {
-        if (profile) Object.assign(attributes, profile.attributes);
-        else {
+      let attributes: Attributes;
+      if (profile && !protocolFailure) {
+        const print = fingerprint(args ?? {}, state.hasher);
+        attributes = callStartAttributes(state, name, profile, e, print.hash, print.shape, args);
+      } else {
+        attributes = mcpServerCallAttributes(state, name, e);
+        if (!protocolFailure) {
           // No readable registry (a low-level Server): what the span contract asks for, unknown as such.
           attributes[sc.ATTR_TOOLSCOPE_SCHEMA_VERSION] = plainToolVersion(state, name, undefined);
           attributes[sc.ATTR_TOOLSCOPE_EFFECT] = 'write';
           attributes[sc.ATTR_TOOLSCOPE_ATTEMPT] = 1;
           attributes[sc.ATTR_TOOLSCOPE_PARTIAL_EFFECT] = false;
+          const print = fingerprint(args ?? {}, state.hasher);
+          attributes[sc.ATTR_TOOLSCOPE_INPUT_HASH] = print.hash;
+          attributes[sc.ATTR_TOOLSCOPE_INPUT_SHAPE] = print.shape;
+          if (state.capture)
+            attributes[sc.ATTR_GEN_AI_TOOL_CALL_ARGUMENTS] = state.redactor(args ?? {});
         }
-        const print = fingerprint(args ?? {}, state.hasher);
-        attributes[sc.ATTR_TOOLSCOPE_INPUT_HASH] = print.hash;
-        attributes[sc.ATTR_TOOLSCOPE_INPUT_SHAPE] = print.shape;
-        if (state.capture)
-          attributes[sc.ATTR_GEN_AI_TOOL_CALL_ARGUMENTS] = state.redactor(args ?? {});
       }
 
-      const span = startSafeSpan(state.options.tracerProvider, {
-        name: `${sc.SPAN_NAME_MCP_TOOLS_CALL_PREFIX} ${name}`,
-        kind: SpanKind.SERVER,
+      const span = startSafeSpanOf(
+        state.options.tracerProvider,
+        profile ? profile.spanName : `${sc.SPAN_NAME_MCP_TOOLS_CALL_PREFIX} ${name}`,
+        SpanKind.SERVER,
         attributes,
         parent,
-        ...(links ? { links } : {}),
-      });
+        links,
+      );
       let result: unknown;
       try {
         result = await withContext(span.context, original, request, extra);
@@ -84,9 +89,7 @@ export function plainToolsCall(state: ServerState, isDefined: (name: string) => 
         span,
         result,
         args,
-        schemas: profile
-          ? { input: profile.registered.inputSchema, output: profile.registered.outputSchema }
-          : undefined,
+        schemas: profile ? profile.schemas : undefined,
         extra,
         endTime: performance.now(),
       };
