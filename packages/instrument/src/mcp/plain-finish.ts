@@ -10,16 +10,17 @@ import type { SafeSpan } from '../telemetry.js';
 import { outcomeOfPlainResult } from './call-result.js';
 import { isRecord } from './sdk-access.js';
 import type { ServerState } from './server-state.js';
-import { thrownFor } from './thrown.js';
 
 /** One answered call whose span is still open. */
 export type PlainCall = {
   state: ServerState;
   span: SafeSpan;
   result: unknown;
+  /** The call's arguments, kept only for a failed result (whose input issues are read again from them). */
   args: unknown;
   schemas: { input: unknown; output: unknown } | undefined;
-  extra: unknown;
+  /** What the handler threw, read when the response was ready (the request itself is not kept). */
+  threw: { error: unknown } | undefined;
   /** `performance.now()` when the handler's result was ready. */
   endTime: number;
 };
@@ -58,7 +59,7 @@ function recordPlainResult(call: PlainCall): string | undefined {
     );
   }
   span.setAttributes(end);
-  const threw = outcome.ok ? undefined : thrownFor(call.extra);
+  const threw = outcome.ok ? undefined : call.threw;
   if (threw) span.addEvent(sc.EVENT_EXCEPTION, exceptionAttributes(threw.error, state.capture));
   return outcome.ok ? undefined : outcome.code;
 }

@@ -11,6 +11,7 @@ import { finishPlainCall, type PlainCall } from './plain-finish.js';
 import { serverParent } from './propagation.js';
 import { decodeExtra, isRecord, type RawHandler } from './sdk-access.js';
 import { mcpServerCallAttributes, type ServerState } from './server-state.js';
+import { thrownFor } from './thrown.js';
 import { plainToolVersion, toolProfile } from './tool-profile.js';
 
 const INVALID_PARAMS = '-32602';
@@ -84,13 +85,16 @@ export function plainToolsCall(state: ServerState, isDefined: (name: string) => 
         span.end(protocolFailure);
         return result;
       }
+      // A successful call keeps neither its arguments nor its request until the span ends: in a burst of calls
+      // answered before the spans end, that is less to carry through young-generation collections.
+      const failed = isRecord(result) && result.isError === true;
       const call: PlainCall = {
         state,
         span,
         result,
-        args,
+        args: failed ? args : undefined,
         schemas: profile ? profile.schemas : undefined,
-        extra,
+        threw: failed ? thrownFor(extra) : undefined,
         endTime: performance.now(),
       };
       afterResponse(finishPlainCall, call);
