@@ -56,7 +56,6 @@ function variantOf(template: CallTemplate, mask: number, capture: boolean): Attr
   if (mask & SESSION_ID) variant[sc.ATTR_MCP_SESSION_ID] = '';
   if (mask & CONVERSATION_ID) variant[sc.ATTR_GEN_AI_CONVERSATION_ID] = '';
   if (mask & CALL_ID) variant[sc.ATTR_GEN_AI_TOOL_CALL_ID] = '';
-  variant[sc.ATTR_TOOLSCOPE_INPUT_HASH] = '';
   variant[sc.ATTR_TOOLSCOPE_INPUT_SHAPE] = '';
   if (capture) variant[sc.ATTR_GEN_AI_TOOL_CALL_ARGUMENTS] = '';
   template.variants[mask] = variant;
@@ -83,14 +82,13 @@ function currentTemplate(state: ServerState, name: string, profile: ToolProfile,
 
 /**
  * The start attributes of a call to tool `name`: MCP semconv, the tool's profile, the request's ids, the input's
- * hash and shape, and its redacted arguments when content capture is on.
+ * shape, and its redacted arguments when content capture is on. The input's hash is set when the span ends.
  */
 export function callStartAttributes(
   state: ServerState,
   name: string,
   profile: ToolProfile,
   e: DecodedExtra,
-  inputHash: string,
   inputShape: string,
   args: unknown,
 ): Attributes {
@@ -107,7 +105,6 @@ export function callStartAttributes(
   if (e.sessionId !== undefined) attributes[sc.ATTR_MCP_SESSION_ID] = e.sessionId;
   if (conversationId) attributes[sc.ATTR_GEN_AI_CONVERSATION_ID] = conversationId;
   if (callId) attributes[sc.ATTR_GEN_AI_TOOL_CALL_ID] = callId;
-  attributes[sc.ATTR_TOOLSCOPE_INPUT_HASH] = inputHash;
   attributes[sc.ATTR_TOOLSCOPE_INPUT_SHAPE] = inputShape;
   if (state.capture) attributes[sc.ATTR_GEN_AI_TOOL_CALL_ARGUMENTS] = state.redactor(args ?? {});
   return attributes;

@@ -3,7 +3,7 @@
 // (its size, its hash, the outcome) is worked out after the response has gone back, then the span ends.
 import { type Attributes, SpanKind } from '@opentelemetry/api';
 import { afterResponse } from '../after-response.js';
-import { fingerprint } from '../fingerprint.js';
+import { hashCanonical, type InputPrint, inputPrint } from '../fingerprint.js';
 import * as sc from '../semconv.js';
 import { startSafeSpanOf, withContext } from '../telemetry.js';
 import { callStartAttributes } from './call-attributes.js';
@@ -36,9 +36,11 @@ export function plainToolsCall(state: ServerState, isDefined: (name: string) => 
             : undefined;
       const args = params?.arguments;
       let attributes: Attributes;
+      // The input's canonical bytes are copied now and hashed once the response has gone back.
+      let input: InputPrint | undefined;
       if (profile && !protocolFailure) {
-        const print = fingerprint(args ?? {}, state.hasher);
-        attributes = callStartAttributes(state, name, profile, e, print.hash, print.shape, args);
+        input = inputPrint(args ?? {});
+        attributes = callStartAttributes(state, name, profile, e, input.shape, args);
       } else {
         attributes = mcpServerCallAttributes(state, name, e);
         if (!protocolFailure) {
@@ -47,9 +49,8 @@ export function plainToolsCall(state: ServerState, isDefined: (name: string) => 
           attributes[sc.ATTR_TOOLSCOPE_EFFECT] = 'write';
           attributes[sc.ATTR_TOOLSCOPE_ATTEMPT] = 1;
           attributes[sc.ATTR_TOOLSCOPE_PARTIAL_EFFECT] = false;
-          const print = fingerprint(args ?? {}, state.hasher);
-          attributes[sc.ATTR_TOOLSCOPE_INPUT_HASH] = print.hash;
-          attributes[sc.ATTR_TOOLSCOPE_INPUT_SHAPE] = print.shape;
+          input = inputPrint(args ?? {});
+          attributes[sc.ATTR_TOOLSCOPE_INPUT_SHAPE] = input.shape;
           if (state.capture)
             attributes[sc.ATTR_GEN_AI_TOOL_CALL_ARGUMENTS] = state.redactor(args ?? {});
         }
@@ -69,10 +70,12 @@ export function plainToolsCall(state: ServerState, isDefined: (name: string) => 
       } catch (error) {
         const code =
           isRecord(error) && typeof error.code === 'number' ? String(error.code) : '_OTHER';
-        span.setAttributes({
+        const end: Attributes = {
           [sc.ATTR_ERROR_TYPE]: code,
           [sc.ATTR_RPC_RESPONSE_STATUS_CODE]: code,
-        });
+        };
+        if (input) end[sc.ATTR_TOOLSCOPE_INPUT_HASH] = hashCanonical(input.canonical, state.hasher);
+        span.setAttributes(end);
         span.end(error instanceof Error ? error.message : code);
         throw error;
       }
@@ -92,6 +95,7 @@ export function plainToolsCall(state: ServerState, isDefined: (name: string) => 
         state,
         span,
         result,
+        input: input?.canonical,
         args: failed ? args : undefined,
         schemas: profile ? profile.schemas : undefined,
         threw: failed ? thrownFor(extra) : undefined,
