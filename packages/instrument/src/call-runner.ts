@@ -29,7 +29,11 @@ export async function runCall(
 ): Promise<ToolResult<unknown>> {
   const parsedOptions = parseCallOptions(rawOptions);
   let opts: Opts = parsedOptions.ok ? parsedOptions.options : {};
-  if (override?.executorSignal) opts = { ...opts, executorSignal: override.executorSignal };
+  if (override?.executorSignal) {
+    // Copied, then the key added: a spread with the key in its literal takes V8's slow path (0.5 µs, decision 0025).
+    opts = Object.assign({}, opts);
+    opts.executorSignal = override.executorSignal;
+  }
   const firstAttempt = opts.attempt ?? 1;
   const print = fingerprint(rawInput, t.hasher);
   // Built by assignment, not spreads: this object is made on every call.

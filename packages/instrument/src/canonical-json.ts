@@ -1,7 +1,8 @@
 // Canonical JSON of an arbitrary `unknown` value: sorted keys, so equal inputs give equal text and equal hashes.
 // Model-made input can be anything; this never throws (cycles, BigInt, throwing getters, huge nesting).
 
-const MAX_DEPTH = 64;
+/** Nesting written in full; deeper values are written as `"[depth]"`. */
+export const MAX_DEPTH = 64;
 
 /** Canonical JSON text of `value`; `undefined` for a value JSON cannot represent at the top level. */
 export function canonicalJson(value: unknown): string {
@@ -9,7 +10,7 @@ export function canonicalJson(value: unknown): string {
 }
 
 /** Keys in the default sort's order (UTF-16 code units): insertion sort for the few keys objects mostly have. */
-function sortKeys(keys: string[]): string[] {
+export function sortKeys(keys: string[]): string[] {
   const n = keys.length;
   if (n > 16) return keys.sort();
   for (let i = 1; i < n; i++) {
@@ -74,7 +75,8 @@ function write(value: unknown, depth: number, path: object[]): string | undefine
   }
 }
 
-function callToJson(obj: object): unknown {
+/** What `toJSON` gives for `obj` (the object itself without one); a throwing `toJSON` gives a marker. */
+export function callToJson(obj: object): unknown {
   try {
     const toJSON: unknown = Reflect.get(obj, 'toJSON');
     return typeof toJSON === 'function' ? toJSON.call(obj) : obj;
@@ -83,7 +85,8 @@ function callToJson(obj: object): unknown {
   }
 }
 
-function safeKeys(obj: object): string[] {
+/** Own enumerable keys; none when reading them throws (a hostile proxy). */
+export function safeKeys(obj: object): string[] {
   try {
     return Object.keys(obj);
   } catch {
@@ -91,7 +94,8 @@ function safeKeys(obj: object): string[] {
   }
 }
 
-function safeGet(obj: object, key: string | number): unknown {
+/** A property's value; a marker when its getter throws. */
+export function safeGet(obj: object, key: string | number): unknown {
   try {
     return Reflect.get(obj, key);
   } catch {

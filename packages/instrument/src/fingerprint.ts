@@ -13,23 +13,50 @@ const MAX_FLAT_KEYS = 64;
 // that fingerprints another input midway, so a nested walk takes the general path instead of sharing it.
 let scratch = new Uint8Array(512);
 let walking = false;
+// Bytes of the last flat walk in `scratch`.
+let written = 0;
 
 /** Shape of `value` and keyed hash of its canonical JSON; flat objects of primitives take a fast path. */
 export function fingerprint(value: unknown, hasher: Hasher): Fingerprint {
-  if (!walking && typeof value === 'object' && value !== null && !Array.isArray(value)) {
-    walking = true;
-    try {
-      if (Object.getPrototypeOf(value) === Object.prototype) {
-        const fast = flatFingerprint(value as Record<string, unknown>, hasher);
-        if (fast) return fast;
-      }
-    } catch {
-      // A hostile proxy or a throwing getter: the general path reads it defensively.
-    } finally {
-      walking = false;
-    }
-  }
+  const shape = flatShape(value);
+  if (shape !== undefined) return { shape, hash: hasher.bytes(scratch, written) };
   return { shape: inputShape(value), hash: hasher(canonicalJson(value)) };
+}
+
+/** An input's shape, and its canonical JSON (UTF-8 bytes, or text) kept to be hashed later. */
+export type InputPrint = { shape: string; canonical: Uint8Array | string };
+
+/**
+ * `fingerprint` without the hash: the shape, and a copy of the canonical JSON taken now, so the hash (the
+ * costlier half) can be computed after the response and still describe what arrived (hashCanonical).
+ */
+export function inputPrint(value: unknown): InputPrint {
+  const shape = flatShape(value);
+  if (shape !== undefined) return { shape, canonical: scratch.slice(0, written) };
+  return { shape: inputShape(value), canonical: canonicalJson(value) };
+}
+
+/** The keyed hash of an `InputPrint`'s canonical JSON: the value `fingerprint` gives. */
+export function hashCanonical(canonical: Uint8Array | string, hasher: Hasher): string {
+  return typeof canonical === 'string'
+    ? hasher(canonical)
+    : hasher.bytes(canonical, canonical.length);
+}
+
+/** The shape of a flat object of primitives, its canonical bytes left in `scratch[0, written)`; else undefined. */
+function flatShape(value: unknown): string | undefined {
+  if (walking || typeof value !== 'object' || value === null || Array.isArray(value))
+    return undefined;
+  walking = true;
+  try {
+    if (Object.getPrototypeOf(value) === Object.prototype)
+      return flatWalk(value as Record<string, unknown>);
+  } catch {
+    // A hostile proxy or a throwing getter: the general path reads it defensively.
+  } finally {
+    walking = false;
+  }
+  return undefined;
 }
 
 /** Room for `more` bytes after `used`, keeping what is written. */
@@ -48,7 +75,7 @@ const QUOTE = 0x22;
 const COLON = 0x3a;
 const COMMA = 0x2c;
 
-function flatFingerprint(obj: Record<string, unknown>, hasher: Hasher): Fingerprint | undefined {
+function flatWalk(obj: Record<string, unknown>): string | undefined {
   const keys = Object.keys(obj);
   const n = keys.length;
   if (n === 0 || n > MAX_FLAT_KEYS) return undefined;
@@ -114,7 +141,8 @@ function flatFingerprint(obj: Record<string, unknown>, hasher: Hasher): Fingerpr
     if (quoted) buf[at++] = QUOTE;
   }
   reserve(at, 1)[at++] = CLOSE_BRACE;
-  return { shape, hash: hasher.bytes(scratch, at) };
+  written = at;
+  return shape;
 }
 
 /**

@@ -15,6 +15,7 @@ const oneShot: OneShot | undefined =
 
 const BLOCK = 64;
 const DIGEST = 32;
+const KEPT = 64 * 1024;
 
 /** Whether this Node has one-shot hashing. */
 export const hasOneShotHash = (): boolean => oneShot !== undefined;
@@ -47,6 +48,8 @@ export function oneShotHmac(block: Uint8Array, hexChars: number): KeyedHash | un
     if (inner.length < BLOCK + bytes) {
       const grown = new Uint8Array(BLOCK + Math.max(bytes, inner.length * 2));
       grown.set(inner.subarray(0, BLOCK));
+      // Kept for the next message up to KEPT bytes; a larger one's buffer is its own.
+      if (grown.length > KEPT) return grown;
       inner = grown;
     }
     return inner;

@@ -1,5 +1,6 @@
 // The result hash (`toolscope.output.hash`): the keyed hash of the canonical result as the model reads it, so a
 // repeated call can be told to have returned the same answer without the answer being kept anywhere.
+import { withCanonicalBytes } from './canonical-bytes.js';
 import { canonicalJson } from './canonical-json.js';
 import type { Hasher } from './hashing.js';
 
@@ -8,7 +9,8 @@ const isRecord = (v: unknown): v is Record<string, unknown> =>
 
 /** Keyed hash (same key and HMAC as the input hash, first 16 hex) of `result`'s canonical JSON. */
 export function outputHash(result: unknown, hasher: Hasher): string {
-  return hasher(canonicalJson(result));
+  // The canonical bytes hashed where they are written; the text path only for a walk nested in another.
+  return withCanonicalBytes(result, hasher.bytes) ?? hasher(canonicalJson(result));
 }
 
 /**

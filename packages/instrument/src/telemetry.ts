@@ -98,16 +98,28 @@ function tracerOf(provider: TracerProvider): Tracer {
 
 /** Starts a span through `provider` (or the global provider); if that fails, a no-op span stands in. */
 export function startSafeSpan(provider: TracerProvider | undefined, spec: SpanSpec): SafeSpan {
-  const parent = spec.parent ?? context.active();
+  return startSafeSpanOf(provider, spec.name, spec.kind, spec.attributes, spec.parent, spec.links);
+}
+
+/** `startSafeSpan` with its parts as arguments: the per-call paths make no spec object. */
+export function startSafeSpanOf(
+  provider: TracerProvider | undefined,
+  name: string,
+  kind: SpanKind,
+  attributes: Attributes,
+  parent: Context | undefined,
+  links: Link[] | undefined,
+): SafeSpan {
+  const ctx = parent ?? context.active();
   try {
     const tracer = tracerOf(provider ?? trace.getTracerProvider());
-    const options: SpanOptions = { kind: spec.kind, attributes: spec.attributes };
-    if (spec.links) options.links = spec.links;
-    const span = tracer.startSpan(spec.name, options, parent);
-    return new SafeSpan(span, trace.setSpan(parent, span));
+    const options: SpanOptions =
+      links === undefined ? { kind, attributes } : { kind, attributes, links };
+    const span = tracer.startSpan(name, options, ctx);
+    return new SafeSpan(span, trace.setSpan(ctx, span));
   } catch (error) {
     reportOnce(error);
-    return new SafeSpan(undefined, parent);
+    return new SafeSpan(undefined, ctx);
   }
 }
 

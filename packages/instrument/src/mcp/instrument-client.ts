@@ -80,8 +80,16 @@ export function instrumentMcpClient<C extends object>(
   ): Promise<unknown> {
     if (!isRecord(message) || typeof message.method !== 'string')
       return request.call(client, message, ...rest);
-    const params: Record<string, unknown> = isRecord(message.params) ? { ...message.params } : {};
-    const meta: Record<string, unknown> = isRecord(params._meta) ? { ...params._meta } : {};
+    // Object.assign, not spread: on Node 20 a spread copy that then gains a key (`_meta`, `traceparent`) takes
+    // V8's slow path, about 1 µs per call (decision 0025).
+    const params: Record<string, unknown> = Object.assign(
+      {},
+      isRecord(message.params) ? message.params : undefined,
+    );
+    const meta: Record<string, unknown> = Object.assign(
+      {},
+      isRecord(params._meta) ? params._meta : undefined,
+    );
     const toolName =
       message.method === sc.MCP_METHOD_TOOLS_CALL && typeof params.name === 'string'
         ? params.name

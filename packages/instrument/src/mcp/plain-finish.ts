@@ -3,6 +3,7 @@
 // what the handler threw; then the span ends with the time the response was ready.
 import type { Attributes } from '@opentelemetry/api';
 import { exceptionAttributes } from '../exception.js';
+import { hashCanonical } from '../fingerprint.js';
 import { mcpOutputHash } from '../output-hash.js';
 import { mcpOutputAttributes } from '../output-size.js';
 import * as sc from '../semconv.js';
@@ -10,16 +11,19 @@ import type { SafeSpan } from '../telemetry.js';
 import { outcomeOfPlainResult } from './call-result.js';
 import { isRecord } from './sdk-access.js';
 import type { ServerState } from './server-state.js';
-import { thrownFor } from './thrown.js';
 
 /** One answered call whose span is still open. */
 export type PlainCall = {
   state: ServerState;
   span: SafeSpan;
   result: unknown;
+  /** The input's canonical JSON, copied when the call arrived; its keyed hash goes on the span at the end. */
+  input: Uint8Array | string | undefined;
+  /** The call's arguments, kept only for a failed result (whose input issues are read again from them). */
   args: unknown;
   schemas: { input: unknown; output: unknown } | undefined;
-  extra: unknown;
+  /** What the handler threw, read when the response was ready (the request itself is not kept). */
+  threw: { error: unknown } | undefined;
   /** `performance.now()` when the handler's result was ready. */
   endTime: number;
 };
@@ -41,6 +45,8 @@ function recordPlainResult(call: PlainCall): string | undefined {
   // What the model receives: content plus structuredContent, measured without a copy (output-size.ts).
   const end: Attributes = {};
   if (span.recording) {
+    if (call.input !== undefined)
+      end[sc.ATTR_TOOLSCOPE_INPUT_HASH] = hashCanonical(call.input, state.hasher);
     mcpOutputAttributes(result, end);
     end[sc.ATTR_TOOLSCOPE_OUTPUT_HASH] = mcpOutputHash(result, state.hasher);
   }
@@ -58,7 +64,7 @@ function recordPlainResult(call: PlainCall): string | undefined {
     );
   }
   span.setAttributes(end);
-  const threw = outcome.ok ? undefined : thrownFor(call.extra);
+  const threw = outcome.ok ? undefined : call.threw;
   if (threw) span.addEvent(sc.EVENT_EXCEPTION, exceptionAttributes(threw.error, state.capture));
   return outcome.ok ? undefined : outcome.code;
 }

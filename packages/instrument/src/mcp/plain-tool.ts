@@ -1,15 +1,17 @@
 // The span of a `tools/call` to a plain MCP tool (a handler registered with the SDK, not `defineTool`): MCP
 // semconv plus the Toolscope attributes that can be known from outside the handler. What only the result tells
 // (its size, its hash, the outcome) is worked out after the response has gone back, then the span ends.
-import { SpanKind } from '@opentelemetry/api';
+import { type Attributes, SpanKind } from '@opentelemetry/api';
 import { afterResponse } from '../after-response.js';
-import { fingerprint } from '../fingerprint.js';
+import { hashCanonical, type InputPrint, inputPrint } from '../fingerprint.js';
 import * as sc from '../semconv.js';
-import { startSafeSpan, withContext } from '../telemetry.js';
+import { startSafeSpanOf, withContext } from '../telemetry.js';
+import { callStartAttributes } from './call-attributes.js';
 import { finishPlainCall, type PlainCall } from './plain-finish.js';
 import { serverParent } from './propagation.js';
 import { decodeExtra, isRecord, type RawHandler } from './sdk-access.js';
 import { mcpServerCallAttributes, type ServerState } from './server-state.js';
+import { thrownFor } from './thrown.js';
 import { plainToolVersion, toolProfile } from './tool-profile.js';
 
 const INVALID_PARAMS = '-32602';
@@ -25,7 +27,6 @@ export function plainToolsCall(state: ServerState, isDefined: (name: string) => 
 
       const e = decodeExtra(extra);
       const { parent, links } = serverParent(e.meta, e.headers);
-      const attributes = mcpServerCallAttributes(state, name, e);
       const profile = toolProfile(state, name);
       const protocolFailure =
         profile === undefined
@@ -34,39 +35,47 @@ export function plainToolsCall(state: ServerState, isDefined: (name: string) => 
             ? `Tool ${name} disabled`
             : undefined;
       const args = params?.arguments;
-      if (!protocolFailure) {
-        if (profile) Object.assign(attributes, profile.attributes);
-        else {
+      let attributes: Attributes;
+      // The input's canonical bytes are copied now and hashed once the response has gone back.
+      let input: InputPrint | undefined;
+      if (profile && !protocolFailure) {
+        input = inputPrint(args ?? {});
+        attributes = callStartAttributes(state, name, profile, e, input.shape, args);
+      } else {
+        attributes = mcpServerCallAttributes(state, name, e);
+        if (!protocolFailure) {
           // No readable registry (a low-level Server): what the span contract asks for, unknown as such.
           attributes[sc.ATTR_TOOLSCOPE_SCHEMA_VERSION] = plainToolVersion(state, name, undefined);
           attributes[sc.ATTR_TOOLSCOPE_EFFECT] = 'write';
           attributes[sc.ATTR_TOOLSCOPE_ATTEMPT] = 1;
           attributes[sc.ATTR_TOOLSCOPE_PARTIAL_EFFECT] = false;
+          input = inputPrint(args ?? {});
+          attributes[sc.ATTR_TOOLSCOPE_INPUT_SHAPE] = input.shape;
+          if (state.capture)
+            attributes[sc.ATTR_GEN_AI_TOOL_CALL_ARGUMENTS] = state.redactor(args ?? {});
         }
-        const print = fingerprint(args ?? {}, state.hasher);
-        attributes[sc.ATTR_TOOLSCOPE_INPUT_HASH] = print.hash;
-        attributes[sc.ATTR_TOOLSCOPE_INPUT_SHAPE] = print.shape;
-        if (state.capture)
-          attributes[sc.ATTR_GEN_AI_TOOL_CALL_ARGUMENTS] = state.redactor(args ?? {});
       }
 
-      const span = startSafeSpan(state.options.tracerProvider, {
-        name: `${sc.SPAN_NAME_MCP_TOOLS_CALL_PREFIX} ${name}`,
-        kind: SpanKind.SERVER,
+      const span = startSafeSpanOf(
+        state.options.tracerProvider,
+        profile ? profile.spanName : `${sc.SPAN_NAME_MCP_TOOLS_CALL_PREFIX} ${name}`,
+        SpanKind.SERVER,
         attributes,
         parent,
-        ...(links ? { links } : {}),
-      });
+        links,
+      );
       let result: unknown;
       try {
         result = await withContext(span.context, original, request, extra);
       } catch (error) {
         const code =
           isRecord(error) && typeof error.code === 'number' ? String(error.code) : '_OTHER';
-        span.setAttributes({
+        const end: Attributes = {
           [sc.ATTR_ERROR_TYPE]: code,
           [sc.ATTR_RPC_RESPONSE_STATUS_CODE]: code,
-        });
+        };
+        if (input) end[sc.ATTR_TOOLSCOPE_INPUT_HASH] = hashCanonical(input.canonical, state.hasher);
+        span.setAttributes(end);
         span.end(error instanceof Error ? error.message : code);
         throw error;
       }
@@ -79,15 +88,17 @@ export function plainToolsCall(state: ServerState, isDefined: (name: string) => 
         span.end(protocolFailure);
         return result;
       }
+      // A successful call keeps neither its arguments nor its request until the span ends: in a burst of calls
+      // answered before the spans end, that is less to carry through young-generation collections.
+      const failed = isRecord(result) && result.isError === true;
       const call: PlainCall = {
         state,
         span,
         result,
-        args,
-        schemas: profile
-          ? { input: profile.registered.inputSchema, output: profile.registered.outputSchema }
-          : undefined,
-        extra,
+        input: input?.canonical,
+        args: failed ? args : undefined,
+        schemas: profile ? profile.schemas : undefined,
+        threw: failed ? thrownFor(extra) : undefined,
         endTime: performance.now(),
       };
       afterResponse(finishPlainCall, call);

@@ -8,6 +8,7 @@ import {
   ROOT_CONTEXT,
   type TextMapGetter,
   type TextMapPropagator,
+  type TextMapSetter,
   trace,
 } from '@opentelemetry/api';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
@@ -32,12 +33,13 @@ const getter: TextMapGetter<Carrier> = {
 };
 
 /** Writes `traceparent` / `tracestate` (and baggage) of `ctx` into `meta`. */
+const setter: TextMapSetter<Carrier> = {
+  set: (carrier, key, value) => {
+    carrier[key] = value;
+  },
+};
+
 export function injectInto(meta: Carrier, ctx: Context): void {
-  const setter = {
-    set: (carrier: Carrier, key: string, value: string) => {
-      carrier[key] = value;
-    },
-  };
   const fallback = propagator();
   if (fallback) fallback.inject(ctx, meta, setter);
   else propagation.inject(ctx, meta, setter);

@@ -11,6 +11,7 @@ import { z } from 'zod';
 import { toolFailureSchema } from '../contract.js';
 import { ToolscopeError } from '../errors.js';
 import { internalsOf } from '../internal.js';
+import type { SpanOverride } from '../internal-types.js';
 import { mcpOutputHash } from '../output-hash.js';
 import { mcpOutputAttributes } from '../output-size.js';
 import * as sc from '../semconv.js';
@@ -77,6 +78,7 @@ export function registerMcpTool(
     );
   }
 
+  const spanName = `${sc.SPAN_NAME_MCP_TOOLS_CALL_PREFIX} ${tool.name}`;
   const handler = async (args: unknown, extra: unknown) => {
     const state = serverStateOf(low);
     const e = decodeExtra(extra);
@@ -91,14 +93,11 @@ export function registerMcpTool(
     const provider = state?.skip(tool.name) ? SILENT : state?.options.tracerProvider;
     // What the model receives, measured on the span once it has gone back (the span ends after the response).
     let sent: CallToolResultShape | undefined;
-    const result = await access.run(args, callOptions, {
-      name: `${sc.SPAN_NAME_MCP_TOOLS_CALL_PREFIX} ${tool.name}`,
+    const override: SpanOverride = {
+      name: spanName,
       kind: SpanKind.SERVER,
       attributes,
       parent,
-      ...(links ? { links } : {}),
-      ...(provider ? { tracerProvider: provider } : {}),
-      ...(e.signal ? { executorSignal: e.signal } : {}),
       // MCP semconv: an isError result is `tool_error`; our code stays in toolscope.error.code.
       measuresOutput: true,
       endsAfterResponse: true,
@@ -112,7 +111,12 @@ export function registerMcpTool(
         if (!r.ok) end[sc.ATTR_ERROR_TYPE] = sc.ERROR_TYPE_TOOL_ERROR;
         span.setAttributes(end);
       },
-    });
+    };
+    // Keys set one by one, not spread in: this object is made on every call.
+    if (links) override.links = links;
+    if (provider) override.tracerProvider = provider;
+    if (e.signal) override.executorSignal = e.signal;
+    const result = await access.run(args, callOptions, override);
     sent = toCallToolResult(result);
     return sent;
   };

@@ -138,22 +138,30 @@ export function transportString(
   return typeof value === 'string' && value !== '' ? value : undefined;
 }
 
+/** What a server's `getClientVersion()` (public, set by `initialize`) answers now: the client's info object. */
+export function clientInfoOf(server: object): unknown {
+  const getter = get(server, 'getClientVersion');
+  try {
+    return typeof getter === 'function' ? getter.call(server) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The `name` of a client info object, cut to 128 characters, as it comes from the peer. */
+export function clientNameOfInfo(info: unknown): string | undefined {
+  const name = get(info, 'name');
+  return typeof name === 'string' && name !== '' ? name.slice(0, 128) : undefined;
+}
+
 /**
  * The MCP client's name: a server's `getClientVersion()` (public, set by `initialize`), or a client's own
  * `clientInfo` (private `_clientInfo`); cut to 128 characters, as it comes from the peer.
  */
 export function clientNameOf(protocol: object, side: 'server' | 'client'): string | undefined {
-  let info: unknown;
-  if (side === 'server') {
-    const getter = get(protocol, 'getClientVersion');
-    try {
-      info = typeof getter === 'function' ? getter.call(protocol) : undefined;
-    } catch {
-      info = undefined;
-    }
-  } else info = get(protocol, '_clientInfo');
-  const name = get(info, 'name');
-  return typeof name === 'string' && name !== '' ? name.slice(0, 128) : undefined;
+  return clientNameOfInfo(
+    side === 'server' ? clientInfoOf(protocol) : get(protocol, '_clientInfo'),
+  );
 }
 
 /** The id the client's next request will carry (private `_requestMessageId`, assigned synchronously). */

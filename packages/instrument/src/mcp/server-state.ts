@@ -60,7 +60,11 @@ export function definedToolsOf(low: object): Map<string, unknown> {
 
 const MAX_ID = 256;
 
-function metaString(meta: Record<string, unknown> | undefined, key: string): string | undefined {
+/** A usable id from `_meta`: a non-empty string of at most 256 characters. */
+export function metaString(
+  meta: Record<string, unknown> | undefined,
+  key: string,
+): string | undefined {
   const value = meta?.[key];
   return typeof value === 'string' && value.length > 0 && value.length <= MAX_ID
     ? value
@@ -68,7 +72,7 @@ function metaString(meta: Record<string, unknown> | undefined, key: string): str
 }
 
 /** Conversation id of a request: a usable answer of the `conversationId` option, else the `_meta` key. */
-function conversationIdOf(
+export function conversationIdOf(
   state: ServerState | undefined,
   toolName: string,
   extra: DecodedExtra,

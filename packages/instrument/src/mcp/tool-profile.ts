@@ -5,6 +5,7 @@ import type { Attributes } from '@opentelemetry/api';
 import { deprecationAttributes, deprecationOfMcpTool } from '../deprecation.js';
 import { inputJsonSchemaOf, outputJsonSchemaOf, schemaHashOf } from '../schema-hash.js';
 import * as sc from '../semconv.js';
+import type { CallTemplate } from './call-attributes.js';
 import { isRecord, type RegisteredTool, registeredTool, toolRecord } from './sdk-access.js';
 import type { ServerState } from './server-state.js';
 import { keepThrown } from './thrown.js';
@@ -47,6 +48,12 @@ export type ToolProfile = {
   handler: unknown;
   /** Attributes every call of this tool carries, in span-contract order. */
   attributes: Attributes;
+  /** The span's name, `tools/call {name}`. */
+  spanName: string;
+  /** The registered input and output schemas, as the outcome of a failed call reads them. */
+  schemas: { input: unknown; output: unknown };
+  /** This tool's start attributes for the current session (call-attributes.ts), made on its first call. */
+  template: CallTemplate | undefined;
 };
 
 const profiles = new WeakMap<object, ToolProfile>();
@@ -75,7 +82,14 @@ function profileOf(state: ServerState, name: string, registered: RegisteredTool)
   if (d) Object.assign(attributes, deprecationAttributes(d));
   attributes[sc.ATTR_TOOLSCOPE_ATTEMPT] = 1;
   attributes[sc.ATTR_TOOLSCOPE_PARTIAL_EFFECT] = false;
-  return { registered, handler: undefined, attributes };
+  return {
+    registered,
+    handler: undefined,
+    attributes,
+    spanName: `${sc.SPAN_NAME_MCP_TOOLS_CALL_PREFIX} ${name}`,
+    schemas: { input: registered.inputSchema, output: registered.outputSchema },
+    template: undefined,
+  };
 }
 
 /**

@@ -8,6 +8,7 @@ import { SpanKind } from '@opentelemetry/api';
 import { hrTimeToMilliseconds } from '@opentelemetry/core';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { fingerprint } from '../../src/fingerprint.js';
 import { createHasher } from '../../src/hashing.js';
 import {
   defineTool,
@@ -107,6 +108,22 @@ describe('the span of a plain tool, after the response', () => {
     // Its duration is the call's, not the call's plus the wait for the next turn of the event loop (50 ms here;
     // the margin covers Date.now's whole milliseconds).
     expect(hrTimeToMilliseconds(span?.endTime ?? [0, 0])).toBeLessThan(answeredAt + 25);
+    await client.close();
+  });
+
+  it('hashes the input as it arrived, though it is hashed after the response and changed before that', async () => {
+    const { tracing, client, serverSpans } = await connected();
+    // InMemoryTransport hands the server the caller's own arguments object: the caller can change it once answered.
+    const args: Record<string, unknown> = { customerId: 'cus_1' };
+    await client.callTool({ name: 'get_order', arguments: args });
+    const arrived = fingerprint({ ...args }, createHasher(KEY));
+    args.customerId = 'cus_2';
+    args.extra = true;
+    await tracing.settled();
+    const [span] = serverSpans();
+    expect(span?.attributes[sc.ATTR_TOOLSCOPE_INPUT_HASH]).toBe(arrived.hash);
+    expect(span?.attributes[sc.ATTR_TOOLSCOPE_INPUT_SHAPE]).toBe(arrived.shape);
+    expect(arrived.hash).not.toBe(fingerprint(args, createHasher(KEY)).hash);
     await client.close();
   });
 
