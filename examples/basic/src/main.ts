@@ -1,4 +1,4 @@
-// The seed's story in one script: an agent sends { customerId: 42 }, gets a repairable INVALID_INPUT,
+// The retry-loop story in one script: an agent sends { customerId: 42 }, gets a repairable INVALID_INPUT,
 // fixes it; a flaky upstream is retried within the cap; a write times out after dispatch and is not retried.
 // Prints each envelope and the span Toolscope recorded for it.
 import type { Attributes } from '@opentelemetry/api';

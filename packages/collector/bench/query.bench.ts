@@ -29,7 +29,7 @@ function span(i: number): NormalizedSpan {
     trace % 50 === 0 && i % PER_TRACE < 3 ? TOOLS[0] : TOOLS[i % TOOLS.length]
   ) as string;
   const startNs = nowNs - DAY_NS + (DAY_NS * BigInt(i)) / BigInt(CALLS) + 1_000_000n;
-  // Every 50th trace: the seed's story, one input sent three times and refused each time.
+  // Every 50th trace: the retry-loop story, one input sent three times and refused each time.
   const looping = trace % 50 === 0 && i % PER_TRACE < 3;
   const failing = looping || i % 10 === 0;
   const code = looping ? 'INVALID_INPUT' : (CODES[i % CODES.length] as string);

@@ -1,5 +1,5 @@
 // Scenario tests of every detector, each built from spans sent through the real ingest path (OTLP/JSON over
-// HTTP, and the seed's story through a real defineTool and the OTLP protobuf exporter); the quiet cases
+// HTTP, and the retry-loop story through a real defineTool and the OTLP protobuf exporter); the quiet cases
 // (corrected retry, polling, retries within the cap, a clean rollout) must produce no flag.
 import { defineTool } from '@toolscope/instrument';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -36,7 +36,7 @@ const hex = (n: number, len: number) => n.toString(16).padStart(len, '0');
 const kinds = (fs: FlagsResponse['flags']) => fs.map((f) => f.kind).sort();
 
 describe('retry-loop detectors', () => {
-  it("flags the seed's story: { customerId: 42 } three times in one trace", async () => {
+  it('flags the retry-loop story: { customerId: 42 } three times in one trace', async () => {
     const { provider } = exportingProvider(c.url, 'proto');
     const getOrder = defineTool({
       name: 'get_order',

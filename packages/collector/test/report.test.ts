@@ -20,7 +20,7 @@ let c: TestCollector;
 const now = Date.now();
 beforeAll(async () => {
   c = await startTestCollector();
-  // get_order: the seed's loop (3 × INVALID_INPUT, same input, one trace); search_docs: 10 healthy calls.
+  // get_order: the retry loop (3 × INVALID_INPUT, same input, one trace); search_docs: 10 healthy calls.
   const calls = [
     ...[0, 1, 2].map((i) => ({
       trace: 1,

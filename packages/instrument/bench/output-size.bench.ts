@@ -1,4 +1,4 @@
-// `pnpm bench:instrument` (second part): what measuring a result costs (issue 20), against the cheapest way to get
+// `pnpm bench:instrument` (second part): what measuring a result costs, against the cheapest way to get
 // its bytes alone, `Buffer.byteLength(JSON.stringify(result))`, in the same run. measureJson also counts the
 // approximate tokens, and builds no string. Prints numbers; asserts nothing.
 import { measureJson } from '../src/output-size.js';

@@ -1,4 +1,5 @@
-// The attempts of one call: run, classify, and retry only what the policy allows (seed 004's table).
+// The attempts of one call: run, classify, and retry only what the policy allows
+// (each failure code's retry rule, as the envelope's codes define it).
 import { type AttemptState, runAttempt } from './attempt.js';
 import { classifyWith } from './classify.js';
 import { failure } from './envelope.js';

@@ -1,4 +1,4 @@
-// Deprecation of a tool (seed 001: a renamed tool keeps serving through a window): declared on `defineTool`, or
+// Deprecation of a tool (a renamed tool keeps serving through a window): declared on `defineTool`, or
 // read from a plain MCP tool's annotations, `_meta` or description. Carried on every call span and in the
 // contract, so the collector can list who still calls a tool and how many days are left.
 import type { Attributes } from '@opentelemetry/api';

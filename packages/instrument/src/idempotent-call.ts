@@ -1,5 +1,5 @@
 // The idempotent path of a call: a completed key replays, a key in flight is awaited, a key reused with other
-// input is refused, and only final outcomes are stored (seed 001).
+// input is refused, and only final outcomes are stored.
 import { diag } from '@opentelemetry/api';
 import type { z } from 'zod';
 import { attempts } from './attempts.js';

@@ -1,4 +1,4 @@
-// What a tool's result costs the model's context (seed 003): the UTF-8 bytes of its JSON text and approximate
+// What a tool's result costs the model's context: the UTF-8 bytes of its JSON text and approximate
 // tokens, counted by walking the value, so a large result is never copied into a second string to be measured.
 // The token count is an estimate calibrated against the o200k_base encoding (docs/decisions/0010): word pieces,
 // number groups, punctuation and non-ASCII characters each weigh what they usually weigh in BPE vocabularies.

@@ -57,7 +57,7 @@ export const ATTR_TOOLSCOPE_MCP_CLIENT_NAME = 'toolscope.mcp.client.name' as con
  * What a call's result costs the model's context (output-size.ts): UTF-8 bytes of the result as the model sees
  * it (the envelope; for MCP, `content` plus `structuredContent`) and approximate tokens; `estimated` when the
  * tokens were scaled from a prefix of a huge result. For MCP results also the number of content items and of
- * `resource_link` items among them (seed 003: return the index first, the content after).
+ * `resource_link` items among them (return the index first, the content after).
  */
 export const ATTR_TOOLSCOPE_OUTPUT_BYTES = 'toolscope.output.bytes' as const;
 export const ATTR_TOOLSCOPE_OUTPUT_TOKENS = 'toolscope.output.tokens' as const;

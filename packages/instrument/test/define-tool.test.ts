@@ -1,5 +1,5 @@
 // Specification of the call pipeline: the executor never sees invalid input, failures come back as the envelope,
-// retries follow the policy in code (seed 004's table), and nothing throws out of `.call`.
+// retries follow the policy in code, and nothing throws out of `.call`.
 import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { defineTool, type ToolResult } from '../src/index.js';

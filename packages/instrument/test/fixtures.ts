@@ -1,4 +1,4 @@
-// The seed's tools (004: get_order; 001: an idempotent write), shared by the instrument tests.
+// The example tools (get_order, and an idempotent write), shared by the instrument tests.
 import { z } from 'zod';
 
 export const getOrderInput = z

@@ -1,4 +1,4 @@
-// Idempotent writes (seed 001): a completed key replays its stored outcome without executing again.
+// Idempotent writes: a completed key replays its stored outcome without executing again.
 import { describe, expect, it, vi } from 'vitest';
 import { defineTool, type IdempotencyStore, MemoryIdempotencyStore } from '../src/index.js';
 import { orderIntentInput, orderIntentOutput } from './fixtures.js';

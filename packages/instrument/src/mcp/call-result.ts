@@ -1,5 +1,5 @@
 // MCP `CallToolResult`s: how an envelope becomes one (structuredContent + TextContent, isError on failure),
-// and what a plain tool's result says about the call (seed 003: isError is a tool error, not a protocol error).
+// and what a plain tool's result says about the call (isError is a tool error, not a protocol error).
 import type { z } from 'zod';
 import { type ToolResult, toolFailureSchema, type ValidationIssue } from '../contract.js';
 import { toValidationIssues } from '../issues.js';

@@ -1,4 +1,4 @@
-// The agent's side of a contract (seed 003): the output schema each tool advertised in `tools/list`, and the
+// The agent's side of a contract: the output schema each tool advertised in `tools/list`, and the
 // check of every `structuredContent` against it, so a server that breaks its own contract shows up as
 // INVALID_OUTPUT on the caller's span whether or not the SDK throws. Issues carry paths, never values. The
 // check is the SDK's own validator (Ajv, json-schema-check.ts), so whatever the SDK client refuses is recorded
