@@ -4,7 +4,12 @@
 
 import type pg from 'pg';
 import type { BatchTouch } from '../batch-touch.js';
-import type { CallSequence, LoopDetection, LoopScopeRef, SequenceContext } from '../contract.js';
+import type {
+  BatchLoopDetection,
+  CallSequence,
+  LoopScopeRef,
+  SequenceContext,
+} from '../contract.js';
 import { contractRows, contractValuesOf } from '../contract-rows.js';
 import { serialize } from '../histogram.js';
 import type { Rollup } from '../rollups.js';
@@ -60,14 +65,11 @@ async function readContext(
  */
 export async function evaluateLoops(
   client: pg.PoolClient,
-  touch: BatchTouch,
-  loops: LoopDetection,
+  batch: BatchLoopDetection,
   created: Set<string>,
   seqs: Map<string, number>,
   filters: ReadonlyMap<string, unknown>,
 ): Promise<void> {
-  if (touch.calls.length === 0) return;
-  const batch = loops.forBatch(touch.calls);
   const rows: Rows = async (sql, args) =>
     (await client.query(toDollars(sql), args.map(param))).rows;
   for (const check of batch.checks((traceId) => !created.has(traceId), filters)) {
