@@ -107,6 +107,26 @@ export class PgWriter {
       resourceIds: await this.#resourceIdsOf(client, plan.resources),
     });
 
+    // The stage's work that needs no database runs before the lock.
+    const loops = this.#loops.forBatch(a.touch.calls);
+    // Conversations with counted calls, locked in id order; their key filters come back with the lock. Taken
+    // here, before the batch's writes, not just before its loops are evaluated: measured both ways
+    // (docs/decisions/0028), the late lock was no faster with one collector and slower with two.
+    const conversationIds = [
+      ...new Set(a.touch.calls.flatMap((c) => (c.conversationId ? [c.conversationId] : []))),
+    ].sort();
+    const filters = new Map<string, unknown>();
+    if (conversationIds.length > 0) {
+      const locked = await client.query<{ conversation_id: string; keys: Buffer }>(
+        `INSERT INTO conversations (conversation_id, keys)
+         SELECT id, '\\x'::bytea FROM unnest($1::text[]) AS c(id) ORDER BY id
+         ON CONFLICT (conversation_id) DO UPDATE SET conversation_id = excluded.conversation_id
+         RETURNING conversation_id, keys`,
+        [conversationIds],
+      );
+      for (const r of locked.rows) filters.set(r.conversation_id, r.keys);
+    }
+
     await copyRows(
       client,
       'span_blocks',
@@ -142,27 +162,6 @@ export class PgWriter {
         'trace_seq, start_ns, end_ns, input_tokens, output_tokens',
         a.modelCalls.map((m) => [m.seq, m.startNs, m.endNs, m.inputTokens, m.outputTokens]),
       );
-    // The stage's work that needs no database runs before the lock.
-    const loops = this.#loops.forBatch(a.touch.calls);
-    // Conversations with counted calls, locked in id order; their key filters come back with the lock. Locked
-    // last, just before the loops are evaluated: a batch shares conversations with most batches in flight, so
-    // whatever ran between the lock and the commit ran one batch at a time (the writes above are under the
-    // batch's trace locks, and no reader of a conversation's calls relies on its row's lock).
-    const conversationIds = [
-      ...new Set(a.touch.calls.flatMap((c) => (c.conversationId ? [c.conversationId] : []))),
-    ].sort();
-    const filters = new Map<string, unknown>();
-    if (conversationIds.length > 0) {
-      const locked = await client.query<{ conversation_id: string; keys: Buffer }>(
-        `INSERT INTO conversations (conversation_id, keys)
-         SELECT id, '\\x'::bytea FROM unnest($1::text[]) AS c(id) ORDER BY id
-         ON CONFLICT (conversation_id) DO UPDATE SET conversation_id = excluded.conversation_id
-         RETURNING conversation_id, keys`,
-        [conversationIds],
-      );
-      for (const r of locked.rows) filters.set(r.conversation_id, r.keys);
-    }
-
     await evaluateLoops(client, loops, created, seqs, filters);
     await saveDetectorRows(client, a.touch);
     await saveRollups(client, a.rollups);
