@@ -1,11 +1,7 @@
 // The JSON API's public shapes: Zod schemas are the single source of the types the
 // dashboard imports, and of query-parameter validation. Fields may be added, never renamed.
 import { z } from 'zod';
-
-export const deprecationSchema = z.object({
-  replacedBy: z.string().nullable(),
-  sunset: z.string().nullable(),
-});
+import { deprecationSchema } from './contract-schemas.js';
 
 export const toolStatsSchema = z.object({
   name: z.string(),
@@ -246,35 +242,8 @@ export const toolDetailResponseSchema = z.object({
 });
 export type ToolDetailResponse = z.infer<typeof toolDetailResponseSchema>;
 
-// GET /api/tools/:name/contracts and /api/tools/:name/contracts/diff (DESIGN.md §7)
-export const toolContractSchema = z.object({
-  version: z.string(),
-  schemaHash: z.string(),
-  services: z.array(z.string()),
-  firstSeen: z.string(),
-  lastSeen: z.string(),
-  description: z.string().nullable(),
-  inputSchema: z.unknown(),
-  outputSchema: z.unknown(),
-  schemaBytes: z.number().int().nullable(),
-  schemaTokens: z.number().int().nullable(),
-  deprecated: deprecationSchema.nullable(),
-  // Additions beyond the list.
-  annotations: z.unknown(),
-  /** false when only calls named this hash: no contract span came, so its schemas are unknown. */
-  reported: z.boolean(),
-  calls: z.number().int(),
-});
-export const contractsResponseSchema = z.object({ contracts: z.array(toolContractSchema) });
-export type ContractsResponse = z.infer<typeof contractsResponseSchema>;
-export const contractChangeSchema = z.object({
-  path: z.string(),
-  change: z.enum(['added', 'removed', 'changed']),
-  before: z.unknown(),
-  after: z.unknown(),
-});
-export const contractDiffResponseSchema = z.object({ changes: z.array(contractChangeSchema) });
-export type ContractDiffResponse = z.infer<typeof contractDiffResponseSchema>;
+// GET /api/tools/:name/contracts and /api/tools/:name/contracts/diff
+export * from './contract-schemas.js';
 
 // GET /api/timeseries
 export const timeseriesResponseSchema = z.object({
