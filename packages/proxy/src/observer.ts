@@ -184,12 +184,8 @@ export class McpObserver {
   }
 
   #unreadable(side: 'client' | 'upstream', error: unknown): void {
-    this.#o.log.once(
-      `observe-${side}`,
-      'error',
-      `could not read a message from the ${side}`,
-      causeOf(error),
-    );
+    const what = side === 'client' ? 'a client message' : 'an upstream message';
+    this.#o.log.once(`observe-${side}`, 'error', `could not read ${what}`, causeOf(error));
   }
 
   #malformed(side: 'client' | 'upstream'): void {
