@@ -13,6 +13,9 @@ const here = (p: string) => fileURLToPath(new URL(p, import.meta.url));
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 15);
 const CALLS = Number(process.env.BENCH_CALLS ?? 400);
 const RATE_SECONDS = Number(process.env.BENCH_RATE_SECONDS ?? 10);
+// Calls each variant makes before the timed rounds: V8 keeps compiling the proxy's per-call code (on its own
+// threads, counted in the proxy's CPU) for several thousand calls; the forwarder has next to nothing to compile.
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 5000);
 const upstream = [process.execPath, here('./upstream.mjs')];
 // Node flags for the proxy process only, to profile it in place (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
 const PROXY_NODE_ARGS = (process.env.BENCH_PROXY_NODE_ARGS ?? '').split(' ').filter(Boolean);
@@ -68,10 +71,10 @@ const variants: Record<string, Variant> = {
   ...(BASELINE ? { baseline: await open(proxyCommand(BASELINE)) } : {}),
 };
 
-async function perCall(v: Variant): Promise<number> {
+async function perCall(v: Variant, calls = CALLS): Promise<number> {
   const start = process.hrtime.bigint();
-  for (let i = 0; i < CALLS; i++) await v.client.callTool({ name: 'get_order', arguments: args });
-  return Number(process.hrtime.bigint() - start) / 1000 / CALLS;
+  for (let i = 0; i < calls; i++) await v.client.callTool({ name: 'get_order', arguments: args });
+  return Number(process.hrtime.bigint() - start) / 1000 / calls;
 }
 const median = (xs: number[]) =>
   [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? Number.NaN;
@@ -88,7 +91,7 @@ const cpu: Record<string, number> = Object.fromEntries(names.map((n) => [n, 0]))
 const variant = (n: string) => variants[n] as Variant;
 const of = (n: string) => samples[n] ?? [];
 const cpuPerCall = (n: string) => (cpu[n] ?? 0) / ROUNDS / CALLS;
-for (const n of names) await perCall(variant(n)); // warm-up
+for (const n of names) await perCall(variant(n), WARMUP);
 for (let r = 0; r < ROUNDS; r++)
   for (const n of names) {
     const before = n === 'direct' ? 0 : cpuUs(variant(n).transport.pid);
@@ -101,7 +104,7 @@ const f = median(of('forwarder'));
 const p = median(of('proxy'));
 const fmt = (x: number) => x.toFixed(1).padStart(7);
 console.log(
-  `bench:proxy  node ${process.version}  ${ROUNDS} rounds × ${CALLS} sequential tools/call over stdio, median µs per call`,
+  `bench:proxy  node ${process.version}  ${ROUNDS} rounds × ${CALLS} sequential tools/call over stdio after ${WARMUP} to warm up, median µs per call`,
 );
 console.log(`  direct (client → server)                 ${fmt(d)} µs`);
 console.log(`  bare byte forwarder                      ${fmt(f)} µs   (adds ${fmt(f - d)} µs)`);

@@ -11,6 +11,7 @@ import {
 } from '@toolscope/instrument/proxy-kit';
 import * as sc from '@toolscope/instrument/semconv';
 import type { ParentRef, ProxyTracer } from './otlp/proxy-span.js';
+import { parseTraceparent, type SpanRef } from './otlp/trace-context.js';
 import type { ToolInfo } from './tool-table.js';
 
 /** What the proxy knows of the conversation around a call. */
@@ -31,10 +32,26 @@ const text = (meta: Record<string, unknown> | undefined, key: string): string | 
   return typeof v === 'string' && v.length > 0 && v.length <= 256 ? v : undefined;
 };
 
-/** Starts the SERVER span of a call under `parent` (the client's context, or a new trace). */
+/** The identity and start time of a call's span, decided when its request arrived, before it was forwarded. */
+export type Opening = { parent: ParentRef | undefined; ref: SpanRef; startNs: bigint };
+
+/** A `tools/call` forwarded with its span's identity, its span not made yet (the observer makes it next). */
+export type Unopened = {
+  key: string;
+  opening: Opening;
+  request: { id: string; tool: string; args: unknown; meta: Record<string, unknown> | undefined };
+};
+
+/** The client's span from `_meta` (W3C trace context), or none: a new trace. */
+export function parentOf(meta: Record<string, unknown> | undefined): ParentRef | undefined {
+  const ref = meta ? parseTraceparent(meta.traceparent, meta.tracestate) : undefined;
+  return ref ? { ...ref, remote: true } : undefined;
+}
+
+/** Starts the SERVER span of a call as `opening` decided (under the client's context, or a new trace). */
 export function startCall(
   tracer: ProxyTracer,
-  parent: ParentRef | undefined,
+  opening: Opening,
   c: CallContext,
   request: { id: string; tool: string; args: unknown; meta: Record<string, unknown> | undefined },
   info: ToolInfo | undefined,
@@ -64,12 +81,13 @@ export function startCall(
   a[sc.ATTR_TOOLSCOPE_INPUT_HASH] = print.hash;
   a[sc.ATTR_TOOLSCOPE_INPUT_SHAPE] = print.shape;
   if (c.redactor) a[sc.ATTR_GEN_AI_TOOL_CALL_ARGUMENTS] = c.redactor(request.args ?? {});
-  const span = tracer.start(
+  const span = tracer.open(
+    opening.ref,
     `${sc.SPAN_NAME_MCP_TOOLS_CALL_PREFIX} ${request.tool}`,
     SpanKind.SERVER,
     a,
-    parent,
-    undefined,
+    opening.parent,
+    opening.startNs,
     true,
   );
   return { span, tool: request.tool, info };

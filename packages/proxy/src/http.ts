@@ -197,6 +197,7 @@ export function runHttpProxy(o: HttpProxyOptions): Promise<number> {
       }
     }
     out.end(body);
+    observer.afterForward();
   };
 
   const server = createServer((req, res) => {

@@ -63,3 +63,20 @@ export function parseLine(text: string): RpcMessage[] | undefined {
   const message = one(value);
   return message ? [message] : undefined;
 }
+
+/**
+ * Whether a line is framed like a JSON object or array (first and last non-space characters): a line that is
+ * not is counted as malformed without being parsed; one that is gets parsed only when it can matter.
+ */
+export function looksLikeJson(line: Buffer): boolean {
+  let first = 0;
+  while (first < line.length && isSpace(line[first])) first++;
+  if (first === line.length) return true;
+  let last = line.length - 1;
+  while (last > first && isSpace(line[last])) last--;
+  const open = line[first];
+  const close = line[last];
+  return (open === 0x7b && close === 0x7d) || (open === 0x5b && close === 0x5d);
+}
+
+const isSpace = (c: number | undefined) => c === 0x20 || c === 0x09 || c === 0x0d || c === 0x0a;

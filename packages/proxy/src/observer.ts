@@ -10,13 +10,14 @@ import {
   endWithError,
   endWithResult,
   type OpenCall,
+  parentOf,
   startCall,
+  type Unopened,
 } from './call-span.js';
 import { enforcedResponse } from './enforce.js';
-import { idKey, parseLine, type RpcMessage } from './jsonrpc.js';
+import { idKey, looksLikeJson, parseLine, type RpcMessage } from './jsonrpc.js';
 import { causeOf, type Logger } from './log.js';
-import type { ParentRef } from './otlp/proxy-span.js';
-import { formatTraceparent, parseTraceparent } from './otlp/trace-context.js';
+import { formatTraceparent, nowNs } from './otlp/trace-context.js';
 import type { ProxyTelemetry } from './telemetry.js';
 import type { ToolTable } from './tool-table.js';
 import { withTraceparent } from './trace-meta.js';
@@ -56,6 +57,7 @@ const META_PROTOCOL_VERSION = 'io.modelcontextprotocol/protocolVersion';
 export class McpObserver {
   readonly #o: ObserverOptions;
   readonly #pending = new Map<string, Pending>();
+  #unopened: Unopened[] = [];
   readonly counts: TrafficCounts = {
     calls: 0,
     malformedFromClient: 0,
@@ -74,7 +76,7 @@ export class McpObserver {
 
   /** Calls in flight. */
   get inFlight(): number {
-    let n = 0;
+    let n = this.#unopened.length;
     for (const p of this.#pending.values()) if (p.kind === 'call') n++;
     return n;
   }
@@ -82,6 +84,7 @@ export class McpObserver {
   /**
    * A whole line from the client (its newline may be included), before it is forwarded: the bytes to forward,
    * which are `line` itself except for a `tools/call`, which carries the proxy's span in `params._meta.traceparent`.
+   * Only what those bytes depend on is done here; the call's span is made by `afterForward`.
    */
   fromClient(line: Buffer): Buffer {
     if (!WATCHED.some((w) => line.includes(w))) {
@@ -102,14 +105,41 @@ export class McpObserver {
       }
       return out;
     } catch (error) {
-      this.#o.log.once(
-        'observe-client',
-        'error',
-        'could not read a client message',
-        causeOf(error),
-      );
+      this.#unreadable('client', error);
       return line;
     }
+  }
+
+  /**
+   * What waits for the client's bytes to be on their way: the spans of the `tools/call` requests `fromClient`
+   * passed (their input fingerprint, attributes and span objects). Called by the transport once it has written
+   * what `fromClient` returned, in the same turn; anything else the observer is asked first runs it itself.
+   */
+  afterForward(): void {
+    if (this.#unopened.length === 0) return;
+    const calls = this.#unopened;
+    this.#unopened = [];
+    for (const u of calls) {
+      try {
+        this.#open(u);
+      } catch (error) {
+        this.#unreadable('client', error);
+      }
+    }
+  }
+
+  #open(u: Unopened): void {
+    const call = startCall(
+      this.#o.telemetry.tracer(),
+      u.opening,
+      this.#o.context,
+      u.request,
+      this.#o.tools.get(u.request.tool),
+    );
+    const prior = this.#pending.get(u.key);
+    // A client that reuses an id in flight: the first call can no longer be matched to its answer.
+    if (prior?.kind === 'call') endUnanswered(prior.call);
+    this.#pending.set(u.key, { kind: 'call', call });
   }
 
   /**
@@ -117,6 +147,7 @@ export class McpObserver {
    * ignored; with it, a replacement for a result that broke its tool's outputSchema.
    */
   fromUpstream(line: Buffer): Buffer | undefined {
+    this.afterForward();
     if (this.#pending.size === 0 && !line.includes('list_changed')) {
       if (line.length > 0 && !looksLikeJson(line)) this.#malformed('upstream');
       return undefined;
@@ -134,18 +165,14 @@ export class McpObserver {
       }
       return replaced;
     } catch (error) {
-      this.#o.log.once(
-        'observe-upstream',
-        'error',
-        'could not read an upstream message',
-        causeOf(error),
-      );
+      this.#unreadable('upstream', error);
       return undefined;
     }
   }
 
   /** Ends every call still in flight as `upstream_exited`. */
   endAll(): number {
+    this.afterForward();
     let ended = 0;
     for (const p of this.#pending.values()) {
       if (p.kind !== 'call') continue;
@@ -154,6 +181,11 @@ export class McpObserver {
     }
     this.#pending.clear();
     return ended;
+  }
+
+  #unreadable(side: 'client' | 'upstream', error: unknown): void {
+    const what = side === 'client' ? 'a client message' : 'an upstream message';
+    this.#o.log.once(`observe-${side}`, 'error', `could not read ${what}`, causeOf(error));
   }
 
   #malformed(side: 'client' | 'upstream'): void {
@@ -189,22 +221,14 @@ export class McpObserver {
     } else if (m.method === 'tools/list') {
       this.#pending.set(key, { kind: 'list', firstPage: m.params?.cursor === undefined });
     } else if (m.method === sc.MCP_METHOD_TOOLS_CALL && typeof m.params?.name === 'string') {
+      const startNs = nowNs();
       const meta = isRecord(m.params._meta) ? m.params._meta : undefined;
       const parent = parentOf(meta);
-      const call = startCall(
-        this.#o.telemetry.tracer(),
-        parent,
-        c,
-        { id: String(m.id), tool: m.params.name, args: m.params.arguments, meta },
-        this.#o.tools.get(m.params.name),
-      );
-      const prior = this.#pending.get(key);
-      // A client that reuses an id in flight: the first call can no longer be matched to its answer.
-      if (prior?.kind === 'call') endUnanswered(prior.call);
-      this.#pending.set(key, { kind: 'call', call });
+      const ref = this.#o.telemetry.tracer().reserve(parent);
+      const request = { id: String(m.id), tool: m.params.name, args: m.params.arguments, meta };
+      this.#unopened.push({ key, opening: { parent, ref, startNs }, request });
       this.counts.calls++;
-      const own = call.span.spanContext();
-      return formatTraceparent(own.traceId, own.spanId, own.traceFlags);
+      return formatTraceparent(ref.traceId, ref.spanId, ref.flags);
     }
     return undefined;
   }
@@ -264,26 +288,3 @@ export class McpObserver {
       );
   }
 }
-
-/** The client's span from `_meta` (W3C trace context), or none: a new trace. */
-function parentOf(meta: Record<string, unknown> | undefined): ParentRef | undefined {
-  const ref = meta ? parseTraceparent(meta.traceparent, meta.tracestate) : undefined;
-  return ref ? { ...ref, remote: true } : undefined;
-}
-
-/**
- * Whether a line is framed like a JSON object or array (first and last non-space characters): a line that is
- * not is counted as malformed without being parsed; one that is gets parsed only when it can matter.
- */
-function looksLikeJson(line: Buffer): boolean {
-  let first = 0;
-  while (first < line.length && isSpace(line[first])) first++;
-  if (first === line.length) return true;
-  let last = line.length - 1;
-  while (last > first && isSpace(line[last])) last--;
-  const open = line[first];
-  const close = line[last];
-  return (open === 0x7b && close === 0x7d) || (open === 0x5b && close === 0x5d);
-}
-
-const isSpace = (c: number | undefined) => c === 0x20 || c === 0x09 || c === 0x0d || c === 0x0a;

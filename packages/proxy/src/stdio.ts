@@ -1,6 +1,7 @@
 // The stdio proxy: the server runs as a child; the client's lines go to its stdin (a `tools/call` with the
 // proxy's traceparent), its stdout comes back byte for byte, its stderr passes straight through. Forward first,
-// look after: the upstream's bytes are written before the observer reads its copy of them.
+// look after: the upstream's bytes are written before the observer reads its copy of them, and a client's
+// request before its span is made (only what its rewritten bytes depend on is decided first).
 import { spawn } from 'node:child_process';
 import { constants } from 'node:os';
 import type { Readable, Writable } from 'node:stream';
@@ -71,6 +72,7 @@ export function runStdioProxy(o: StdioProxyOptions): Promise<number> {
     const onClientData = (chunk: Buffer) => {
       toChild.push(chunk);
       flushPieces();
+      o.observer.afterForward();
       if (childIn.writableNeedDrain) {
         stdin.pause();
         childIn.once('drain', () => stdin.resume());
@@ -80,6 +82,7 @@ export function runStdioProxy(o: StdioProxyOptions): Promise<number> {
     stdin.on('end', () => {
       toChild.flush();
       flushPieces();
+      o.observer.afterForward();
       childIn.end();
       // The MCP stdio shutdown: stdin closed, then SIGTERM, then SIGKILL for a child that stays.
       const term = setTimeout(() => {

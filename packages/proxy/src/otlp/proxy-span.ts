@@ -58,7 +58,7 @@ export class ProxySpan implements Span {
     kind: SpanKind,
     ref: SpanRef,
     parent: ParentRef | undefined,
-    startTime?: TimeInput,
+    startNs: bigint,
   ) {
     this.#tracer = tracer;
     this.scope = tracer.scope;
@@ -67,7 +67,7 @@ export class ProxySpan implements Span {
     this.ref = ref;
     this.parentSpanId = parent?.spanId;
     this.remoteParent = parent?.remote === true;
-    this.startNs = startTime === undefined ? nowNs() : timeNs(startTime);
+    this.startNs = startNs;
   }
 
   spanContext(): SpanContext {
@@ -219,16 +219,38 @@ export class ProxyTracer implements Tracer {
     startTime?: TimeInput,
     adopt = false,
   ): Span {
+    const startNs = startTime === undefined ? nowNs() : timeNs(startTime);
+    return this.open(this.reserve(parent), name, kind, attributes, parent, startNs, adopt);
+  }
+
+  /**
+   * A span's identity decided now (its trace, a new span id, the sampling decision), for a span opened later
+   * with `open`: the proxy passes a call's context upstream before it reads the rest of the request.
+   */
+  reserve(parent: ParentRef | undefined): SpanRef {
     const traceId = parent ? parent.traceId : newTraceId();
     const keep = sampled(this.env, traceId, parent?.flags);
-    const ref: SpanRef = {
+    return {
       traceId,
       spanId: newSpanId(),
       flags: keep ? FLAG_SAMPLED : 0,
       traceState: parent?.traceState ?? '',
     };
-    if (!keep) return trace.wrapSpanContext({ traceId, spanId: ref.spanId, traceFlags: 0 });
-    const span = new ProxySpan(this, name, kind, ref, parent, startTime);
+  }
+
+  /** The span `reserve` gave `ref` to, started at `startNs` (epoch nanoseconds); see `start`. */
+  open(
+    ref: SpanRef,
+    name: string,
+    kind: SpanKind,
+    attributes: Attributes,
+    parent: ParentRef | undefined,
+    startNs: bigint,
+    adopt = false,
+  ): Span {
+    if ((ref.flags & FLAG_SAMPLED) === 0)
+      return trace.wrapSpanContext({ traceId: ref.traceId, spanId: ref.spanId, traceFlags: 0 });
+    const span = new ProxySpan(this, name, kind, ref, parent, startNs);
     if (adopt) span.adoptAttributes(attributes);
     else span.setAttributes(attributes);
     return span;
