@@ -12,7 +12,11 @@ server.registerTool('lookup', { inputSchema: { key: z.string() } }, async ({ key
   content: [{ type: 'text', text: `value of ${key}` }],
 }));
 const transport = new StdioServerTransport();
-transport.onclose = () => {
+const stop = () => {
   void sdk.shutdown().then(() => process.exit(0));
 };
+transport.onclose = stop;
+// The stdio shutdown is stdin closed, then SIGTERM after a grace (the proxy's is 2 s): a server still flushing
+// its spans then (a busy machine) stops as cleanly on the signal.
+process.on('SIGTERM', stop);
 await server.connect(transport);
