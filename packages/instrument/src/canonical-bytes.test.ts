@@ -3,7 +3,15 @@ import { describe, expect, it } from 'vitest';
 import { withCanonicalBytes } from './canonical-bytes.js';
 import { canonicalJson } from './canonical-json.js';
 import { createHasher } from './hashing.js';
-import { outputHash } from './output-hash.js';
+import { mcpOutputFacts, outputFacts } from './output-facts.js';
+import { mcpOutputHash, outputHash } from './output-hash.js';
+import {
+  mcpOutputAttributes,
+  measureJson,
+  outputAttributes,
+  TOKEN_SCAN_CHARS,
+} from './output-size.js';
+import * as sc from './semconv.js';
 
 const bytesOf = (value: unknown): Buffer | undefined =>
   withCanonicalBytes(value, (bytes, length) => Buffer.from(bytes.subarray(0, length)));
@@ -65,5 +73,98 @@ describe('withCanonicalBytes', () => {
     };
     expect(outputHash(value, hasher)).toBe(hasher('"outer"'));
     expect(inner).toBe(hasher('{"a":[2],"b":1}'));
+  });
+});
+
+describe('one walk for the size and the hash', () => {
+  const hasher = createHasher('facts-test');
+  const twoWalks = (value: unknown) => ({
+    ...outputAttributes(measureJson(value)),
+    [sc.ATTR_TOOLSCOPE_OUTPUT_HASH]: outputHash(value, hasher),
+  });
+  const mcpTwoWalks = (result: unknown) => ({
+    ...mcpOutputAttributes(result),
+    [sc.ATTR_TOOLSCOPE_OUTPUT_HASH]: mcpOutputHash(result, hasher),
+  });
+  const results = fc.record(
+    {
+      content: fc.oneof(fc.array(values, { maxLength: 3 }), values),
+      structuredContent: values,
+      isError: fc.boolean(),
+    },
+    { requiredKeys: [] },
+  );
+
+  it('sets what measureJson and outputHash give, for any value and any MCP result', () => {
+    fc.assert(
+      fc.property(values, results, (value, result) => {
+        expect(outputFacts(value, hasher)).toEqual(twoWalks(value));
+        expect(mcpOutputFacts(result, hasher)).toEqual(mcpTwoWalks(result));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('falls back to measuring on its own where the two rules part', () => {
+    const cyclic: Record<string, unknown> = { a: 1 };
+    cyclic.self = cyclic;
+    let deep: unknown = 'leaf';
+    for (let i = 0; i < 70; i++) deep = { d: deep };
+    // JSON.stringify calls one toJSON, canonicalJson follows the next one too.
+    const chained = { toJSON: () => ({ toJSON: () => 'inner', x: 1 }) };
+    const cases: unknown[] = [
+      cyclic,
+      deep,
+      chained,
+      {
+        when: new Date(0),
+        big: 12n,
+        gone: undefined,
+        list: [undefined, () => 1, Number.NaN, -Infinity],
+      },
+      { long: 'ab1,é\ud800'.repeat(TOKEN_SCAN_CHARS / 4), tail: 'x' },
+      { lone: '\udc00\ud83d\ude00\ud800', ctl: '\u0001\n"\\' },
+      '[unreadable]',
+      undefined,
+    ];
+    for (const value of cases) {
+      expect(outputFacts(value, hasher)).toEqual(twoWalks(value));
+      expect(mcpOutputFacts({ content: [value], structuredContent: value }, hasher)).toEqual(
+        mcpTwoWalks({ content: [value], structuredContent: value }),
+      );
+    }
+    expect(outputFacts(cyclic, hasher)[sc.ATTR_TOOLSCOPE_OUTPUT_ESTIMATED]).toBe(true);
+  });
+
+  it('throws where measureJson throws (a throwing getter or keys), as the two walks did', () => {
+    const hostile = new Proxy(
+      {},
+      {
+        ownKeys: () => {
+          throw new Error('no keys');
+        },
+      },
+    );
+    const getter = Object.defineProperty({}, 'x', {
+      enumerable: true,
+      get: () => {
+        throw new Error('no');
+      },
+    });
+    for (const value of [hostile, getter]) {
+      expect(() => measureJson(value)).toThrow();
+      expect(() => outputFacts(value, hasher)).toThrow();
+    }
+  });
+
+  it('counts the same tokens whatever the order of the keys (whole units, no float sums)', () => {
+    fc.assert(
+      fc.property(fc.dictionary(anyText, values, { maxKeys: 12 }), (record) => {
+        const reversed = Object.fromEntries(Object.entries(record).reverse());
+        expect(measureJson(reversed)).toEqual(measureJson(record));
+        expect(outputFacts(reversed, hasher)).toEqual(outputFacts(record, hasher));
+      }),
+      { numRuns: 500 },
+    );
   });
 });

@@ -75,13 +75,17 @@ function write(value: unknown, depth: number, path: object[]): string | undefine
   }
 }
 
+/** The markers written for a value that could not be read (a throwing `toJSON`, a throwing getter). */
+export const UNSERIALIZABLE = '[unserializable]';
+export const UNREADABLE = '[unreadable]';
+
 /** What `toJSON` gives for `obj` (the object itself without one); a throwing `toJSON` gives a marker. */
 export function callToJson(obj: object): unknown {
   try {
     const toJSON: unknown = Reflect.get(obj, 'toJSON');
     return typeof toJSON === 'function' ? toJSON.call(obj) : obj;
   } catch {
-    return '[unserializable]';
+    return UNSERIALIZABLE;
   }
 }
 
@@ -99,6 +103,6 @@ export function safeGet(obj: object, key: string | number): unknown {
   try {
     return Reflect.get(obj, key);
   } catch {
-    return '[unreadable]';
+    return UNREADABLE;
   }
 }

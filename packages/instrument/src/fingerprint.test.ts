@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { canonicalJson } from './canonical-json.js';
-import { fingerprint } from './fingerprint.js';
+import { fingerprint, hashCanonical, inputPrint } from './fingerprint.js';
 import { createHasher } from './hashing.js';
 import { inputShape } from './input-shape.js';
 
@@ -40,6 +40,11 @@ describe('fingerprint', () => {
         ),
         (value) => {
           expect(fingerprint(value, hasher)).toEqual(expected(value));
+          // The copy kept to hash after the response (a string when ASCII, bytes otherwise) hashes the same.
+          const print = inputPrint(value);
+          expect({ shape: print.shape, hash: hashCanonical(print.canonical, hasher) }).toEqual(
+            expected(value),
+          );
         },
       ),
       { numRuns: 3000 },

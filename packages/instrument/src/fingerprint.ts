@@ -12,6 +12,8 @@ const MAX_FLAT_KEYS = 64;
 // Scratch for the canonical bytes of the fast path; reused, grown on demand. A getter on the input can run code
 // that fingerprints another input midway, so a nested walk takes the general path instead of sharing it.
 let scratch = new Uint8Array(512);
+// The same memory as a Buffer, for its native latin1 read (copyOfScratch).
+let scratchText = Buffer.from(scratch.buffer, scratch.byteOffset, scratch.length);
 let walking = false;
 // Bytes of the last flat walk in `scratch`.
 let written = 0;
@@ -32,8 +34,18 @@ export type InputPrint = { shape: string; canonical: Uint8Array | string };
  */
 export function inputPrint(value: unknown): InputPrint {
   const shape = flatShape(value);
-  if (shape !== undefined) return { shape, canonical: scratch.slice(0, written) };
+  if (shape !== undefined) return { shape, canonical: copyOfScratch() };
   return { shape: inputShape(value), canonical: canonicalJson(value) };
+}
+
+/**
+ * The flat walk's bytes kept past the call: as a one-byte string when they are ASCII (the same bytes to the
+ * hasher, and cheaper to allocate and collect than a typed array with a buffer of its own), else a copy.
+ */
+function copyOfScratch(): Uint8Array | string {
+  for (let i = 0; i < written; i++)
+    if ((scratch[i] as number) > 0x7f) return scratch.slice(0, written);
+  return scratchText.toString('latin1', 0, written);
 }
 
 /** The keyed hash of an `InputPrint`'s canonical JSON: the value `fingerprint` gives. */
@@ -65,6 +77,7 @@ function reserve(used: number, more: number): Uint8Array {
     const grown = new Uint8Array(Math.max(scratch.length * 2, used + more));
     grown.set(scratch.subarray(0, used));
     scratch = grown;
+    scratchText = Buffer.from(scratch.buffer, scratch.byteOffset, scratch.length);
   }
   return scratch;
 }

@@ -20,11 +20,17 @@ export const TOKEN_SCAN_CHARS = 64 * 1024;
 export const MAX_NODES = 200_000;
 const MAX_DEPTH = 64;
 
-// Weights of one piece, fitted to o200k_base on JSON listings, schemas, prose, code and CJK text (decision 0010).
-const LETTERS_PER_TOKEN = 8;
-const DIGITS_PER_TOKEN = 3;
-const PUNCTUATION = 0.55;
-const NON_ASCII = 0.8;
+// Weights of one piece, fitted to o200k_base on JSON listings, schemas, prose, code and CJK text (decision 0010),
+// counted in twentieths of a token: every weight is a whole number of them, so a sum is exact whatever the order
+// of the walk (the canonical walk visits keys sorted, canonical-bytes.ts) and rounds the same way.
+/** Units per token. */
+export const UNITS_PER_TOKEN = 20;
+export const LETTERS_PER_TOKEN = 8;
+export const DIGITS_PER_TOKEN = 3;
+/** Units of one punctuation character. */
+export const PUNCTUATION = 11;
+/** Units of one non-ASCII character (a surrogate pair is one). */
+export const NON_ASCII = 16;
 
 const isLetter = (c: number) => (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
 const isDigit = (c: number) => c >= 48 && c <= 57;
@@ -36,7 +42,7 @@ let scannedBytes = 0;
 let scannedEscapes = 0;
 
 /**
- * Approximate o200k tokens of `text[0, end)`, in one pass that also counts its UTF-8 bytes and its JSON escapes:
+ * Approximate o200k tokens of `text[0, end)` (in units), in one pass that also counts its UTF-8 bytes and its JSON escapes:
  * `"` and `\\` one byte each, control characters one or five, a lone surrogate three (written `\\udXXX`, six
  * bytes, where UTF-8 would have taken three for U+FFFD).
  */
@@ -50,13 +56,13 @@ function piecesOf(text: string, end: number): number {
     if (isLetter(c)) {
       let j = i + 1;
       while (j < end && isLetter(text.charCodeAt(j))) j++;
-      tokens += Math.ceil((j - i) / LETTERS_PER_TOKEN);
+      tokens += Math.ceil((j - i) / LETTERS_PER_TOKEN) * UNITS_PER_TOKEN;
       bytes += j - i;
       i = j;
     } else if (isDigit(c)) {
       let j = i + 1;
       while (j < end && isDigit(text.charCodeAt(j))) j++;
-      tokens += Math.ceil((j - i) / DIGITS_PER_TOKEN);
+      tokens += Math.ceil((j - i) / DIGITS_PER_TOKEN) * UNITS_PER_TOKEN;
       bytes += j - i;
       i = j;
     } else {
@@ -99,7 +105,7 @@ function piecesOf(text: string, end: number): number {
 /** Approximate tokens of a text: the counter used for results and for schemas alike. */
 export function approxTokens(text: string): number {
   measureText(text, { scanned: 0 });
-  return Math.round(textTokens);
+  return Math.round(textTokens / UNITS_PER_TOKEN);
 }
 
 type Budget = { scanned: number };
@@ -109,7 +115,7 @@ let textTokens = 0;
 let textBytes = 0;
 
 /**
- * Tokens and UTF-8 bytes of a text (into textTokens, textBytes, scannedEscapes); bytes exact, tokens scaled past
+ * Token units and UTF-8 bytes of a text (into textTokens, textBytes, scannedEscapes); bytes exact, tokens scaled past
  * the scan budget. True when they were scaled.
  */
 function measureText(text: string, budget: Budget): boolean {
@@ -125,8 +131,14 @@ function measureText(text: string, budget: Budget): boolean {
   // Past the budget: the whole text's bytes natively, tokens scaled by the share of bytes read.
   const readBytes = scannedBytes;
   textBytes = Buffer.byteLength(text);
-  textTokens = tokens + (readBytes === 0 ? 1 / 4 : tokens / readBytes) * (textBytes - readBytes);
+  const perByte = readBytes === 0 ? UNITS_PER_TOKEN / 4 : tokens / readBytes;
+  textTokens = tokens + perByte * (textBytes - readBytes);
   return true;
+}
+
+/** Token units of a short ASCII text (a number as JSON writes it). */
+export function asciiUnits(text: string): number {
+  return piecesOf(text, text.length);
 }
 
 const MAX_KEY_CACHED = 64;
@@ -135,6 +147,7 @@ const keyWeights = new Map<string, { bytes: number; tokens: number }>();
 
 class Walk {
   bytes = 0;
+  /** Token units. */
   tokens = 0;
   nodes = 0;
   estimated = false;
@@ -178,7 +191,7 @@ class Walk {
       }
       case 'boolean':
         this.bytes += value ? 4 : 5;
-        this.tokens += 1;
+        this.tokens += UNITS_PER_TOKEN;
         return true;
       case 'object':
         break;
@@ -187,7 +200,7 @@ class Walk {
     }
     if (value === null) {
       this.bytes += 4;
-      this.tokens += 1;
+      this.tokens += UNITS_PER_TOKEN;
       return true;
     }
     // No set of seen objects (it cost a third of the walk): a cycle ends at MAX_DEPTH, marked estimated.
@@ -202,7 +215,7 @@ class Walk {
       // JSON writes `null` for what it cannot hold inside an array.
       if (!this.value(item, depth + 1)) {
         this.bytes += 4;
-        this.tokens += 1;
+        this.tokens += UNITS_PER_TOKEN;
       }
     }
   }
@@ -248,7 +261,11 @@ class Walk {
 export function measureJson(value: unknown): OutputSize {
   const walk = new Walk();
   if (!walk.value(value, 0)) return { bytes: 0, tokens: 0, estimated: false };
-  return { bytes: walk.bytes, tokens: Math.round(walk.tokens), estimated: walk.estimated };
+  return {
+    bytes: walk.bytes,
+    tokens: Math.round(walk.tokens / UNITS_PER_TOKEN),
+    estimated: walk.estimated,
+  };
 }
 
 /** The span attributes of a measured result. */

@@ -2,6 +2,7 @@
 // hash over the same canonical JSON, the same input shape, the same redaction. One definition, imported by both.
 export { type Fingerprint, fingerprint } from './fingerprint.js';
 export { createHasher, type Hasher } from './hashing.js';
+export { mcpOutputFacts, outputFacts } from './output-facts.js';
 export { mcpOutputHash, mcpResultView, outputHash } from './output-hash.js';
 export { approxTokens, measureJson, type OutputSize } from './output-size.js';
 export {

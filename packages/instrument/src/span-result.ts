@@ -7,8 +7,7 @@ import { exceptionAttributes } from './exception.js';
 import type { Hasher } from './hashing.js';
 import type { IdempotencyRecord } from './idempotency.js';
 import { toValidationIssues } from './issues.js';
-import { outputHash } from './output-hash.js';
-import { measureJson, outputAttributes } from './output-size.js';
+import { outputFacts } from './output-facts.js';
 import { parseValue } from './parse.js';
 import * as sc from './semconv.js';
 import type { SafeSpan } from './telemetry.js';
@@ -35,8 +34,7 @@ export function recordResult(
   // measures what it sends instead, as the MCP adapter does). A span that goes nowhere is not measured.
   const attributes: Attributes = {};
   if (measureOutput && span.recording) {
-    outputAttributes(measureJson(r), attributes);
-    attributes[sc.ATTR_TOOLSCOPE_OUTPUT_HASH] = outputHash(r, hasher);
+    outputFacts(r, hasher, attributes);
   }
   if (r.attempt !== firstAttempt) attributes[sc.ATTR_TOOLSCOPE_ATTEMPT] = r.attempt;
   if (executed.replay) attributes[sc.ATTR_TOOLSCOPE_IDEMPOTENT_REPLAY] = true;

@@ -1,6 +1,7 @@
 // A span that can never break the tool: every OTel call is guarded, and a failure is logged once.
 import {
   type Attributes,
+  type AttributeValue,
   type Context,
   context,
   diag,
@@ -57,6 +58,15 @@ export class SafeSpan {
     if (!this.#span) return;
     try {
       this.#span.setAttributes(attributes);
+    } catch (error) {
+      reportOnce(error);
+    }
+  }
+
+  setAttribute(key: string, value: AttributeValue): void {
+    if (!this.#span) return;
+    try {
+      this.#span.setAttribute(key, value);
     } catch (error) {
       reportOnce(error);
     }

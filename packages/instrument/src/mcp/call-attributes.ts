@@ -1,9 +1,12 @@
-// The start attributes of a plain tool's span. What every call of one tool in one session shares (MCP semconv
-// names, the client, protocol version and transport, the tool's profile) is kept as a template holding every key
-// a call sets, so a call copies it and fills in values. A copy that then gains keys takes V8's slow path (3 µs
-// against 0.07 on Node 20, decision 0025), hence one template per set of optional ids present.
+// The attributes of a plain tool's span. What every call of one tool in one session shares is kept as a template:
+// the MCP semconv part (method, tool, protocol version, transport, and the request's ids, the attributes a
+// sampler is given) goes to `startSpan`, which copies it three times, so it is kept short; Toolscope's own part
+// (the client, the tool's profile) is set once on the started span, straight from the template, and the input's
+// shape after it (decision 0026). A copy that then gains keys takes V8's slow path (3 µs against 0.07 on Node 20,
+// decision 0025), hence one start template per set of optional ids present, holding every key such a call sets.
 import type { Attributes } from '@opentelemetry/api';
 import * as sc from '../semconv.js';
+import type { SafeSpan } from '../telemetry.js';
 import {
   clientInfoOf,
   clientNameOfInfo,
@@ -14,12 +17,15 @@ import {
 import { conversationIdOf, metaString, type ServerState } from './server-state.js';
 import type { ToolProfile } from './tool-profile.js';
 
-/** The per-tool, per-session part of a call's start attributes, with what it was made from. */
+/** The per-tool, per-session part of a call's attributes, with what it was made from. */
 export type CallTemplate = {
   readonly info: unknown;
   readonly version: string | undefined;
   readonly transport: unknown;
+  /** MCP semconv attributes every call of the tool starts with. */
   readonly base: Attributes;
+  /** Toolscope's attributes every call of the tool sets once its span has started (never changed after). */
+  readonly rest: Attributes;
   /** By presence mask of the optional ids (REQUEST_ID … CALL_ID): the base plus every key such a call sets. */
   readonly variants: (Attributes | undefined)[];
 };
@@ -40,24 +46,23 @@ function templateOf(
   base[sc.ATTR_MCP_METHOD_NAME] = sc.MCP_METHOD_TOOLS_CALL;
   base[sc.ATTR_GEN_AI_OPERATION_NAME] = sc.GEN_AI_OPERATION_EXECUTE_TOOL;
   base[sc.ATTR_GEN_AI_TOOL_NAME] = name;
-  const clientName = clientNameOfInfo(info);
-  if (clientName !== undefined) base[sc.ATTR_TOOLSCOPE_MCP_CLIENT_NAME] = clientName;
   if (version !== undefined) base[sc.ATTR_MCP_PROTOCOL_VERSION] = version;
   const network = networkTransportOf(transport);
   if (network !== undefined) base[sc.ATTR_NETWORK_TRANSPORT] = network;
-  Object.assign(base, profile.attributes);
-  return { info, version, transport, base, variants: [] };
+  const rest: Attributes = {};
+  const clientName = clientNameOfInfo(info);
+  if (clientName !== undefined) rest[sc.ATTR_TOOLSCOPE_MCP_CLIENT_NAME] = clientName;
+  Object.assign(rest, profile.attributes);
+  return { info, version, transport, base, rest, variants: [] };
 }
 
-function variantOf(template: CallTemplate, mask: number, capture: boolean): Attributes {
+function variantOf(template: CallTemplate, mask: number): Attributes {
   // Placeholders only: every value is written by the call before the span starts.
   const variant: Attributes = Object.assign({}, template.base);
   if (mask & REQUEST_ID) variant[sc.ATTR_JSONRPC_REQUEST_ID] = '';
   if (mask & SESSION_ID) variant[sc.ATTR_MCP_SESSION_ID] = '';
   if (mask & CONVERSATION_ID) variant[sc.ATTR_GEN_AI_CONVERSATION_ID] = '';
   if (mask & CALL_ID) variant[sc.ATTR_GEN_AI_TOOL_CALL_ID] = '';
-  variant[sc.ATTR_TOOLSCOPE_INPUT_SHAPE] = '';
-  if (capture) variant[sc.ATTR_GEN_AI_TOOL_CALL_ARGUMENTS] = '';
   template.variants[mask] = variant;
   return variant;
 }
@@ -81,16 +86,14 @@ function currentTemplate(state: ServerState, name: string, profile: ToolProfile,
 }
 
 /**
- * The start attributes of a call to tool `name`: MCP semconv, the tool's profile, the request's ids, the input's
- * shape, and its redacted arguments when content capture is on. The input's hash is set when the span ends.
+ * The start attributes of a call to tool `name`: MCP semconv and the request's ids. The rest is set on the
+ * started span by `setCallAttributes`; the input's hash when the span ends.
  */
 export function callStartAttributes(
   state: ServerState,
   name: string,
   profile: ToolProfile,
   e: DecodedExtra,
-  inputShape: string,
-  args: unknown,
 ): Attributes {
   const template = currentTemplate(state, name, profile, e);
   const conversationId = conversationIdOf(state, name, e);
@@ -100,12 +103,28 @@ export function callStartAttributes(
     (e.sessionId !== undefined ? SESSION_ID : 0) |
     (conversationId ? CONVERSATION_ID : 0) |
     (callId ? CALL_ID : 0);
-  const attributes = { ...(template.variants[mask] ?? variantOf(template, mask, state.capture)) };
+  const attributes = { ...(template.variants[mask] ?? variantOf(template, mask)) };
   if (e.requestId !== undefined) attributes[sc.ATTR_JSONRPC_REQUEST_ID] = e.requestId;
   if (e.sessionId !== undefined) attributes[sc.ATTR_MCP_SESSION_ID] = e.sessionId;
   if (conversationId) attributes[sc.ATTR_GEN_AI_CONVERSATION_ID] = conversationId;
   if (callId) attributes[sc.ATTR_GEN_AI_TOOL_CALL_ID] = callId;
-  attributes[sc.ATTR_TOOLSCOPE_INPUT_SHAPE] = inputShape;
-  if (state.capture) attributes[sc.ATTR_GEN_AI_TOOL_CALL_ARGUMENTS] = state.redactor(args ?? {});
   return attributes;
+}
+
+/**
+ * Sets the rest of a call's attributes on its started span: the client and the tool's profile (the template
+ * itself, which the SDK copies), the input's shape, and its redacted arguments when content capture is on.
+ */
+export function setCallAttributes(
+  span: SafeSpan,
+  state: ServerState,
+  profile: ToolProfile,
+  inputShape: string,
+  args: unknown,
+): void {
+  if (!span.recording) return;
+  if (profile.template) span.setAttributes(profile.template.rest);
+  span.setAttribute(sc.ATTR_TOOLSCOPE_INPUT_SHAPE, inputShape);
+  if (state.capture)
+    span.setAttribute(sc.ATTR_GEN_AI_TOOL_CALL_ARGUMENTS, state.redactor(args ?? {}));
 }

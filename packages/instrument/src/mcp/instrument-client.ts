@@ -6,8 +6,7 @@ import { readEnvConfig } from '../config.js';
 import type { ValidationIssue } from '../contract.js';
 import { ToolscopeError } from '../errors.js';
 import { createHasher, type Hasher } from '../hashing.js';
-import { mcpOutputHash } from '../output-hash.js';
-import { mcpOutputAttributes } from '../output-size.js';
+import { mcpOutputFacts } from '../output-facts.js';
 import { createRedactor } from '../redact.js';
 import * as sc from '../semconv.js';
 import { type SafeSpan, startSafeSpan, withContext } from '../telemetry.js';
@@ -212,8 +211,7 @@ function recordResult({ span, result, redact, toolName, outputs, hasherOf }: Cli
   // What the agent's model will read: measured where it arrives.
   const attributes: Attributes = {};
   if (span.recording) {
-    mcpOutputAttributes(result, attributes);
-    attributes[sc.ATTR_TOOLSCOPE_OUTPUT_HASH] = mcpOutputHash(result, hasherOf());
+    mcpOutputFacts(result, hasherOf(), attributes);
   }
   if (brokenContract) {
     // The server answered success with a result its own advertised schema refuses: the caller cannot trust it.

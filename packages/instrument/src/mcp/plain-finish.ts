@@ -4,8 +4,7 @@
 import type { Attributes } from '@opentelemetry/api';
 import { exceptionAttributes } from '../exception.js';
 import { hashCanonical } from '../fingerprint.js';
-import { mcpOutputHash } from '../output-hash.js';
-import { mcpOutputAttributes } from '../output-size.js';
+import { mcpOutputFacts } from '../output-facts.js';
 import * as sc from '../semconv.js';
 import type { SafeSpan } from '../telemetry.js';
 import { outcomeOfPlainResult } from './call-result.js';
@@ -47,8 +46,7 @@ function recordPlainResult(call: PlainCall): string | undefined {
   if (span.recording) {
     if (call.input !== undefined)
       end[sc.ATTR_TOOLSCOPE_INPUT_HASH] = hashCanonical(call.input, state.hasher);
-    mcpOutputAttributes(result, end);
-    end[sc.ATTR_TOOLSCOPE_OUTPUT_HASH] = mcpOutputHash(result, state.hasher);
+    mcpOutputFacts(result, state.hasher, end);
   }
   if (!outcome.ok) {
     end[sc.ATTR_ERROR_TYPE] = sc.ERROR_TYPE_TOOL_ERROR;

@@ -6,7 +6,7 @@ import { afterResponse } from '../after-response.js';
 import { hashCanonical, type InputPrint, inputPrint } from '../fingerprint.js';
 import * as sc from '../semconv.js';
 import { startSafeSpanOf, withContext } from '../telemetry.js';
-import { callStartAttributes } from './call-attributes.js';
+import { callStartAttributes, setCallAttributes } from './call-attributes.js';
 import { finishPlainCall, type PlainCall } from './plain-finish.js';
 import { serverParent } from './propagation.js';
 import { decodeExtra, isRecord, type RawHandler } from './sdk-access.js';
@@ -40,7 +40,7 @@ export function plainToolsCall(state: ServerState, isDefined: (name: string) => 
       let input: InputPrint | undefined;
       if (profile && !protocolFailure) {
         input = inputPrint(args ?? {});
-        attributes = callStartAttributes(state, name, profile, e, input.shape, args);
+        attributes = callStartAttributes(state, name, profile, e);
       } else {
         attributes = mcpServerCallAttributes(state, name, e);
         if (!protocolFailure) {
@@ -64,6 +64,8 @@ export function plainToolsCall(state: ServerState, isDefined: (name: string) => 
         parent,
         links,
       );
+      if (input && profile && !protocolFailure)
+        setCallAttributes(span, state, profile, input.shape, args);
       let result: unknown;
       try {
         result = await withContext(span.context, original, request, extra);

@@ -12,8 +12,7 @@ import { toolFailureSchema } from '../contract.js';
 import { ToolscopeError } from '../errors.js';
 import { internalsOf } from '../internal.js';
 import type { SpanOverride } from '../internal-types.js';
-import { mcpOutputHash } from '../output-hash.js';
-import { mcpOutputAttributes } from '../output-size.js';
+import { mcpOutputFacts } from '../output-facts.js';
 import * as sc from '../semconv.js';
 import type { Tool } from '../types.js';
 import { type CallToolResultShape, toCallToolResult } from './call-result.js';
@@ -105,8 +104,7 @@ export function registerMcpTool(
         sent ??= toCallToolResult(r);
         const end: Attributes = {};
         if (span.recording) {
-          mcpOutputAttributes(sent, end);
-          end[sc.ATTR_TOOLSCOPE_OUTPUT_HASH] = mcpOutputHash(sent, access.internals.hasher);
+          mcpOutputFacts(sent, access.internals.hasher, end);
         }
         if (!r.ok) end[sc.ATTR_ERROR_TYPE] = sc.ERROR_TYPE_TOOL_ERROR;
         span.setAttributes(end);

@@ -17,16 +17,19 @@ export function keepThrown(high: object | undefined, name: string): void {
     (handler) =>
       // Not an async function, and the handler's own promise goes back unchanged: no tick more per call. The
       // rejection is read on a side branch, which reacts before the SDK's own handler of the same promise.
-      function toolHandler(this: unknown, ...args: unknown[]): unknown {
+      // Two parameters, not a rest array: the SDK calls a handler as (args, extra), or (extra) without an input
+      // schema, and `extra` is never undefined.
+      function toolHandler(this: unknown, first: unknown, second: unknown): unknown {
+        const extra = second === undefined ? first : second;
         let out: unknown;
         try {
-          out = handler.apply(this, args);
+          out =
+            second === undefined ? handler.call(this, first) : handler.call(this, first, second);
         } catch (error) {
-          remember(args[args.length - 1], error);
+          remember(extra, error);
           throw error;
         }
-        if (out instanceof Promise)
-          out.then(undefined, (error: unknown) => remember(args[args.length - 1], error));
+        if (out instanceof Promise) out.then(undefined, (error: unknown) => remember(extra, error));
         return out;
       },
   );
