@@ -4,8 +4,7 @@ import { type Attributes, type Span, SpanKind, SpanStatusCode } from '@opentelem
 import {
   fingerprint,
   type Hasher,
-  mcpOutputAttributes,
-  mcpOutputHash,
+  mcpOutputFacts,
   outcomeOfPlainResult,
   type Redactor,
 } from '@toolscope/instrument/proxy-kit';
@@ -124,8 +123,8 @@ export function endWithResult(
 ): void {
   const { span } = call;
   const a: Attributes = {};
-  mcpOutputAttributes(result, a);
-  a[sc.ATTR_TOOLSCOPE_OUTPUT_HASH] = mcpOutputHash(result, c.hasher);
+  // The result's measure and its output hash from one walk.
+  mcpOutputFacts(result, c.hasher, a);
   if (c.redactor && typeof result === 'object' && result !== null) {
     const r = result as Record<string, unknown>;
     a[sc.ATTR_GEN_AI_TOOL_CALL_RESULT] = c.redactor(r.structuredContent ?? r.content);
