@@ -1,7 +1,7 @@
 // One walk over a raw input gives its shape and the keyed hash of its canonical JSON, because this runs on every
 // call and two walks cost twice. For flat objects of primitives (the common tool input) the walk writes the
 // UTF-8 bytes of the canonical JSON straight into a buffer the hash reads: no JSON string is built at all.
-import { canonicalJson } from './canonical-json.js';
+import { canonicalJson, sortKeys } from './canonical-json.js';
 import type { Hasher } from './hashing.js';
 import { inputShape } from './input-shape.js';
 
@@ -92,17 +92,8 @@ function flatWalk(obj: Record<string, unknown>): string | undefined {
   const keys = Object.keys(obj);
   const n = keys.length;
   if (n === 0 || n > MAX_FLAT_KEYS) return undefined;
-  // Insertion sort: tool inputs have a handful of keys, and this stays in the walk's own code. String `<` orders
-  // by UTF-16 code units, as the default sort (and canonicalJson) does.
-  for (let i = 1; i < n; i++) {
-    const key = keys[i] as string;
-    let j = i - 1;
-    while (j >= 0 && (keys[j] as string) > key) {
-      keys[j + 1] = keys[j] as string;
-      j--;
-    }
-    keys[j + 1] = key;
-  }
+  // The order canonicalJson writes keys in (UTF-16 code units), from the same function.
+  sortKeys(keys);
   let shape = '';
   reserve(0, 1)[0] = OPEN_BRACE;
   let at = 1;

@@ -155,7 +155,8 @@ const CONTRACT_SPAN_PREFIX = `${SPAN_NAME_TOOL_CONTRACT_PREFIX} `;
  */
 export function planWrite(spans: NormalizedSpan[], pack = false): WritePlan {
   const n = spans.length;
-  const plan: WritePlan = {
+  // The calls' columns are made once the batch's calls are known (columnsOf), so the plan takes them last.
+  const spanPlan: Omit<WritePlan, 'calls'> = {
     resources: [],
     traceIds: new Array<string>(n),
     spanIds: new Array<string>(n),
@@ -163,7 +164,6 @@ export function planWrite(spans: NormalizedSpan[], pack = false): WritePlan {
     resource: new Uint32Array(n),
     json: new Array<string>(n),
     call: new Int32Array(n),
-    calls: columnsOf([], []),
     contracts: [],
     modelCalls: [],
   };
@@ -174,25 +174,25 @@ export function planWrite(spans: NormalizedSpan[], pack = false): WritePlan {
     const span = spans[i] as NormalizedSpan;
     let resource = resourceIndex.get(span.resource);
     if (resource === undefined) {
-      resource = plan.resources.push(JSON.stringify(span.resource)) - 1;
+      resource = spanPlan.resources.push(JSON.stringify(span.resource)) - 1;
       resourceIndex.set(span.resource, resource);
     }
-    plan.traceIds[i] = span.traceId;
-    plan.spanIds[i] = span.spanId;
-    plan.startNs[i] = span.startNs;
-    plan.resource[i] = resource;
-    plan.json[i] = encodeSpan(span);
+    spanPlan.traceIds[i] = span.traceId;
+    spanPlan.spanIds[i] = span.spanId;
+    spanPlan.startNs[i] = span.startNs;
+    spanPlan.resource[i] = resource;
+    spanPlan.json[i] = encodeSpan(span);
     const c = toolCallOf(span);
     if (!c) {
-      plan.call[i] = -1;
+      spanPlan.call[i] = -1;
       if (span.name.startsWith(CONTRACT_SPAN_PREFIX)) {
         const contract = contractOf(span);
-        if (contract) plan.contracts.push(contract);
+        if (contract) spanPlan.contracts.push(contract);
         continue;
       }
       const model = modelCallOf(span);
       if (model)
-        plan.modelCalls.push({
+        spanPlan.modelCalls.push({
           span: i,
           startNs: span.startNs,
           endNs: span.endNs,
@@ -201,10 +201,10 @@ export function planWrite(spans: NormalizedSpan[], pack = false): WritePlan {
         });
       continue;
     }
-    plan.call[i] = calls.push(c) - 1;
+    spanPlan.call[i] = calls.push(c) - 1;
     callSpans.push(span);
   }
-  plan.calls = columnsOf(calls, callSpans);
+  const plan: WritePlan = { ...spanPlan, calls: columnsOf(calls, callSpans) };
   if (pack) packGroups(plan);
   return plan;
 }
