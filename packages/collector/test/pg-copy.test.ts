@@ -1,0 +1,61 @@
+// COPY text as the PostgreSQL writer sends it: every reserved character, null, bytes and 64-bit values read back
+// from a real server exactly as they were given, and the text itself as the format defines it.
+import pg from 'pg';
+import { describe, expect, it } from 'vitest';
+import { type Cell, copyRows, copyText } from '../src/storage/postgres/pg-copy.js';
+import { freshPgDatabase, PG_URL } from './backends.js';
+
+describe('COPY text', () => {
+  it('escapes what the format reserves and leaves the rest as it is', () => {
+    const text = copyText([
+      ['plain', 'a\\b', 'tab\there', 'line\nbreak', 'cr\rhere', null, undefined],
+      [42, -1.5, 9_223_372_036_854_775_807n, new Uint8Array([0, 171, 255]), ''],
+    ]);
+    expect(text).toBe(
+      'plain\ta\\\\b\ttab\\there\tline\\nbreak\tcr\\rhere\t\\N\t\\N\n' +
+        '42\t-1.5\t9223372036854775807\t\\\\x00abff\t\n',
+    );
+  });
+
+  it('reads a view of a larger buffer as its own bytes only', () => {
+    const whole = Buffer.from([1, 2, 3, 4, 5]);
+    expect(copyText([[whole.subarray(1, 3)]])).toBe('\\\\x0203\n');
+  });
+});
+
+describe.skipIf(!PG_URL)('COPY into PostgreSQL', () => {
+  it('stores every value as it was given, and a bad row fails the COPY with the server error', async () => {
+    const client = new pg.Client(await freshPgDatabase());
+    await client.connect();
+    try {
+      await client.query('CREATE TABLE t (s text, n bigint, b bytea, x double precision)');
+      const strings = ['back\\slash', 'tab\t', '\nnew', 'cr\r', '\\N', 'ünï\u{1F600}', ''];
+      const rows: Cell[][] = strings.map((s, i) => [
+        s,
+        2n ** 62n + BigInt(i),
+        Buffer.from([i, 0, 255]),
+        i / 3,
+      ]);
+      rows.push([null, null, null, null]);
+      await copyRows(client as unknown as pg.PoolClient, 't', 's, n, b, x', rows);
+      const back = await client.query<{
+        s: string | null;
+        n: string | null;
+        b: Buffer | null;
+        x: number | null;
+      }>('SELECT s, n::text AS n, b, x FROM t');
+      expect(back.rows).toEqual(
+        rows.map(([s, n, b, x]) => ({ s, n: n === null ? null : String(n), b, x })),
+      );
+      await expect(
+        copyRows(client as unknown as pg.PoolClient, 't', 's, n, b, x', [
+          ['ok', 'not a number', null, null],
+        ]),
+      ).rejects.toThrow(/bigint/);
+      const count = await client.query<{ n: string }>('SELECT count(*)::text AS n FROM t');
+      expect(count.rows[0]?.n).toBe(String(rows.length));
+    } finally {
+      await client.end();
+    }
+  });
+});
