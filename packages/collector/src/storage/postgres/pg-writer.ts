@@ -112,9 +112,9 @@ export class PgWriter {
     // Conversations with counted calls, locked in id order; their key filters come back with the lock. Taken
     // here, before the batch's writes, not just before its loops are evaluated: measured both ways
     // (docs/decisions/0028), the late lock was no faster with one collector and slower with two.
-    const conversationIds = [
-      ...new Set(a.touch.calls.flatMap((c) => (c.conversationId ? [c.conversationId] : []))),
-    ].sort();
+    const conversations = new Set<string>();
+    for (const c of a.touch.calls) if (c.conversationId) conversations.add(c.conversationId);
+    const conversationIds = [...conversations].sort();
     const filters = new Map<string, unknown>();
     if (conversationIds.length > 0) {
       const locked = await client.query<{ conversation_id: string; keys: Buffer }>(
@@ -133,10 +133,9 @@ export class PgWriter {
       'trace_seq, resource_id, span_ids, packed',
       a.blocks.map((b) => [b.seq, b.resourceId, b.spanIds, b.packed]),
     );
-    const strings = await this.#stringIdsOf(
-      client,
-      a.calls.flatMap((c) => internedOf(c.call)),
-    );
+    const interned = new Set<string>();
+    for (const c of a.calls) for (const v of internedOf(c.call)) if (v !== null) interned.add(v);
+    const strings = await this.#stringIdsOf(client, interned);
     const encoding: RowEncoding = { key: (v) => v, id: (v) => strings.get(v) as number };
     await copyRows(
       client,
@@ -172,11 +171,7 @@ export class PgWriter {
    * Ids of the batch's interned strings, inserted when new. In value order, so two batches that insert the same
    * new strings wait for each other instead of deadlocking.
    */
-  async #stringIdsOf(
-    client: pg.PoolClient,
-    values: (string | null)[],
-  ): Promise<Map<string, number>> {
-    const wanted = new Set(values.filter((v): v is string => v !== null));
+  async #stringIdsOf(client: pg.PoolClient, wanted: Set<string>): Promise<Map<string, number>> {
     const missing = [...wanted].filter((v) => !this.#stringIds.has(v)).sort();
     const found = new Map<string, number>();
     if (missing.length > 0) {
