@@ -17,6 +17,14 @@ describe('COPY text', () => {
     );
   });
 
+  it('writes every character of a long row', () => {
+    const long = 'ü'.repeat(150_000);
+    const bytes = new Uint8Array(100_000).map((_, i) => i % 256);
+    expect(copyText([[long, bytes], ['after']])).toBe(
+      `${long}\t\\\\x${Buffer.from(bytes).toString('hex')}\nafter\n`,
+    );
+  });
+
   it('reads a view of a larger buffer as its own bytes only', () => {
     const whole = Buffer.from([1, 2, 3, 4, 5]);
     expect(copyText([[whole.subarray(1, 3)]])).toBe('\\\\x0203\n');

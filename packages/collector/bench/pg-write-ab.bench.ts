@@ -1,0 +1,82 @@
+// `tsx --conditions=@toolscope/source bench/pg-write-ab.bench.ts --base /path/to/other/checkout` (with
+// TOOLSCOPE_TEST_PG, e.g. through scripts/with-postgres.sh): this checkout's PostgreSQL write path (decode,
+// planWrite, the transaction) against another checkout's, in one process, batch by batch, alternating which goes
+// first, each into a fresh database of the same server. Prints the CPU of this process per span for each
+// (the server's own excluded) and the difference: an A/B of the collector's work on PostgreSQL that the drift
+// of a shared machine's load hits alike, which end-to-end runs of a few minutes apart do not (decision 0030).
+import { parseArgs } from 'node:util';
+import pg from 'pg';
+import type { Storage } from '../src/storage/contract.js';
+
+const { values: args } = parseArgs({
+  options: { base: { type: 'string' }, rounds: { type: 'string' }, traces: { type: 'string' } },
+});
+if (!args.base) throw new Error('--base /path/to/another/checkout is required');
+const server = process.env.TOOLSCOPE_TEST_PG;
+if (!server) throw new Error('TOOLSCOPE_TEST_PG is not set (run through scripts/with-postgres.sh)');
+const ROUNDS = Number(args.rounds ?? 2);
+const TRACES = Number(args.traces ?? 12_500); // 8 spans each
+
+type Decoded = { ok: true; batch: { spans: unknown[] } } | { ok: false; message: string };
+type Tree = {
+  decode: (body: Uint8Array) => Decoded;
+  open: (url: string, options: { poolSize: number }) => Promise<Storage>;
+};
+// Each checkout's own modules, so each side runs its own code; the spans come from this checkout's generator.
+async function tree(root: string): Promise<Tree> {
+  const src = `${root}/packages/collector/src`;
+  return {
+    decode: (await import(`${src}/otlp/decode-proto.ts`)).decodeProtobuf,
+    open: (await import(`${src}/storage/postgres/pg-storage.ts`)).openPostgresStorage,
+  };
+}
+const here = new URL('../../..', import.meta.url).pathname.replace(/\/$/, '');
+const trees = { this: await tree(here), base: await tree(args.base) };
+const { makeSpans, protobufBatches } = await import('./spans.js');
+
+async function freshStore(t: Tree, name: string): Promise<Storage> {
+  const admin = new pg.Client(server);
+  await admin.connect();
+  try {
+    await admin.query(`CREATE DATABASE ${name}`);
+  } finally {
+    await admin.end();
+  }
+  const url = new URL(server as string);
+  url.pathname = `/${name}`;
+  return t.open(url.toString(), { poolSize: 2 });
+}
+
+const cpuUs = () => {
+  const u = process.cpuUsage();
+  return u.user + u.system;
+};
+const used = { this: 0, base: 0 };
+const sides = ['this', 'base'] as const;
+for (let round = 0; round < ROUNDS; round++) {
+  // A new seed per round: the ids never repeat across rounds.
+  const bodies = protobufBatches(makeSpans(TRACES, 1 + round * 7_000_000), 512);
+  const stamp = `${process.pid}_${Date.now()}_${round}`;
+  const stores = {
+    this: await freshStore(trees.this, `ab_this_${stamp}`),
+    base: await freshStore(trees.base, `ab_base_${stamp}`),
+  };
+  for (const [i, body] of bodies.entries()) {
+    for (const side of i % 2 === 0 ? sides : [...sides].reverse()) {
+      const t0 = cpuUs();
+      const decoded = trees[side].decode(body);
+      if (!decoded.ok) throw new Error(decoded.message);
+      await stores[side].write(decoded.batch.spans as Parameters<Storage['write']>[0]);
+      used[side] += cpuUs() - t0;
+    }
+  }
+  for (const side of sides) await stores[side].close();
+}
+const spans = TRACES * 8 * ROUNDS;
+const per = (us: number) => (us / spans).toFixed(2);
+console.log(
+  `pg-write-ab  node ${process.version}  ${ROUNDS} rounds × ${spans / ROUNDS} spans in batches of 512, CPU of this process per span`,
+);
+console.log(
+  `  this ${per(used.this)} µs  base (${args.base}) ${per(used.base)} µs  difference ${per(used.this - used.base)} µs`,
+);
