@@ -9,13 +9,21 @@ import pg from 'pg';
 import type { Storage } from '../src/storage/contract.js';
 
 const { values: args } = parseArgs({
-  options: { base: { type: 'string' }, rounds: { type: 'string' }, traces: { type: 'string' } },
+  options: {
+    base: { type: 'string' },
+    rounds: { type: 'string' },
+    traces: { type: 'string' },
+    'in-flight': { type: 'string' },
+  },
 });
 if (!args.base) throw new Error('--base /path/to/another/checkout is required');
 const server = process.env.TOOLSCOPE_TEST_PG;
 if (!server) throw new Error('TOOLSCOPE_TEST_PG is not set (run through scripts/with-postgres.sh)');
 const ROUNDS = Number(args.rounds ?? 2);
 const TRACES = Number(args.traces ?? 12_500); // 8 spans each
+// Batches each side writes at once (as `serve` does under concurrent exporters): what a batch keeps alive while
+// it waits for the database is then what the garbage collector copies.
+const IN_FLIGHT = Number(args['in-flight'] ?? 1);
 
 type Decoded = { ok: true; batch: { spans: unknown[] } } | { ok: false; message: string };
 type Tree = {
@@ -44,7 +52,7 @@ async function freshStore(t: Tree, name: string): Promise<Storage> {
   }
   const url = new URL(server as string);
   url.pathname = `/${name}`;
-  return t.open(url.toString(), { poolSize: 2 });
+  return t.open(url.toString(), { poolSize: Math.max(2, IN_FLIGHT) });
 }
 
 const cpuUs = () => {
@@ -61,12 +69,17 @@ for (let round = 0; round < ROUNDS; round++) {
     this: await freshStore(trees.this, `ab_this_${stamp}`),
     base: await freshStore(trees.base, `ab_base_${stamp}`),
   };
-  for (const [i, body] of bodies.entries()) {
-    for (const side of i % 2 === 0 ? sides : [...sides].reverse()) {
+  for (let at = 0, turn = 0; at < bodies.length; at += IN_FLIGHT, turn++) {
+    const group = bodies.slice(at, at + IN_FLIGHT);
+    for (const side of turn % 2 === 0 ? sides : [...sides].reverse()) {
       const t0 = cpuUs();
-      const decoded = trees[side].decode(body);
-      if (!decoded.ok) throw new Error(decoded.message);
-      await stores[side].write(decoded.batch.spans as Parameters<Storage['write']>[0]);
+      await Promise.all(
+        group.map((body) => {
+          const decoded = trees[side].decode(body);
+          if (!decoded.ok) throw new Error(decoded.message);
+          return stores[side].write(decoded.batch.spans as Parameters<Storage['write']>[0]);
+        }),
+      );
       used[side] += cpuUs() - t0;
     }
   }
@@ -75,7 +88,7 @@ for (let round = 0; round < ROUNDS; round++) {
 const spans = TRACES * 8 * ROUNDS;
 const per = (us: number) => (us / spans).toFixed(2);
 console.log(
-  `pg-write-ab  node ${process.version}  ${ROUNDS} rounds × ${spans / ROUNDS} spans in batches of 512, CPU of this process per span`,
+  `pg-write-ab  node ${process.version}  ${ROUNDS} rounds × ${spans / ROUNDS} spans in batches of 512, ${IN_FLIGHT} in flight, CPU of this process per span`,
 );
 console.log(
   `  this ${per(used.this)} µs  base (${args.base}) ${per(used.base)} µs  difference ${per(used.this - used.base)} µs`,

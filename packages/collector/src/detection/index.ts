@@ -8,6 +8,7 @@ import {
   runsEnded,
   SUPERSEDING_KINDS,
   TOOL_LOCAL_KINDS,
+  type TriggerKey,
   triggerKeys,
 } from '../detectors/loops/index.js';
 import type {
@@ -21,7 +22,7 @@ import type {
 } from '../storage/contract.js';
 import { evaluateScope } from './evaluate.js';
 import { filterBytes, filterOf, type KeyFilter, type KeyHash, keyHash } from './key-filter.js';
-import { addKeys, batchChecks, type TouchedCall, touchedKey } from './scopes.js';
+import { addKeys, batchChecks, type TouchedCall, type TouchedKey, touchedKey } from './scopes.js';
 
 export type { LoopThresholds } from '../detectors/loops/index.js';
 
@@ -56,15 +57,20 @@ class Batch implements BatchLoopDetection {
     };
     const touched: TouchedCall[] = [];
     const conversations = new Set<string>();
-    for (const { call, conversationId } of calls) {
+    // Indexed loops, as in triggerKeys: once per call of every batch.
+    for (let i = 0; i < calls.length; i++) {
+      const { call, conversationId } = calls[i] as BatchCall;
       const keys = triggerKeys(call, thresholds);
       const ends = runsEnded(call);
+      const touchedKeys = new Array<TouchedKey>(keys.length);
+      for (let k = 0; k < keys.length; k++)
+        touchedKeys[k] = touchedKey(keys[k] as TriggerKey, runHash);
       const c: TouchedCall = {
         traceId: call.traceId,
         conversationId,
         tool: call.tool,
         startNs: call.startNs,
-        keys: keys.map((k) => touchedKey(k, runHash)),
+        keys: touchedKeys,
         ends: ends.length === 0 ? NO_ENDS : ends.map(runHash),
       };
       touched.push(c);

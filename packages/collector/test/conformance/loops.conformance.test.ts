@@ -88,6 +88,25 @@ for (const backend of BACKENDS) {
       expect(cycle.summary).toMatch(/2 more rounds/);
     });
 
+    it('prices a cycle within one trace, no conversation, with the model calls between its rounds', async () => {
+      const s = await openAt(await fresh());
+      const base = nowNs() - 60_000n * MS;
+      for (let r = 0; r < 3; r++)
+        await s.write([
+          ...round(60, base, r),
+          model(60, 90 + r, base + BigInt(r * 1000 + 400) * MS),
+        ]);
+      const flags = (await flagsOf(s)).filter((f) => f.traceId === traceIdOf(60));
+      expect(flags.map((f) => f.kind)).toEqual(['tool_cycle']);
+      // As above: the model calls at +400 and +1,400 ms fall inside, the one at +2,400 after the last call.
+      expect(flags[0]?.evidence.wasted).toEqual({
+        calls: 4,
+        ms: 2000,
+        resultTokens: 40,
+        modelTokens: 2 * 1050,
+      });
+    });
+
     it('still flags a cycle whose last round comes after a retention step', async () => {
       const s = await openAt(await fresh());
       const base = nowNs() - 60_000n * MS;

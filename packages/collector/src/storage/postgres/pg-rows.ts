@@ -89,12 +89,23 @@ export async function evaluateLoops(
       await client.query(toDollars(INSERT_FLAG_SQL), flagRowOf(check, f).map(param));
   }
   const changed = batch.changedFilters();
-  if (changed.size > 0)
+  if (changed.size > 0) {
+    // The filters as one bytea, cut apart by the server: a Buffer parameter goes in binary, while a bytea[] is
+    // sent as text, each element hex-encoded (twice the bytes, and a hex string per conversation to collect).
+    const filters = [...changed.values()];
+    const starts: number[] = [];
+    let at = 1; // substring() counts from 1
+    for (const f of filters) {
+      starts.push(at);
+      at += f.length;
+    }
     await client.query(
-      `UPDATE conversations SET keys = d.keys FROM unnest($1::text[], $2::bytea[]) AS d(id, keys)
+      `UPDATE conversations SET keys = substring($2::bytea FROM d.start FOR d.length)
+        FROM unnest($1::text[], $3::int[], $4::int[]) AS d(id, start, length)
         WHERE conversation_id = d.id`,
-      [[...changed.keys()], [...changed.values()].map((b) => Buffer.from(b))],
+      [[...changed.keys()], Buffer.concat(filters), starts, filters.map((f) => f.length)],
     );
+  }
 }
 
 /** The batch's contract reports: catalog rows and the services that served them. */
