@@ -1,7 +1,7 @@
-// `tsx --conditions=@toolscope/source bench/pg-write-ab.bench.ts --base /path/to/other/checkout` (with
-// TOOLSCOPE_TEST_PG, e.g. through scripts/with-postgres.sh): this checkout's PostgreSQL write path (decode,
-// planWrite, the transaction) against another checkout's, in one process, batch by batch, alternating which goes
-// first, each into a fresh database of the same server. Prints the CPU of this process per span for each
+// `tsx --conditions=@toolscope/source bench/pg-write-ab.bench.ts --base /path/to/other/checkout [--in-flight N]`
+// (with TOOLSCOPE_TEST_PG, e.g. through scripts/with-postgres.sh): this checkout's PostgreSQL write path (decode,
+// planWrite, the transaction) against another checkout's, in one process, batch by batch (or N batches at once),
+// alternating which goes first, each into a fresh database of the same server. Prints the CPU of this process per span for each
 // (the server's own excluded) and the difference: an A/B of the collector's work on PostgreSQL that the drift
 // of a shared machine's load hits alike, which end-to-end runs of a few minutes apart do not (decision 0030).
 import { parseArgs } from 'node:util';

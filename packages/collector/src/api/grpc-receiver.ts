@@ -4,7 +4,7 @@
 // Messages stay raw bytes through grpc-js (it handles gzip): the HTTP receiver's protobuf decoder reads them.
 import * as grpc from '@grpc/grpc-js';
 import type { BodyBudget } from '../ingest/body-budget.js';
-import { type IntakeOptions, takeIn } from '../ingest/intake.js';
+import { type IntakeOptions, takeInDecoded } from '../ingest/intake.js';
 import { decodeProtobuf } from '../otlp/decode-proto.js';
 import { exportResponse, retryStatus } from '../otlp/responses.js';
 import type { TokenCheck } from './auth.js';
@@ -97,13 +97,20 @@ export async function startGrpcReceiver(o: GrpcReceiverOptions): Promise<GrpcRec
   };
 
   async function handle(body: Buffer): Promise<(callback: Reply) => void> {
-    const decoded = decodeProtobuf(body);
-    if (!decoded.ok) return (cb) => refuse(cb, grpc.status.INVALID_ARGUMENT, decoded.message);
-    const outcome = await takeIn(decoded.batch, { protocol: 'grpc', encoding: 'protobuf' }, o);
-    if (outcome.ok) {
-      const { rejected, errors } = decoded.batch;
-      return (cb) => cb(null, exportResponse('protobuf', rejected, errors.join('; ')) as Buffer);
+    // Waits holding only what the answer needs, not the decoded batch (intake.ts).
+    const taken = takeInDecoded(
+      decodeProtobuf(body),
+      { protocol: 'grpc', encoding: 'protobuf' },
+      o,
+    );
+    if (!taken.ok) {
+      const { message } = taken;
+      return (cb) => refuse(cb, grpc.status.INVALID_ARGUMENT, message);
     }
+    const { rejected, errors } = taken;
+    const outcome = await taken.outcome;
+    if (outcome.ok)
+      return (cb) => cb(null, exportResponse('protobuf', rejected, errors.join('; ')) as Buffer);
     // OTLP/gRPC: RESOURCE_EXHAUSTED is retried only with RetryInfo; UNAVAILABLE always is.
     if (outcome.reason === 'full')
       return (cb) =>

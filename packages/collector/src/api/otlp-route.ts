@@ -6,7 +6,7 @@ import { gunzip } from 'node:zlib';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { COLLECTOR_ERRORS, type CollectorErrorCode } from '../errors.js';
 import type { BodyBudget } from '../ingest/body-budget.js';
-import { type IntakeOptions, takeIn } from '../ingest/intake.js';
+import { type IntakeOptions, takeInDecoded } from '../ingest/intake.js';
 import { decodeJson } from '../otlp/decode-json.js';
 import { decodeProtobuf } from '../otlp/decode-proto.js';
 import { CONTENT_TYPES, type Encoding, exportResponse, statusBody } from '../otlp/responses.js';
@@ -165,10 +165,15 @@ export function registerOtlpRoute(app: FastifyInstance, opts: OtlpRouteOptions):
         'unsupported content encoding: use gzip or none',
       );
     }
-    const decoded = encoding === 'protobuf' ? decodeProtobuf(body) : decodeJson(body);
-    if (!decoded.ok) return fail(reply, encoding, 'INVALID_OTLP', decoded.message);
-    const { rejected, errors } = decoded.batch;
-    const outcome = await takeIn(decoded.batch, { protocol: 'http', encoding }, opts);
+    // Waits holding only what the answer needs, not the decoded batch (intake.ts).
+    const taken = takeInDecoded(
+      encoding === 'protobuf' ? decodeProtobuf(body) : decodeJson(body),
+      { protocol: 'http', encoding },
+      opts,
+    );
+    if (!taken.ok) return fail(reply, encoding, 'INVALID_OTLP', taken.message);
+    const { rejected, errors } = taken;
+    const outcome = await taken.outcome;
     if (!outcome.ok) {
       const { reason } = outcome;
       // A full queue clears soon (spread the retries); closing and storage failures take longer.

@@ -3,7 +3,7 @@
 // translate the outcome into their protocol's status.
 
 import type { CollectorMetrics } from '../ops/metrics.js';
-import type { DecodedBatch } from '../otlp/model.js';
+import type { DecodedBatch, DecodeResult } from '../otlp/model.js';
 import { applyContentPolicy, type ContentPolicy } from './content-policy.js';
 import type { WriteQueue } from './write-queue.js';
 
@@ -16,7 +16,12 @@ export type IntakeOptions = {
 /** Why a batch was not stored: the queue is full (retry later), the collector is closing, storage failed. */
 export type IntakeOutcome = { ok: true } | { ok: false; reason: 'full' | 'closed' | 'storage' };
 
-export async function takeIn(
+/**
+ * Counts, filters and queues the batch; resolves once it is committed or refused. Does not wait while holding
+ * the batch: the queue hands the spans to storage, which lets them go once its plan is made, and the receivers
+ * keep only what they answer with, so a batch waiting for its commit keeps only its plan alive.
+ */
+export function takeIn(
   batch: DecodedBatch,
   labels: { protocol: 'http' | 'grpc'; encoding: string },
   o: IntakeOptions,
@@ -24,7 +29,7 @@ export async function takeIn(
   const { spans, rejected } = batch;
   o.metrics.spansReceived.inc(labels, spans.length + rejected);
   if (rejected > 0) o.metrics.spansRejected.inc({ ...labels, reason: 'invalid' }, rejected);
-  if (spans.length === 0) return { ok: true };
+  if (spans.length === 0) return Promise.resolve({ ok: true });
   for (const span of spans) applyContentPolicy(span, o.content);
   const queuedAt = process.hrtime.bigint();
   const queued = o.queue.enqueue(spans);
@@ -33,15 +38,44 @@ export async function takeIn(
       { ...labels, reason: queued.reason === 'full' ? 'queue_full' : 'closed' },
       spans.length,
     );
-    return { ok: false, reason: queued.reason };
+    return Promise.resolve({ ok: false, reason: queued.reason });
   }
+  return committed(queued.committed, spans.length, queuedAt, labels, o.metrics);
+}
+
+/** A decoded request taken in: what its answer needs (the spans it rejected), and the outcome to wait for. */
+export type TakenIn =
+  | { ok: true; rejected: number; errors: string[]; outcome: Promise<IntakeOutcome> }
+  | { ok: false; message: string };
+
+/**
+ * takeIn for a receiver's decoded request. A receiver calls it with the decoder's result and waits on
+ * `outcome` holding only this, not the batch.
+ */
+export function takeInDecoded(
+  decoded: DecodeResult,
+  labels: { protocol: 'http' | 'grpc'; encoding: string },
+  o: IntakeOptions,
+): TakenIn {
+  if (!decoded.ok) return { ok: false, message: decoded.message };
+  const { rejected, errors } = decoded.batch;
+  return { ok: true, rejected, errors, outcome: takeIn(decoded.batch, labels, o) };
+}
+
+async function committed(
+  commit: Promise<void>,
+  count: number,
+  queuedAt: bigint,
+  labels: { protocol: 'http' | 'grpc'; encoding: string },
+  metrics: CollectorMetrics,
+): Promise<IntakeOutcome> {
   try {
-    await queued.committed;
-    o.metrics.ackSeconds.observe(Number(process.hrtime.bigint() - queuedAt) / 1e9);
+    await commit;
+    metrics.ackSeconds.observe(Number(process.hrtime.bigint() - queuedAt) / 1e9);
     return { ok: true };
   } catch {
     // The write queue logged the failed batch once, with its cause.
-    o.metrics.spansRejected.inc({ ...labels, reason: 'storage' }, spans.length);
+    metrics.spansRejected.inc({ ...labels, reason: 'storage' }, count);
     return { ok: false, reason: 'storage' };
   }
 }

@@ -11,6 +11,7 @@ export type Enqueued =
   | { ok: false; reason: 'full' | 'closed' };
 
 type Pending = { spans: NormalizedSpan[]; resolve: () => void; reject: (error: unknown) => void };
+const NO_SPANS: NormalizedSpan[] = [];
 type Job = {
   run: () => Promise<void> | void;
   resolve: () => void;
@@ -130,7 +131,20 @@ export class WriteQueue {
       if (batch.length === 0) continue;
       const spans =
         batch.length === 1 ? (batch[0] as Pending).spans : batch.flatMap((p) => p.spans);
-      const write = this.#write(spans, batch, count).finally(() => inFlight.delete(write));
+      // From here storage holds the spans, and lets them go once its plan is made: a request waiting for its
+      // commit no longer keeps them alive, nor does this queue (under load, many batches are in flight, and
+      // what they keep alive is what every young-generation collection copies).
+      for (const p of batch) p.spans = NO_SPANS;
+      const started = process.hrtime.bigint();
+      let writing: Promise<WriteOutcome>;
+      try {
+        writing = this.#storage.write(spans);
+      } catch (error) {
+        writing = Promise.reject(error);
+      }
+      const write = this.#settle(writing, started, batch, count).finally(() =>
+        inFlight.delete(write),
+      );
       inFlight.add(write);
       if (inFlight.size >= maxInFlight) await Promise.race(inFlight);
     }
@@ -138,10 +152,14 @@ export class WriteQueue {
     for (const resolve of this.#idle.splice(0)) resolve();
   }
 
-  async #write(spans: NormalizedSpan[], batch: Pending[], count: number): Promise<void> {
-    const started = process.hrtime.bigint();
+  async #settle(
+    writing: Promise<WriteOutcome>,
+    started: bigint,
+    batch: Pending[],
+    count: number,
+  ): Promise<void> {
     try {
-      const outcome = await this.#storage.write(spans);
+      const outcome = await writing;
       this.#opts.observer?.committed?.(outcome, Number(process.hrtime.bigint() - started) / 1e9);
       for (const p of batch) p.resolve();
     } catch (error) {

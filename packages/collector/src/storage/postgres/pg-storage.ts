@@ -100,15 +100,25 @@ export async function openPostgresStorage(
     error instanceof Error && POOL_WAIT.test(error.message) && pool.totalCount >= bounds.max
       ? unavailable('every database connection is busy; retry shortly', error)
       : health.translate(error);
+  // Not an async function awaiting `run`: its frame would hold the arguments (a write's spans) until the
+  // transaction ends, and the spans are not needed once the write's plan is made.
   const guarded =
     <A extends unknown[], R>(run: (...args: A) => Promise<R>) =>
-    async (...args: A): Promise<R> => {
-      health.check();
+    (...args: A): Promise<R> => {
+      let pending: Promise<R>;
       try {
-        return await run(...args);
+        health.check();
       } catch (error) {
-        throw failure(error);
+        return Promise.reject(error);
       }
+      try {
+        pending = run(...args);
+      } catch (error) {
+        return Promise.reject(failure(error));
+      }
+      return pending.catch((error: unknown) => {
+        throw failure(error);
+      });
     };
   const writer = new PgWriter(pool, createLoopDetection(options.thresholds));
   const guard = { check: () => health.check(), translate: failure };
