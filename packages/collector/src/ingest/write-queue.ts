@@ -129,27 +129,32 @@ export class WriteQueue {
         count += next.spans.length;
       }
       if (batch.length === 0) continue;
-      const spans =
-        batch.length === 1 ? (batch[0] as Pending).spans : batch.flatMap((p) => p.spans);
-      // From here storage holds the spans, and lets them go once its plan is made: a request waiting for its
-      // commit no longer keeps them alive, nor does this queue (under load, many batches are in flight, and
-      // what they keep alive is what every young-generation collection copies).
-      for (const p of batch) p.spans = NO_SPANS;
-      const started = process.hrtime.bigint();
-      let writing: Promise<WriteOutcome>;
-      try {
-        writing = this.#storage.write(spans);
-      } catch (error) {
-        writing = Promise.reject(error);
-      }
-      const write = this.#settle(writing, started, batch, count).finally(() =>
-        inFlight.delete(write),
-      );
+      const write = this.#start(batch, count).finally(() => inFlight.delete(write));
       inFlight.add(write);
       if (inFlight.size >= maxInFlight) await Promise.race(inFlight);
     }
     this.#running = false;
     for (const resolve of this.#idle.splice(0)) resolve();
+  }
+
+  /**
+   * Hands a batch's spans to storage and resolves once its requests are answered. A plain method, not part of
+   * #drain: an async frame that awaits would keep the last batch's spans alive.
+   */
+  #start(batch: Pending[], count: number): Promise<void> {
+    const spans = batch.length === 1 ? (batch[0] as Pending).spans : batch.flatMap((p) => p.spans);
+    // From here storage holds the spans, and lets them go once its plan is made: a request waiting for its
+    // commit no longer keeps them alive, nor does this queue (under load, many batches are in flight, and
+    // what they keep alive is what every young-generation collection copies).
+    for (const p of batch) p.spans = NO_SPANS;
+    const started = process.hrtime.bigint();
+    let writing: Promise<WriteOutcome>;
+    try {
+      writing = this.#storage.write(spans);
+    } catch (error) {
+      writing = Promise.reject(error);
+    }
+    return this.#settle(writing, started, batch, count);
   }
 
   async #settle(
