@@ -1,12 +1,13 @@
 // `tsx --conditions=@toolscope/source bench/pg-write-ab.bench.ts --base /path/to/other/checkout [--in-flight N]`
 // (with TOOLSCOPE_TEST_PG, e.g. through scripts/with-postgres.sh): this checkout's PostgreSQL write path (decode,
 // planWrite, the transaction) against another checkout's, in one process, batch by batch (or N batches at once),
-// alternating which goes first, each into a fresh database of the same server. Prints the CPU of this process per span for each
-// (the server's own excluded) and the difference: an A/B of the collector's work on PostgreSQL that the drift
-// of a shared machine's load hits alike, which end-to-end runs of a few minutes apart do not (decision 0030).
+// alternating which goes first, each into a fresh database of the same server. Prints the CPU of this process
+// per span for each (the server's own excluded) and the difference: an A/B of the collector's work on
+// PostgreSQL that the drift of a shared machine's load hits alike, which end-to-end runs of a few minutes apart
+// do not (decision 0030).
 import { parseArgs } from 'node:util';
-import pg from 'pg';
 import type { Storage } from '../src/storage/contract.js';
+import { freshPgDatabase } from '../test/backends.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -17,8 +18,8 @@ const { values: args } = parseArgs({
   },
 });
 if (!args.base) throw new Error('--base /path/to/another/checkout is required');
-const server = process.env.TOOLSCOPE_TEST_PG;
-if (!server) throw new Error('TOOLSCOPE_TEST_PG is not set (run through scripts/with-postgres.sh)');
+if (!process.env.TOOLSCOPE_TEST_PG)
+  throw new Error('TOOLSCOPE_TEST_PG is not set (run through scripts/with-postgres.sh)');
 const ROUNDS = Number(args.rounds ?? 2);
 const TRACES = Number(args.traces ?? 12_500); // 8 spans each
 // Batches each side writes at once (as `serve` does under concurrent exporters): what a batch keeps alive while
@@ -42,17 +43,8 @@ const here = new URL('../../..', import.meta.url).pathname.replace(/\/$/, '');
 const trees = { this: await tree(here), base: await tree(args.base) };
 const { makeSpans, protobufBatches } = await import('./spans.js');
 
-async function freshStore(t: Tree, name: string): Promise<Storage> {
-  const admin = new pg.Client(server);
-  await admin.connect();
-  try {
-    await admin.query(`CREATE DATABASE ${name}`);
-  } finally {
-    await admin.end();
-  }
-  const url = new URL(server as string);
-  url.pathname = `/${name}`;
-  return t.open(url.toString(), { poolSize: Math.max(2, IN_FLIGHT) });
+async function freshStore(t: Tree): Promise<Storage> {
+  return t.open(await freshPgDatabase(), { poolSize: Math.max(2, IN_FLIGHT) });
 }
 
 const cpuUs = () => {
@@ -64,10 +56,9 @@ const sides = ['this', 'base'] as const;
 for (let round = 0; round < ROUNDS; round++) {
   // A new seed per round: the ids never repeat across rounds.
   const bodies = protobufBatches(makeSpans(TRACES, 1 + round * 7_000_000), 512);
-  const stamp = `${process.pid}_${Date.now()}_${round}`;
   const stores = {
-    this: await freshStore(trees.this, `ab_this_${stamp}`),
-    base: await freshStore(trees.base, `ab_base_${stamp}`),
+    this: await freshStore(trees.this),
+    base: await freshStore(trees.base),
   };
   for (let at = 0, turn = 0; at < bodies.length; at += IN_FLIGHT, turn++) {
     const group = bodies.slice(at, at + IN_FLIGHT);

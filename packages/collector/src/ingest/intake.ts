@@ -13,6 +13,9 @@ export type IntakeOptions = {
   content: ContentPolicy;
 };
 
+/** The labels of the batch's metrics: which receiver took it in, and how it was encoded. */
+export type IntakeLabels = { protocol: 'http' | 'grpc'; encoding: string };
+
 /** Why a batch was not stored: the queue is full (retry later), the collector is closing, storage failed. */
 export type IntakeOutcome = { ok: true } | { ok: false; reason: 'full' | 'closed' | 'storage' };
 
@@ -23,7 +26,7 @@ export type IntakeOutcome = { ok: true } | { ok: false; reason: 'full' | 'closed
  */
 export function takeIn(
   batch: DecodedBatch,
-  labels: { protocol: 'http' | 'grpc'; encoding: string },
+  labels: IntakeLabels,
   o: IntakeOptions,
 ): Promise<IntakeOutcome> {
   const { spans, rejected } = batch;
@@ -54,7 +57,7 @@ export type TakenIn =
  */
 export function takeInDecoded(
   decoded: DecodeResult,
-  labels: { protocol: 'http' | 'grpc'; encoding: string },
+  labels: IntakeLabels,
   o: IntakeOptions,
 ): TakenIn {
   if (!decoded.ok) return { ok: false, message: decoded.message };
@@ -66,7 +69,7 @@ async function committed(
   commit: Promise<void>,
   count: number,
   queuedAt: bigint,
-  labels: { protocol: 'http' | 'grpc'; encoding: string },
+  labels: IntakeLabels,
   metrics: CollectorMetrics,
 ): Promise<IntakeOutcome> {
   try {

@@ -106,7 +106,7 @@ export function triggerKeys(
       // Detectors that share a key (flag-of.ts inputKey) share its count: the first earlier call any of them
       // needs, and the wider read.
       let same: TriggerKey | undefined;
-      for (let j = 0; j < keys.length; j++) {
+      for (let j = 0; j < keys.length && !same; j++) {
         const k = keys[j] as TriggerKey;
         if (k.key === key && k.run === undefined) same = k;
       }
