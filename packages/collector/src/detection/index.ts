@@ -8,7 +8,6 @@ import {
   runsEnded,
   SUPERSEDING_KINDS,
   TOOL_LOCAL_KINDS,
-  type TriggerKey,
   triggerKeys,
 } from '../detectors/loops/index.js';
 import type {
@@ -21,8 +20,9 @@ import type {
   SequenceContext,
 } from '../storage/contract.js';
 import { evaluateScope } from './evaluate.js';
-import { filterBytes, filterOf, type KeyFilter, type KeyHash, keyHash } from './key-filter.js';
-import { addKeys, batchChecks, type TouchedCall, type TouchedKey, touchedKey } from './scopes.js';
+import { filterBytes, filterOf, type KeyFilter } from './key-filter.js';
+import { addKeys, batchChecks } from './scopes.js';
+import { TouchedCalls } from './touched.js';
 
 export type { LoopThresholds } from '../detectors/loops/index.js';
 
@@ -32,11 +32,10 @@ export function createLoopDetection(thresholds: Partial<LoopThresholds> = {}): L
   return { forBatch: (calls) => new Batch(calls, t) };
 }
 
-const NO_ENDS: readonly KeyHash[] = Object.freeze([]);
-
 class Batch implements BatchLoopDetection {
   readonly conversations: readonly string[];
-  readonly #touched: TouchedCall[];
+  /** The batch's calls as its checks count them; let go once the checks are made. */
+  #touched: TouchedCalls | null;
   readonly #thresholds: LoopThresholds;
   readonly #filters = new Map<string, KeyFilter>();
   readonly #changed = new Set<string>();
@@ -45,35 +44,14 @@ class Batch implements BatchLoopDetection {
 
   constructor(calls: readonly BatchCall[], thresholds: LoopThresholds) {
     this.#thresholds = thresholds;
-    // A run is one detector's and one tool's: few per batch, each hashed once.
-    const runs = new Map<string, KeyHash>();
-    const runHash = (run: string) => {
-      let h = runs.get(run);
-      if (!h) {
-        h = keyHash(run);
-        runs.set(run, h);
-      }
-      return h;
-    };
-    const touched: TouchedCall[] = [];
+    const touched = new TouchedCalls(calls.length);
     const conversations = new Set<string>();
     // Indexed loops, as in triggerKeys: once per call of every batch.
     for (let i = 0; i < calls.length; i++) {
       const { call, conversationId } = calls[i] as BatchCall;
       const keys = triggerKeys(call, thresholds);
       const ends = runsEnded(call);
-      const touchedKeys = new Array<TouchedKey>(keys.length);
-      for (let k = 0; k < keys.length; k++)
-        touchedKeys[k] = touchedKey(keys[k] as TriggerKey, runHash);
-      const c: TouchedCall = {
-        traceId: call.traceId,
-        conversationId,
-        tool: call.tool,
-        startNs: call.startNs,
-        keys: touchedKeys,
-        ends: ends.length === 0 ? NO_ENDS : ends.map(runHash),
-      };
-      touched.push(c);
+      touched.add(call.traceId, conversationId, call.tool, call.startNs, keys, ends);
       if (conversationId && (keys.length > 0 || ends.length > 0)) conversations.add(conversationId);
     }
     this.#touched = touched;
@@ -90,7 +68,9 @@ class Batch implements BatchLoopDetection {
       }
       return f;
     };
+    if (!this.#touched) throw new Error('a batch is checked once');
     const { checks, changed } = batchChecks(this.#touched, traceExisted, filterFor);
+    this.#touched = null;
     for (const id of changed) this.#changed.add(id);
     return checks.map((c) => ({
       ...c,
@@ -113,10 +93,10 @@ class Batch implements BatchLoopDetection {
       // of every call read cost a hash each, and a current filter holds them already; a read of some tools
       // would leave the others' keys out, so the filter stays "maybe" until a whole read.
       f.legacy = false;
-      addKeys(
-        f,
-        sequence.calls.map((c) => triggerKeys(c, this.#thresholds).map((k) => touchedKey(k))),
-      );
+      const read = new TouchedCalls(sequence.calls.length);
+      for (const c of sequence.calls)
+        read.add(c.traceId, null, c.tool, c.startNs, triggerKeys(c, this.#thresholds), []);
+      addKeys(f, read);
       this.#changed.add(check.key);
     }
     const flags = evaluateScope(

@@ -4,8 +4,16 @@
 import { describe, expect, it } from 'vitest';
 import type { TriggerKey } from '../detectors/loops/index.js';
 import { emptyFilter, filterBytes, filterOf, type KeyFilter, keyHash } from './key-filter.js';
-import { countRunKey, emptyStreaks, endRun, streaksBytes, streaksOf } from './run-streaks.js';
-import { batchChecks, type TouchedCall, touchedKey } from './scopes.js';
+import {
+  countRunKey,
+  emptyStreaks,
+  endRun,
+  streakIdOf,
+  streaksBytes,
+  streaksOf,
+} from './run-streaks.js';
+import { batchChecks } from './scopes.js';
+import { type TouchedCall, touchedCalls } from './touched.js';
 
 const RUN = 'argument_churn\u0000put';
 const churnKey: TriggerKey = { key: 'churn:put:INVALID', wholeScope: false, prior: 3, run: RUN };
@@ -16,8 +24,8 @@ const call = (t: number, fails: boolean): TouchedCall => ({
   conversationId: 'conv',
   tool: 'put',
   startNs: BigInt(t) * 1_000_000n,
-  keys: fails ? [touchedKey(churnKey)] : [],
-  ends: fails ? [] : [keyHash(RUN)],
+  keys: fails ? [churnKey] : [],
+  ends: fails ? [] : [RUN],
 });
 
 /** Writes each batch through a stored filter (read back from its bytes each time); the batches that asked for a check. */
@@ -27,7 +35,7 @@ function checkedBatches(batches: TouchedCall[][]): number[] {
   batches.forEach((calls, i) => {
     const filter = filterOf(stored);
     const { checks, changed } = batchChecks(
-      calls,
+      touchedCalls(calls),
       () => false,
       () => filter,
     );
@@ -39,6 +47,9 @@ function checkedBatches(batches: TouchedCall[][]): number[] {
 
 const F = (t: number) => [call(t, true)];
 const S = (t: number) => [call(t, false)];
+
+/** A run's or key's streak id. */
+const id = (text: string) => streakIdOf(keyHash(text));
 
 describe('run counts', () => {
   it.each([
@@ -80,13 +91,13 @@ describe('run counts', () => {
     // An earlier filter saw the key three times (rungs 1 to 3) and has no count for it.
     const filter: KeyFilter = emptyFilter();
     batchChecks(
-      [1, 2, 3].map((t) => call(t, true)),
+      touchedCalls([1, 2, 3].map((t) => call(t, true))),
       () => false,
       () => filter,
     );
     filter.streaks = emptyStreaks();
     const checks = batchChecks(
-      [call(10, false), call(11, true)],
+      touchedCalls([call(10, false), call(11, true)]),
       () => false,
       () => filter,
     ).checks;
@@ -95,11 +106,11 @@ describe('run counts', () => {
 
   it('reads back what it stored, and a damaged table as empty', () => {
     const s = emptyStreaks();
-    countRunKey(s, keyHash('a'), keyHash('k1'), 3n, true);
-    expect(endRun(s, keyHash('a'), 5n)).toBe(true);
-    countRunKey(s, keyHash('b'), keyHash('k2'), -3n, true);
+    countRunKey(s, id('a'), id('k1'), 3, true);
+    expect(endRun(s, id('a'), 5)).toBe(true);
+    countRunKey(s, id('b'), id('k2'), -3, true);
     // A run with no failure counted since it last ended keeps its end (and nothing is written back).
-    expect(endRun(s, keyHash('a'), 9n)).toBe(false);
+    expect(endRun(s, id('a'), 9)).toBe(false);
     const again = streaksOf(streaksBytes(s));
     expect(streaksBytes(again)).toEqual(streaksBytes(s));
     expect(again.runs.size).toBe(2);
@@ -111,35 +122,36 @@ describe('run counts', () => {
     const T = 1_764_590_000_123_456_789n;
     expect(Number(T + 100n)).toBe(Number(T));
     const s = emptyStreaks();
-    const [run, key] = [keyHash('a'), keyHash('k')];
-    expect(countRunKey(s, run, key, T + 100n, true)).toBe(1);
+    const [run, key] = [id('a'), id('k')];
+    expect(countRunKey(s, run, key, Number(T + 100n), true)).toBe(1);
     // A success that may have come first (its start rounds to the failure's) resets nothing.
-    expect(endRun(s, run, T)).toBe(false);
-    expect(countRunKey(s, run, key, T + 300n, false)).toBe(2);
+    expect(endRun(s, run, Number(T))).toBe(false);
+    expect(countRunKey(s, run, key, Number(T + 300n), false)).toBe(2);
     // A success clearly later resets the count; a failure that rounds to that end asks for a re-read.
-    expect(endRun(s, run, T + 10_000n)).toBe(true);
-    expect(countRunKey(s, run, key, T + 10_050n, false)).toBe(Number.POSITIVE_INFINITY);
-    expect(countRunKey(s, run, key, T + 20_000n, false)).toBe(1);
+    expect(endRun(s, run, Number(T + 10_000n))).toBe(true);
+    expect(countRunKey(s, run, key, Number(T + 10_050n), false)).toBe(Number.POSITIVE_INFINITY);
+    expect(countRunKey(s, run, key, Number(T + 20_000n), false)).toBe(1);
   });
 
   it('reads a table stored with exact 64-bit times (as earlier builds wrote it)', () => {
     const T = 1_764_590_000_123_456_789n;
     const bytes = new Uint8Array(2 + 18 + 20);
     const v = new DataView(bytes.buffer);
-    const [run, key] = [keyHash('a'), keyHash('k')];
+    const [runHash, keyOf] = [keyHash('a'), keyHash('k')];
+    const [run, key] = [streakIdOf(runHash), streakIdOf(keyOf)];
     v.setUint16(0, 1, true);
-    v.setUint32(2, run.a, true);
-    v.setUint32(6, run.b & 0x1fffff, true);
+    v.setUint32(2, runHash.a, true);
+    v.setUint32(6, runHash.b & 0x1fffff, true);
     v.setBigInt64(10, T, true);
     v.setUint16(18, 1, true);
-    v.setUint32(20, key.a, true);
-    v.setUint32(24, key.b & 0x1fffff, true);
+    v.setUint32(20, keyOf.a, true);
+    v.setUint32(24, keyOf.b & 0x1fffff, true);
     v.setUint32(28, 2, true);
     v.setBigInt64(32, T - 5_000n, true);
     const s = streaksOf(bytes);
     expect(s.keys).toBe(1);
     // Before the stored end: a re-read; after it: the stored count goes on.
-    expect(countRunKey(s, run, key, T - 1_000n, false)).toBe(Number.POSITIVE_INFINITY);
-    expect(countRunKey(s, run, key, T + 1_000n, false)).toBe(3);
+    expect(countRunKey(s, run, key, Number(T - 1_000n), false)).toBe(Number.POSITIVE_INFINITY);
+    expect(countRunKey(s, run, key, Number(T + 1_000n), false)).toBe(3);
   });
 });

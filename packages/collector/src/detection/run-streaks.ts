@@ -26,7 +26,7 @@ const MAX_KEYS = 256;
 type KeyCount = { n: number; lastNs: number };
 type Run = { endNs: number; keys: Map<number, KeyCount> };
 
-/** A conversation's run counts, by a 53-bit hash of each run and key. */
+/** A conversation's run counts, by the streak id (streakIdOf) of each run and key. */
 export type RunStreaks = { runs: Map<number, Run>; keys: number };
 
 export const emptyStreaks = (): RunStreaks => ({ runs: new Map(), keys: 0 });
@@ -36,17 +36,16 @@ export const emptyStreaks = (): RunStreaks => ({ runs: new Map(), keys: 0 });
  * would share their ends: at 53 bits, and 64 runs per conversation, about one conversation in 10^12.
  */
 const HIGH = 2 ** 32;
-const idOf = (h: KeyHash) => h.a + (h.b & 0x1fffff) * HIGH;
+export const streakIdOf = (h: KeyHash): number => h.a + (h.b & 0x1fffff) * HIGH;
 
 /**
- * A call that ends run `run`, starting at `startNs`; true when that changed the counts. The end moves only where
+ * A call that ends run `run` (its streak id), starting at `at` ns; true when that changed the counts. The end moves only where
  * it resets a count: an end kept earlier than it could be only lets later calls count (an upper bound still),
  * and a conversation's counts are then written back only when a streak of failures is broken.
  */
-export function endRun(s: RunStreaks, run: KeyHash, startNs: bigint): boolean {
-  const r = s.runs.get(idOf(run));
+export function endRun(s: RunStreaks, run: number, at: number): boolean {
+  const r = s.runs.get(run);
   if (!r) return false;
-  const at = Number(startNs);
   if (at <= r.endNs) return false;
   let reset = false;
   for (const k of r.keys.values())
@@ -59,33 +58,30 @@ export function endRun(s: RunStreaks, run: KeyHash, startNs: bigint): boolean {
 }
 
 /**
- * A call of run key `key` in run `run`, starting at `startNs`: how many of the run's calls under the key it
+ * A call of run key `key` in run `run` (streak ids), starting at `at` ns: how many of the run's calls under the key it
  * makes since the run last ended (this one included), Infinity when it starts before that end, or null when the
  * key has no count (`first`: the conversation never had the key, so a count may start here).
  */
 export function countRunKey(
   s: RunStreaks,
-  run: KeyHash,
-  key: KeyHash,
-  startNs: bigint,
+  run: number,
+  key: number,
+  at: number,
   first: boolean,
 ): number | null {
-  const runId = idOf(run);
-  const keyId = idOf(key);
-  let r = s.runs.get(runId);
-  let k = r?.keys.get(keyId);
+  let r = s.runs.get(run);
+  let k = r?.keys.get(key);
   if (!r || !k) {
     if (!first || s.keys >= MAX_KEYS) return null;
     if (!r) {
       if (s.runs.size >= MAX_RUNS) return null;
       r = { endNs: NONE, keys: new Map() };
-      s.runs.set(runId, r);
+      s.runs.set(run, r);
     }
     k = { n: 0, lastNs: NONE };
-    r.keys.set(keyId, k);
+    r.keys.set(key, k);
     s.keys++;
   }
-  const at = Number(startNs);
   if (at <= r.endNs) return Number.POSITIVE_INFINITY;
   k.n++;
   if (at > k.lastNs) k.lastNs = at;

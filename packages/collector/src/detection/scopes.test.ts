@@ -4,7 +4,8 @@
 import { describe, expect, it } from 'vitest';
 import type { TriggerKey } from '../detectors/loops/index.js';
 import { emptyFilter, type KeyFilter } from './key-filter.js';
-import { addKeys, batchChecks, type TouchedCall, touchedKey } from './scopes.js';
+import { addKeys, batchChecks } from './scopes.js';
+import { type TouchedCall, touchedCalls } from './touched.js';
 
 const repeat = (k: string): TriggerKey => ({ key: `r:${k}`, wholeScope: false, prior: 1 });
 const cycle = (k: string): TriggerKey => ({ key: `c:${k}`, wholeScope: true, prior: 1 });
@@ -14,13 +15,13 @@ const touched = (tool: string, keys: TriggerKey[], trace = 't1'): TouchedCall =>
   conversationId: 'conv',
   tool,
   startNs: 0n,
-  keys: keys.map((k) => touchedKey(k)),
+  keys,
   ends: [],
 });
 /** The checks of one batch against fresh filters. */
 const checksOf = (calls: TouchedCall[], existed = false) =>
   batchChecks(
-    calls,
+    touchedCalls(calls),
     () => existed,
     () => emptyFilter(),
   ).checks;
@@ -50,7 +51,7 @@ describe('batchChecks', () => {
     const filter = emptyFilter();
     const batch = (trace: string) =>
       batchChecks(
-        [touched('put', [churn('k')], trace)],
+        touchedCalls([touched('put', [churn('k')], trace)]),
         () => false,
         () => filter,
       );
@@ -68,16 +69,18 @@ describe('batchChecks', () => {
     const filter = emptyFilter();
     const filterOf = (): KeyFilter => filter;
     const three = ['a', 'b', 'c'].map((t) => touched('put', [churn('k')], t));
-    expect(batchChecks(three, () => false, filterOf).changed).toEqual(new Set(['conv']));
-    expect(batchChecks([touched('put', [churn('k')], 'd')], () => false, filterOf).checks).toEqual([
-      { scope: 'conversation', key: 'conv', tools: ['put'] },
-    ]);
+    expect(batchChecks(touchedCalls(three), () => false, filterOf).changed).toEqual(
+      new Set(['conv']),
+    );
+    expect(
+      batchChecks(touchedCalls([touched('put', [churn('k')], 'd')]), () => false, filterOf).checks,
+    ).toEqual([{ scope: 'conversation', key: 'conv', tools: ['put'] }]);
     // Two calls climb two rungs only: a third earlier call is still missing.
     const other = emptyFilter();
-    addKeys(other, [[touchedKey(churn('m'))], [touchedKey(churn('m'))]]);
+    addKeys(other, touchedCalls([touched('put', [churn('m')]), touched('put', [churn('m')])]));
     expect(
       batchChecks(
-        [touched('put', [churn('m')], 'e')],
+        touchedCalls([touched('put', [churn('m')], 'e')]),
         () => false,
         () => other,
       ).checks,

@@ -4,9 +4,9 @@
 // the batch, or a conversation whose stored key filter (key-filter.ts) may hold the key. A key of a detector
 // that one tool's calls decide asks for that tool's calls only; a cycle's key asks for the whole scope. Nothing
 // is kept between batches.
-import type { TriggerKey } from '../detectors/loops/index.js';
-import { filterAdd, filterHas, type KeyFilter, type KeyHash, keyHash } from './key-filter.js';
-import { countRunKey, endRun } from './run-streaks.js';
+import { filterAdd, filterHas, type KeyFilter, type KeyHash } from './key-filter.js';
+import { countRunKey, endRun, streakIdOf } from './run-streaks.js';
+import { NO_RUN, type TouchedCalls } from './touched.js';
 
 export type ScopeKind = 'trace' | 'conversation';
 
@@ -14,62 +14,38 @@ export type ScopeKind = 'trace' | 'conversation';
 export type ScopeCheck = { scope: ScopeKind; key: string; tools: string[] | null };
 
 /**
- * A trigger key as the stage counts it: hashed once, whatever the number of rungs and scopes it is counted in;
- * for a run detector's key, the hash of the run it counts in.
- */
-export type TouchedKey = { hash: KeyHash; wholeScope: boolean; prior: number; run: KeyHash | null };
-
-/** `runHash`: how the key's run is hashed (a batch keeps one hash per run; its runs are few). */
-export const touchedKey = (
-  k: TriggerKey,
-  runHash: (run: string) => KeyHash = keyHash,
-): TouchedKey => ({
-  hash: keyHash(k.key),
-  wholeScope: k.wholeScope,
-  prior: k.prior,
-  run: k.run === undefined ? null : runHash(k.run),
-});
-
-/**
- * A new call the batch counts (a server row, or a client row without one) with its trigger keys, its start, and
- * the runs it ends (detectors/loops runsEnded, hashed).
- */
-export type TouchedCall = {
-  traceId: string;
-  conversationId: string | null;
-  tool: string;
-  startNs: bigint;
-  keys: readonly TouchedKey[];
-  ends: readonly KeyHash[];
-};
-
-/**
  * A key's number within one batch's counts, kept within V8's small integers (a Map of them hashes fastest).
  * Two keys sharing one only count together, which can ask for a re-read a key alone would not, never the other
  * way round.
  */
-const idOf = (h: KeyHash) => (h.a ^ Math.imul(h.b, 0x9e3779b1)) & 0x3fffffff;
+const idOf = (a: number, b: number) => (a ^ Math.imul(b, 0x9e3779b1)) & 0x3fffffff;
 
 /**
  * How many times the filter has seen a key, up to `prior`: rung r stands for "seen at least r times" (a key
  * that needs more than one earlier call, as churn does, climbs one rung per call, so the filter counts it,
  * roughly), and the first missing rung stops the count.
  */
-function storedCount(filter: KeyFilter, k: TouchedKey): number {
+function storedCount(filter: KeyFilter, hash: KeyHash, prior: number): number {
   let n = 0;
-  while (n < k.prior && filterHas(filter, k.hash, n + 1)) n++;
+  while (n < prior && filterHas(filter, hash, n + 1)) n++;
   return n;
 }
 
 /** A key of one conversation in the batch: what its filter held, and how often the batch has it. */
-type Counted = { key: TouchedKey; stored: number; seen: number };
+type Counted = { hash: KeyHash; prior: number; stored: number; seen: number };
+
+const counted = (filter: KeyFilter, t: TouchedCalls, k: number): Counted => {
+  const hash: KeyHash = { a: t.hashA[k] as number, b: t.hashB[k] as number };
+  const prior = t.prior[k] as number;
+  return { hash, prior, stored: storedCount(filter, hash, prior), seen: 0 };
+};
 
 /** Climbs each key one rung per call the batch has of it; true when a bit changed. */
-function climb(filter: KeyFilter, counted: Iterable<Counted>): boolean {
+function climb(filter: KeyFilter, keys: Iterable<Counted>): boolean {
   let changed = false;
-  for (const { key, stored, seen } of counted) {
-    const top = Math.min(key.prior, stored + seen);
-    for (let r = stored + 1; r <= top; r++) if (filterAdd(filter, key.hash, r)) changed = true;
+  for (const { hash, prior, stored, seen } of keys) {
+    const top = Math.min(prior, stored + seen);
+    for (let r = stored + 1; r <= top; r++) if (filterAdd(filter, hash, r)) changed = true;
   }
   return changed;
 }
@@ -78,8 +54,8 @@ type Due = { check: ScopeCheck; whole: boolean; tools: Set<string> };
 type TraceDue = Due & { existed: boolean; seen: Map<number, number> };
 type ConversationDue = Due & { filter: KeyFilter; keys: Map<number, Counted>; counted: boolean };
 
-const mark = (s: Due, k: TouchedKey, tool: string) => {
-  if (k.wholeScope) s.whole = true;
+const mark = (s: Due, wholeScope: boolean, tool: string) => {
+  if (wholeScope) s.whole = true;
   else s.tools.add(tool);
 };
 
@@ -90,67 +66,84 @@ const mark = (s: Due, k: TouchedKey, tool: string) => {
  * gives a conversation's stored key filter.
  */
 export function batchChecks(
-  calls: readonly TouchedCall[],
+  t: TouchedCalls,
   traceExisted: (traceId: string) => boolean,
   filterOf: (conversationId: string) => KeyFilter,
 ): { checks: ScopeCheck[]; changed: Set<string> } {
   const order: Due[] = [];
   const traces = new Map<string, TraceDue>();
   const conversations = new Map<string, ConversationDue>();
-  for (const c of calls) {
-    if (c.keys.length === 0 && c.ends.length === 0) continue;
-    let t = traces.get(c.traceId);
-    if (!t) {
+  // Indexed loops over the columns: this runs for every call of every batch.
+  for (let i = 0; i < t.length; i++) {
+    const k0 = t.keyAt[i] as number;
+    const k1 = t.keyAt[i + 1] as number;
+    const e0 = t.endAt[i] as number;
+    const e1 = t.endAt[i + 1] as number;
+    if (k0 === k1 && e0 === e1) continue;
+    const traceId = t.traceId[i] as string;
+    const tool = t.tool[i] as string;
+    let tr = traces.get(traceId);
+    if (!tr) {
       // A trace keeps no filter: one stored before the batch may hold anything.
-      const check: ScopeCheck = { scope: 'trace', key: c.traceId, tools: null };
-      t = {
+      const check: ScopeCheck = { scope: 'trace', key: traceId, tools: null };
+      tr = {
         check,
         whole: false,
         tools: new Set(),
-        existed: traceExisted(c.traceId),
+        existed: traceExisted(traceId),
         seen: new Map(),
       };
-      traces.set(c.traceId, t);
-      order.push(t);
+      traces.set(traceId, tr);
+      order.push(tr);
     }
-    for (const k of c.keys) {
-      const id = idOf(k.hash);
-      const before = t.seen.get(id) ?? 0;
-      t.seen.set(id, before + 1);
-      if (t.existed || before >= k.prior) mark(t, k, c.tool);
+    for (let k = k0; k < k1; k++) {
+      const id = idOf(t.hashA[k] as number, t.hashB[k] as number);
+      const before = tr.seen.get(id) ?? 0;
+      tr.seen.set(id, before + 1);
+      if (tr.existed || before >= (t.prior[k] as number)) mark(tr, t.wholeScope[k] === 1, tool);
     }
-    if (!c.conversationId) continue;
-    let v = conversations.get(c.conversationId);
+    const conversationId = t.conversationId[i];
+    if (!conversationId) continue;
+    let v = conversations.get(conversationId);
     if (!v) {
-      const check: ScopeCheck = { scope: 'conversation', key: c.conversationId, tools: null };
+      const check: ScopeCheck = { scope: 'conversation', key: conversationId, tools: null };
       v = {
         check,
         whole: false,
         tools: new Set(),
-        filter: filterOf(c.conversationId),
+        filter: filterOf(conversationId),
         keys: new Map(),
         counted: false,
       };
-      conversations.set(c.conversationId, v);
+      conversations.set(conversationId, v);
       order.push(v);
     }
-    for (const run of c.ends) if (endRun(v.filter.streaks, run, c.startNs)) v.counted = true;
-    for (const k of c.keys) {
-      const id = idOf(k.hash);
+    const at = t.startNs[i] as number;
+    for (let e = e0; e < e1; e++)
+      if (endRun(v.filter.streaks, t.ends[e] as number, at)) v.counted = true;
+    for (let k = k0; k < k1; k++) {
+      const id = idOf(t.hashA[k] as number, t.hashB[k] as number);
       let e = v.keys.get(id);
       if (!e) {
-        e = { key: k, stored: storedCount(v.filter, k), seen: 0 };
+        e = counted(v.filter, t, k);
         v.keys.set(id, e);
       }
       // A run key counts its calls since the run last ended, where the conversation keeps that count.
+      const run = t.run[k] as number;
       const since =
-        k.run === null
+        run === NO_RUN
           ? null
-          : countRunKey(v.filter.streaks, k.run, k.hash, c.startNs, e.seen === 0 && e.stored === 0);
+          : countRunKey(
+              v.filter.streaks,
+              run,
+              streakIdOf(e.hash),
+              at,
+              e.seen === 0 && e.stored === 0,
+            );
       if (since !== null) v.counted = true;
       const earlier = since === null ? e.seen + e.stored : since - 1;
       e.seen++;
-      if (earlier >= k.prior) mark(v, k, c.tool);
+      if (earlier >= e.prior) mark(v, t.wholeScope[k] === 1, tool);
     }
   }
   const checks: ScopeCheck[] = [];
@@ -165,14 +158,17 @@ export function batchChecks(
 }
 
 /** Adds the keys of calls to a filter (rebuilding one from a scope read back), one rung per call. */
-export function addKeys(filter: KeyFilter, keys: Iterable<readonly TouchedKey[]>): boolean {
-  const counted = new Map<number, Counted>();
-  for (const ks of keys)
-    for (const k of ks) {
-      const id = idOf(k.hash);
-      const e = counted.get(id);
-      if (e) e.seen++;
-      else counted.set(id, { key: k, stored: storedCount(filter, k), seen: 1 });
+export function addKeys(filter: KeyFilter, t: TouchedCalls): boolean {
+  const keys = new Map<number, Counted>();
+  const n = t.keyAt[t.length] as number;
+  for (let k = 0; k < n; k++) {
+    const id = idOf(t.hashA[k] as number, t.hashB[k] as number);
+    let e = keys.get(id);
+    if (!e) {
+      e = counted(filter, t, k);
+      keys.set(id, e);
     }
-  return climb(filter, counted.values());
+    e.seen++;
+  }
+  return climb(filter, keys.values());
 }

@@ -209,7 +209,7 @@ export interface BatchLoopDetection {
   readonly conversations: readonly string[];
   /**
    * The scopes to re-read, given which traces existed before the batch and the stored filters (as read for this
-   * batch: the stage takes their bytes over and may change them in place).
+   * batch: the stage takes their bytes over and may change them in place). Asked once per batch.
    */
   checks(
     traceExisted: (traceId: string) => boolean,

@@ -14,7 +14,8 @@ import { STORED_CALL_COLUMNS, storedCallOf } from '../stored-calls.js';
 import type { WritePlan } from '../write-plan.js';
 import { type Cell, copyRows } from './pg-copy.js';
 import { inTransaction } from './pg-db.js';
-import { evaluateLoops, saveDetectorRows, saveRollups } from './pg-rows.js';
+import { evaluateLoops } from './pg-rows.js';
+import { saveTallies } from './pg-tallies.js';
 
 export class PgWriter {
   readonly #pool: pg.Pool;
@@ -114,6 +115,8 @@ export class PgWriter {
     // (docs/decisions/0028), the late lock was no faster with one collector and slower with two.
     const conversations = new Set<string>();
     for (const c of a.touch.calls) if (c.conversationId) conversations.add(c.conversationId);
+    // The stage keeps what it needs of them: their objects need not outlive the waits below.
+    a.touch.calls = [];
     const conversationIds = [...conversations].sort();
     const filters = new Map<string, unknown>();
     if (conversationIds.length > 0) {
@@ -143,27 +146,37 @@ export class PgWriter {
       CALL_ROW_COLUMNS,
       a.calls.map((c) => callRow(c.seq, c.call, c.paired, encoding) as Cell[]),
     );
+    // Nothing below reads the calls: they need not live through the loops' reads and the commit.
+    a.calls.length = 0;
     if (a.pairedIds.length > 0)
       await client.query('UPDATE tool_call_rows SET paired = 1 WHERE id = ANY($1::bigint[])', [
         a.pairedIds,
       ]);
-    if (a.conversationPairs.length > 0)
+    // The batch's conversation links and model calls in one statement: a COPY costs two round trips, and a
+    // batch's few dozen model calls are cheaper as parameters (docs/decisions/0031). model_calls has no unique
+    // index, so its insert waits on no other writer and adds nothing to the lock order.
+    if (a.conversationPairs.length > 0 || a.modelCalls.length > 0) {
+      const m = a.modelCalls;
       await client.query(
-        `INSERT INTO conversation_traces (conversation_id, trace_seq)
+        `WITH models AS (
+           INSERT INTO model_calls (trace_seq, start_ns, end_ns, input_tokens, output_tokens)
+           SELECT * FROM unnest($3::bigint[], $4::bigint[], $5::bigint[], $6::bigint[], $7::bigint[])
+         )
+         INSERT INTO conversation_traces (conversation_id, trace_seq)
          SELECT * FROM unnest($1::text[], $2::bigint[]) ON CONFLICT DO NOTHING`,
-        [a.conversationPairs.map((p) => p.conversationId), a.conversationPairs.map((p) => p.seq)],
+        [
+          a.conversationPairs.map((p) => p.conversationId),
+          a.conversationPairs.map((p) => p.seq),
+          m.map((c) => c.seq),
+          m.map((c) => String(c.startNs)),
+          m.map((c) => String(c.endNs)),
+          m.map((c) => c.inputTokens),
+          m.map((c) => c.outputTokens),
+        ],
       );
-
-    if (a.modelCalls.length > 0)
-      await copyRows(
-        client,
-        'model_calls',
-        'trace_seq, start_ns, end_ns, input_tokens, output_tokens',
-        a.modelCalls.map((m) => [m.seq, m.startNs, m.endNs, m.inputTokens, m.outputTokens]),
-      );
+    }
     await evaluateLoops(client, loops, created, seqs, filters);
-    await saveDetectorRows(client, a.touch);
-    await saveRollups(client, a.rollups);
+    await saveTallies(client, a.touch, a.rollups);
     return { inserted: a.inserted, duplicates: a.duplicates, toolCalls: a.toolCalls };
   }
 
