@@ -93,23 +93,30 @@ function ascii(text: string): void {
 
 const HEX = '0123456789abcdef';
 
-function unicodeEscape(c: number): void {
-  buf[at++] = 0x5c;
-  buf[at++] = 0x75;
-  buf[at++] = HEX.charCodeAt((c >> 12) & 0xf);
-  buf[at++] = HEX.charCodeAt((c >> 8) & 0xf);
-  buf[at++] = HEX.charCodeAt((c >> 4) & 0xf);
-  buf[at++] = HEX.charCodeAt(c & 0xf);
+/** Writes `\uXXXX` for `c` into `b` at `a` (with room for it); returns the end. */
+function unicodeEscape(b: Uint8Array, a: number, c: number): number {
+  b[a] = 0x5c;
+  b[a + 1] = 0x75;
+  b[a + 2] = HEX.charCodeAt((c >> 12) & 0xf);
+  b[a + 3] = HEX.charCodeAt((c >> 8) & 0xf);
+  b[a + 4] = HEX.charCodeAt((c >> 4) & 0xf);
+  b[a + 5] = HEX.charCodeAt(c & 0xf);
+  return a + 6;
 }
 
 // JSON.stringify's short escapes: \b \t \n \f \r (8, 9, 10, 12, 13).
 const SHORT: Record<number, number> = { 8: 0x62, 9: 0x74, 10: 0x6e, 12: 0x66, 13: 0x72 };
 
 /** Token units of a run of letters (positive length) or digits (negative). */
-const runUnits = (run: number): number =>
-  run > 0
-    ? Math.ceil(run / LETTERS_PER_TOKEN) * UNITS_PER_TOKEN
-    : Math.ceil(-run / DIGITS_PER_TOKEN) * UNITS_PER_TOKEN;
+function runUnits(run: number): number {
+  return run > 0 ? Math.ceil(run / LETTERS) * UNITS : Math.ceil(-run / DIGITS) * UNITS;
+}
+// Imported bindings are read through a module cell with a check on every use: copied once for the hot paths.
+const LETTERS = LETTERS_PER_TOKEN;
+const DIGITS = DIGITS_PER_TOKEN;
+const UNITS = UNITS_PER_TOKEN;
+const PUNCT = PUNCTUATION;
+const DEPTH = MAX_DEPTH;
 
 /**
  * A JSON string as JSON.stringify writes it, in UTF-8: quotes, short and \u escapes, lone surrogates escaped;
@@ -119,10 +126,15 @@ function string(s: string): void {
   // At most six bytes per UTF-16 unit (a \u escape), and the quotes.
   room(6 * s.length + 2);
   chars += s.length;
-  let u = 2 * PUNCTUATION;
+  // The buffer, the write position and the weights in locals for the loop: module bindings are read and written
+  // through their context slots (imports with a check each), which made this loop four times slower.
+  const b = buf;
+  let a = at;
+  const punctuation = PUNCT;
+  let u = 2 * punctuation;
   // The current run: letters so far (> 0) or digits (< 0).
   let run = 0;
-  buf[at++] = 0x22;
+  b[a++] = 0x22;
   for (let i = 0; i < s.length; i++) {
     const c = s.charCodeAt(i);
     if (c < 0x80) {
@@ -132,7 +144,7 @@ function string(s: string): void {
           run = 0;
         }
         run++;
-        buf[at++] = c;
+        b[a++] = c;
         continue;
       }
       if (c >= 0x30 && c <= 0x39) {
@@ -141,24 +153,24 @@ function string(s: string): void {
           run = 0;
         }
         run--;
-        buf[at++] = c;
+        b[a++] = c;
         continue;
       }
       if (run !== 0) {
         u += runUnits(run);
         run = 0;
       }
-      if (c !== 0x20 && c !== 0x09 && c !== 0x0a && c !== 0x0d) u += PUNCTUATION;
-      if (c >= 0x20 && c !== 0x22 && c !== 0x5c) buf[at++] = c;
+      if (c !== 0x20 && c !== 0x09 && c !== 0x0a && c !== 0x0d) u += punctuation;
+      if (c >= 0x20 && c !== 0x22 && c !== 0x5c) b[a++] = c;
       else if (c === 0x22 || c === 0x5c) {
-        buf[at++] = 0x5c;
-        buf[at++] = c;
+        b[a++] = 0x5c;
+        b[a++] = c;
       } else {
         const short = SHORT[c];
         if (short !== undefined) {
-          buf[at++] = 0x5c;
-          buf[at++] = short;
-        } else unicodeEscape(c);
+          b[a++] = 0x5c;
+          b[a++] = short;
+        } else a = unicodeEscape(b, a, c);
       }
       continue;
     }
@@ -168,34 +180,35 @@ function string(s: string): void {
     }
     u += NON_ASCII;
     if (c < 0x800) {
-      buf[at++] = 0xc0 | (c >> 6);
-      buf[at++] = 0x80 | (c & 0x3f);
+      b[a++] = 0xc0 | (c >> 6);
+      b[a++] = 0x80 | (c & 0x3f);
     } else if (c >= 0xd800 && c <= 0xdfff) {
       const next = i + 1 < s.length ? s.charCodeAt(i + 1) : 0;
       if (c <= 0xdbff && next >= 0xdc00 && next <= 0xdfff) {
         const p = 0x10000 + ((c - 0xd800) << 10) + (next - 0xdc00);
-        buf[at++] = 0xf0 | (p >> 18);
-        buf[at++] = 0x80 | ((p >> 12) & 0x3f);
-        buf[at++] = 0x80 | ((p >> 6) & 0x3f);
-        buf[at++] = 0x80 | (p & 0x3f);
+        b[a++] = 0xf0 | (p >> 18);
+        b[a++] = 0x80 | ((p >> 12) & 0x3f);
+        b[a++] = 0x80 | ((p >> 6) & 0x3f);
+        b[a++] = 0x80 | (p & 0x3f);
         i++;
-      } else unicodeEscape(c);
+      } else a = unicodeEscape(b, a, c);
     } else {
-      buf[at++] = 0xe0 | (c >> 12);
-      buf[at++] = 0x80 | ((c >> 6) & 0x3f);
-      buf[at++] = 0x80 | (c & 0x3f);
+      b[a++] = 0xe0 | (c >> 12);
+      b[a++] = 0x80 | ((c >> 6) & 0x3f);
+      b[a++] = 0x80 | (c & 0x3f);
     }
   }
   if (run !== 0) u += runUnits(run);
   units += u;
-  buf[at++] = 0x22;
+  b[a++] = 0x22;
+  at = a;
 }
 
 /** One byte of JSON punctuation. */
 function punct(byte: number): void {
   room(1);
   buf[at++] = byte;
-  units += PUNCTUATION;
+  units += PUNCT;
 }
 
 /** Own enumerable keys; none, and a measure left to measureJson, when reading them throws (a hostile proxy). */
@@ -227,7 +240,7 @@ function put(value: unknown, depth: number, path: object[], viaToJson: boolean):
     }
     case 'boolean':
       ascii(value ? 'true' : 'false');
-      units += UNITS_PER_TOKEN;
+      units += UNITS;
       return true;
     case 'bigint':
       measure.exact = false;
@@ -242,13 +255,13 @@ function put(value: unknown, depth: number, path: object[], viaToJson: boolean):
   }
   if (value === null) {
     ascii('null');
-    units += UNITS_PER_TOKEN;
+    units += UNITS;
     return true;
   }
   const obj = value as object;
-  if (depth >= MAX_DEPTH || path.includes(obj)) {
+  if (depth >= DEPTH || path.includes(obj)) {
     measure.exact = false;
-    ascii(depth >= MAX_DEPTH ? '"[depth]"' : '"[circular]"');
+    ascii(depth >= DEPTH ? '"[depth]"' : '"[circular]"');
     return true;
   }
   const json = callToJson(obj);
@@ -264,7 +277,7 @@ function put(value: unknown, depth: number, path: object[], viaToJson: boolean):
         if (i > 0) punct(0x2c);
         if (!put(safeGet(obj, i), depth + 1, path, false)) {
           ascii('null');
-          units += UNITS_PER_TOKEN;
+          units += UNITS;
         }
       }
       punct(0x5d);

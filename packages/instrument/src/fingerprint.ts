@@ -88,13 +88,37 @@ const QUOTE = 0x22;
 const COLON = 0x3a;
 const COMMA = 0x2c;
 
+// The last flat shape, with the keys and types it was made of: calls to one tool mostly repeat their shape (not
+// their values), so a walk whose keys and types match reuses the string instead of concatenating it anew.
+let lastKeys: string[] = [];
+const lastTypes: string[] = [];
+let lastShape = '';
+// This walk's types, by key index; reused.
+const types: string[] = [];
+
+/** The shape of sorted `keys` with `types[0, n)`: the last one when they match, else made and remembered. */
+function shapeOf(keys: string[], n: number): string {
+  const previous = lastKeys;
+  let same = previous.length === n;
+  for (let i = 0; same && i < n; i++) same = previous[i] === keys[i] && lastTypes[i] === types[i];
+  if (same) return lastShape;
+  let shape = '';
+  for (let i = 0; i < n; i++) {
+    if (i > 0) shape += ',';
+    shape += `${keys[i] as string}:${types[i] as string}`;
+    lastTypes[i] = types[i] as string;
+  }
+  lastKeys = keys;
+  lastShape = shape;
+  return shape;
+}
+
 function flatWalk(obj: Record<string, unknown>): string | undefined {
   const keys = Object.keys(obj);
   const n = keys.length;
   if (n === 0 || n > MAX_FLAT_KEYS) return undefined;
   // The order canonicalJson writes keys in (UTF-16 code units), from the same function.
   sortKeys(keys);
-  let shape = '';
   reserve(0, 1)[0] = OPEN_BRACE;
   let at = 1;
   for (let i = 0; i < n; i++) {
@@ -131,8 +155,7 @@ function flatWalk(obj: Record<string, unknown>): string | undefined {
         // undefined, functions, bigint, symbols: the general path knows their rules.
         return undefined;
     }
-    if (i > 0) shape += ',';
-    shape += `${key}:${type}`;
+    types[i] = type;
     // `,"key":text` (or `,"key":"text"`), with room for UTF-8 (at most 3 bytes per UTF-16 unit).
     const buf = reserve(at, key.length + 3 * text.length + 6);
     if (i > 0) buf[at++] = COMMA;
@@ -146,7 +169,7 @@ function flatWalk(obj: Record<string, unknown>): string | undefined {
   }
   reserve(at, 1)[at++] = CLOSE_BRACE;
   written = at;
-  return shape;
+  return shapeOf(keys, n);
 }
 
 /**

@@ -36,12 +36,27 @@ export type SpanSpec = {
 
 /** A guarded span: its methods never throw. */
 export class SafeSpan {
-  readonly context: Context;
   readonly #span: Span | undefined;
+  readonly #parent: Context;
 
-  constructor(span: Span | undefined, ctx: Context) {
+  constructor(span: Span | undefined, parent: Context) {
     this.#span = span;
-    this.context = ctx;
+    this.#parent = parent;
+  }
+
+  /**
+   * The parent context with this span set in it, made on each read (read it once per use). Not kept on the span:
+   * an answered call's span lives until it ends after the response, and a context (a map and its closures) kept
+   * with each of them was that much more for the young-generation collections to copy.
+   */
+  get context(): Context {
+    if (!this.#span) return this.#parent;
+    try {
+      return trace.setSpan(this.#parent, this.#span);
+    } catch (error) {
+      reportOnce(error);
+      return this.#parent;
+    }
   }
 
   /** Whether the span goes anywhere (false for a no-op provider or a sampled-out span). */
@@ -125,8 +140,7 @@ export function startSafeSpanOf(
     const tracer = tracerOf(provider ?? trace.getTracerProvider());
     const options: SpanOptions =
       links === undefined ? { kind, attributes } : { kind, attributes, links };
-    const span = tracer.startSpan(name, options, ctx);
-    return new SafeSpan(span, trace.setSpan(ctx, span));
+    return new SafeSpan(tracer.startSpan(name, options, ctx), ctx);
   } catch (error) {
     reportOnce(error);
     return new SafeSpan(undefined, ctx);

@@ -9,7 +9,7 @@ import { createHasher, type Hasher } from '../hashing.js';
 import { mcpOutputFacts } from '../output-facts.js';
 import { createRedactor } from '../redact.js';
 import * as sc from '../semconv.js';
-import { type SafeSpan, startSafeSpan, withContext } from '../telemetry.js';
+import { type SafeSpan, startSafeSpanOf, withContext } from '../telemetry.js';
 import { outcomeOfPlainResult } from './call-result.js';
 import { AdvertisedOutputs } from './client-outputs.js';
 import {
@@ -30,6 +30,8 @@ import {
 
 type RequestFn = (request: unknown, ...rest: unknown[]) => Promise<unknown>;
 const instrumented = new WeakSet<object>();
+// Tool names are the server's: a bound on the names kept, so a server inventing names cannot grow the map.
+const MAX_SPAN_NAMES = 1024;
 
 /** Instruments an MCP `Client`; returns the same client. */
 export function instrumentMcpClient<C extends object>(
@@ -62,6 +64,16 @@ export function instrumentMcpClient<C extends object>(
   };
   let negotiatedVersion: string | undefined;
   const outputs = new AdvertisedOutputs();
+  // `tools/call {tool}` made once per tool instead of a new string per call.
+  const spanNames = new Map<string, string>();
+  const spanNameOf = (tool: string): string => {
+    let name = spanNames.get(tool);
+    if (name === undefined) {
+      name = `${sc.SPAN_NAME_MCP_TOOLS_CALL_PREFIX} ${tool}`;
+      if (spanNames.size < MAX_SPAN_NAMES) spanNames.set(tool, name);
+    }
+    return name;
+  };
   const conversationId = (): string | undefined => {
     if (typeof o.conversationId === 'string') return o.conversationId;
     try {
@@ -131,14 +143,18 @@ export function instrumentMcpClient<C extends object>(
     if (typeof conv === 'string') attributes[sc.ATTR_GEN_AI_CONVERSATION_ID] = conv;
     if (redact) attributes[sc.ATTR_GEN_AI_TOOL_CALL_ARGUMENTS] = redact(params.arguments ?? {});
 
-    const span = startSafeSpan(o.tracerProvider, {
-      name: `${sc.SPAN_NAME_MCP_TOOLS_CALL_PREFIX} ${toolName}`,
-      kind: SpanKind.CLIENT,
+    const span = startSafeSpanOf(
+      o.tracerProvider,
+      spanNameOf(toolName),
+      SpanKind.CLIENT,
       attributes,
-    });
-    injectInto(meta, span.context);
+      undefined,
+      undefined,
+    );
+    const spanContext = span.context;
+    injectInto(meta, spanContext);
     try {
-      const result = await withContext(span.context, () =>
+      const result = await withContext(spanContext, () =>
         request.call(client, withMeta(message, params, meta), ...rest),
       );
       // What the result says goes on the span once the caller has it (after-response.ts).

@@ -3,17 +3,21 @@
 // envelope, not as the SDK's text error), and tools/list shows our JSON Schemas with their descriptions.
 import {
   type Attributes,
+  type Context,
+  type Link,
   ProxyTracerProvider,
   SpanKind,
   type TracerProvider,
 } from '@opentelemetry/api';
 import { z } from 'zod';
-import { toolFailureSchema } from '../contract.js';
+import { type ToolResult, toolFailureSchema } from '../contract.js';
 import { ToolscopeError } from '../errors.js';
+import type { Hasher } from '../hashing.js';
 import { internalsOf } from '../internal.js';
 import type { SpanOverride } from '../internal-types.js';
 import { mcpOutputFacts } from '../output-facts.js';
 import * as sc from '../semconv.js';
+import type { SafeSpan } from '../telemetry.js';
 import type { Tool } from '../types.js';
 import { type CallToolResultShape, toCallToolResult } from './call-result.js';
 import { wrapRequestHandler } from './handlers.js';
@@ -27,6 +31,41 @@ export type RegisterMcpToolOptions = {
   /** MCP tool annotations; `readOnlyHint` defaults to the tool's effect. Clients treat them as untrusted hints. */
   annotations?: Record<string, unknown>;
 };
+
+/**
+ * How a `tools/call` of a `defineTool` tool shapes its span, one per call: `onResult` is a method, not a closure
+ * made per call. What the model receives is measured on the span once it has gone back (it ends after the response).
+ */
+class McpCallSpan implements SpanOverride {
+  readonly name: string;
+  readonly kind = SpanKind.SERVER;
+  readonly attributes: Attributes;
+  readonly parent: Context;
+  // MCP semconv: an isError result is `tool_error`; our code stays in toolscope.error.code.
+  readonly measuresOutput = true;
+  readonly endsAfterResponse = true;
+  declare links?: Link[];
+  declare tracerProvider?: TracerProvider;
+  declare executorSignal?: AbortSignal;
+  /** The result as sent, once made. */
+  sent: CallToolResultShape | undefined;
+  readonly #hasher: Hasher;
+
+  constructor(name: string, attributes: Attributes, parent: Context, hasher: Hasher) {
+    this.name = name;
+    this.attributes = attributes;
+    this.parent = parent;
+    this.#hasher = hasher;
+  }
+
+  onResult(r: ToolResult<unknown>, span: SafeSpan): void {
+    this.sent ??= toCallToolResult(r);
+    const end: Attributes = {};
+    if (span.recording) mcpOutputFacts(this.sent, this.#hasher, end);
+    if (!r.ok) end[sc.ATTR_ERROR_TYPE] = sc.ERROR_TYPE_TOOL_ERROR;
+    span.setAttributes(end);
+  }
+}
 
 /** A provider whose tracers make no spans, for tools the server instrumentation skips. */
 const SILENT: TracerProvider = new ProxyTracerProvider();
@@ -90,33 +129,14 @@ export function registerMcpTool(
     if (ids.idempotencyKey) callOptions.idempotencyKey = ids.idempotencyKey;
     if (state) callOptions.capture = state.capture;
     const provider = state?.skip(tool.name) ? SILENT : state?.options.tracerProvider;
-    // What the model receives, measured on the span once it has gone back (the span ends after the response).
-    let sent: CallToolResultShape | undefined;
-    const override: SpanOverride = {
-      name: spanName,
-      kind: SpanKind.SERVER,
-      attributes,
-      parent,
-      // MCP semconv: an isError result is `tool_error`; our code stays in toolscope.error.code.
-      measuresOutput: true,
-      endsAfterResponse: true,
-      onResult: (r, span) => {
-        sent ??= toCallToolResult(r);
-        const end: Attributes = {};
-        if (span.recording) {
-          mcpOutputFacts(sent, access.internals.hasher, end);
-        }
-        if (!r.ok) end[sc.ATTR_ERROR_TYPE] = sc.ERROR_TYPE_TOOL_ERROR;
-        span.setAttributes(end);
-      },
-    };
+    const override = new McpCallSpan(spanName, attributes, parent, access.internals.hasher);
     // Keys set one by one, not spread in: this object is made on every call.
     if (links) override.links = links;
     if (provider) override.tracerProvider = provider;
     if (e.signal) override.executorSignal = e.signal;
     const result = await access.run(args, callOptions, override);
-    sent = toCallToolResult(result);
-    return sent;
+    override.sent = toCallToolResult(result);
+    return override.sent;
   };
 
   const annotations = { readOnlyHint: tool.effect === 'read', ...options.annotations };
