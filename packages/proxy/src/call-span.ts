@@ -103,8 +103,17 @@ function fixedAttributes(
   if (c.sessionId) a[sc.ATTR_MCP_SESSION_ID] = c.sessionId;
   if (c.clientName) a[sc.ATTR_TOOLSCOPE_MCP_CLIENT_NAME] = c.clientName;
   const { transport, protocolVersion, sessionId, clientName } = c;
-  const fixed = { tracer, info, transport, protocolVersion, sessionId, clientName, attributes: a };
-  const entry: Fixed = { ...fixed, shared: tracer.share(a) };
+  const shared = tracer.share(a);
+  const entry = {
+    tracer,
+    info,
+    transport,
+    protocolVersion,
+    sessionId,
+    clientName,
+    attributes: a,
+    shared,
+  };
   if (byTool.size >= MAX_FIXED_TOOLS) byTool.clear();
   byTool.set(tool, entry);
   return entry;
