@@ -9,7 +9,8 @@ import {
   type Redactor,
 } from '@toolscope/instrument/proxy-kit';
 import * as sc from '@toolscope/instrument/semconv';
-import type { ParentRef, ProxyTracer } from './otlp/proxy-span.js';
+import type { ParentRef, SharedAttributes } from './otlp/proxy-span.js';
+import type { ProxyTracer } from './otlp/proxy-tracer.js';
 import { parseTraceparent, type SpanRef } from './otlp/trace-context.js';
 import type { ToolInfo } from './tool-table.js';
 
@@ -47,7 +48,81 @@ export function parentOf(meta: Record<string, unknown> | undefined): ParentRef |
   return ref ? { ...ref, remote: true } : undefined;
 }
 
-/** Starts the SERVER span of a call as `opening` decided (under the client's context, or a new trace). */
+/** A call span's attributes that are the same for every call of one tool in one session, encoded once. */
+type Fixed = {
+  tracer: ProxyTracer;
+  info: ToolInfo | undefined;
+  transport: CallContext['transport'];
+  protocolVersion: string | undefined;
+  sessionId: string | undefined;
+  clientName: string | undefined;
+  attributes: Attributes;
+  /** Undefined when the span limits would cut them: each span then takes `attributes` one by one. */
+  shared: SharedAttributes | undefined;
+};
+
+// Per session, per tool name: what the session's calls of that tool share, kept while it stays true. Names are
+// the client's to choose, so a session keeps at most this many.
+const fixedOf = new WeakMap<CallContext, Map<string, Fixed>>();
+const MAX_FIXED_TOOLS = 256;
+
+function fixedAttributes(
+  tracer: ProxyTracer,
+  c: CallContext,
+  tool: string,
+  info: ToolInfo | undefined,
+): Fixed {
+  let byTool = fixedOf.get(c);
+  if (!byTool) {
+    byTool = new Map();
+    fixedOf.set(c, byTool);
+  }
+  const known = byTool.get(tool);
+  if (
+    known?.tracer === tracer &&
+    known.info === info &&
+    known.transport === c.transport &&
+    known.protocolVersion === c.protocolVersion &&
+    known.sessionId === c.sessionId &&
+    known.clientName === c.clientName
+  )
+    return known;
+  const a: Attributes = {
+    [sc.ATTR_MCP_METHOD_NAME]: sc.MCP_METHOD_TOOLS_CALL,
+    [sc.ATTR_GEN_AI_OPERATION_NAME]: sc.GEN_AI_OPERATION_EXECUTE_TOOL,
+    [sc.ATTR_GEN_AI_TOOL_NAME]: tool,
+    [sc.ATTR_NETWORK_TRANSPORT]: c.transport,
+    [sc.ATTR_TOOLSCOPE_PROXY]: true,
+    [sc.ATTR_TOOLSCOPE_SCHEMA_VERSION]: info?.version ?? 'unversioned',
+    [sc.ATTR_TOOLSCOPE_EFFECT]: info?.effect ?? sc.EFFECTS.write,
+    [sc.ATTR_TOOLSCOPE_ATTEMPT]: 1,
+  };
+  if (info) a[sc.ATTR_TOOLSCOPE_SCHEMA_HASH] = info.hash;
+  if (info?.deprecation) Object.assign(a, info.deprecation);
+  if (c.protocolVersion) a[sc.ATTR_MCP_PROTOCOL_VERSION] = c.protocolVersion;
+  if (c.sessionId) a[sc.ATTR_MCP_SESSION_ID] = c.sessionId;
+  if (c.clientName) a[sc.ATTR_TOOLSCOPE_MCP_CLIENT_NAME] = c.clientName;
+  const { transport, protocolVersion, sessionId, clientName } = c;
+  const shared = tracer.share(a);
+  const entry = {
+    tracer,
+    info,
+    transport,
+    protocolVersion,
+    sessionId,
+    clientName,
+    attributes: a,
+    shared,
+  };
+  if (byTool.size >= MAX_FIXED_TOOLS) byTool.clear();
+  byTool.set(tool, entry);
+  return entry;
+}
+
+/**
+ * Starts the SERVER span of a call as `opening` decided (under the client's context, or a new trace). What all
+ * calls of the tool in the session share is encoded once; the span holds only what is the call's own.
+ */
 export function startCall(
   tracer: ProxyTracer,
   opening: Opening,
@@ -56,22 +131,9 @@ export function startCall(
   info: ToolInfo | undefined,
 ): OpenCall {
   const a: Attributes = {
-    [sc.ATTR_MCP_METHOD_NAME]: sc.MCP_METHOD_TOOLS_CALL,
-    [sc.ATTR_GEN_AI_OPERATION_NAME]: sc.GEN_AI_OPERATION_EXECUTE_TOOL,
-    [sc.ATTR_GEN_AI_TOOL_NAME]: request.tool,
     [sc.ATTR_JSONRPC_REQUEST_ID]: request.id,
-    [sc.ATTR_NETWORK_TRANSPORT]: c.transport,
-    [sc.ATTR_TOOLSCOPE_PROXY]: true,
-    [sc.ATTR_TOOLSCOPE_SCHEMA_VERSION]: info?.version ?? 'unversioned',
-    [sc.ATTR_TOOLSCOPE_EFFECT]: info?.effect ?? sc.EFFECTS.write,
-    [sc.ATTR_TOOLSCOPE_ATTEMPT]: 1,
     [sc.ATTR_TOOLSCOPE_PARTIAL_EFFECT]: false,
   };
-  if (info) a[sc.ATTR_TOOLSCOPE_SCHEMA_HASH] = info.hash;
-  if (info?.deprecation) Object.assign(a, info.deprecation);
-  if (c.protocolVersion) a[sc.ATTR_MCP_PROTOCOL_VERSION] = c.protocolVersion;
-  if (c.sessionId) a[sc.ATTR_MCP_SESSION_ID] = c.sessionId;
-  if (c.clientName) a[sc.ATTR_TOOLSCOPE_MCP_CLIENT_NAME] = c.clientName;
   const conversation = text(request.meta, sc.MCP_META_CONVERSATION_ID);
   if (conversation) a[sc.ATTR_GEN_AI_CONVERSATION_ID] = conversation;
   const callId = text(request.meta, sc.MCP_META_CALL_ID);
@@ -80,14 +142,16 @@ export function startCall(
   a[sc.ATTR_TOOLSCOPE_INPUT_HASH] = print.hash;
   a[sc.ATTR_TOOLSCOPE_INPUT_SHAPE] = print.shape;
   if (c.redactor) a[sc.ATTR_GEN_AI_TOOL_CALL_ARGUMENTS] = c.redactor(request.args ?? {});
+  const fixed = fixedAttributes(tracer, c, request.tool, info);
   const span = tracer.open(
     opening.ref,
     `${sc.SPAN_NAME_MCP_TOOLS_CALL_PREFIX} ${request.tool}`,
     SpanKind.SERVER,
-    a,
+    fixed.shared ? a : { ...fixed.attributes, ...a },
     opening.parent,
     opening.startNs,
     true,
+    fixed.shared,
   );
   return { span, tool: request.tool, info };
 }

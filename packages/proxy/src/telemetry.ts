@@ -6,7 +6,7 @@ import * as sc from '@toolscope/instrument/semconv';
 import { ExportQueue, type ExportQueueOptions, type ExportStats } from './export-queue.js';
 import type { Logger } from './log.js';
 import { createOtlpExporter, type OtlpExporter } from './otlp/http-exporter.js';
-import { type ProxyTracer, ProxyTracerProvider } from './otlp/proxy-span.js';
+import { type ProxyTracer, ProxyTracerProvider } from './otlp/proxy-tracer.js';
 import { readSdkEnv } from './otlp/sdk-env.js';
 import { PROXY_VERSION } from './version.js';
 

@@ -104,12 +104,26 @@ const TRACEPARENT = Buffer.from('traceparent');
 
 /** `b` with the bytes from `at` to `end` replaced by `text`, in one allocation. */
 function splice(b: Buffer, at: number, end: number, text: string): Buffer {
-  const size = Buffer.byteLength(text);
+  const n = text.length;
+  let ascii = true;
+  for (let i = 0; i < n && ascii; i++) ascii = text.charCodeAt(i) < 0x80;
+  // The proxy's own members are ASCII (a traceparent is hex and dashes): copied without a UTF-8 encoder call.
+  const size = ascii ? n : Buffer.byteLength(text);
   const out = Buffer.allocUnsafe(b.length - (end - at) + size);
   b.copy(out, 0, 0, at);
-  out.write(text, at, size, 'utf8');
+  if (ascii) for (let i = 0; i < n; i++) out[at + i] = text.charCodeAt(i);
+  else out.write(text, at, size, 'utf8');
   b.copy(out, at + size, end);
   return out;
+}
+
+/** `text` as a JSON string: as it is between quotes when nothing in it needs escaping (a traceparent never does). */
+function quoted(text: string): string {
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0x20 || c > 0x7e || c === QUOTE || c === BACKSLASH) return JSON.stringify(text);
+  }
+  return `"${text}"`;
 }
 
 /**
@@ -122,7 +136,7 @@ export function withTraceparent(line: Buffer, traceparent: string): Buffer | und
   if (!params) return undefined;
   const paramsScan = scanObject(line, params.valueStart, META);
   if (!paramsScan) return undefined;
-  const value = JSON.stringify(traceparent);
+  const value = quoted(traceparent);
   const meta = paramsScan.member;
   if (!meta) {
     const member = `"_meta":{"traceparent":${value}}${paramsScan.empty ? '' : ','}`;

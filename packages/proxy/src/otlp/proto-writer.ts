@@ -15,6 +15,14 @@ const viewOf = (b: Buffer) => new DataView(b.buffer, b.byteOffset, b.byteLength)
 export const varintSize = (v: number): number =>
   v < 0x80 ? 1 : v < 0x4000 ? 2 : v < 0x200000 ? 3 : v < 0x10000000 ? 4 : 5;
 
+/** The value of a hex digit's character code, or -1. */
+function nibble(c: number): number {
+  if (c >= 0x30 && c <= 0x39) return c - 0x30;
+  if (c >= 0x61 && c <= 0x66) return c - 0x57;
+  if (c >= 0x41 && c <= 0x46) return c - 0x37;
+  return -1;
+}
+
 /** Writes protobuf fields into a buffer that grows as needed. */
 export class ProtoWriter {
   #buf: Buffer;
@@ -130,12 +138,24 @@ export class ProtoWriter {
     this.pos += value.length;
   }
 
-  /** Hex digits written as the bytes they spell (trace and span ids). */
+  /** Hex digits written as the bytes they spell (trace and span ids), as Buffer's hex decoding writes them. */
   hex(value: string): void {
     const n = value.length >>> 1;
     this.varint(n);
     this.#ensure(n);
-    this.pos += this.#buf.write(value, this.pos, n, 'hex');
+    const buf = this.#buf;
+    const start = this.pos;
+    for (let i = 0; i < n; i++) {
+      const hi = nibble(value.charCodeAt(2 * i));
+      const lo = nibble(value.charCodeAt(2 * i + 1));
+      // Not hex: Buffer's decoder stops there, and its rule is the one kept.
+      if (hi < 0 || lo < 0) {
+        this.pos = start + buf.write(value, start, n, 'hex');
+        return;
+      }
+      buf[start + i] = (hi << 4) | lo;
+    }
+    this.pos = start + n;
   }
 
   /** Starts a nested message (after its tag); pass the result to `end`. */

@@ -17,8 +17,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ExportQueue } from '../export-queue.js';
 import { createLogger } from '../log.js';
 import { createOtlpExporter } from './http-exporter.js';
-import { ProxySpan, ProxyTracerProvider, type Scope } from './proxy-span.js';
+import { ProtoWriter } from './proto-writer.js';
+import { ProxySpan, type Scope } from './proxy-span.js';
+import { ProxyTracerProvider } from './proxy-tracer.js';
 import { readSdkEnv } from './sdk-env.js';
+import { encodeSpan } from './span-encoder.js';
 
 const bodies: Buffer[] = [];
 const headers: Record<string, string | string[] | undefined>[] = [];
@@ -177,5 +180,63 @@ describe('the proxy span encoding', () => {
     ).end();
     expect(ended[1]?.attributes).toEqual({ a: 'abc' });
     expect(ended[1]?.droppedAttributes).toBe(1);
+  });
+
+  it('encodes a span that starts with shared attributes as the same span given them one by one', () => {
+    const ended: ProxySpan[] = [];
+    const tracer = new ProxyTracerProvider(
+      { onEnd: (s) => ended.push(s) },
+      readSdkEnv({}),
+    ).getTracer('t');
+    const ref = tracer.reserve(undefined);
+    const fixed = {
+      'gen_ai.tool.name': 'get_order',
+      'toolscope.proxy': true,
+      'toolscope.attempt': 1,
+    };
+    const shared = tracer.share(fixed);
+    expect(shared?.count).toBe(3);
+    const open = (a: Record<string, string | boolean>, withShared: boolean) =>
+      tracer.open(
+        ref,
+        's',
+        SpanKind.SERVER,
+        withShared ? a : { ...fixed, ...a },
+        undefined,
+        5n,
+        true,
+        withShared ? shared : undefined,
+      );
+    const bytes = (span: ProxySpan | undefined) => {
+      const w = new ProtoWriter(64);
+      if (span) encodeSpan(w, span);
+      return w.copy().toString('hex');
+    };
+    for (const withShared of [true, false]) {
+      const span = open(
+        { 'jsonrpc.request.id': '7', 'toolscope.partial_effect': false },
+        withShared,
+      );
+      span.setAttributes({ 'toolscope.output.bytes': 70, 'toolscope.partial_effect': true });
+      span.end(1);
+    }
+    expect(ended[0]?.shared).toBe(shared);
+    expect(ended[0]?.attributeCount).toBe(6);
+    expect(bytes(ended[0])).toBe(bytes(ended[1]));
+    // A shared attribute set again: the span's own from then on, still in its place, with its new value.
+    for (const withShared of [true, false]) {
+      const span = open({ 'jsonrpc.request.id': '8' }, withShared);
+      span.setAttribute('toolscope.attempt', 2);
+      span.end(1);
+    }
+    expect(ended[2]?.shared).toBeUndefined();
+    expect(ended[2]?.attributes['toolscope.attempt']).toBe(2);
+    expect(bytes(ended[2])).toBe(bytes(ended[3]));
+    // Limits that would drop or cut one of them: nothing is shared.
+    const limited = (env: Record<string, string>) =>
+      new ProxyTracerProvider({ onEnd: () => {} }, readSdkEnv(env)).getTracer('t').share(fixed);
+    expect(limited({ OTEL_SPAN_ATTRIBUTE_COUNT_LIMIT: '2' })).toBeUndefined();
+    expect(limited({ OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT: '3' })).toBeUndefined();
+    expect(limited({ OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT: '9' })).toBeDefined();
   });
 });

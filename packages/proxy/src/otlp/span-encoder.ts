@@ -87,6 +87,7 @@ export function encodeSpan(w: ProtoWriter, span: ProxySpan): void {
   w.fixed64(span.startNs);
   w.tag(8, WIRE_FIXED64);
   w.fixed64(span.endNs);
+  if (span.shared) w.raw(span.shared.bytes);
   attributes(w, 9, span.attributes);
   w.tag(10, WIRE_VARINT);
   w.varint(span.droppedAttributes);
