@@ -1,11 +1,14 @@
 // The true references of bench:ingest: the same decoded rows written with plain prepared INSERTs (SQLite) or
 // COPY (PostgreSQL; a multi-row INSERT is printed beside it) into a minimal table set — one row per span with its encoded JSON, an
 // index by trace and one by (tool, time) — one transaction per batch, in the same run. No Toolscope code is on
-// this path except the span encoding, so the ratio to it falls when the collector gets slower.
+// this path except the span encoding, so the ratio to it falls when the collector gets slower. The COPY is
+// written here, plainly, not with the collector's own COPY code: a faster collector COPY made the reference
+// faster too, and the ratio lower (docs/decisions/0031).
+import { finished } from 'node:stream/promises';
 import Database from 'better-sqlite3';
 import pg from 'pg';
+import { from as copyFrom } from 'pg-copy-streams';
 import type { NormalizedSpan } from '../src/index.js';
-import { copyRows } from '../src/storage/postgres/pg-copy.js';
 import { encodeSpan } from '../src/storage/span-codec.js';
 
 export type RefRow = [
@@ -75,8 +78,7 @@ export async function postgresReference(
     let n = 0;
     for (const b of batches) {
       await client.query('BEGIN');
-      if (method === 'copy')
-        await copyRows(client, 'ref_spans', 'trace_id, span_id, tool, start_ns, json', b);
+      if (method === 'copy') await plainCopy(client, b);
       else
         await client.query(
           'INSERT INTO ref_spans SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::text[])',
@@ -92,4 +94,20 @@ export async function postgresReference(
     client.release();
     await pool.end();
   }
+}
+
+/** COPY text the way one writes it by hand: each cell escaped, joined by tabs, rows by newlines, sent at once. */
+async function plainCopy(client: pg.PoolClient, rows: RefRow[]): Promise<void> {
+  const cell = (v: string | null) =>
+    v === null
+      ? '\\N'
+      : v.replace(/[\\\t\n\r]/g, (c) =>
+          c === '\\' ? '\\\\' : c === '\t' ? '\\t' : c === '\n' ? '\\n' : '\\r',
+        );
+  const text = `${rows.map((r) => r.map(cell).join('\t')).join('\n')}\n`;
+  const stream = client.query(
+    copyFrom('COPY ref_spans (trace_id, span_id, tool, start_ns, json) FROM STDIN'),
+  );
+  stream.end(text);
+  await finished(stream);
 }
