@@ -1,8 +1,8 @@
 // A batch's new calls as the stage counts them (scopes.ts): each call's trace, conversation, tool and start, and
 // its trigger keys hashed, held in columns. A batch keeps these from before it takes its locks until its checks
-// are made, with up to 16 batches waiting on the database at once: an object per call and per key (about 400
-// bytes a call) was what the young-generation collector copied at every scavenge meanwhile, and a column holds
-// a key in 17 bytes, outside the heap it scans.
+// are made, with up to 16 batches waiting on the database at once: an object per call and per key (the stage
+// allocated about 900 bytes a call for them) was what the young-generation collector copied at every scavenge
+// meanwhile, and a column holds a key in 21 bytes, outside the heap it scans.
 import type { TriggerKey } from '../detectors/loops/index.js';
 import { keyHash } from './key-filter.js';
 import { streakIdOf } from './run-streaks.js';
