@@ -31,17 +31,20 @@ export class PgWriter {
   }
 
   async write(plan: WritePlan): Promise<WriteOutcome> {
-    try {
-      return await inTransaction(this.#pool, (client) => this.#apply(client, plan));
-    } catch (error) {
-      // A rolled-back batch may have taught the caches ids of rows that were never committed.
-      this.#resourceIds.clear();
-      this.#stringIds.clear();
-      throw error;
-    }
+    // The ids an attempt learns join the caches only once it has committed: an attempt run again after a
+    // deadlock must not take the ids of rows its rolled-back predecessor inserted (nothing would point at a
+    // stored string or resource then).
+    let learned = newLearned();
+    const outcome = await inTransaction(this.#pool, (client) => {
+      learned = newLearned();
+      return this.#apply(client, plan, learned);
+    });
+    remember(this.#stringIds, learned.strings);
+    remember(this.#resourceIds, learned.resources);
+    return outcome;
   }
 
-  async #apply(client: pg.PoolClient, plan: WritePlan): Promise<WriteOutcome> {
+  async #apply(client: pg.PoolClient, plan: WritePlan, learned: Learned): Promise<WriteOutcome> {
     const firstNs = new Map<string, bigint>();
     plan.traceIds.forEach((id, i) => {
       const ns = plan.startNs[i] as bigint;
@@ -105,7 +108,7 @@ export class PgWriter {
         }
         return set;
       },
-      resourceIds: await this.#resourceIdsOf(client, plan.resources),
+      resourceIds: await this.#resourceIdsOf(client, plan.resources, learned),
     });
 
     // The stage's work that needs no database runs before the lock.
@@ -138,7 +141,7 @@ export class PgWriter {
     );
     const interned = new Set<string>();
     for (const c of a.calls) for (const v of internedOf(c.call)) if (v !== null) interned.add(v);
-    const strings = await this.#stringIdsOf(client, interned);
+    const strings = await this.#stringIdsOf(client, interned, learned);
     const encoding: RowEncoding = { key: (v) => v, id: (v) => strings.get(v) as number };
     await copyRows(
       client,
@@ -184,7 +187,11 @@ export class PgWriter {
    * Ids of the batch's interned strings, inserted when new. In value order, so two batches that insert the same
    * new strings wait for each other instead of deadlocking.
    */
-  async #stringIdsOf(client: pg.PoolClient, wanted: Set<string>): Promise<Map<string, number>> {
+  async #stringIdsOf(
+    client: pg.PoolClient,
+    wanted: Set<string>,
+    learned: Learned,
+  ): Promise<Map<string, number>> {
     const missing = [...wanted].filter((v) => !this.#stringIds.has(v)).sort();
     const found = new Map<string, number>();
     if (missing.length > 0) {
@@ -198,8 +205,7 @@ export class PgWriter {
         [missing],
       );
       for (const r of rows.rows) found.set(r.value, r.id);
-      if (this.#stringIds.size + found.size > 10_000) this.#stringIds.clear();
-      for (const [v, id] of found) this.#stringIds.set(v, id);
+      for (const [v, id] of found) learned.strings.set(v, id);
     }
     const ids = new Map<string, number>();
     for (const v of wanted) {
@@ -210,7 +216,11 @@ export class PgWriter {
     return ids;
   }
 
-  async #resourceIdsOf(client: pg.PoolClient, resources: string[]): Promise<number[]> {
+  async #resourceIdsOf(
+    client: pg.PoolClient,
+    resources: string[],
+    learned: Learned,
+  ): Promise<number[]> {
     const digests = resources.map((json) => createHash('sha1').update(json).digest('base64'));
     const missing = digests.flatMap((d, i) =>
       this.#resourceIds.has(d) ? [] : [{ digest: d, json: resources[i] as string }],
@@ -226,9 +236,18 @@ export class PgWriter {
         'SELECT id, digest FROM resources WHERE digest = ANY($1::text[])',
         [missing.map((m) => m.digest)],
       );
-      if (this.#resourceIds.size > 10_000) this.#resourceIds.clear();
-      for (const r of found.rows) this.#resourceIds.set(r.digest, Number(r.id));
+      for (const r of found.rows) learned.resources.set(r.digest, Number(r.id));
     }
-    return digests.map((d) => this.#resourceIds.get(d) ?? 0);
+    return digests.map((d) => this.#resourceIds.get(d) ?? learned.resources.get(d) ?? 0);
   }
+}
+
+/** Ids one attempt of a batch read or inserted: strings by value, resources by digest. */
+type Learned = { strings: Map<string, number>; resources: Map<string, number> };
+const newLearned = (): Learned => ({ strings: new Map(), resources: new Map() });
+
+/** Adds a committed attempt's ids to a cache, which stays bounded (it is emptied past 10,000 ids). */
+function remember(cache: Map<string, number>, ids: Map<string, number>): void {
+  if (cache.size + ids.size > 10_000) cache.clear();
+  for (const [key, id] of ids) cache.set(key, id);
 }
