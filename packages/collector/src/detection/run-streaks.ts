@@ -36,7 +36,8 @@ export const emptyStreaks = (): RunStreaks => ({ runs: new Map(), keys: 0 });
  * would share their ends: at 53 bits, and 64 runs per conversation, about one conversation in 10^12.
  */
 const HIGH = 2 ** 32;
-export const streakIdOf = (h: KeyHash): number => h.a + (h.b & 0x1fffff) * HIGH;
+export const streakId = (a: number, b: number): number => a + (b & 0x1fffff) * HIGH;
+export const streakIdOf = (h: KeyHash): number => streakId(h.a, h.b);
 
 /**
  * A call that ends run `run` (its streak id), starting at `at` ns; true when that changed the counts. The end moves only where

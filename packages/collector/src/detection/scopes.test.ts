@@ -86,4 +86,19 @@ describe('batchChecks', () => {
       ).checks,
     ).toEqual([]);
   });
+
+  it('asks for a re-read at each key’s own prior where two keys of a batch share a number', () => {
+    // These two keys share the 30-bit number the batch counts by (found by search): a churn key needing three
+    // earlier calls, then a repeat key needing one. Counted together, the second asks for its re-read.
+    const churnFirst: TriggerKey = {
+      key: 'churn:put:10151',
+      wholeScope: false,
+      prior: 3,
+      run: 'argument_churn\u0000put',
+    };
+    const repeatAfter: TriggerKey = { key: 'churn:put:51209', wholeScope: false, prior: 1 };
+    expect(
+      checksOf([touched('put', [churnFirst], 'a'), touched('get', [repeatAfter], 'b')]),
+    ).toEqual([{ scope: 'conversation', key: 'conv', tools: ['get'] }]);
+  });
 });

@@ -5,7 +5,7 @@
 // that one tool's calls decide asks for that tool's calls only; a cycle's key asks for the whole scope. Nothing
 // is kept between batches.
 import { filterAdd, filterHas, type KeyFilter, type KeyHash } from './key-filter.js';
-import { countRunKey, endRun, streakIdOf } from './run-streaks.js';
+import { countRunKey, endRun, streakId } from './run-streaks.js';
 import { NO_RUN, type TouchedCalls } from './touched.js';
 
 export type ScopeKind = 'trace' | 'conversation';
@@ -128,7 +128,9 @@ export function batchChecks(
         e = counted(v.filter, t, k);
         v.keys.set(id, e);
       }
-      // A run key counts its calls since the run last ended, where the conversation keeps that count.
+      // A run key counts its calls since the run last ended, where the conversation keeps that count. The key's
+      // own hash and prior, not those of the first key that shared its number here: two keys that share one
+      // only count together, and each still asks for a re-read at its own prior.
       const run = t.run[k] as number;
       const since =
         run === NO_RUN
@@ -136,14 +138,14 @@ export function batchChecks(
           : countRunKey(
               v.filter.streaks,
               run,
-              streakIdOf(e.hash),
+              streakId(t.hashA[k] as number, t.hashB[k] as number),
               at,
               e.seen === 0 && e.stored === 0,
             );
       if (since !== null) v.counted = true;
       const earlier = since === null ? e.seen + e.stored : since - 1;
       e.seen++;
-      if (earlier >= e.prior) mark(v, t.wholeScope[k] === 1, tool);
+      if (earlier >= (t.prior[k] as number)) mark(v, t.wholeScope[k] === 1, tool);
     }
   }
   const checks: ScopeCheck[] = [];

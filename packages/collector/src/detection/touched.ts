@@ -76,7 +76,7 @@ export class TouchedCalls {
       this.run[at] = k.run === undefined ? NO_RUN : this.#runId(k.run);
     }
     if (this.#ends + ends.length > this.ends.length)
-      this.ends = grown(this.ends, this.#ends + ends.length);
+      this.ends = grown(this.ends, Math.max(this.#ends + ends.length, 2 * this.ends.length));
     for (let j = 0; j < ends.length; j++) this.ends[this.#ends++] = this.#runId(ends[j] as string);
     this.length = i + 1;
     this.keyAt[i + 1] = this.#keys;

@@ -62,7 +62,7 @@ async function saveContracts(client: pg.PoolClient, t: BatchTouch): Promise<void
 const pgValue = (v: string | number | bigint | null) => (typeof v === 'bigint' ? str(v) : v);
 
 /** One write: its SQL, with placeholders $1… of its own, and its arguments. */
-type Write = { sql: string; args: unknown[] };
+export type Write = { sql: string; args: unknown[] };
 
 /**
  * Writes as one statement, each but the last a data-modifying WITH: one round trip instead of one each
@@ -90,10 +90,15 @@ export async function saveTallies(
   rollups: Rollup[],
 ): Promise<void> {
   await saveContracts(client, t);
+  const statement = tallyStatement(t, rollups);
+  if (statement) await client.query(statement.sql, statement.args);
+}
+
+/** The one statement of the batch's tallies, or null when it has none. */
+export function tallyStatement(t: BatchTouch, rollups: Rollup[]): Write | null {
   const writes = [...detectorWrites(t), ...rollupWrites(rollups)];
-  if (writes.every((w) => (w.args[0] as unknown[]).length === 0)) return;
-  const { sql, args } = oneStatement(writes);
-  await client.query(sql, args);
+  if (writes.every((w) => (w.args[0] as unknown[]).length === 0)) return null;
+  return oneStatement(writes);
 }
 
 function detectorWrites(t: BatchTouch): Write[] {
