@@ -5,11 +5,6 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
-import {
-  BasicTracerProvider,
-  BatchSpanProcessor,
-  type SpanExporter,
-} from '@opentelemetry/sdk-trace-base';
 import { z } from 'zod';
 import {
   defineTool,
@@ -18,19 +13,12 @@ import {
   registerMcpTool,
 } from '../src/index.js';
 import { closeSentry, sentrySpans, traceloopClients, withSentry } from './mcp-peers.js';
+import { noopProvider } from './noop-provider.js';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 15);
 const CALLS = Number(process.env.BENCH_CALLS ?? 20_000);
 
-const noopExporter: SpanExporter = {
-  export: (_spans, done) => done({ code: 0 }),
-  shutdown: async () => {},
-};
-const provider = new BasicTracerProvider({
-  spanProcessors: [
-    new BatchSpanProcessor(noopExporter, { maxQueueSize: 65_536, maxExportBatchSize: 512 }),
-  ],
-});
+const provider = noopProvider();
 const tracer = provider.getTracer('bench');
 
 const input = z

@@ -9,26 +9,14 @@ import { writeFileSync } from 'node:fs';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import {
-  BasicTracerProvider,
-  BatchSpanProcessor,
-  type SpanExporter,
-} from '@opentelemetry/sdk-trace-base';
 import { z } from 'zod';
 import * as current from '../src/index.js';
 import { traceloopClients } from './mcp-peers.js';
+import { noopProvider } from './noop-provider.js';
 
 type Lib = typeof current;
 
-const noopExporter: SpanExporter = {
-  export: (_spans, done) => done({ code: 0 }),
-  shutdown: async () => {},
-};
-const provider = new BasicTracerProvider({
-  spanProcessors: [
-    new BatchSpanProcessor(noopExporter, { maxQueueSize: 65_536, maxExportBatchSize: 512 }),
-  ],
-});
+const provider = noopProvider();
 const shape = { customerId: z.string().min(1), includeHistory: z.boolean().default(false) };
 const output = z.object({
   found: z.boolean(),

@@ -116,7 +116,7 @@ function grown<T extends Column>(a: T, n: number): T {
   return b;
 }
 
-/** A call as tests and rebuilds give it: its keys and ended runs as the detectors name them. */
+/** A call as tests give it: its keys and ended runs as the detectors name them. */
 export type TouchedCall = {
   traceId: string;
   conversationId: string | null;

@@ -61,24 +61,68 @@ async function saveContracts(client: pg.PoolClient, t: BatchTouch): Promise<void
 
 const pgValue = (v: string | number | bigint | null) => (typeof v === 'bigint' ? str(v) : v);
 
-/** One write: its SQL, with placeholders $1… of its own, and its arguments. */
+/** A statement and its arguments. */
 export type Write = { sql: string; args: unknown[] };
 
 /**
  * Writes as one statement, each but the last a data-modifying WITH: one round trip instead of one each
- * (docs/decisions/0031). The statement's text is the same in every batch, so every collector runs its writes
- * in one order, and each write's rows come in key order, so the lock order pg-writer.ts describes holds.
+ * (docs/decisions/0031). Each write's placeholders $1… are its own; they are renumbered after the writes before
+ * it. Built once: the same text in every batch, so every collector runs its writes in one order, and each
+ * write's rows come in key order, so the lock order pg-writer.ts describes holds.
  */
-function oneStatement(writes: Write[]): Write {
-  const args: unknown[] = [];
-  const parts = writes.map((w) => {
-    const offset = args.length;
-    args.push(...w.args);
-    return offset === 0 ? w.sql : w.sql.replace(/\$(\d+)/g, (_, n) => `$${Number(n) + offset}`);
+function oneStatement(writes: readonly string[]): string {
+  let offset = 0;
+  const parts = writes.map((sql) => {
+    const numbers = [...sql.matchAll(/\$(\d+)/g)].map((m) => Number(m[1]));
+    const renumbered = sql.replace(/\$(\d+)/g, (_, n) => `$${Number(n) + offset}`);
+    offset += Math.max(...numbers);
+    return renumbered;
   });
   const last = parts.pop() as string;
-  return { sql: `WITH ${parts.map((sql, i) => `w${i} AS (${sql})`).join(',\n')}\n${last}`, args };
+  return `WITH ${parts.map((sql, i) => `w${i} AS (${sql})`).join(',\n')}\n${last}`;
 }
+
+const SCHEMAS_SQL = `INSERT INTO tool_schemas AS s (tool, version, schema_hash, first_ns, last_ns, calls, last_trace_id)
+  SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::bigint[], $6::bigint[], $7::text[])
+  ON CONFLICT (tool, version, schema_hash) DO UPDATE SET first_ns = LEAST(s.first_ns, excluded.first_ns),
+    last_trace_id = CASE WHEN excluded.last_ns > s.last_ns THEN excluded.last_trace_id ELSE s.last_trace_id END,
+    last_ns = GREATEST(s.last_ns, excluded.last_ns), calls = s.calls + excluded.calls`;
+const SHAPES_SQL = `INSERT INTO tool_shapes AS s (tool, shape, first_ns, last_ns, calls, invalid)
+  SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[], $4::bigint[], $5::bigint[], $6::bigint[])
+  ON CONFLICT (tool, shape) DO UPDATE SET first_ns = LEAST(s.first_ns, excluded.first_ns),
+    last_ns = GREATEST(s.last_ns, excluded.last_ns), calls = s.calls + excluded.calls,
+    invalid = s.invalid + excluded.invalid`;
+const SOURCES_SQL = `INSERT INTO tool_sources AS s (tool, source, side, first_ns, last_ns)
+  SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::bigint[])
+  ON CONFLICT (tool, source, side) DO UPDATE SET first_ns = LEAST(s.first_ns, excluded.first_ns),
+    last_ns = GREATEST(s.last_ns, excluded.last_ns)`;
+const PATHS_SQL = `INSERT INTO tool_paths AS p (tool, code, path, minute, count, last_trace_id)
+  SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::bigint[], $6::text[])
+  ON CONFLICT (tool, code, path, minute) DO UPDATE SET count = p.count + excluded.count,
+    last_trace_id = excluded.last_trace_id`;
+const ROLLUP_TABLES = [
+  ['tool_minutes', 'minute'],
+  ['tool_hours', 'hour'],
+] as const;
+const rollupSql = (table: string, column: string) =>
+  `INSERT INTO ${table} AS r (${column}, tool, version, code, side, calls, errors, hist, ${ROLLUP_SIZES})
+  SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[], $7::bigint[],
+    $8::text[], $9::text[], $10::text[], $11::bigint[], $12::bigint[])
+  ON CONFLICT (${column}, tool, version, code, side) DO UPDATE SET calls = r.calls + excluded.calls,
+    errors = r.errors + excluded.errors, hist = toolscope_hist_merge(r.hist, excluded.hist),
+    bytes_hist = toolscope_hist_merge(r.bytes_hist, excluded.bytes_hist),
+    tokens_hist = toolscope_hist_merge(r.tokens_hist, excluded.tokens_hist),
+    max_bytes = GREATEST(r.max_bytes, excluded.max_bytes),
+    max_tokens = GREATEST(r.max_tokens, excluded.max_tokens)`;
+
+/** The six writes, in the order detectorArgs and rollupArgs give their arguments. */
+const TALLIES_SQL = oneStatement([
+  SCHEMAS_SQL,
+  SHAPES_SQL,
+  SOURCES_SQL,
+  PATHS_SQL,
+  ...ROLLUP_TABLES.map(([table, column]) => rollupSql(table, column)),
+]);
 
 /**
  * The batch's additions to the per-tool detector tables and the rollups, in one statement. Every table is
@@ -96,85 +140,46 @@ export async function saveTallies(
 
 /** The one statement of the batch's tallies, or null when it has none. */
 export function tallyStatement(t: BatchTouch, rollups: Rollup[]): Write | null {
-  const writes = [...detectorWrites(t), ...rollupWrites(rollups)];
-  if (writes.every((w) => (w.args[0] as unknown[]).length === 0)) return null;
-  return oneStatement(writes);
+  if (t.schemas.size + t.shapes.size + t.sources.size + t.paths.size + rollups.length === 0)
+    return null;
+  return { sql: TALLIES_SQL, args: [...detectorArgs(t), ...rollupArgs(rollups)] };
 }
 
-function detectorWrites(t: BatchTouch): Write[] {
+function detectorArgs(t: BatchTouch): unknown[] {
   const schemas = byKey(t.schemas.entries());
   const shapes = byKey(t.shapes.entries());
   const sources = byKey(t.sources.entries());
   const paths = byKey(t.paths.entries());
   return [
-    {
-      sql: `INSERT INTO tool_schemas AS s (tool, version, schema_hash, first_ns, last_ns, calls, last_trace_id)
-       SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::bigint[], $6::bigint[], $7::text[])
-       ON CONFLICT (tool, version, schema_hash) DO UPDATE SET first_ns = LEAST(s.first_ns, excluded.first_ns),
-         last_trace_id = CASE WHEN excluded.last_ns > s.last_ns THEN excluded.last_trace_id ELSE s.last_trace_id END,
-         last_ns = GREATEST(s.last_ns, excluded.last_ns), calls = s.calls + excluded.calls`,
-      args: [
-        schemas.map((s) => s.tool),
-        schemas.map((s) => s.version),
-        schemas.map((s) => s.hash),
-        schemas.map((s) => str(s.first)),
-        schemas.map((s) => str(s.last)),
-        schemas.map((s) => s.calls),
-        schemas.map((s) => s.traceId),
-      ],
-    },
-    {
-      sql: `INSERT INTO tool_shapes AS s (tool, shape, first_ns, last_ns, calls, invalid)
-       SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[], $4::bigint[], $5::bigint[], $6::bigint[])
-       ON CONFLICT (tool, shape) DO UPDATE SET first_ns = LEAST(s.first_ns, excluded.first_ns),
-         last_ns = GREATEST(s.last_ns, excluded.last_ns), calls = s.calls + excluded.calls,
-         invalid = s.invalid + excluded.invalid`,
-      args: [
-        shapes.map((s) => s.tool),
-        shapes.map((s) => s.shape),
-        shapes.map((s) => str(s.first)),
-        shapes.map((s) => str(s.last)),
-        shapes.map((s) => s.calls),
-        shapes.map((s) => s.invalid),
-      ],
-    },
-    {
-      sql: `INSERT INTO tool_sources AS s (tool, source, side, first_ns, last_ns)
-       SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::bigint[])
-       ON CONFLICT (tool, source, side) DO UPDATE SET first_ns = LEAST(s.first_ns, excluded.first_ns),
-         last_ns = GREATEST(s.last_ns, excluded.last_ns)`,
-      args: [
-        sources.map((s) => s.tool),
-        sources.map((s) => s.source),
-        sources.map((s) => s.side),
-        sources.map((s) => str(s.first)),
-        sources.map((s) => str(s.last)),
-      ],
-    },
-    {
-      sql: `INSERT INTO tool_paths AS p (tool, code, path, minute, count, last_trace_id)
-       SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::bigint[], $6::text[])
-       ON CONFLICT (tool, code, path, minute) DO UPDATE SET count = p.count + excluded.count,
-         last_trace_id = excluded.last_trace_id`,
-      args: [
-        paths.map((p) => p.tool),
-        paths.map((p) => p.code),
-        paths.map((p) => p.path),
-        paths.map((p) => str(p.minute)),
-        paths.map((p) => p.count),
-        paths.map((p) => p.traceId),
-      ],
-    },
+    schemas.map((s) => s.tool),
+    schemas.map((s) => s.version),
+    schemas.map((s) => s.hash),
+    schemas.map((s) => str(s.first)),
+    schemas.map((s) => str(s.last)),
+    schemas.map((s) => s.calls),
+    schemas.map((s) => s.traceId),
+    shapes.map((s) => s.tool),
+    shapes.map((s) => s.shape),
+    shapes.map((s) => str(s.first)),
+    shapes.map((s) => str(s.last)),
+    shapes.map((s) => s.calls),
+    shapes.map((s) => s.invalid),
+    sources.map((s) => s.tool),
+    sources.map((s) => s.source),
+    sources.map((s) => s.side),
+    sources.map((s) => str(s.first)),
+    sources.map((s) => str(s.last)),
+    paths.map((p) => p.tool),
+    paths.map((p) => p.code),
+    paths.map((p) => p.path),
+    paths.map((p) => str(p.minute)),
+    paths.map((p) => p.count),
+    paths.map((p) => p.traceId),
   ];
 }
 
-function rollupWrites(rollups: Rollup[]): Write[] {
-  return (
-    [
-      ['tool_minutes', 'minute'],
-      ['tool_hours', 'hour'],
-    ] as const
-  ).map(([table, column]) => {
+function rollupArgs(rollups: Rollup[]): unknown[] {
+  return ROLLUP_TABLES.flatMap(([table]) => {
     const rows = byKey(
       rollups
         .filter((r) => r.table === table)
@@ -183,30 +188,19 @@ function rollupWrites(rollups: Rollup[]): Write[] {
           r,
         ]),
     );
-    return {
-      sql: `INSERT INTO ${table} AS r (${column}, tool, version, code, side, calls, errors, hist, ${ROLLUP_SIZES})
-       SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[], $7::bigint[],
-         $8::text[], $9::text[], $10::text[], $11::bigint[], $12::bigint[])
-       ON CONFLICT (${column}, tool, version, code, side) DO UPDATE SET calls = r.calls + excluded.calls,
-         errors = r.errors + excluded.errors, hist = toolscope_hist_merge(r.hist, excluded.hist),
-         bytes_hist = toolscope_hist_merge(r.bytes_hist, excluded.bytes_hist),
-         tokens_hist = toolscope_hist_merge(r.tokens_hist, excluded.tokens_hist),
-         max_bytes = GREATEST(r.max_bytes, excluded.max_bytes),
-         max_tokens = GREATEST(r.max_tokens, excluded.max_tokens)`,
-      args: [
-        rows.map((r) => str(r.bucket)),
-        rows.map((r) => r.tool),
-        rows.map((r) => r.version),
-        rows.map((r) => r.code),
-        rows.map((r) => r.side),
-        rows.map((r) => r.calls),
-        rows.map((r) => r.errors),
-        rows.map((r) => serialize(r.hist)),
-        rows.map((r) => serialize(r.sizes.bytes)),
-        rows.map((r) => serialize(r.sizes.tokens)),
-        rows.map((r) => r.sizes.maxBytes),
-        rows.map((r) => r.sizes.maxTokens),
-      ],
-    };
+    return [
+      rows.map((r) => str(r.bucket)),
+      rows.map((r) => r.tool),
+      rows.map((r) => r.version),
+      rows.map((r) => r.code),
+      rows.map((r) => r.side),
+      rows.map((r) => r.calls),
+      rows.map((r) => r.errors),
+      rows.map((r) => serialize(r.hist)),
+      rows.map((r) => serialize(r.sizes.bytes)),
+      rows.map((r) => serialize(r.sizes.tokens)),
+      rows.map((r) => r.sizes.maxBytes),
+      rows.map((r) => r.sizes.maxTokens),
+    ];
   });
 }
