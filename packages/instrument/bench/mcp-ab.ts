@@ -1,6 +1,6 @@
 // Interleaved A/B rounds of the MCP adapters and their peers in one process, for changes to the adapters: a
 // variant `server@old` runs packages/instrument/.ab-old/src (a copy of the sources the developer makes, ignored by
-// git) beside `server` on the current sources. Prints the CPU and wall time each variant adds to the bare tool.
+// git) beside `server` on the current sources. Prints the wall time (and the wall time to the last response) and CPU each variant adds to the bare tool.
 //
 //   MCP_AB_VARIANTS=bare,traceloop,server,server@old,client,register  (the first is the reference)
 //   MCP_AB_ROUNDS=40 MCP_AB_QUANTILE=0.25  (the round quantile reported; 0.5 is the median)
@@ -79,16 +79,20 @@ const clients = await Promise.all(names.map(connect));
 const ROUNDS = Number(process.env.MCP_AB_ROUNDS ?? 40);
 const QUANTILE = Number(process.env.MCP_AB_QUANTILE ?? 0.5);
 
-async function round(client: Client): Promise<void> {
+/** Runs one round; returns when its last response arrived (hrtime ns), before the deferred work ran. */
+async function round(client: Client): Promise<bigint> {
   for (let i = 0; i < 1000; i++) await client.callTool({ name: 'get_order', arguments: raw });
+  const answered = process.hrtime.bigint();
   // One turn of the event loop, so work deferred past the response is counted in its own round.
   await new Promise((resolve) => setImmediate(resolve));
+  return answered;
 }
 
 for (const client of clients) for (let i = 0; i < 2; i++) await round(client);
 const windows: [string, number, number][] = [];
 const cpu = new Map<string, number[]>(names.map((n) => [n, []]));
 const wall = new Map<string, number[]>(names.map((n) => [n, []]));
+const response = new Map<string, number[]>(names.map((n) => [n, []]));
 for (let r = 0; r < ROUNDS; r++) {
   // The order turns by one each round: a round after a costlier variant inherits some of its collections' work,
   // so a fixed order would favour the variant that always follows the bare tool (about 1.5 µs in an A/A run).
@@ -97,12 +101,13 @@ for (let r = 0; r < ROUNDS; r++) {
     const name = names[k] as string;
     const used = process.cpuUsage();
     const start = process.hrtime.bigint();
-    await round(clients[k] as Client);
+    const answered = await round(clients[k] as Client);
     const end = process.hrtime.bigint();
     const spent = process.cpuUsage(used);
     windows.push([name, Number(start / 1000n), Number(end / 1000n)]);
     cpu.get(name)?.push((spent.user + spent.system) / 1000);
     wall.get(name)?.push(Number(end - start) / 1e6);
+    response.get(name)?.push(Number(answered - start) / 1e6);
   }
 }
 await provider.shutdown();
@@ -114,13 +119,14 @@ const fmt = (n: number) => n.toFixed(2).padStart(7);
 console.log(
   `mcp-ab  ${ROUNDS} rounds × 1000 tools/call, quantile ${QUANTILE} of the rounds, µs per call`,
 );
-console.log(`  ${''.padEnd(18)}   wall    CPU | adds wall    CPU`);
+console.log(`  ${''.padEnd(18)}   wall    CPU | adds wall response    CPU`);
 for (const name of names) {
   const w = at(wall.get(name));
   const c = at(cpu.get(name));
   const dw = w - at(wall.get(reference));
   const dc = c - at(cpu.get(reference));
-  console.log(`  ${name.padEnd(18)} ${fmt(w)} ${fmt(c)} |   ${fmt(dw)} ${fmt(dc)}`);
+  const dr = at(response.get(name)) - at(response.get(reference));
+  console.log(`  ${name.padEnd(18)} ${fmt(w)} ${fmt(c)} |   ${fmt(dw)}  ${fmt(dr)} ${fmt(dc)}`);
 }
 if (process.env.MCP_AB_WINDOWS) writeFileSync(process.env.MCP_AB_WINDOWS, JSON.stringify(windows));
 process.exit(0);
