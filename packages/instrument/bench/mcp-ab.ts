@@ -1,10 +1,14 @@
 // Interleaved A/B rounds of the MCP adapters and their peers in one process, for changes to the adapters: a
 // variant `server@old` runs packages/instrument/.ab-old/src (a copy of the sources the developer makes, ignored by
-// git) beside `server` on the current sources. Prints the wall time (and the wall time to the last response) and CPU each variant adds to the bare tool.
+// git) beside `server` on the current sources. Prints the wall time, the wall time to the last response and the
+// CPU each variant adds to the bare tool.
 //
 //   MCP_AB_VARIANTS=bare,traceloop,server,server@old,client,register  (the first is the reference)
 //   MCP_AB_ROUNDS=40 MCP_AB_QUANTILE=0.25  (the round quantile reported; 0.5 is the median)
 //   MCP_AB_WINDOWS=FILE  writes each round's [variant, start µs, end µs] for profile-by-variant.ts
+//   MCP_AB_YIELD=1  one turn of the event loop after each call, as a real transport gives each message its own
+//     I/O callback (InMemoryTransport runs on microtasks, so work deferred past a response otherwise waits for the
+//     round's end and runs in one batch)
 import { writeFileSync } from 'node:fs';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
@@ -78,10 +82,14 @@ async function connect(name: string): Promise<Client> {
 const clients = await Promise.all(names.map(connect));
 const ROUNDS = Number(process.env.MCP_AB_ROUNDS ?? 40);
 const QUANTILE = Number(process.env.MCP_AB_QUANTILE ?? 0.5);
+const YIELD = process.env.MCP_AB_YIELD === '1';
 
 /** Runs one round; returns when its last response arrived (hrtime ns), before the deferred work ran. */
 async function round(client: Client): Promise<bigint> {
-  for (let i = 0; i < 1000; i++) await client.callTool({ name: 'get_order', arguments: raw });
+  for (let i = 0; i < 1000; i++) {
+    await client.callTool({ name: 'get_order', arguments: raw });
+    if (YIELD) await new Promise((resolve) => setImmediate(resolve));
+  }
   const answered = process.hrtime.bigint();
   // One turn of the event loop, so work deferred past the response is counted in its own round.
   await new Promise((resolve) => setImmediate(resolve));
