@@ -84,11 +84,14 @@ const ROUNDS = Number(process.env.MCP_AB_ROUNDS ?? 40);
 const QUANTILE = Number(process.env.MCP_AB_QUANTILE ?? 0.5);
 const YIELD = process.env.MCP_AB_YIELD === '1';
 
-/** Runs one round; returns when its last response arrived (hrtime ns), before the deferred work ran. */
+/**
+ * Runs one round; returns when its last response arrived (hrtime ns), before the deferred work of the round (with
+ * MCP_AB_YIELD, of its last call: the earlier calls' has run in their own turns) ran.
+ */
 async function round(client: Client): Promise<bigint> {
   for (let i = 0; i < 1000; i++) {
     await client.callTool({ name: 'get_order', arguments: raw });
-    if (YIELD) await new Promise((resolve) => setImmediate(resolve));
+    if (YIELD && i < 999) await new Promise((resolve) => setImmediate(resolve));
   }
   const answered = process.hrtime.bigint();
   // One turn of the event loop, so work deferred past the response is counted in its own round.
@@ -127,14 +130,17 @@ const fmt = (n: number) => n.toFixed(2).padStart(7);
 console.log(
   `mcp-ab  ${ROUNDS} rounds × 1000 tools/call, quantile ${QUANTILE} of the rounds, µs per call`,
 );
-console.log(`  ${''.padEnd(18)}   wall    CPU | adds wall response    CPU`);
+console.log(
+  `  ${''.padEnd(18)} ${'wall'.padStart(7)} ${'CPU'.padStart(7)} | ${'+wall'.padStart(7)} ${'+resp'.padStart(7)} ${'+CPU'.padStart(7)}`,
+);
+console.log('  (+: added to the first variant; resp: wall time to the last response)');
 for (const name of names) {
   const w = at(wall.get(name));
   const c = at(cpu.get(name));
   const dw = w - at(wall.get(reference));
   const dc = c - at(cpu.get(reference));
   const dr = at(response.get(name)) - at(response.get(reference));
-  console.log(`  ${name.padEnd(18)} ${fmt(w)} ${fmt(c)} |   ${fmt(dw)}  ${fmt(dr)} ${fmt(dc)}`);
+  console.log(`  ${name.padEnd(18)} ${fmt(w)} ${fmt(c)} | ${fmt(dw)} ${fmt(dr)} ${fmt(dc)}`);
 }
 if (process.env.MCP_AB_WINDOWS) writeFileSync(process.env.MCP_AB_WINDOWS, JSON.stringify(windows));
 process.exit(0);
