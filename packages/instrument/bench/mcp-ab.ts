@@ -84,18 +84,20 @@ const ROUNDS = Number(process.env.MCP_AB_ROUNDS ?? 40);
 const QUANTILE = Number(process.env.MCP_AB_QUANTILE ?? 0.5);
 const YIELD = process.env.MCP_AB_YIELD === '1';
 
+const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
 /**
- * Runs one round; returns when its last response arrived (hrtime ns), before the deferred work of the round (with
- * MCP_AB_YIELD, of its last call: the earlier calls' has run in their own turns) ran.
+ * Runs one round and returns when its last response arrived (hrtime ns), before the work deferred past it ran.
+ * With MCP_AB_YIELD each earlier call's deferred work has already run, in the turn after it.
  */
 async function round(client: Client): Promise<bigint> {
   for (let i = 0; i < 1000; i++) {
     await client.callTool({ name: 'get_order', arguments: raw });
-    if (YIELD && i < 999) await new Promise((resolve) => setImmediate(resolve));
+    if (YIELD && i < 999) await turn();
   }
   const answered = process.hrtime.bigint();
   // One turn of the event loop, so work deferred past the response is counted in its own round.
-  await new Promise((resolve) => setImmediate(resolve));
+  await turn();
   return answered;
 }
 
