@@ -52,6 +52,27 @@ export const ATTR_TOOLSCOPE_IDEMPOTENT_REPLAY = 'toolscope.idempotent_replay' as
  * client spans as the client calls itself. No OTel convention names it yet; it answers "who still calls this".
  */
 export const ATTR_TOOLSCOPE_MCP_CLIENT_NAME = 'toolscope.mcp.client.name' as const;
+/** The MCP client's version (its `clientInfo.version`), beside its name (DESIGN.md §12). */
+export const ATTR_TOOLSCOPE_MCP_CLIENT_VERSION = 'toolscope.mcp.client.version' as const;
+/**
+ * On client spans, the server the call went to as it names itself (`serverInfo` of `initialize`, or the
+ * `io.modelcontextprotocol/serverInfo` `_meta` of `server/discover` and of results in the 2026-07-28 revision).
+ */
+export const ATTR_TOOLSCOPE_MCP_SERVER_NAME = 'toolscope.mcp.server.name' as const;
+export const ATTR_TOOLSCOPE_MCP_SERVER_VERSION = 'toolscope.mcp.server.version' as const;
+
+/**
+ * One logical call (DESIGN.md §12): the legs of a multi round-trip call (each a `tools/call` under a new JSON-RPC
+ * id, linked by `requestState`) and a task (its `tasks/get` polls to a terminal status) make one span from the
+ * first request to the final result. Legs counts the requests of the call (1 when it never asked for input);
+ * input wait is the time between an `input_required` answer and the next leg; polls, the server's poll interval
+ * and the task's terminal status are set on a call that became a task.
+ */
+export const ATTR_TOOLSCOPE_CALL_LEGS = 'toolscope.call.legs' as const;
+export const ATTR_TOOLSCOPE_CALL_INPUT_WAIT_MS = 'toolscope.call.input_wait_ms' as const;
+export const ATTR_TOOLSCOPE_TASK_POLLS = 'toolscope.task.polls' as const;
+export const ATTR_TOOLSCOPE_TASK_POLL_INTERVAL_MS = 'toolscope.task.poll_interval_ms' as const;
+export const ATTR_TOOLSCOPE_TASK_STATUS = 'toolscope.task.status' as const;
 
 /**
  * What a call's result costs the model's context (output-size.ts): UTF-8 bytes of the result as the model sees
@@ -127,6 +148,15 @@ export const MCP_META_CONVERSATION_ID = 'toolscope.dev/conversation-id' as const
 export const MCP_META_CALL_ID = 'toolscope.dev/call-id' as const;
 /** Idempotency key of a write called through MCP (`registerMcpTool`); hashed on the span, never stored. */
 export const MCP_META_IDEMPOTENCY_KEY = 'toolscope.dev/idempotency-key' as const;
+/**
+ * `_meta` keys of the 2026-07-28 revision: every request carries the envelope (protocol version, client
+ * capabilities, client info) that `initialize` used to say once; `server/discover` answers and results may carry
+ * the server's info. The SDK v2 exports the same strings (`CLIENT_INFO_META_KEY` and the others).
+ */
+export const MCP_META_PROTOCOL_VERSION = 'io.modelcontextprotocol/protocolVersion' as const;
+export const MCP_META_CLIENT_CAPABILITIES = 'io.modelcontextprotocol/clientCapabilities' as const;
+export const MCP_META_CLIENT_INFO = 'io.modelcontextprotocol/clientInfo' as const;
+export const MCP_META_SERVER_INFO = 'io.modelcontextprotocol/serverInfo' as const;
 /** Values of `network.transport` for MCP transports (OTel MCP semconv: stdio is `pipe`, HTTP is `tcp`). */
 export const NETWORK_TRANSPORT_PIPE = 'pipe' as const;
 export const NETWORK_TRANSPORT_TCP = 'tcp' as const;
