@@ -42,6 +42,8 @@ export { FLAG_KINDS, flagSchema, flagsResponseSchema } from './detectors/flag.js
 export type { CollectorErrorCode } from './errors.js';
 export { COLLECTOR_ERRORS, CollectorError } from './errors.js';
 export type { AttrMap, AttrValue, NormalizedSpan } from './otlp/model.js';
+export type { OpenOptions } from './pipeline.js';
+export { openStorage } from './pipeline.js';
 export type {
   BackendKind,
   CallFilter,
@@ -57,6 +59,5 @@ export type {
   ToolSummary,
   WriteOutcome,
 } from './storage/contract.js';
-export type { OpenOptions } from './storage/open.js';
-export { isPostgresUrl, openStorage } from './storage/open.js';
+export { isPostgresUrl } from './storage/open.js';
 export { COLLECTOR_VERSION } from './version.js';

@@ -14,6 +14,7 @@ import { SPAN_DICTIONARY_V1, SPAN_DICTIONARY_V1_SHA256 } from '../src/storage/sp
 import { PG_URL } from './backends.js';
 import { callSpan, traceIdOf } from './conformance/spans.js';
 import { upgradedPostgres } from './old-databases.js';
+import { writeSpans } from './write-spans.js';
 
 /** Codec 1 as decision 0011 defines it, written out here: the codec byte, then raw deflate at level 6 with dictionary v1. */
 const codecV1 = (json: string) =>
@@ -80,8 +81,8 @@ describe('packed span blocks', () => {
         callSpan({ trace: 3, span: 2, tool: 'tool_2' }),
         callSpan({ trace: 3, span: 3, tool: 'tool_3', code: 'INVALID_INPUT', issues }),
       ] as [NormalizedSpan, NormalizedSpan, NormalizedSpan];
-      expect((await s.write([a])).inserted).toBe(1);
-      expect(await s.write([a, b, c])).toMatchObject({ inserted: 2, duplicates: 1 });
+      expect((await writeSpans(s, [a])).inserted).toBe(1);
+      expect(await writeSpans(s, [a, b, c])).toMatchObject({ inserted: 2, duplicates: 1 });
       const read = await s.trace(traceIdOf(3));
       expect(read?.map((x) => [x.spanId, x.name, x.attributes])).toEqual(
         [a, b, c].map((x) => [x.spanId, x.name, x.attributes]),
@@ -105,7 +106,7 @@ describe('packed span blocks', () => {
            SELECT 1, id, '${'ab'.repeat(8)}', '${JSON.stringify(old)}' FROM resources`,
         ],
         async (s) => {
-          await s.write([callSpan({ trace: 7, span: 2, tool: 'packed_tool' })]);
+          await writeSpans(s, [callSpan({ trace: 7, span: 2, tool: 'packed_tool' })]);
           const spans = await s.trace(traceIdOf(7));
           expect(spans?.map((x) => [x.name, x.resource['service.name']])).toEqual([
             ['execute_tool old', 'old'],
@@ -121,7 +122,7 @@ describe('packed span blocks', () => {
     const path = join(dir, 'packed.db');
     try {
       let s = await openStorage(path);
-      await s.write([callSpan({ trace: 1, span: 1, tool: 'packed_tool' })]);
+      await writeSpans(s, [callSpan({ trace: 1, span: 1, tool: 'packed_tool' })]);
       await s.close();
       const db = new Database(path);
       const stored = db.prepare('SELECT packed FROM span_blocks').pluck().get();

@@ -6,6 +6,7 @@ import type { Storage } from '../src/index.js';
 import { PG_URL } from './backends.js';
 import { callSpan } from './conformance/spans.js';
 import { upgradedPostgres, upgradedSqlite } from './old-databases.js';
+import { writeSpans } from './write-spans.js';
 
 const NOW = BigInt(Date.now()) * 1_000_000n;
 const AT = NOW - 120_000_000_000n;
@@ -39,7 +40,7 @@ async function expectUpgraded(s: Storage): Promise<void> {
   threw.events = [
     { timeNs: threw.startNs, name: 'exception', attributes: { 'exception.type': 'RangeError' } },
   ];
-  await s.write([threw]);
+  await writeSpans(s, [threw]);
   const [weather] = await s.tools(window.sinceNs, NOW + 3_600_000_000_000n, 'get_weather');
   expect(weather?.exceptions).toEqual([{ type: 'RangeError', count: 1 }]);
 }

@@ -6,6 +6,7 @@ import type { Storage } from '../src/index.js';
 import { PG_URL } from './backends.js';
 import { callSpan } from './conformance/spans.js';
 import { upgradedPostgres, upgradedSqlite } from './old-databases.js';
+import { writeSpans } from './write-spans.js';
 
 const NOW_MS = Date.now();
 // Two minutes ago, at the start of that minute: the old row's minute, which a new call can still land in.
@@ -35,7 +36,7 @@ async function expectUpgraded(s: Storage): Promise<void> {
   const sized = callSpan({ trace: 91, span: 1, version: '2', agoMs: NOW_MS - MINUTE_MS - 1_000 });
   sized.attributes['toolscope.output.bytes'] = 4_000;
   sized.attributes['toolscope.output.tokens'] = 1_200;
-  await s.write([sized]);
+  await writeSpans(s, [sized]);
   const [after] = await s.tools(since, until, 'get_order');
   expect(after?.calls).toBe(2);
   expect(after?.resultSizes.map((v) => [v.version, v.measured, v.bytesMax, v.tokensMax])).toEqual([

@@ -11,6 +11,7 @@ import { startRetention } from '../src/ingest/retention.js';
 import { PG_MIGRATIONS } from '../src/storage/postgres/migrations.js';
 import type { PgLog } from '../src/storage/postgres/pg-health.js';
 import { openPostgresStorage, type PostgresOptions } from '../src/storage/postgres/pg-storage.js';
+import { writeStagesSource } from '../src/write-stages.js';
 import { freshPgDatabase, PG_URL } from './backends.js';
 import { getJson, jsonBody, postJson, serveUntilExit, startServe } from './harness.js';
 import { tcpGate } from './tcp-gate.js';
@@ -29,9 +30,14 @@ function capture(): { log: PgLog; lines: Logged[] } {
 }
 
 /** An in-process collector on its own storage, whose outage lines are captured. */
-async function collectorOn(db: string, options: PostgresOptions = {}) {
+async function collectorOn(db: string, options: Partial<PostgresOptions> = {}) {
   const { log, lines } = capture();
-  const storage = await openPostgresStorage(db, { log, waitForDatabase: true, ...options });
+  const storage = await openPostgresStorage(db, {
+    log,
+    waitForDatabase: true,
+    stages: writeStagesSource(),
+    ...options,
+  });
   const c: Collector = await startCollector({ db, storage, port: 0 });
   stops.push(() => c.close().then(() => storage.close()));
   return { c, lines };
@@ -219,7 +225,11 @@ describe.skipIf(!PG_URL)('PostgreSQL faults', () => {
     await holder.query('BEGIN');
     await holder.query('LOCK TABLE tool_calls IN ACCESS SHARE MODE');
     const { log, lines } = capture();
-    const opening = openPostgresStorage(db, { log, waitForDatabase: true });
+    const opening = openPostgresStorage(db, {
+      log,
+      waitForDatabase: true,
+      stages: writeStagesSource(),
+    });
     const waiting = `SELECT pid FROM pg_stat_activity WHERE datname = $1
       AND application_name = 'toolscope-collector' AND wait_event_type = 'Lock'`;
     await until(async () => (await sql(db, waiting, [dbName(db)])).length > 0);

@@ -11,6 +11,7 @@ import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { type CallPage, openStorage } from '../src/index.js';
 import { callSpan, traceIdOf } from './conformance/spans.js';
+import { writeSpans } from './write-spans.js';
 
 const FIXTURES = new URL('./fixtures/release-db/', import.meta.url);
 const T0 = 1_796_000_000_000_000_000n;
@@ -89,7 +90,7 @@ describe('a store written by an earlier release', () => {
             startNs: T0 + 30_000_000n,
             endNs: T0 + 31_000_000n,
           };
-          await s.write([late, callSpan({ trace: 3, span: 1, tool: 'search_docs' })]);
+          await writeSpans(s, [late, callSpan({ trace: 3, span: 1, tool: 'search_docs' })]);
           const trace1 = await s.trace(traceIdOf(1));
           expect(trace1?.map((x) => x.spanId)).toEqual([
             ...(expected.traces[traceIdOf(1)] as { spanId: string }[]).map((x) => x.spanId),

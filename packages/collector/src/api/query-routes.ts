@@ -1,6 +1,5 @@
 // GET /api/tools, /api/calls, /api/traces/:traceId, /api/conversations/:id and /api/health.
 import type { FastifyInstance } from 'fastify';
-import { contractWeights, serverWeights } from '../contracts/weights.js';
 import { flagsOf } from '../detection/read-flags.js';
 import type { FlagsResponse } from '../detectors/flag.js';
 import type { BodyBudget } from '../ingest/body-budget.js';
@@ -23,6 +22,7 @@ import type {
   TraceResponse,
 } from './schemas.js';
 import { withReadings } from './span-reading.js';
+import { contractWeights, serverWeights } from './tool-weights.js';
 
 export type QueryRouteOptions = {
   storage: Storage;

@@ -65,6 +65,8 @@ export const contractWeightSchema = z.object({
   schemaTokens: z.number().int(),
   deprecated: deprecationSchema.nullable(),
 });
+export type ServerWeight = z.infer<typeof serverWeightSchema>;
+export type ContractWeight = z.infer<typeof contractWeightSchema>;
 export const toolsResponseSchema = z.object({
   tools: z.array(toolStatsSchema),
   servers: z.array(serverWeightSchema),

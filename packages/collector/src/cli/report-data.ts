@@ -7,17 +7,18 @@ import {
   type ToolStats,
   toolsResponseSchema,
 } from '../api/schemas.js';
-import { diffContracts, type SchemaChange } from '../contracts/schema-diff.js';
 import {
   type ContractWeight,
   contractWeights,
   type ServerWeight,
   serverWeights,
-} from '../contracts/weights.js';
+} from '../api/tool-weights.js';
+import { diffContracts, type SchemaChange } from '../contracts/schema-diff.js';
 import { flagsOf } from '../detection/read-flags.js';
 import { type Flag, flagsResponseSchema } from '../detectors/flag.js';
+import { openStorage } from '../pipeline.js';
 import type { Storage, ToolContract } from '../storage/contract.js';
-import { isPostgresUrl, openStorage, redactDbUrl } from '../storage/open.js';
+import { isPostgresUrl, redactDbUrl } from '../storage/open.js';
 import type { ContractSchemas } from './baseline.js';
 
 /** One run's numbers as the report shows them. */

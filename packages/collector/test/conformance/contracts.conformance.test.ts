@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { flagsOf } from '../../src/detection/read-flags.js';
 import type { NormalizedSpan } from '../../src/index.js';
 import { BACKENDS } from '../backends.js';
+import { writeSpans } from '../write-spans.js';
 import { callSpan, HOUR_NS, nowNs } from './spans.js';
 import { readingWith, useStores } from './stores.js';
 
@@ -67,7 +68,7 @@ for (const backend of BACKENDS) {
         service: 'stable',
         statuses: ['pending', 'shipped'],
       });
-      await s.write([stable]);
+      await writeSpans(s, [stable]);
       // The same contract again from a second replica, and in one batch twice (a retry): still one row.
       const replica = {
         ...contractSpan({
@@ -77,8 +78,8 @@ for (const backend of BACKENDS) {
           statuses: ['pending', 'shipped'],
         }),
       };
-      await s.write([replica, { ...replica, spanId: 'ffffffffffffffff' }]);
-      await s.write([
+      await writeSpans(s, [replica, { ...replica, spanId: 'ffffffffffffffff' }]);
+      await writeSpans(s, [
         contractSpan({
           tool: 'get_order',
           hash: '2222222222222222',
@@ -116,7 +117,7 @@ for (const backend of BACKENDS) {
 
     it('lists the callers of a deprecated tool', async () => {
       const s = await openAt(await fresh());
-      await s.write([
+      await writeSpans(s, [
         contractSpan({
           tool: 'catalogue.list',
           hash: '4444444444444444',
@@ -157,7 +158,7 @@ for (const backend of BACKENDS) {
       ];
       const client = callSpan({ trace: 21, span: 1, tool: 'get_weather', kind: 3 });
       delete client.attributes['toolscope.partial_effect'];
-      await s.write([threw, client]);
+      await writeSpans(s, [threw, client]);
       const window = { sinceNs: nowNs() - HOUR_NS, untilNs: nowNs() + HOUR_NS, limit: 10 };
       const server = (await s.calls({ ...window, side: 'server' })).calls[0];
       expect(server).toMatchObject({
@@ -177,7 +178,7 @@ for (const backend of BACKENDS) {
         ...readingWith({ schemaTokenBudget: 7 }),
         rememberReadSettings: true,
       });
-      await writer.write([
+      await writeSpans(writer, [
         contractSpan({ tool: 't', hash: '5555555555555555', service: 'x', statuses: ['a'] }),
       ]);
       const reader = await openAt(place, { recallReadSettings: true });

@@ -4,6 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { flagsOf } from '../../src/detection/read-flags.js';
 import { BACKENDS } from '../backends.js';
+import { writeSpans } from '../write-spans.js';
 import { callSpan, HOUR_NS, nowNs } from './spans.js';
 import { useStores } from './stores.js';
 
@@ -18,15 +19,19 @@ for (const backend of BACKENDS) {
       const s = await openAt(await fresh());
       const at = { tool: 'read_file', agoMs: AGO };
       // Proxy only (a server nobody instrumented): its row is the call.
-      await s.write([callSpan({ trace: 1, span: 1, proxy: true, code: 'FAILED', ...at })]);
+      await writeSpans(s, [callSpan({ trace: 1, span: 1, proxy: true, code: 'FAILED', ...at })]);
       // Agent + proxy: the proxy row is the agent's server row.
-      await s.write([callSpan({ trace: 2, span: 1, kind: CLIENT, ...at })]);
-      await s.write([callSpan({ trace: 2, span: 2, parent: 1, proxy: true, ...at })]);
+      await writeSpans(s, [callSpan({ trace: 2, span: 1, kind: CLIENT, ...at })]);
+      await writeSpans(s, [callSpan({ trace: 2, span: 2, parent: 1, proxy: true, ...at })]);
       // Proxy + instrumented server, the server's batch first: the proxy row is paired when it comes.
-      await s.write([callSpan({ trace: 3, span: 2, parent: 1, code: 'INVALID_OUTPUT', ...at })]);
-      await s.write([callSpan({ trace: 3, span: 1, proxy: true, code: 'INVALID_OUTPUT', ...at })]);
+      await writeSpans(s, [
+        callSpan({ trace: 3, span: 2, parent: 1, code: 'INVALID_OUTPUT', ...at }),
+      ]);
+      await writeSpans(s, [
+        callSpan({ trace: 3, span: 1, proxy: true, code: 'INVALID_OUTPUT', ...at }),
+      ]);
       // Agent + proxy + server, all in one batch.
-      await s.write([
+      await writeSpans(s, [
         callSpan({ trace: 4, span: 1, kind: CLIENT, code: 'tool_error', ...at }),
         callSpan({ trace: 4, span: 2, parent: 1, proxy: true, code: 'INVALID_OUTPUT', ...at }),
         callSpan({ trace: 4, span: 3, parent: 2, code: 'INVALID_OUTPUT', ...at }),
@@ -64,7 +69,7 @@ for (const backend of BACKENDS) {
       const s = await openAt(await fresh());
       // Three identical failing calls, each traced by the proxy and by the server behind it.
       for (let i = 0; i < 3; i++)
-        await s.write([
+        await writeSpans(s, [
           callSpan({
             trace: 9,
             span: 10 * i + 1,

@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { flagsOf } from '../../src/detection/read-flags.js';
 import { BACKENDS } from '../backends.js';
+import { writeSpans } from '../write-spans.js';
 import { callSpan, HOUR_NS, nowNs } from './spans.js';
 import { useStores } from './stores.js';
 
@@ -17,17 +18,17 @@ for (const backend of BACKENDS) {
     it('counts a call traced on both sides once, in any arrival order, and a client-only call once', async () => {
       const s = await openAt(await fresh());
       // Call A: client first, server (its child) in a later batch. The server's failure is what counts.
-      await s.write([callSpan({ trace: 1, span: 1, kind: CLIENT, agoMs: 3 * 60_000 })]);
-      await s.write([
+      await writeSpans(s, [callSpan({ trace: 1, span: 1, kind: CLIENT, agoMs: 3 * 60_000 })]);
+      await writeSpans(s, [
         callSpan({ trace: 1, span: 2, parent: 1, code: 'INVALID_INPUT', agoMs: 3 * 60_000 }),
       ]);
       // Call B: server first, then the client; linked by call id, not by parentage.
-      await s.write([callSpan({ trace: 2, span: 2, callId: 'call-b', agoMs: 3 * 60_000 })]);
-      await s.write([
+      await writeSpans(s, [callSpan({ trace: 2, span: 2, callId: 'call-b', agoMs: 3 * 60_000 })]);
+      await writeSpans(s, [
         callSpan({ trace: 2, span: 1, kind: CLIENT, callId: 'call-b', agoMs: 3 * 60_000 }),
       ]);
       // Call C: both sides in one batch. Call D: only the client saw it (an agent instrumented on its side).
-      await s.write([
+      await writeSpans(s, [
         callSpan({ trace: 3, span: 1, kind: CLIENT, agoMs: 3 * 60_000 }),
         callSpan({ trace: 3, span: 2, parent: 1, agoMs: 3 * 60_000 }),
         callSpan({ trace: 4, span: 1, kind: CLIENT, code: 'RETRYABLE', agoMs: 3 * 60_000 }),
@@ -82,7 +83,7 @@ for (const backend of BACKENDS) {
     it('finds a loop once when both sides of each repeated call are stored', async () => {
       const s = await openAt(await fresh());
       for (let i = 1; i <= 3; i++) {
-        await s.write([
+        await writeSpans(s, [
           callSpan({
             trace: 5,
             span: i * 2,
@@ -91,7 +92,7 @@ for (const backend of BACKENDS) {
             code: 'FAILED',
           }),
         ]);
-        await s.write([
+        await writeSpans(s, [
           callSpan({
             trace: 5,
             span: i * 2 - 1,

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { toolPage } from '../../src/api/tool-page.js';
 import { flagsOf } from '../../src/detection/read-flags.js';
 import { BACKENDS, execRaw } from '../backends.js';
+import { writeSpans } from '../write-spans.js';
 import { callSpan, HOUR_NS, nowNs, traceIdOf } from './spans.js';
 import { useStores } from './stores.js';
 
@@ -40,8 +41,8 @@ for (const backend of BACKENDS) {
       // Characters that bulk-load formats reserve (COPY text: tab, newline, backslash) survive the round trip.
       const awkward = 'tab\there\nnew line\\ back\\slash \r \u0000 end';
       if (batch[0]) batch[0].attributes.note = awkward;
-      expect(await s.write(batch)).toEqual({ inserted: 4, duplicates: 0, toolCalls: 4 });
-      expect(await s.write(batch)).toEqual({ inserted: 0, duplicates: 4, toolCalls: 0 });
+      expect(await writeSpans(s, batch)).toEqual({ inserted: 4, duplicates: 0, toolCalls: 4 });
+      expect(await writeSpans(s, batch)).toEqual({ inserted: 0, duplicates: 4, toolCalls: 0 });
       const { since, until } = window();
       const tools = await s.tools(since, until);
       // The CLIENT span is the parent of its call's server span: the call counts once (call-side.ts).
@@ -107,7 +108,7 @@ for (const backend of BACKENDS) {
     it('flags a loop whose calls arrive in separate batches, once, and replaces it as it grows', async () => {
       const s = await openAt(await fresh());
       for (let i = 1; i <= 3; i++)
-        await s.write([
+        await writeSpans(s, [
           callSpan({
             trace: 7,
             span: i,
@@ -122,7 +123,7 @@ for (const backend of BACKENDS) {
         ['identical_retry', 3],
         ['unrepaired_invalid_input', 3],
       ]);
-      await s.write([
+      await writeSpans(s, [
         callSpan({ trace: 7, span: 4, input: 'feedfacefeedface', code: 'INVALID_INPUT' }),
       ]);
       const grown = (await flagsOf(s, since, until, { kind: 'identical_retry' })).filter(
@@ -134,7 +135,7 @@ for (const backend of BACKENDS) {
     it('flags a loop across the traces of a conversation, and stays quiet for polling that succeeds', async () => {
       const s = await openAt(await fresh());
       for (let t = 10; t < 13; t++)
-        await s.write([
+        await writeSpans(s, [
           callSpan({
             trace: t,
             span: 1,
@@ -144,7 +145,7 @@ for (const backend of BACKENDS) {
           }),
         ]);
       for (let t = 20; t < 24; t++)
-        await s.write([
+        await writeSpans(s, [
           callSpan({ trace: t, span: 1, conversation: 'conv-poll', input: 'cdcdcdcdcdcdcdcd' }),
         ]);
       const { since, until } = window();
@@ -165,20 +166,20 @@ for (const backend of BACKENDS) {
     it('keeps flagging a loop across a restart and right after a retention step', async () => {
       const place = await fresh();
       const first = await openAt(place);
-      await first.write([
+      await writeSpans(first, [
         callSpan({ trace: 30, span: 1, input: '1111111111111111', code: 'FAILED' }),
       ]);
-      await first.write([
+      await writeSpans(first, [
         callSpan({ trace: 30, span: 2, input: '1111111111111111', code: 'FAILED' }),
       ]);
       // A retention step that deletes something else in between (it used to forget every scope's counts).
-      await first.write([callSpan({ trace: 31, span: 1, agoMs: 3 * 3_600_000 })]);
+      await writeSpans(first, [callSpan({ trace: 31, span: 1, agoMs: 3 * 3_600_000 })]);
       expect(await first.deleteBefore(nowNs() - 2n * HOUR_NS, 200)).toBe(1);
       expect(await first.trace(traceIdOf(31))).toBeNull();
       await first.close();
       closedByTest(first);
       const second = await openAt(place);
-      await second.write([
+      await writeSpans(second, [
         callSpan({ trace: 30, span: 3, input: '1111111111111111', code: 'FAILED' }),
       ]);
       const { since, until } = window();
@@ -189,7 +190,7 @@ for (const backend of BACKENDS) {
 
     it('removes what retention cut off and nothing newer', async () => {
       const s = await openAt(await fresh());
-      await s.write([
+      await writeSpans(s, [
         callSpan({ trace: 40, span: 1, agoMs: 5 * 3_600_000, conversation: 'old' }),
         callSpan({ trace: 41, span: 1, agoMs: 1000, conversation: 'new' }),
       ]);
@@ -210,7 +211,7 @@ for (const backend of BACKENDS) {
 
     it('stores a NUL in a tool name or conversation id the same way on every backend', async () => {
       const s = await openAt(await fresh());
-      await s.write([
+      await writeSpans(s, [
         callSpan({ trace: 60, span: 1, tool: 'nul\u0000tool', conversation: 'c\u0000v' }),
       ]);
       const { since, until } = window();
@@ -237,7 +238,7 @@ for (const backend of BACKENDS) {
         );
         // Shuffled, so arrival order says nothing about the answer.
         spans.sort(() => Math.random() - 0.5);
-        await s.write(spans);
+        await writeSpans(s, spans);
       }
       const { since, until } = window();
       // A 5-second window holds no whole minute: answered from raw calls only.
@@ -259,7 +260,7 @@ for (const backend of BACKENDS) {
       const place = await fresh();
       const damage: string[] = [];
       const first = await openAt(place);
-      await first.write([
+      await writeSpans(first, [
         callSpan({ trace: 80, span: 1 }),
         callSpan({ trace: 81, span: 1, durationMs: 7 }),
         callSpan({ trace: 82, span: 1 }),
@@ -302,8 +303,8 @@ for (const backend of BACKENDS) {
 
     it('reports drift: one version served with two contracts', async () => {
       const s = await openAt(await fresh());
-      await s.write([callSpan({ trace: 50, span: 1, schemaHash: '1111222233334444' })]);
-      await s.write([callSpan({ trace: 51, span: 1, schemaHash: '5555666677778888' })]);
+      await writeSpans(s, [callSpan({ trace: 50, span: 1, schemaHash: '1111222233334444' })]);
+      await writeSpans(s, [callSpan({ trace: 51, span: 1, schemaHash: '5555666677778888' })]);
       const { since, until } = window();
       const silent = await flagsOf(s, since, until, { kind: 'silent_schema_change' });
       expect(silent.map((f) => [f.tool, f.version, f.evidence.schemaHashes?.sort()])).toEqual([

@@ -1,8 +1,8 @@
 // Per-tool aggregates over a window from the rollups (tool-stats.ts): calls per code, result sizes per version,
 // and one tool's statistics with its latency and result-size distributions.
 
+import { emptySizes, mergeSizes, resultSizesOf } from '../../aggregation/result-sizes.js';
 import type { BucketCount, ToolCallCounts, ToolResultSizes, ToolStats } from '../read-records.js';
-import { emptySizes, mergeSizes, resultSizesOf } from '../result-sizes.js';
 import { readContractSummaries } from './contract-reader.js';
 import type { ReadDb } from './db.js';
 import { exceptionTypes } from './exception-reader.js';

@@ -1,18 +1,24 @@
 // Tool statistics from the rollups: hour and minute rows for the whole minutes and hours of a range, and raw
 // tool_calls rows only for the partial minutes at its edges, so /api/tools costs the same for 1k or 1M calls.
 
-import type { CallSide } from '../../calls/sides.js';
-import { TOOL_IS } from '../call-row.js';
-import { rollupSides, sideWhere } from '../call-side.js';
-import type { ContractSummary, ToolSummary } from '../contract.js';
-import { addSerialized, addTo, type Histogram, quantile, subtractFrom } from '../histogram.js';
+import {
+  addSerialized,
+  addTo,
+  type Histogram,
+  quantile,
+  subtractFrom,
+} from '../../aggregation/histogram.js';
 import {
   addSize,
   resultSizesOf,
   sizesOf,
   subtractSizes,
   type VersionSizes,
-} from '../result-sizes.js';
+} from '../../aggregation/result-sizes.js';
+import type { CallSide } from '../../calls/sides.js';
+import { TOOL_IS } from '../call-row.js';
+import { rollupSides, sideWhere } from '../call-side.js';
+import type { ContractSummary, ToolSummary } from '../contract.js';
 import { CODE_KEY_SQL } from './code-sql.js';
 import {
   big,

@@ -1,17 +1,17 @@
-// The database half of a write (runs on the writer thread): trace ids to row numbers, duplicates (exporter
-// retries: same trace and span id) dropped, one block row per trace and resource, tool calls, and minute and
-// hour rollups, all in one transaction.
+// SQLite's writer (runs on the writer thread): trace ids to row numbers, the batch's rows (the write stages
+// make them against what is stored, batch-rows.ts) inserted, and the minute and hour rollups added to, all in
+// one transaction.
 import { createHash } from 'node:crypto';
 import type Database from 'better-sqlite3';
-import { assemble } from '../assemble.js';
+import { addSerialized, serialize } from '../../aggregation/histogram.js';
+import { sizeColumns } from '../../aggregation/result-sizes.js';
+import type { WriteStages } from '../batch-rows.js';
 import { CALL_ROW_COLUMNS, callRow, type RowEncoding } from '../call-row.js';
-import type { LoopDetection, WriteOutcome } from '../contract.js';
-import { addSerialized, serialize } from '../histogram.js';
-import { sizeColumns } from '../result-sizes.js';
+import type { WriteOutcome } from '../contract.js';
 import { NS_PER_HOUR, NS_PER_MINUTE, type Row } from '../sql/db.js';
 import { ROLLUP_SIZES } from '../sql/output-migration.js';
 import { STORED_CALL_COLUMNS, storedCallOf } from '../stored-calls.js';
-import type { WritePlan } from '../write-plan.js';
+import type { WriteBatch } from '../write-batch.js';
 import { keyBytes, StringIds } from './call-rows.js';
 import { DetectorState } from './detector-state.js';
 
@@ -37,12 +37,14 @@ export class BlockWriter {
   readonly #strings: StringIds;
   readonly #encoding: RowEncoding;
   readonly #stmt;
-  readonly #applyTx: (plan: WritePlan) => WriteOutcome;
+  readonly #applyTx: (batch: WriteBatch) => WriteOutcome;
+  readonly #stages: WriteStages;
   readonly #detectors: DetectorState;
   readonly #deleteTx: (cutoffNs: bigint, maxTraces: number) => number;
 
-  constructor(db: Database.Database, loops: LoopDetection) {
-    this.#detectors = new DetectorState(db, loops);
+  constructor(db: Database.Database, stages: WriteStages) {
+    this.#stages = stages;
+    this.#detectors = new DetectorState(db, stages.loops);
     const strings = new StringIds(db);
     this.#strings = strings;
     this.#encoding = { key: keyBytes, id: (v) => strings.id(v) };
@@ -97,7 +99,7 @@ export class BlockWriter {
         ),
       },
     };
-    this.#applyTx = db.transaction((plan: WritePlan) => this.#apply(plan));
+    this.#applyTx = db.transaction((batch: WriteBatch) => this.#apply(batch));
     this.#deleteTx = db.transaction((cutoffNs: bigint, maxTraces: number) => {
       const seqs = db
         .prepare('SELECT seq FROM traces WHERE first_ns < ? ORDER BY first_ns LIMIT ?')
@@ -138,10 +140,10 @@ export class BlockWriter {
     });
   }
 
-  /** Commits a plan in one transaction; on failure nothing of it is kept. */
-  apply(plan: WritePlan): WriteOutcome {
+  /** Commits a batch in one transaction; on failure nothing of it is kept. */
+  apply(batch: WriteBatch): WriteOutcome {
     try {
-      return this.#applyTx(plan);
+      return this.#applyTx(batch);
     } catch (error) {
       // A rolled-back transaction may have inserted rows these caches now point to.
       this.forget();
@@ -203,11 +205,11 @@ export class BlockWriter {
     return id;
   }
 
-  #apply(plan: WritePlan): WriteOutcome {
-    const resourceIds = plan.resources.map((json) => this.#resourceId(json));
+  #apply(batch: WriteBatch): WriteOutcome {
+    const resourceIds = batch.resources.map((json) => this.#resourceId(json));
     const seqs = new Map<string, number>();
     const created = new Set<string>();
-    const a = assemble(plan, {
+    const a = this.#stages.rows(batch, {
       seqOf: (traceId, startNs) => {
         let seq = seqs.get(traceId);
         if (seq === undefined) {
@@ -258,7 +260,7 @@ export class BlockWriter {
         ...sizeColumns(sizes),
       );
     }
-    this.#detectors.apply(a.touch, (traceId) => seqs.get(traceId) ?? -1, created);
+    this.#detectors.apply(a, (traceId) => seqs.get(traceId) ?? -1, created);
     return { inserted: a.inserted, duplicates: a.duplicates, toolCalls: a.toolCalls };
   }
 }

@@ -3,13 +3,14 @@
 // the per-tool schema, shape and failing-path tables that drift detection reads are added to. Holds no detector
 // state between batches: whatever the database holds decides.
 import type Database from 'better-sqlite3';
-import type { BatchTouch } from '../batch-touch.js';
+import { contractRows } from '../../contracts/catalog-rows.js';
+import type { BatchRows } from '../batch-rows.js';
 import type { CallSequence, LoopDetection, LoopScopeRef, SequenceContext } from '../contract.js';
-import { contractRows, contractValuesOf } from '../contract-rows.js';
 import {
   CONTRACT_COLUMNS,
   contractConflictSql,
   contractServiceConflictSql,
+  contractValuesOf,
 } from '../sql/contracts-migration.js';
 import type { Row } from '../sql/db.js';
 import {
@@ -83,7 +84,8 @@ export class DetectorState {
    * Applies a batch's detector changes (inside the batch's transaction). `seqOf` maps the batch's trace ids to
    * their row numbers; `created` holds the traces this batch created.
    */
-  apply(t: BatchTouch, seqOf: (traceId: string) => number, created: Set<string>): void {
+  apply(rows: BatchRows, seqOf: (traceId: string) => number, created: Set<string>): void {
+    const t = rows.tallies;
     for (const s of t.schemas.values())
       this.#stmt.upsertSchema.run(s.tool, s.version, s.hash, s.first, s.last, s.calls, s.traceId);
     for (const s of t.shapes.values())
@@ -92,15 +94,15 @@ export class DetectorState {
       this.#stmt.upsertPath.run(p.tool, p.code, p.path, p.minute, p.count, p.traceId);
     for (const s of t.sources.values())
       this.#stmt.upsertSource.run(s.tool, s.source, s.side, s.first, s.last);
-    if (t.contracts.length > 0) {
-      const { contracts, services } = contractRows(t.contracts);
+    if (rows.contracts.length > 0) {
+      const { contracts, services } = contractRows(rows.contracts);
       for (const c of contracts) this.#stmt.upsertContract.run(...contractValuesOf(c));
       for (const s of services)
         this.#stmt.upsertContractService.run(s.tool, s.hash, s.service, s.firstNs, s.lastNs);
     }
-    if (t.calls.length === 0) return;
+    if (rows.counted.length === 0) return;
 
-    const batch = this.#loops.forBatch(t.calls);
+    const batch = this.#loops.forBatch(rows.counted);
     const filters = new Map<string, unknown>();
     for (const id of batch.conversations) filters.set(id, this.#stmt.conversationKeys.get(id));
     for (const check of batch.checks((traceId) => !created.has(traceId), filters)) {

@@ -6,6 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
+import { writeSpans } from '../../../test/write-spans.js';
+import { writeStagesSource } from '../../write-stages.js';
 import { CALL_BUCKETS, callBucket } from '../call-bucket.js';
 import { TOOL_IS } from '../call-row.js';
 import { slotWhere } from '../call-slot.js';
@@ -89,7 +91,11 @@ describe('schema migrations', () => {
         )
         .run(now / 3_600_000_000_000n);
       old.close();
-      const storage = openSqliteStorage(path, { writerThread: false, readerThread: false });
+      const storage = openSqliteStorage(path, {
+        stages: writeStagesSource(),
+        writerThread: false,
+        readerThread: false,
+      });
       try {
         const db = new Database(path, { readonly: true });
         const names = db
@@ -169,12 +175,16 @@ describe('schema migrations', () => {
         )
         .run();
       old.close();
-      const storage = openSqliteStorage(path, { writerThread: false, readerThread: false });
+      const storage = openSqliteStorage(path, {
+        stages: writeStagesSource(),
+        writerThread: false,
+        readerThread: false,
+      });
       const upgraded = new Database(path, { readonly: true });
       expect(upgraded.pragma('user_version', { simple: true })).toBe(MIGRATIONS.length);
       expect(upgraded.prepare('SELECT input_hash FROM flags').pluck().get()).toBe('cdcd');
       upgraded.close();
-      await storage.write([
+      await writeSpans(storage, [
         {
           traceId: '3'.repeat(32),
           spanId: '3'.repeat(16),

@@ -3,7 +3,7 @@
 // milliseconds), and the exact largest of each. Rollups keep one per minute and hour, so percentiles over any
 // window cost the same for 1k or 1M calls; the largest cannot be taken back out, so a paired client call's
 // result (the same result its server span measured) stays in the maximum.
-import { logBucketMiddle, logBucketOf } from '../aggregation/log-buckets.js';
+
 import {
   countOf,
   type Histogram,
@@ -12,6 +12,7 @@ import {
   serialize,
   subtractFrom,
 } from './histogram.js';
+import { logBucketMiddle, logBucketOf } from './log-buckets.js';
 
 export type SizeAgg = {
   bytes: Histogram;

@@ -1,7 +1,7 @@
 // Log-bucketed latency histograms (5 % wide buckets from 1 µs): per-minute rollups merge them, and
 // percentiles come from them with at most ~2.5 % relative error, without keeping every duration.
 
-import { logBucketMiddle, logBucketOf } from '../aggregation/log-buckets.js';
+import { logBucketMiddle, logBucketOf } from './log-buckets.js';
 
 export type Histogram = Map<number, number>;
 
