@@ -1,6 +1,8 @@
-// The loop-detection port of the write contract (decision 0015): the writer reads a batch's loop scopes and
-// stores their flags inside the batch's transaction; the detection stage, which the composition root hands the
-// writer (batch-rows.ts WriteStages), makes every decision. Storage never imports the stage.
+// The loop-detection port of the write contract (decisions 0015, 0037): the writer reads a batch's loop scopes
+// and stores their flags inside the batch's transaction; the detection stage, which the composition root hands
+// the writer (batch-rows.ts WriteStages), makes every decision and drives the work as steps, one driver that
+// both backends run: SQLite in its synchronous transaction, PostgreSQL awaiting each statement. Storage never
+// imports the stage.
 import type { SequenceCall, SequenceModelCall } from '../calls/sequence.js';
 
 export type { SequenceCall, SequenceModelCall } from '../calls/sequence.js';
@@ -61,26 +63,38 @@ export interface LoopDetection {
   forBatch(calls: readonly BatchCall[]): BatchLoopDetection;
 }
 
+/** Read a scope's stored calls (of `check.tools` only, when it names some) into `answer`. */
+export type ScopeCallsRead = { step: 'calls'; check: LoopScopeRef; answer: CallSequence | null };
+/** Read what the scope's flags need beyond its calls into `answer` (asked only when there are flags). */
+export type ScopeContextRead = {
+  step: 'context';
+  check: LoopScopeRef;
+  sequence: CallSequence;
+  answer: SequenceContext | null;
+};
+/** Replace the scope's stored loop flags (of the check's kinds and tools) from `fromNs` on with `flags`. */
+export type ScopeFlagsWrite = {
+  step: 'flags';
+  check: LoopScopeRef;
+  fromNs: bigint | null;
+  flags: LoopFlagRecord[];
+};
+/** Store the conversations' changed key filters: each id with the bytes to store. */
+export type FiltersWrite = { step: 'filters'; filters: Map<string, Uint8Array> };
+
+/** One step of a batch's loop work: a read the writer answers, or a write it makes. */
+export type LoopStep = ScopeCallsRead | ScopeContextRead | ScopeFlagsWrite | FiltersWrite;
+
 export interface BatchLoopDetection {
-  /** The conversations whose stored key filters the checks need. */
+  /** The conversations whose stored key filters the steps need. */
   readonly conversations: readonly string[];
   /**
-   * The scopes to re-read, given which traces existed before the batch and the stored filters (as read for this
-   * batch: the stage takes their bytes over and may change them in place). Asked once per batch.
+   * The batch's loop work, given which traces existed before the batch and the stored filters (as read for this
+   * batch: the stage takes their bytes over and may change them in place). The writer takes each step in turn
+   * (`for … of`), sets a read's `answer` before taking the next, and makes each write. Asked once per batch.
    */
-  checks(
+  steps(
     traceExisted: (traceId: string) => boolean,
     filters: ReadonlyMap<string, unknown>,
-  ): LoopScopeRef[];
-  /**
-   * The scope's loop flags, replacing its stored ones from `sequence.fromNs` on; `context` when it asked for it
-   * (most re-reads find no loop, and so read nothing more than the calls).
-   */
-  evaluate(
-    check: LoopScopeRef,
-    sequence: CallSequence,
-    context?: SequenceContext,
-  ): LoopFlagRecord[] | 'needs-context';
-  /** Filters to write back (after every evaluate): the conversation's id and the bytes to store. */
-  changedFilters(): Map<string, Uint8Array>;
+  ): Iterable<LoopStep>;
 }

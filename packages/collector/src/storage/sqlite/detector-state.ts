@@ -1,11 +1,11 @@
-// Detector bookkeeping of each batch on the SQLite writer thread, inside the batch's transaction: the loop
-// scopes the detection stage asks for are read and their flags replaced (the stage decides which and what), and
-// the per-tool schema, shape and failing-path tables that drift detection reads are added to. Holds no detector
-// state between batches: whatever the database holds decides.
+// Detector bookkeeping of each batch on the SQLite writer thread, inside the batch's transaction: the detection
+// stage's steps taken (loop-port.ts: its scopes read, their flags replaced, the filters stored; the stage decides
+// which and what), and the per-tool schema, shape and failing-path tables that drift detection reads added to.
+// Holds no detector state between batches: whatever the database holds decides.
 import type Database from 'better-sqlite3';
 import { contractRows } from '../../contracts/catalog-rows.js';
 import type { BatchRows } from '../batch-rows.js';
-import type { CallSequence, LoopDetection, LoopScopeRef, SequenceContext } from '../contract.js';
+import type { LoopDetection, LoopScopeRef, LoopStep, SequenceContext } from '../contract.js';
 import {
   CONTRACT_COLUMNS,
   contractConflictSql,
@@ -105,26 +105,39 @@ export class DetectorState {
     const batch = this.#loops.forBatch(rows.counted);
     const filters = new Map<string, unknown>();
     for (const id of batch.conversations) filters.set(id, this.#stmt.conversationKeys.get(id));
-    for (const check of batch.checks((traceId) => !created.has(traceId), filters)) {
-      const seq = check.scope === 'trace' ? seqOf(check.key) : -1;
-      const sequence = sequenceOfArrays(
-        this.#query(scopeCallsSql(check.scope, check.tools?.length ?? 0), true).all(
-          ...scopeCallsArgs(check, seq),
-        ) as unknown[][],
-      );
-      let flags = batch.evaluate(check, sequence);
-      if (flags === 'needs-context')
-        flags = batch.evaluate(check, sequence, this.#context(check, seq, sequence));
-      if (flags === 'needs-context') throw new Error('the detection stage asked twice for context');
-      this.#query(deleteScopeFlagsSql(check)).run(...deleteScopeFlagsArgs(check, sequence.fromNs));
-      for (const f of flags) this.#stmt.insertFlag.run(...flagRowOf(check, f));
+    for (const step of batch.steps((traceId) => !created.has(traceId), filters))
+      this.#take(step, seqOf);
+  }
+
+  /** One step of the detection stage's loop work, answered or made in the batch's transaction. */
+  #take(step: LoopStep, seqOf: (traceId: string) => number): void {
+    const seq =
+      step.step !== 'filters' && step.check.scope === 'trace' ? seqOf(step.check.key) : -1;
+    switch (step.step) {
+      case 'calls':
+        step.answer = sequenceOfArrays(
+          this.#query(scopeCallsSql(step.check.scope, step.check.tools?.length ?? 0), true).all(
+            ...scopeCallsArgs(step.check, seq),
+          ) as unknown[][],
+        );
+        return;
+      case 'context':
+        step.answer = this.#context(step.check, seq, modelCallsFrom(step.sequence));
+        return;
+      case 'flags':
+        this.#query(deleteScopeFlagsSql(step.check)).run(
+          ...deleteScopeFlagsArgs(step.check, step.fromNs),
+        );
+        for (const f of step.flags) this.#stmt.insertFlag.run(...flagRowOf(step.check, f));
+        return;
+      case 'filters':
+        for (const [id, keys] of step.filters) this.#stmt.saveConversationKeys.run(id, keys);
+        return;
     }
-    for (const [id, keys] of batch.changedFilters()) this.#stmt.saveConversationKeys.run(id, keys);
   }
 
   /** What a scope's flags need beyond its calls: model calls from its oldest call read on, kept flags. */
-  #context(check: LoopScopeRef, seq: number, sequence: CallSequence): SequenceContext {
-    const from = modelCallsFrom(sequence);
+  #context(check: LoopScopeRef, seq: number, from: bigint): SequenceContext {
     const models = (
       check.scope === 'trace'
         ? this.#stmt.traceModelCalls.all(seq, from)
