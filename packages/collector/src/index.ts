@@ -48,16 +48,19 @@ export type {
   BackendKind,
   CallFilter,
   CallPage,
-  CallRecord,
   ConversationSpans,
+  RecordedCall,
   SearchHit,
   Series,
   SpanReader,
   SpanWriter,
   Storage,
   StoredSpan,
-  ToolSummary,
   WriteOutcome,
 } from './storage/contract.js';
+/** @deprecated The API's `Call` (`@toolscope/collector/schemas`); storage's reader gives `RecordedCall`s. */
+export type CallRecord = import('./api/schemas.js').Call;
+/** @deprecated The API's `ToolStats` (`@toolscope/collector/schemas`); storage gives `ToolAggregate`s. */
+export type ToolSummary = import('./api/schemas.js').ToolStats;
 export { isPostgresUrl } from './storage/open.js';
 export { COLLECTOR_VERSION } from './version.js';

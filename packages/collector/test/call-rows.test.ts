@@ -7,6 +7,7 @@ import { openStorage } from '../src/index.js';
 import { TOOL_IS } from '../src/storage/call-row.js';
 import { freshPgDatabase, PG_URL } from './backends.js';
 import { callSpan, HOUR_NS, nowNs } from './conformance/spans.js';
+import { readCalls } from './read-view.js';
 import { writeSpans } from './write-spans.js';
 
 describe('narrowed call rows on PostgreSQL', () => {
@@ -42,7 +43,7 @@ describe('narrowed call rows on PostgreSQL', () => {
         );
         const window = { sinceNs: nowNs() - HOUR_NS, untilNs: nowNs() + HOUR_NS, limit: 100 };
         for (const tool of tools) {
-          const { calls } = await b.calls({ ...window, tool });
+          const { calls } = await readCalls(b, { ...window, tool });
           expect(calls).toHaveLength(12);
           expect(new Set(calls.map((c) => c.tool))).toEqual(new Set([tool]));
         }

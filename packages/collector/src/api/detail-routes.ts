@@ -10,6 +10,7 @@ import {
   toolDetailQuerySchema,
   toolParams,
 } from './params.js';
+import { searchOut, seriesOut } from './records-out.js';
 import { badRequest, notFound } from './replies.js';
 import type { SearchResponse, TimeseriesResponse, ToolDetailResponse } from './schemas.js';
 import { toolPage } from './tool-page.js';
@@ -42,13 +43,15 @@ export function registerDetailRoutes(app: FastifyInstance, storage: Storage): vo
     // Default step: about 60 points over the range.
     const rangeMs = Number((range.untilNs - range.sinceNs) / 1_000_000n);
     const step = q.data.step ?? Math.max(60_000, Math.round(rangeMs / 60 / 60_000) * 60_000);
-    const body: TimeseriesResponse = await storage.timeseries(
-      range.sinceNs,
-      range.untilNs,
-      step,
-      q.data.tool,
-      q.data.side,
-      q.data.byTool,
+    const body: TimeseriesResponse = seriesOut(
+      await storage.timeseries(
+        range.sinceNs,
+        range.untilNs,
+        step,
+        q.data.tool,
+        q.data.side,
+        q.data.byTool,
+      ),
     );
     return body;
   });
@@ -57,7 +60,9 @@ export function registerDetailRoutes(app: FastifyInstance, storage: Storage): vo
     const q = parseQuery(searchQuerySchema, request.query);
     if (!q.ok) return badRequest(reply, q.message);
     const body: SearchResponse = {
-      results: await storage.search(q.data.q, BigInt(Date.now()) * 1_000_000n - WEEK_NS),
+      results: (await storage.search(q.data.q, BigInt(Date.now()) * 1_000_000n - WEEK_NS)).map(
+        searchOut,
+      ),
     };
     return body;
   });

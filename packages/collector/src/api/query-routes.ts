@@ -14,6 +14,7 @@ import {
   toolsQuerySchema,
   traceIdParams,
 } from './params.js';
+import { callsOut } from './records-out.js';
 import { badRequest, notFound } from './replies.js';
 import type {
   CallsResponse,
@@ -22,6 +23,7 @@ import type {
   TraceResponse,
 } from './schemas.js';
 import { withReadings } from './span-reading.js';
+import { toolStats } from './tool-stats.js';
 import { contractWeights, serverWeights } from './tool-weights.js';
 
 export type QueryRouteOptions = {
@@ -42,7 +44,7 @@ export function registerQueryRoutes(
     if ('error' in range) return badRequest(reply, range.error);
     const summaries = await storage.contractSummaries(q.data.tool);
     const body: ToolsResponse = {
-      tools: await storage.tools(range.sinceNs, range.untilNs, q.data.tool, q.data.side),
+      tools: await toolStats(storage, range.sinceNs, range.untilNs, q.data.tool, q.data.side),
       servers: serverWeights(summaries),
       contracts: contractWeights(summaries),
     };
@@ -55,7 +57,7 @@ export function registerQueryRoutes(
     const range = rangeOf(q.data);
     if ('error' in range) return badRequest(reply, range.error);
     const { since: _s, until: _u, ...filters } = q.data;
-    const body: CallsResponse = await storage.calls({ ...filters, ...range });
+    const body: CallsResponse = callsOut(await storage.calls({ ...filters, ...range }));
     return body;
   });
 

@@ -79,6 +79,7 @@ export const callIssueSchema = z.object({
   code: z.string(),
   message: z.string(),
 });
+export type CallIssue = z.infer<typeof callIssueSchema>;
 
 export const callSchema = z.object({
   traceId: z.string(),

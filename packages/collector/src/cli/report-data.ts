@@ -1,12 +1,15 @@
 // Where `toolscope report` gets its numbers: a SQLite or PostgreSQL store directly, or a running collector's
 // JSON API; and, for a comparison with a baseline, the contract catalog's schemas and diffs.
 import { existsSync } from 'node:fs';
+import { contractsOut } from '../api/records-out.js';
 import {
   contractDiffResponseSchema,
   contractsResponseSchema,
+  type ToolContractOut,
   type ToolStats,
   toolsResponseSchema,
 } from '../api/schemas.js';
+import { toolStats } from '../api/tool-stats.js';
 import {
   type ContractWeight,
   contractWeights,
@@ -17,7 +20,7 @@ import { diffContracts, type SchemaChange } from '../contracts/schema-diff.js';
 import { flagsOf } from '../detection/read-flags.js';
 import { type Flag, flagsResponseSchema } from '../detectors/flag.js';
 import { openStorage } from '../pipeline.js';
-import type { Storage, ToolContract } from '../storage/contract.js';
+import type { Storage } from '../storage/contract.js';
 import { isPostgresUrl, redactDbUrl } from '../storage/open.js';
 import type { ContractSchemas } from './baseline.js';
 
@@ -56,7 +59,7 @@ const window = (sinceMs: number) => {
 /** The schemas of `weights`' contracts among the contracts of their tools. */
 async function schemasOf(
   weights: ContractWeight[],
-  contractsOf: (name: string) => Promise<ToolContract[] | null>,
+  contractsOf: (name: string) => Promise<ToolContractOut[] | null>,
 ): Promise<ContractSchemas[]> {
   const out: ContractSchemas[] = [];
   for (const w of weights) {
@@ -81,11 +84,11 @@ function storageReader(storage: Storage, close: () => Promise<void>): ReportRead
       const summaries = await storage.contractSummaries();
       const contracts = contractWeights(summaries);
       return {
-        tools: await storage.tools(sinceNs, untilNs),
+        tools: await toolStats(storage, sinceNs, untilNs),
         flags: await flagsOf(storage, sinceNs, untilNs, {}),
         servers: serverWeights(summaries),
         contracts,
-        contractSchemas: await schemasOf(contracts, (name) => storage.contracts(name)),
+        contractSchemas: await schemasOf(contracts, (name) => contractsOut(storage, name)),
       };
     },
     async contractDiff(tool, from, to) {

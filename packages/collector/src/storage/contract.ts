@@ -2,11 +2,11 @@
 // SpanWriter/SpanReader. Routes, CLI, webhook, retention and detection see only this module; SQLite
 // (storage/sqlite) and PostgreSQL (storage/postgres) implement it, and one conformance suite runs against both.
 // The reader answers neutral questions (calls by scope and time, aggregates, per-tool tables, contracts, spans,
-// stored flags); flags and pages are made of those answers outside storage (detection/, api/). The record types
-// are plain data of storage's own.
+// stored flags), split by role (span-reader.ts); flags and pages are made of those answers outside storage
+// (detection/, api/). The record types are plain data of storage's own, times in nanoseconds: the API maps them
+// to its shapes (api/schemas.ts), which it alone defines.
 
-import type { VersionResultSizes } from '../aggregation/result-sizes.js';
-import type { CallRecord } from '../calls/call-record.js';
+import type { RecordedCall } from '../calls/call-record.js';
 import type { CallSide } from '../calls/sides.js';
 import type { SpanReader } from './span-reader.js';
 import type { WriteBatch } from './write-batch.js';
@@ -37,76 +37,62 @@ export type CallFilter = {
   cursor?: { startNs: bigint; id: number } | undefined;
 };
 
-export type { CallIssue, CallRecord } from '../calls/call-record.js';
+/** A page of calls, newest first; `nextCursor` continues it (opaque to the caller). */
+export type CallPage = { calls: RecordedCall[]; nextCursor: string | null };
 
-export type CallPage = { calls: CallRecord[]; nextCursor: string | null };
+export type { RecordedCall } from '../calls/call-record.js';
 
 type Attributes = Record<string, unknown>;
 
-/** One stored span as read back. */
+/** One stored span as read back: the decoded span's fields (otlp/model.ts), times in nanoseconds. */
 export type StoredSpan = {
   traceId: string;
   spanId: string;
   parentSpanId: string | null;
   name: string;
   kind: number;
-  startTime: string;
-  startTimeUnixNano: string;
-  endTimeUnixNano: string;
-  durationMs: number;
-  status: { code: number; message: string };
+  startNs: bigint;
+  endNs: bigint;
+  statusCode: number;
+  statusMessage: string;
   attributes: Attributes;
-  events: { timeUnixNano: string; name: string; attributes: Attributes }[];
+  events: { timeNs: bigint; name: string; attributes: Attributes }[];
   links: { traceId: string; spanId: string; attributes: Attributes }[];
   resource: Attributes;
-  scope: { name: string; version: string };
-  truncatedAttributes: string[];
+  scopeName: string;
+  scopeVersion: string;
+  /** Attribute keys whose values the collector cut, and how many attributes it dropped. */
+  truncatedKeys: string[];
   droppedAttributes: number;
 };
 
 export type ConversationSpans = { traceIds: string[]; spans: StoredSpan[] };
 
-/** Per-tool statistics over a window. */
-export type ToolSummary = {
-  name: string;
-  /** Weight of its newest reported contract's tools/list entry (bytes, o200k tokens); null when none. */
-  schemaBytes: number | null;
-  schemaTokens: number | null;
-  /** The most frequent exception types of its failures in the window (at most 5). */
-  exceptions: { type: string; count: number }[];
-  /** Its newest reported contract's deprecation, or null. */
-  deprecated: { replacedBy: string | null; sunset: string | null } | null;
-  /** The dialects its calls were read from in the window (calls/dialects.ts). */
-  sources: string[];
-  calls: number;
-  errors: number;
-  errorRate: number;
-  p50Ms: number | null;
-  p95Ms: number | null;
-  p99Ms: number | null;
-  codes: Record<string, number>;
-  versions: string[];
-  /**
-   * What its results cost the model's context, over all its calls in the window that carried a
-   * size: bytes exact per call, tokens estimated; percentiles from 5 %-wide buckets. Null when none did.
-   */
-  resultBytesP50: number | null;
-  resultBytesP95: number | null;
-  resultBytesMax: number | null;
-  resultTokensP50: number | null;
-  resultTokensP95: number | null;
-  resultTokensMax: number | null;
-  /** The same per version (null: calls without one), oldest first by their first call in the window. */
-  resultSizes: VersionResultSizes[];
+/** Calls and errors per step of a window, every step present; on request the same per tool, aligned. */
+export type Series = {
+  stepMs: number;
+  points: {
+    startNs: bigint;
+    calls: number;
+    errors: number;
+    errorsByCode: Record<string, number>;
+  }[];
+  /** Per tool, aligned with `points` (asked for with `byTool`). */
+  tools?: { name: string; calls: number[]; errors: number[] }[];
 };
+
+/** What a search term matched: a trace, a conversation, a call (by its call id), a tool or an error code. */
+export type SearchHit =
+  | { kind: 'trace' | 'conversation' | 'tool' | 'code'; value: string }
+  | { kind: 'call'; spanId: string; traceId: string; callId: string; tool: string };
 
 /** One contract of a tool (DESIGN.md §7): reported by a contract span, or known only as a hash from calls. */
 export type ToolContract = {
   version: string;
   schemaHash: string;
   services: string[];
-  firstSeen: string;
-  lastSeen: string;
+  firstNs: bigint;
+  lastNs: bigint;
   description: string | null;
   inputSchema: unknown;
   outputSchema: unknown;
@@ -132,20 +118,6 @@ export type ContractSummary = {
   lastNs: bigint;
   /** Per service that served any contract of the tool: the weight of the newest one it served. */
   served: { service: string; schemaBytes: number; schemaTokens: number }[];
-};
-
-export type Series = {
-  stepMs: number;
-  points: { t: string; calls: number; errors: number; errorsByCode: Record<string, number> }[];
-  /** Per tool, aligned with `points` (asked for with `byTool`). */
-  tools?: { name: string; calls: number[]; errors: number[] }[];
-};
-
-export type SearchHit = {
-  kind: 'trace' | 'conversation' | 'call' | 'tool' | 'code';
-  value: string;
-  label: string;
-  traceId?: string;
 };
 
 /** The writer side: what ingest and retention call. */

@@ -4,6 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { flagsOf } from '../../src/detection/read-flags.js';
 import { BACKENDS } from '../backends.js';
+import { readCalls, readSeries, readTools } from '../read-view.js';
 import { writeSpans } from '../write-spans.js';
 import { callSpan, HOUR_NS, nowNs } from './spans.js';
 import { useStores } from './stores.js';
@@ -41,14 +42,18 @@ for (const backend of BACKENDS) {
         [now - HOUR_NS, now + HOUR_NS],
         [now - 5n * 60_000_000_000n + 1n, now],
       ] as const) {
-        const [any] = await s.tools(since, until, 'read_file');
+        const [any] = await readTools(s, since, until, 'read_file');
         expect(any).toMatchObject({ calls: 4, errors: 3, codes: { FAILED: 1, INVALID_OUTPUT: 2 } });
-        const [server] = await s.tools(since, until, 'read_file', 'server');
+        const [server] = await readTools(s, since, until, 'read_file', 'server');
         expect(server).toMatchObject({ calls: 4, errors: 3 });
-        const series = await s.timeseries(since, until, 60_000, 'read_file', 'any');
+        const series = await readSeries(s, since, until, 60_000, 'read_file', 'any');
         expect(series.points.reduce((n, p) => n + p.calls, 0)).toBe(4);
       }
-      const page = await s.calls({ sinceNs: now - HOUR_NS, untilNs: now + HOUR_NS, limit: 50 });
+      const page = await readCalls(s, {
+        sinceNs: now - HOUR_NS,
+        untilNs: now + HOUR_NS,
+        limit: 50,
+      });
       // Span ids are hex of trace * 1000 + span (spans.ts).
       const ids = (c: { spanId: string; proxy: boolean }) => {
         const n = Number.parseInt(c.spanId, 16);
@@ -56,7 +61,7 @@ for (const backend of BACKENDS) {
       };
       // The counted rows: the lone proxy, the proxy in front of nobody else, and the two servers.
       expect(page.calls.map(ids).sort()).toEqual(['1.1 proxy', '2.2 proxy', '3.2', '4.3']);
-      const server = await s.calls({
+      const server = await readCalls(s, {
         sinceNs: now - HOUR_NS,
         untilNs: now + HOUR_NS,
         limit: 50,

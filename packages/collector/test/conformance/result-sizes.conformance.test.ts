@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { flagsOf } from '../../src/detection/read-flags.js';
 import type { NormalizedSpan } from '../../src/index.js';
 import { BACKENDS } from '../backends.js';
+import { readTools } from '../read-view.js';
 import { writeSpans } from '../write-spans.js';
 import { callSpan, HOUR_NS, nowNs, traceIdOf } from './spans.js';
 import { readingWith, useStores } from './stores.js';
@@ -78,7 +79,7 @@ for (const backend of BACKENDS) {
         ),
       ]);
       const { since, until } = window();
-      const [h] = await s.tools(since, until, 'order_history');
+      const [h] = await readTools(s, since, until, 'order_history');
       expect(h?.resultSizes.map((v) => [v.version, v.measured])).toEqual([
         ['1', 6],
         ['2', 6],
@@ -122,7 +123,7 @@ for (const backend of BACKENDS) {
       await writeSpans(s, [client]);
       await writeSpans(s, [server]);
       const { since, until } = window();
-      const [t] = await s.tools(since, until, 'lookup');
+      const [t] = await readTools(s, since, until, 'lookup');
       expect(t?.calls).toBe(1);
       expect(t?.resultSizes.map((v) => v.measured)).toEqual([1]);
       const flags = await flagsOf(s, since, until, { kind: 'oversized_result' });
@@ -133,7 +134,7 @@ for (const backend of BACKENDS) {
       const s = await openAt(await fresh());
       await writeSpans(s, [callSpan({ trace: 500, span: 1, tool: 'unsized' })]);
       const { since, until } = window();
-      const [t] = await s.tools(since, until, 'unsized');
+      const [t] = await readTools(s, since, until, 'unsized');
       expect([t?.resultBytesP50, t?.resultTokensP95, t?.resultSizes]).toEqual([null, null, []]);
       expect((await flagsOf(s, since, until, {})).filter((f) => f.tool === 'unsized')).toEqual([]);
     });

@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { flagsOf } from '../../src/detection/read-flags.js';
 import { BACKENDS } from '../backends.js';
+import { readCalls, readSeries, readTools } from '../read-view.js';
 import { writeSpans } from '../write-spans.js';
 import { callSpan, HOUR_NS, nowNs } from './spans.js';
 import { useStores } from './stores.js';
@@ -39,17 +40,17 @@ for (const backend of BACKENDS) {
         [now - HOUR_NS, now + HOUR_NS],
         [now - 5n * 60_000_000_000n + 1n, now],
       ] as const) {
-        const [any] = await s.tools(since, until, 'get_order');
+        const [any] = await readTools(s, since, until, 'get_order');
         expect(any).toMatchObject({
           calls: 4,
           errors: 2,
           codes: { INVALID_INPUT: 1, RETRYABLE: 1 },
         });
-        const [server] = await s.tools(since, until, 'get_order', 'server');
+        const [server] = await readTools(s, since, until, 'get_order', 'server');
         expect(server).toMatchObject({ calls: 3, errors: 1 });
-        const [client] = await s.tools(since, until, 'get_order', 'client');
+        const [client] = await readTools(s, since, until, 'get_order', 'client');
         expect(client).toMatchObject({ calls: 4, errors: 1, codes: { RETRYABLE: 1 } });
-        const series = await s.timeseries(since, until, 60_000, 'get_order', 'any', true);
+        const series = await readSeries(s, since, until, 60_000, 'get_order', 'any', true);
         expect(series.points.reduce((n, p) => n + p.calls, 0)).toBe(4);
         // Errors by code, with the paired client's view of a server's failure counted once.
         const byCode: Record<string, number> = {};
@@ -64,19 +65,19 @@ for (const backend of BACKENDS) {
         expect(perTool?.errors.reduce((n, c) => n + c, 0)).toBe(2);
       }
       const window = { sinceNs: now - HOUR_NS, untilNs: now + HOUR_NS, limit: 50 };
-      const listed = await s.calls(window);
+      const listed = await readCalls(s, window);
       expect(listed.calls.map((c) => `${c.side}:${c.paired}`).sort()).toEqual([
         'client:false',
         'server:false',
         'server:false',
         'server:false',
       ]);
-      const clients = await s.calls({ ...window, side: 'client' });
+      const clients = await readCalls(s, { ...window, side: 'client' });
       expect(clients.calls.filter((c) => c.paired)).toHaveLength(3);
       expect(clients.calls.every((c) => c.side === 'client' && c.source === 'toolscope')).toBe(
         true,
       );
-      const [summary] = await s.tools(now - HOUR_NS, now + HOUR_NS);
+      const [summary] = await readTools(s, now - HOUR_NS, now + HOUR_NS);
       expect(summary?.sources).toEqual(['toolscope']);
     });
 

@@ -10,13 +10,15 @@ const LIMIT = 10;
 /** Rows a chunk may return: more than LIMIT, so the newest of a busy chunk are kept after sorting. */
 const CHUNK_ROWS = 5 * LIMIT;
 
-function hit(r: Row): SearchHit & { at: bigint } {
-  const id = text(r.call_id);
+type CallHit = Extract<SearchHit, { kind: 'call' }>;
+
+function hit(r: Row): CallHit & { at: bigint } {
   return {
     kind: 'call',
-    value: text(r.span_id),
-    label: `call ${id} (${text(r.tool)})`,
+    spanId: text(r.span_id),
     traceId: text(r.trace_id),
+    callId: text(r.call_id),
+    tool: text(r.tool),
     at: big(r.start_ns),
   };
 }
@@ -29,7 +31,7 @@ export async function searchCalls(
   q: string,
   sinceNs: bigint,
   untilNs: bigint,
-): Promise<SearchHit[]> {
+): Promise<CallHit[]> {
   const id = db.byteOrder('call_id');
   const cols = 'trace_id, span_id, tool, call_id, start_ns';
   // Only the slots of hours that had calls (the hour rollup says which, cheaply): a week with one busy day

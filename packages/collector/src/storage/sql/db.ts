@@ -52,6 +52,3 @@ export function numOrNull(v: unknown): number | null {
 }
 
 export { NS_PER_HOUR, NS_PER_MINUTE } from '../../aggregation/rollups.js';
-
-/** ISO-8601 time of a nanosecond timestamp (the call model's one definition). */
-export { isoOfNs as isoOf } from '../../calls/call-record.js';

@@ -1,9 +1,9 @@
-// The reader side of the contract, written once over ReadDb for every SQL backend: tool statistics and
-// aggregates (tool-stats.ts, tool-aggregates.ts), calls, traces and conversations (trace-reader.ts), the per-tool
-// tables and stored flags (tool-tables.ts), one tool's calls (tool-call-reads.ts), contracts and search.
-// SQLite runs it on a reader thread, PostgreSQL on the pool.
+// The reader side of the contract, written once over ReadDb for every SQL backend: tool aggregates
+// (tool-stats.ts, tool-aggregates.ts), calls, traces and conversations (trace-reader.ts), the per-tool tables and
+// stored flags (tool-tables.ts), one tool's calls (tool-call-reads.ts), contracts and search. SQLite runs it on a
+// reader thread, PostgreSQL on the pool.
 
-import { type CallRecord, callRecordOf } from '../../calls/call-record.js';
+import type { RecordedCall } from '../../calls/call-record.js';
 import type { CallSide } from '../../calls/sides.js';
 import { TOOL_IS } from '../call-row.js';
 import { sideWhere } from '../call-side.js';
@@ -14,6 +14,7 @@ import type {
   ContractSchema,
   ContractSummary,
   ConversationSpans,
+  ExceptionCount,
   FailingPath,
   InputShape,
   ResultCrossings,
@@ -23,11 +24,11 @@ import type {
   SpanReader,
   StoredFlag,
   StoredSpan,
+  ToolAggregate,
   ToolCallCounts,
   ToolContract,
   ToolResultSizes,
-  ToolStats,
-  ToolSummary,
+  ToolSources,
   ToolUsage,
   VersionCalls,
 } from '../contract.js';
@@ -46,9 +47,9 @@ import {
 import { exceptionTypes } from './exception-reader.js';
 import { search } from './search-reader.js';
 import { timeseries } from './timeseries.js';
-import { resultSizes, toolCounts, toolStats } from './tool-aggregates.js';
+import { resultSizes, toolCounts } from './tool-aggregates.js';
 import { failingTraces, resultCrossings, toolUsage, versionCalls } from './tool-call-reads.js';
-import { aggregateTools, sourcesOf, statsOf } from './tool-stats.js';
+import { toolAggregates, toolSources } from './tool-stats.js';
 import * as tables from './tool-tables.js';
 import { spansOf } from './trace-reader.js';
 
@@ -62,22 +63,31 @@ export class SqlReader implements SpanReader {
     this.#db = db;
   }
 
-  async tools(
+  toolAggregates(
     sinceNs: bigint,
     untilNs: bigint,
     tool?: string,
     side: CallSide = 'any',
-  ): Promise<ToolSummary[]> {
-    const sources = await sourcesOf(this.#db, sinceNs, untilNs, side, tool);
-    const exceptions = await exceptionTypes(this.#db, sinceNs, untilNs, tool, side);
-    const contracts = new Map(
-      (await readContractSummaries(this.#db, tool)).map((c) => [c.tool, c]),
-    );
-    return [...(await aggregateTools(this.#db, sinceNs, untilNs, tool, side)).entries()]
-      .map(([name, a]) =>
-        statsOf(name, a, sources.get(name), contracts.get(name), exceptions.get(name)),
-      )
-      .sort((x, y) => y.calls - x.calls || (x.name < y.name ? -1 : 1));
+  ): Promise<ToolAggregate[]> {
+    return toolAggregates(this.#db, sinceNs, untilNs, tool, side);
+  }
+
+  toolSources(
+    sinceNs: bigint,
+    untilNs: bigint,
+    side: CallSide,
+    tool?: string,
+  ): Promise<ToolSources[]> {
+    return toolSources(this.#db, sinceNs, untilNs, side, tool);
+  }
+
+  exceptionTypes(
+    sinceNs: bigint,
+    untilNs: bigint,
+    tool?: string,
+    side: CallSide = 'any',
+  ): Promise<ExceptionCount[]> {
+    return exceptionTypes(this.#db, sinceNs, untilNs, tool, side);
   }
 
   async calls(f: CallFilter): Promise<CallPage> {
@@ -217,10 +227,6 @@ export class SqlReader implements SpanReader {
     return resultSizes(this.#db, sinceNs, untilNs, tool);
   }
 
-  toolStats(tool: string, sinceNs: bigint, untilNs: bigint): Promise<ToolStats> {
-    return toolStats(this.#db, tool, sinceNs, untilNs);
-  }
-
   failingTraces(tool: string, code: string, sinceNs: bigint, untilNs: bigint): Promise<number> {
     return failingTraces(this.#db, tool, code, sinceNs, untilNs);
   }
@@ -248,9 +254,9 @@ export class SqlReader implements SpanReader {
   }
 }
 
-/** A stored call row as its record: the columns as the named fields, mapped by the one rule (call-record.ts). */
-function callOf(r: Row): CallRecord {
-  return callRecordOf({
+/** A stored call row as the call model's named fields (calls/call-record.ts). */
+function callOf(r: Row): RecordedCall {
+  return {
     traceId: text(r.trace_id),
     spanId: text(r.span_id),
     parentSpanId: textOrNull(r.parent_span_id),
@@ -283,5 +289,5 @@ function callOf(r: Row): CallRecord {
     clientName: textOrNull(r.client_name),
     resultBytes: numOrNull(r.result_bytes),
     resultTokens: numOrNull(r.result_tokens),
-  });
+  };
 }

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
+import { readCalls, readSearch } from '../../../test/read-view.js';
 import { writeSpans } from '../../../test/write-spans.js';
 import { writeStagesSource } from '../../write-stages.js';
 import { CALL_BUCKETS, callBucket } from '../call-bucket.js';
@@ -113,7 +114,9 @@ describe('schema migrations', () => {
         db.close();
         const since = now - 86_400_000_000_000n;
         const found = async (q: string) =>
-          (await storage.search(q, since)).filter((h) => h.kind === 'call').map((h) => h.label);
+          (await readSearch(storage, q, since))
+            .filter((h) => h.kind === 'call')
+            .map((h) => h.label);
         expect(await found('toolu_01A09q')).toEqual(['call toolu_01A09q (get_order)']);
         // Newest first; a prefix is not a pattern.
         expect(await found('toolu_01')).toEqual([
@@ -121,7 +124,7 @@ describe('schema migrations', () => {
           'call toolu_01A09q (get_order)',
         ]);
         expect(await found('toolu_0%')).toEqual([]);
-        const page = await storage.calls({
+        const page = await readCalls(storage, {
           sinceNs: since,
           untilNs: now + 1n,
           limit: 10,
