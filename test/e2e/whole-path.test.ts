@@ -6,7 +6,7 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Flag, ToolStats, TraceResponse } from '@toolscope/collector';
+import type { Flag, ToolStats, TraceResponse } from '@toolscope/collector/schemas';
 import {
   DEMO_ROLLOUT_GRACE,
   EXPECTED_FLAGS,

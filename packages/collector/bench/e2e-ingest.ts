@@ -6,8 +6,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import type { NormalizedSpan } from '../src/index.js';
 import { decodeProtobuf } from '../src/otlp/decode-proto.js';
+import type { NormalizedSpan } from '../src/otlp/model.js';
 import { postgresReference, refRows, sqliteReference } from './reference.js';
 
 export type IngestOptions = {

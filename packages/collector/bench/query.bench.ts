@@ -8,9 +8,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
-import type { NormalizedSpan } from '../src/index.js';
-import { isPostgresUrl, openStorage, startCollector } from '../src/index.js';
+import { openStorage, startCollector } from '../src/index.js';
+import type { NormalizedSpan } from '../src/otlp/model.js';
 import { processBatch } from '../src/process/batch.js';
+import { isPostgresUrl } from '../src/storage/open.js';
 import { CODES, spreadCallId, TOOLS } from './spans.js';
 
 const CALLS = Number(process.env.BENCH_CALLS ?? 1_000_000);

@@ -14,7 +14,14 @@ import type { WriteBatch } from './write-batch.js';
 export type * from './batch-rows.js';
 export type * from './loop-port.js';
 export type * from './read-records.js';
-export type { SpanReader } from './span-reader.js';
+export type {
+  CallReader,
+  ContractReader,
+  FlagReader,
+  SpanReader,
+  ToolReader,
+  TraceReader,
+} from './span-reader.js';
 export type * from './write-batch.js';
 
 /** What a write did: spans stored, spans already stored (exporter retries), tool calls among the stored. */

@@ -5,7 +5,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { flagsOf } from '../../src/detection/read-flags.js';
-import type { NormalizedSpan } from '../../src/index.js';
+import type { NormalizedSpan } from '../../src/otlp/model.js';
 import { BACKENDS } from '../backends.js';
 import { readCalls, readContracts, readTools } from '../read-view.js';
 import { writeSpans } from '../write-spans.js';

@@ -5,7 +5,7 @@ import Database from 'better-sqlite3';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { flagsOf } from '../../src/detection/read-flags.js';
-import type { NormalizedSpan } from '../../src/index.js';
+import type { NormalizedSpan } from '../../src/otlp/model.js';
 import { BACKENDS, type Backend } from '../backends.js';
 import { writeSpans } from '../write-spans.js';
 import { callSpan, nowNs, traceIdOf } from './spans.js';

@@ -3,7 +3,8 @@
 // straddles a retention step, polling without progress, and argument churn.
 import { describe, expect, it } from 'vitest';
 import { flagsOf as storeFlags } from '../../src/detection/read-flags.js';
-import type { Flag, NormalizedSpan } from '../../src/index.js';
+import type { Flag } from '../../src/detectors/flag.js';
+import type { NormalizedSpan } from '../../src/otlp/model.js';
 import { BACKENDS } from '../backends.js';
 import { writeSpans } from '../write-spans.js';
 import { callSpan, HOUR_NS, modelSpan, nowNs, traceIdOf } from './spans.js';

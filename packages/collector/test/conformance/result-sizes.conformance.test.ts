@@ -4,7 +4,7 @@
 // version's p95 at least doubles; quiet for a small growth and under the budget.
 import { describe, expect, it } from 'vitest';
 import { flagsOf } from '../../src/detection/read-flags.js';
-import type { NormalizedSpan } from '../../src/index.js';
+import type { NormalizedSpan } from '../../src/otlp/model.js';
 import { BACKENDS } from '../backends.js';
 import { readTools } from '../read-view.js';
 import { writeSpans } from '../write-spans.js';
