@@ -111,8 +111,19 @@ export function sizesOf(
   return v;
 }
 
+/** A tool's result-size percentiles over all its versions, and per version (oldest first). */
+export type ResultSizesSummary = {
+  resultBytesP50: number | null;
+  resultBytesP95: number | null;
+  resultBytesMax: number | null;
+  resultTokensP50: number | null;
+  resultTokensP95: number | null;
+  resultTokensMax: number | null;
+  resultSizes: VersionResultSizes[];
+};
+
 /** The tool's result-size percentiles over all versions, and per version. */
-export function resultSizesOf(sizes: Map<string, VersionSizes>) {
+export function resultSizesOf(sizes: Map<string, VersionSizes>): ResultSizesSummary {
   const all = emptySizes();
   const perVersion: VersionResultSizes[] = [];
   // Rollups know a call's minute, not its instant: versions first seen in the same minute go in version order.

@@ -42,17 +42,22 @@ function gatedStorage() {
   };
 }
 
+/** A queue writing to `g`'s storage, with `maxInFlight` writes out at once when given (default 2). */
+const queueOn = (g: ReturnType<typeof gatedStorage>, maxInFlight?: number) =>
+  new WriteQueue(g.storage, {
+    stages: counting,
+    maxPendingSpans: 10_000,
+    maxBatchSpans: 1_000,
+    ...(maxInFlight === undefined ? {} : { maxInFlight }),
+  });
+
 const spans = (n: number) => Array.from({ length: n }, () => ({}) as NormalizedSpan);
 const tick = () => new Promise((r) => setImmediate(r));
 
 describe('WriteQueue', () => {
   it('keeps at most two writes outstanding and merges what queued meanwhile into the next', async () => {
     const g = gatedStorage();
-    const queue = new WriteQueue(g.storage, {
-      stages: counting,
-      maxPendingSpans: 10_000,
-      maxBatchSpans: 1_000,
-    });
+    const queue = queueOn(g);
     const a = queue.enqueue(spans(1));
     await tick();
     const b = queue.enqueue(spans(2));
@@ -77,11 +82,7 @@ describe('WriteQueue', () => {
 
   it('runs a retention step only after every write handed out before it has committed', async () => {
     const g = gatedStorage();
-    const queue = new WriteQueue(g.storage, {
-      stages: counting,
-      maxPendingSpans: 10_000,
-      maxBatchSpans: 1_000,
-    });
+    const queue = queueOn(g);
     queue.enqueue(spans(1));
     await tick();
     queue.enqueue(spans(2));
@@ -100,12 +101,7 @@ describe('WriteQueue', () => {
 
   it('fails only the requests of a failed write, and close waits for the rest', async () => {
     const g = gatedStorage();
-    const queue = new WriteQueue(g.storage, {
-      stages: counting,
-      maxPendingSpans: 10_000,
-      maxBatchSpans: 1_000,
-      maxInFlight: 1,
-    });
+    const queue = queueOn(g, 1);
     const a = queue.enqueue(spans(1));
     await tick();
     const b = queue.enqueue(spans(2));

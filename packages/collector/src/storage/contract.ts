@@ -8,6 +8,7 @@
 
 import type { RecordedCall } from '../calls/call-record.js';
 import type { CallSide } from '../calls/sides.js';
+import type { NormalizedSpan } from '../otlp/model.js';
 import type { SpanReader } from './span-reader.js';
 import type { WriteBatch } from './write-batch.js';
 
@@ -49,29 +50,8 @@ export type CallPage = { calls: RecordedCall[]; nextCursor: string | null };
 
 export type { RecordedCall } from '../calls/call-record.js';
 
-type Attributes = Record<string, unknown>;
-
-/** One stored span as read back: the decoded span's fields (otlp/model.ts), times in nanoseconds. */
-export type StoredSpan = {
-  traceId: string;
-  spanId: string;
-  parentSpanId: string | null;
-  name: string;
-  kind: number;
-  startNs: bigint;
-  endNs: bigint;
-  statusCode: number;
-  statusMessage: string;
-  attributes: Attributes;
-  events: { timeNs: bigint; name: string; attributes: Attributes }[];
-  links: { traceId: string; spanId: string; attributes: Attributes }[];
-  resource: Attributes;
-  scopeName: string;
-  scopeVersion: string;
-  /** Attribute keys whose values the collector cut, and how many attributes it dropped. */
-  truncatedKeys: string[];
-  droppedAttributes: number;
-};
+/** One stored span as read back: the decoded span it was (otlp/model.ts), its attributes as stored. */
+export type StoredSpan = NormalizedSpan;
 
 export type ConversationSpans = { traceIds: string[]; spans: StoredSpan[] };
 

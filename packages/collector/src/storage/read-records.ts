@@ -4,7 +4,7 @@
 // and the API turn them into flags and pages (detection/read-flags.ts, api/tool-stats.ts, api/tool-page.ts).
 
 import type { Histogram } from '../aggregation/histogram.js';
-import type { VersionResultSizes } from '../aggregation/result-sizes.js';
+import type { ResultSizesSummary } from '../aggregation/result-sizes.js';
 
 /** A loop flag as stored (the writer's LoopFlagRecord read back): its evidence as the JSON the writer stored. */
 export type StoredFlag = {
@@ -57,12 +57,10 @@ export type FailingPath = {
 export type ToolCallCounts = { name: string; calls: number; codes: Record<string, number> };
 
 /** A tool's result-size percentiles over a window, overall and per version (oldest first). */
-export type ToolResultSizes = {
-  name: string;
-  resultTokensP95: number | null;
-  resultBytesP95: number | null;
-  resultSizes: VersionResultSizes[];
-};
+export type ToolResultSizes = { name: string } & Pick<
+  ResultSizesSummary,
+  'resultTokensP95' | 'resultBytesP95' | 'resultSizes'
+>;
 
 /** Result sizes of one version's calls over a window ('' for calls without a version). */
 export type VersionSizesRecord = {

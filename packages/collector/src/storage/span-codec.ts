@@ -57,6 +57,8 @@ const num = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v)
 const obj = (v: unknown): Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
 const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
+/** Attributes as stored: a JSON object parsed, whose values are JSON values, which AttrValue covers. */
+const attrs = (v: unknown): AttrMap => obj(v) as AttrMap;
 
 function nanos(v: unknown): bigint {
   return typeof v === 'string' && /^\d{1,20}$/.test(v) ? BigInt(v) : 0n;
@@ -66,7 +68,7 @@ function nanos(v: unknown): bigint {
 export function decodeSpans(
   traceId: string,
   json: string,
-  resource: Record<string, unknown>,
+  resource: AttrMap,
   onDamage?: (what: string) => void,
 ): StoredSpan[] {
   let parsed: unknown;
@@ -90,18 +92,22 @@ export function decodeSpans(
       endNs: nanos(o.en),
       statusCode: num(o.sc),
       statusMessage: str(o.sm),
-      attributes: obj(o.a),
+      attributes: attrs(o.a),
       events: list(o.e).map((e) => {
         const ev = obj(e);
         return {
           timeNs: nanos(ev.timeUnixNano),
           name: str(ev.name),
-          attributes: obj(ev.attributes),
+          attributes: attrs(ev.attributes),
         };
       }),
       links: list(o.l).map((l) => {
         const lk = obj(l);
-        return { traceId: str(lk.traceId), spanId: str(lk.spanId), attributes: obj(lk.attributes) };
+        return {
+          traceId: str(lk.traceId),
+          spanId: str(lk.spanId),
+          attributes: attrs(lk.attributes),
+        };
       }),
       resource,
       scopeName: str(o.sn),

@@ -14,7 +14,6 @@ import type {
   ContractSchema,
   ContractSummary,
   ConversationSpans,
-  ExceptionCount,
   FailingPath,
   InputShape,
   ResultCrossings,
@@ -24,11 +23,10 @@ import type {
   SpanReader,
   StoredFlag,
   StoredSpan,
-  ToolAggregate,
   ToolCallCounts,
   ToolContract,
+  ToolReader,
   ToolResultSizes,
-  ToolSources,
   ToolUsage,
   VersionCalls,
 } from '../contract.js';
@@ -63,32 +61,9 @@ export class SqlReader implements SpanReader {
     this.#db = db;
   }
 
-  toolAggregates(
-    sinceNs: bigint,
-    untilNs: bigint,
-    tool?: string,
-    side: CallSide = 'any',
-  ): Promise<ToolAggregate[]> {
-    return toolAggregates(this.#db, sinceNs, untilNs, tool, side);
-  }
-
-  toolSources(
-    sinceNs: bigint,
-    untilNs: bigint,
-    side: CallSide,
-    tool?: string,
-  ): Promise<ToolSources[]> {
-    return toolSources(this.#db, sinceNs, untilNs, side, tool);
-  }
-
-  exceptionTypes(
-    sinceNs: bigint,
-    untilNs: bigint,
-    tool?: string,
-    side: CallSide = 'any',
-  ): Promise<ExceptionCount[]> {
-    return exceptionTypes(this.#db, sinceNs, untilNs, tool, side);
-  }
+  readonly toolAggregates: ToolReader['toolAggregates'] = (...a) => toolAggregates(this.#db, ...a);
+  readonly toolSources: ToolReader['toolSources'] = (...a) => toolSources(this.#db, ...a);
+  readonly exceptionTypes: ToolReader['exceptionTypes'] = (...a) => exceptionTypes(this.#db, ...a);
 
   async calls(f: CallFilter): Promise<CallPage> {
     const where: string[] = ['start_ns >= ?', 'start_ns < ?', sideWhere(f.side ?? 'any')];
