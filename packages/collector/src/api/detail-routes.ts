@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Storage } from '../storage/contract.js';
 import {
   parseQuery,
-  rangeOf,
+  parseRange,
   searchQuerySchema,
   timeseriesQuerySchema,
   toolDetailQuerySchema,
@@ -21,10 +21,9 @@ export function registerDetailRoutes(app: FastifyInstance, storage: Storage): vo
   app.get('/api/tools/:name', async (request, reply) => {
     const p = parseQuery(toolParams, request.params);
     if (!p.ok) return badRequest(reply, p.message);
-    const q = parseQuery(toolDetailQuerySchema, request.query);
+    const q = parseRange(toolDetailQuerySchema, request.query);
     if (!q.ok) return badRequest(reply, q.message);
-    const range = rangeOf(q.data);
-    if ('error' in range) return badRequest(reply, range.error);
+    const { range } = q;
     const body: ToolDetailResponse | null = await toolPage(
       storage,
       p.data.name,
@@ -36,10 +35,9 @@ export function registerDetailRoutes(app: FastifyInstance, storage: Storage): vo
   });
 
   app.get('/api/timeseries', async (request, reply) => {
-    const q = parseQuery(timeseriesQuerySchema, request.query);
+    const q = parseRange(timeseriesQuerySchema, request.query);
     if (!q.ok) return badRequest(reply, q.message);
-    const range = rangeOf(q.data);
-    if ('error' in range) return badRequest(reply, range.error);
+    const { range } = q;
     // Default step: about 60 points over the range.
     const rangeMs = Number((range.untilNs - range.sinceNs) / 1_000_000n);
     const step = q.data.step ?? Math.max(60_000, Math.round(rangeMs / 60 / 60_000) * 60_000);

@@ -10,7 +10,7 @@ import {
   conversationParams,
   flagsQuerySchema,
   parseQuery,
-  rangeOf,
+  parseRange,
   toolsQuerySchema,
   traceIdParams,
 } from './params.js';
@@ -38,10 +38,9 @@ export function registerQueryRoutes(
   { storage, queue, budget, version }: QueryRouteOptions,
 ): void {
   app.get('/api/tools', async (request, reply) => {
-    const q = parseQuery(toolsQuerySchema, request.query);
+    const q = parseRange(toolsQuerySchema, request.query);
     if (!q.ok) return badRequest(reply, q.message);
-    const range = rangeOf(q.data);
-    if ('error' in range) return badRequest(reply, range.error);
+    const { range } = q;
     const summaries = await storage.contractSummaries(q.data.tool);
     const body: ToolsResponse = {
       tools: await toolStats(storage, range.sinceNs, range.untilNs, q.data.tool, q.data.side),
@@ -52,10 +51,9 @@ export function registerQueryRoutes(
   });
 
   app.get('/api/calls', async (request, reply) => {
-    const q = parseQuery(callsQuerySchema, request.query);
+    const q = parseRange(callsQuerySchema, request.query);
     if (!q.ok) return badRequest(reply, q.message);
-    const range = rangeOf(q.data);
-    if ('error' in range) return badRequest(reply, range.error);
+    const { range } = q;
     const { since: _s, until: _u, ...filters } = q.data;
     const body: CallsResponse = callsOut(await storage.calls({ ...filters, ...range }));
     return body;
@@ -84,10 +82,9 @@ export function registerQueryRoutes(
   });
 
   app.get('/api/flags', async (request, reply) => {
-    const q = parseQuery(flagsQuerySchema, request.query);
+    const q = parseRange(flagsQuerySchema, request.query);
     if (!q.ok) return badRequest(reply, q.message);
-    const range = rangeOf(q.data);
-    if ('error' in range) return badRequest(reply, range.error);
+    const { range } = q;
     const body: FlagsResponse = {
       flags: await flagsOf(storage, range.sinceNs, range.untilNs, {
         kind: q.data.kind,
