@@ -24,6 +24,7 @@ import { registerFixtureRoutes } from './fixture-routes.js';
 import { OPEN_ROUTES, type Readiness, registerOpsRoutes } from './ops-routes.js';
 import { BODIES_IN_FLIGHT, encodingOf, registerOtlpRoute, spreadRetryAfter } from './otlp-route.js';
 import { registerQueryRoutes } from './query-routes.js';
+import { registerRecoveryRoutes } from './recovery-routes.js';
 import { sendError } from './replies.js';
 import {
   isDashboardAsset,
@@ -166,6 +167,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   registerDetailRoutes(app, opts.storage);
   registerContractRoutes(app, opts.storage);
   registerFixtureRoutes(app, opts.storage);
+  registerRecoveryRoutes(app, opts.storage);
   registerOpsRoutes(app, {
     metrics,
     ready: opts.ready ?? (() => opts.storage.ready()),
