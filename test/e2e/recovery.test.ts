@@ -203,7 +203,9 @@ describe.each(['sqlite', 'postgres'].filter((n) => n === 'sqlite' || PG_URL))(
       for (const source of sources) {
         let out = '';
         const io = {
-          out: (t: string) => void (out += t),
+          out: (t: string) => {
+            out += t;
+          },
           err: () => {},
           env: {},
           onSignal: () => {},
