@@ -40,7 +40,7 @@ export function FixtureDownload({
 }) {
   const [problem, setProblem] = useState('');
   return (
-    <span class="fixture-download">
+    <span class="fixture-download" data-trace={params.trace} data-flag={params.flag}>
       <button
         type="button"
         class="link"
