@@ -56,10 +56,12 @@ export class SqlRecoveryReader implements RecoveryReader {
     const args: SqlValue[] = tool === undefined ? [sinceNs, untilNs] : [sinceNs, untilNs, tool];
     const [total] = await this.#db.all(`SELECT COUNT(*) AS n FROM tool_calls WHERE ${where}`, args);
     const failed = await this.#db.all(
-      `SELECT span_id, trace_seq, conversation_id FROM tool_calls WHERE ${where}
+      `SELECT span_id, trace_seq, conversation_id, start_ns FROM tool_calls WHERE ${where}
         ORDER BY start_ns DESC, id DESC LIMIT ?`,
       [...args, limit],
     );
+    // No call before the oldest counted failure can come next after one: the scopes are read from there on.
+    const fromNs = failed.length > 0 ? big(failed[failed.length - 1]?.start_ns) : untilNs;
     const conversations = new Set<string>();
     const traces = new Set<bigint>();
     for (const r of failed) {
@@ -77,18 +79,19 @@ export class SqlRecoveryReader implements RecoveryReader {
       const rows = await this.#db.all(
         `SELECT ${COLUMNS} FROM tool_calls
           WHERE trace_seq IN (SELECT trace_seq FROM conversation_traces WHERE conversation_id IN (${marks(ids.length)}))
-            AND conversation_id IN (${marks(ids.length)}) AND ${COUNTED}
+            AND conversation_id IN (${marks(ids.length)}) AND start_ns >= ? AND ${COUNTED}
           ORDER BY start_ns, id LIMIT ${ROWS}`,
-        [...ids, ...ids],
+        [...ids, ...ids, fromNs],
       );
       for (const r of rows) add(`c:${text(r.conversation_id)}`, r);
     }
     for (const seqs of chunks([...traces])) {
       const rows = await this.#db.all(
         `SELECT ${COLUMNS} FROM tool_calls
-          WHERE trace_seq IN (${marks(seqs.length)}) AND conversation_id IS NULL AND ${COUNTED}
+          WHERE trace_seq IN (${marks(seqs.length)}) AND conversation_id IS NULL AND start_ns >= ?
+            AND ${COUNTED}
           ORDER BY start_ns, id LIMIT ${ROWS}`,
-        seqs,
+        [...seqs, fromNs],
       );
       for (const r of rows) add(`t:${big(r.trace_seq)}`, r);
     }
