@@ -11,44 +11,17 @@ import { context, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { BasicTracerProvider, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
-import { type Collector, runCli, startCollector } from '@toolscope/collector';
+import { type Collector, startCollector } from '@toolscope/collector';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cli } from './cli-run.js';
 import { ROOT } from './processes.js';
-import { linkModules, ordersModule, run } from './scratch-project.js';
+import { linkModules, NOTES, ordersModule, run, SECRETS } from './scratch-project.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'toolscope-fixtures-'));
 const project = join(tmp, 'project');
 const dbPath = join(tmp, 'fixtures.db');
 let collector: Collector;
 let traceId: string;
-
-/** Our own secret corpus: each value sent in a call or returned by the tool; none may reach a fixture. */
-const SECRETS = [
-  'ana.lima@example.com',
-  'sk_live_51HxQ9abcdefghijKLMNOP',
-  'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiI0MiJ9.c2lnbmF0dXJlMTIz',
-  '4242 4242 4242 4242',
-  'AKIAIOSFODNN7EXAMPLE',
-  'Bearer abcdef0123456789zz',
-];
-const NOTES = `reach ${SECRETS[0]}; key ${SECRETS[1]} ${SECRETS[4]}; auth ${SECRETS[5]}`;
-
-type Io = { out(t: string): void; err(t: string): void; env: NodeJS.ProcessEnv; onSignal(): void };
-async function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const io: Io = {
-    out: (t) => {
-      out += t;
-    },
-    err: (t) => {
-      err += t;
-    },
-    env: {},
-    onSignal: () => {},
-  };
-  return { code: await runCli(args, io), out, err };
-}
 
 beforeAll(async () => {
   for (const variant of ['failing', 'fixed']) {
@@ -157,7 +130,7 @@ describe('toolscope fixtures', () => {
       join(out('failing', 'recorded'), 'get_order.fixtures.test.ts'),
       'utf8',
     );
-    expect(test).toContain('import { getOrder } from "../src/tools/orders.js";');
+    expect(test).toContain("import { getOrder } from '../src/tools/orders.js';");
     expect(test.split('\n').length).toBeLessThan(25);
   });
 

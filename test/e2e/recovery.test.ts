@@ -7,13 +7,14 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type Collector, runCli, startCollector } from '@toolscope/collector';
+import { type Collector, startCollector } from '@toolscope/collector';
 import type { RecoveryResponse, ToolRecoveryResponse } from '@toolscope/collector/schemas';
 import { playScene } from '@toolscope/example-orders-mcp/play';
 import { EXPECTED_RECOVERY, RECOVERY_SCENES } from '@toolscope/example-orders-mcp/recovery-scenes';
 import { type Browser, chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshPgDatabase, PG_URL } from '../../packages/collector/test/backends.js';
+import { cli } from './cli-run.js';
 import { ordersInProcess } from './orders-in-process.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'toolscope-recovery-'));
@@ -201,24 +202,19 @@ describe.each(['sqlite', 'postgres'].filter((n) => n === 'sqlite' || PG_URL))(
         ...(name === 'sqlite' ? [['--url', b().collector.url]] : []),
       ];
       for (const source of sources) {
-        let out = '';
-        const io = {
-          out: (t: string) => {
-            out += t;
-          },
-          err: () => {},
-          env: {},
-          onSignal: () => {},
-        };
-        expect(await runCli(['report', ...source, '--since', '1h', '--format', 'json'], io)).toBe(
-          0,
-        );
-        const report = JSON.parse(out) as { recovery: RecoveryResponse };
+        const json = await cli(['report', ...source, '--since', '1h', '--format', 'json']);
+        expect(json.code, json.err).toBe(0);
+        const report = JSON.parse(json.out) as { recovery: RecoveryResponse };
         expect(report.recovery.tools, source[0]).toEqual(all.tools);
-        out = '';
-        expect(
-          await runCli(['report', ...source, '--since', '1h', '--tool', 'get_order'], io),
-        ).toBe(0);
+        const { code, out } = await cli([
+          'report',
+          ...source,
+          '--since',
+          '1h',
+          '--tool',
+          'get_order',
+        ]);
+        expect(code).toBe(0);
         expect(out).toContain('**get_order**: 8 failures, repair rate 25.0 %, recovered 25.0 %');
         expect(out).toContain('| INVALID_INPUT | 6 | 2 | 1 | 1 | 1 | 1 | 33.3 % |');
         expect(out).toContain('| INVALID_OUTPUT | 2 | 0 | 0 | 0 | 1 | 1 | 0.0 % |');

@@ -12,10 +12,11 @@ import { context, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { BasicTracerProvider, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
-import { type Collector, runCli, startCollector } from '@toolscope/collector';
+import { type Collector, startCollector } from '@toolscope/collector';
 import { playScene } from '@toolscope/example-orders-mcp/play';
 import { instrumentMcpClient } from '@toolscope/instrument';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cli } from './cli-run.js';
 import { ordersInProcess } from './orders-in-process.js';
 import { ROOT, start, stopAll } from './processes.js';
 
@@ -31,22 +32,6 @@ const ORDERS_SERVER = `"${process.execPath}" --import tsx --conditions=@toolscop
 const FILES_SERVER = `"${process.execPath}" ${FS_SERVER} ${fsRoot}`;
 let collector: Collector;
 const endpointBefore = process.env.OTEL_EXPORTER_OTLP_ENDPOINT;
-
-async function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const code = await runCli(args, {
-    out: (t) => {
-      out += t;
-    },
-    err: (t) => {
-      err += t;
-    },
-    env: {},
-    onSignal: () => {},
-  });
-  return { code, out, err };
-}
 
 /** The fixture files `toolscope fixtures` writes for a trace, into a folder of their own. */
 async function fixturesOf(traceId: string, name: string): Promise<string[]> {

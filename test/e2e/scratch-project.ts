@@ -80,6 +80,18 @@ export const getOrder = defineTool({
 `;
 }
 
+/** Our own secret corpus: each value sent in a call or returned by the tool; none may reach a fixture. */
+export const SECRETS = [
+  'ana.lima@example.com',
+  'sk_live_51HxQ9abcdefghijKLMNOP',
+  'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiI0MiJ9.c2lnbmF0dXJlMTIz',
+  '4242 4242 4242 4242',
+  'AKIAIOSFODNN7EXAMPLE',
+  'Bearer abcdef0123456789zz',
+];
+/** The notes the calls send: all but the card number and the JWT, which the tool returns. */
+export const NOTES = `reach ${SECRETS[0]}; key ${SECRETS[1]} ${SECRETS[4]}; auth ${SECRETS[5]}`;
+
 /** Runs a command in `cwd` to its end: its exit code and everything it printed. */
 export function run(
   command: string,

@@ -47,7 +47,7 @@ export function testFileText(o: {
 }): string {
   const { name, module } = o.import;
   // Names come from recorded data: string literals through JSON, comments without any line break.
-  const q = (s: string) => JSON.stringify(s);
+  const q = (s: string) => (/^[^'\\\r\n\u2028\u2029]*$/.test(s) ? `'${s}'` : JSON.stringify(s));
   const said = (s: string) => s.replace(/[\r\n\u2028\u2029]/g, ' ');
   const header = [
     `// Regression fixtures of ${said(o.tool)}, written by \`toolscope fixtures\` from ${said(o.origin)}.`,

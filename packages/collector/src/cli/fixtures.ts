@@ -115,12 +115,17 @@ function selectionOf(f: Flags): FixtureSelection {
   };
 }
 
-/** The import of `tool`'s test: its own `tool=` spec, else a spec for every tool, else the default. */
-function importFor(f: Flags, tool: string, cwd: string): ToolImport {
+/**
+ * The import of `tool`'s test: its own `tool=` spec, else the spec for every tool (whose `#export` names the tool
+ * only when one tool was written; with several, each is looked for under its own name), else the default.
+ */
+function importFor(f: Flags, tool: string, cwd: string, tools: number): ToolImport {
   const own = f.import.find((s) => s.startsWith(`${tool}=`));
+  if (own) return toolImportOf(own.slice(tool.length + 1), tool, cwd, f.out);
   const shared = f.import.find((s) => !/^[^#/.]+=/.test(s));
-  const spec = own ? own.slice(tool.length + 1) : (shared ?? `./src/tools/${tool}.js`);
-  return toolImportOf(spec, tool, cwd, f.out);
+  if (!shared) return toolImportOf(`./src/tools/${tool}.js`, tool, cwd, f.out);
+  const module = tools > 1 ? shared.replace(/#[^#]*$/, '') : shared;
+  return toolImportOf(module, tool, cwd, f.out);
 }
 
 function originOf(f: Flags): string {
@@ -186,7 +191,7 @@ export async function fixtures(argv: string[], io: CliIo): Promise<number> {
     mkdirSync(f.out, { recursive: true });
     for (const file of got.files) {
       const name = fixtureFileName(file.tool);
-      const imported = importFor(f, file.tool, cwd);
+      const imported = importFor(f, file.tool, cwd, got.files.length);
       const cases = parseFixtures(file.text, name).cases;
       writeFileSync(join(f.out, name), file.text);
       writeFileSync(
