@@ -88,6 +88,18 @@ export type ResultCrossings = {
   count: number;
 };
 
+/** A call that failed with some code, as drift reads it: where it ran (its conversation, else its trace's), what it sent, when. */
+export type FailingToolCall = {
+  traceId: string;
+  spanId: string;
+  conversationId: string | null;
+  inputHash: string | null;
+  startNs: bigint;
+};
+
+/** One tool's calls failing with one code in a window: the newest (at most 500, newest first) and the first. */
+export type FailingToolCalls = { newest: FailingToolCall[]; first: FailingToolCall | null };
+
 /** The first and the newest call of one version of a tool in a window (null when it had none). */
 export type VersionCalls = {
   firstNs: bigint | null;

@@ -1,31 +1,54 @@
-// What one tool's calls in a window show, read from tool_calls through its (tool, start_ns) index: distinct
-// failing traces of a code, the calls whose result crossed a size, a version's first and newest call, and who
+// What one tool's calls in a window show, read from tool_calls through its (tool, start_ns) index: the calls
+// failing with a code, the calls whose result crossed a size, a version's first and newest call, and who
 // called it. Each is asked only for the few tools a flag is about.
 
 import { KIND_CLIENT } from '../../calls/sides.js';
 import { TOOL_IS } from '../call-row.js';
 import { sideWhere } from '../call-side.js';
-import type { ResultCrossings, ToolUsage, VersionCalls } from '../read-records.js';
+import type {
+  FailingToolCall,
+  FailingToolCalls,
+  ResultCrossings,
+  ToolUsage,
+  VersionCalls,
+} from '../read-records.js';
 import { CODE_KEY_SQL } from './code-sql.js';
-import { big, num, type ReadDb, text, textOrNull } from './db.js';
+import { big, num, type ReadDb, type Row, text, textOrNull } from './db.js';
 
 const LISTED = 20;
 const COUNT_CAP = 100_000;
 
-/** Distinct traces with a call of `tool` failing with `code` (counted over at most 10,000 calls). */
-export async function failingTraces(
+const FAILING_NEWEST = 500;
+
+const failingCallOf = (r: Row): FailingToolCall => ({
+  traceId: text(r.trace_id),
+  spanId: text(r.span_id),
+  conversationId: textOrNull(r.conversation_id),
+  inputHash: textOrNull(r.input_hash),
+  startNs: big(r.start_ns),
+});
+
+/**
+ * The calls of `tool` failing with `code` in the window, counted once each: the newest 500 and the first,
+ * through the index. A call's conversation is its own, else that of its trace (a span may not carry it).
+ */
+export async function failingCalls(
   db: ReadDb,
   tool: string,
   code: string,
   sinceNs: bigint,
   untilNs: bigint,
-): Promise<number> {
-  const rows = await db.all(
-    `SELECT COUNT(DISTINCT trace_seq) AS n FROM (SELECT trace_seq FROM tool_calls
-       WHERE ${TOOL_IS} AND start_ns >= ? AND start_ns < ? AND ${CODE_KEY_SQL} = ? AND ${sideWhere('any')} LIMIT 10000) AS recent`,
-    [tool, sinceNs, untilNs, code],
-  );
-  return num(rows[0]?.n);
+): Promise<FailingToolCalls> {
+  const select = `SELECT trace_id, span_id, input_hash, start_ns, COALESCE(conversation_id,
+      (SELECT MIN(ct.conversation_id) FROM conversation_traces ct WHERE ct.trace_seq = tool_calls.trace_seq))
+      AS conversation_id FROM tool_calls
+     WHERE ${TOOL_IS} AND start_ns >= ? AND start_ns < ? AND ${CODE_KEY_SQL} = ? AND ${sideWhere('any')}`;
+  const args = [tool, sinceNs, untilNs, code];
+  const [newest, first] = await Promise.all([
+    db.all(`${select} ORDER BY start_ns DESC LIMIT ${FAILING_NEWEST}`, args),
+    db.all(`${select} ORDER BY start_ns LIMIT 1`, args),
+  ]);
+  return { newest: newest.map(failingCallOf), first: first[0] ? failingCallOf(first[0]) : null };
 }
 
 /**
