@@ -1,6 +1,7 @@
 // Drift at read time (detectors/drift.ts) from the reader's neutral answers: the window split into a baseline
 // and a recent part, the per-tool tables and counts of each, and the failing calls asked only where the rates
-// already make drift (how many agents they come from: one agent repeating itself is a loop, not drift).
+// already make drift (how many agents they come from: one agent repeating itself is a loop, not drift), and the
+// first and newest calls of the versions a schema flag names, which date it.
 
 import {
   type DriftThresholds,
@@ -9,7 +10,7 @@ import {
   type PathRow,
   type SchemaRow,
 } from '../detectors/drift.js';
-import type { FailingCall, FailingCalls } from '../detectors/drift-calls.js';
+import { datedFrom, type FailingCall, type FailingCalls } from '../detectors/drift-calls.js';
 import type { Flag } from '../detectors/flag.js';
 import type {
   FailingPath,
@@ -88,7 +89,7 @@ export async function readDrift(
     candidates.map((c, i) => [`${c.tool}\u0000${c.code}`, calls[i] && failingCallsOf(calls[i])]),
   );
   const schemas = versions.map(schemaRowOf);
-  const flags = detectDrift(
+  const found = detectDrift(
     {
       splitNs,
       schemas,
@@ -100,5 +101,33 @@ export async function readDrift(
     },
     thresholds,
   );
+  const flags = await Promise.all(found.map((f) => datedSchemaFlag(reader, f, sinceNs, untilNs)));
   return { flags, schemas };
+}
+
+/**
+ * A schema flag (silent_schema_change, version_skew) dated from the first and newest call of the versions it
+ * names in the window, which it then links; the per-tool table it was read from keeps each hash's times over
+ * all time and only its newest trace. Other flags are already dated from their calls.
+ */
+async function datedSchemaFlag(
+  reader: SpanReader,
+  flag: Flag,
+  sinceNs: bigint,
+  untilNs: bigint,
+): Promise<Flag> {
+  const versions =
+    flag.kind === 'silent_schema_change' && flag.version !== undefined
+      ? [flag.version]
+      : flag.kind === 'version_skew'
+        ? (flag.evidence.versions ?? [])
+        : [];
+  if (versions.length === 0) return flag;
+  const seen = await Promise.all(
+    versions.map((v) => reader.versionCalls(flag.tool, v, sinceNs, untilNs)),
+  );
+  return datedFrom(
+    flag,
+    seen.flatMap((v) => [v.first, v.newest].filter((c) => c !== null)),
+  );
 }

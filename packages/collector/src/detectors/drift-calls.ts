@@ -1,6 +1,7 @@
 // The failing calls behind a drift flag: how many agents they come from (one agent repeating itself is a loop,
 // not drift), which of them the flag links, and when they happened. Pure functions over the calls the reader
-// gave, as the other detectors are.
+// gave, as the other detectors are; and any drift-stage flag dated from the calls it links.
+import type { Flag } from './flag.js';
 
 /** A call that failed with the drift's code, as drift reads it: where it ran, what it sent, when it started. */
 export type FailingCall = {
@@ -77,7 +78,7 @@ export function linkedCalls(f: FailingCalls): FailingCall[] {
 }
 
 /** When the linked calls happened: the first one's start and the newest one's. */
-export function seenOf(calls: readonly FailingCall[]): { firstNs: bigint; lastNs: bigint } | null {
+export function seenOf(calls: readonly LinkedCall[]): { firstNs: bigint; lastNs: bigint } | null {
   const [head] = calls;
   if (!head) return null;
   let firstNs = head.startNs;
@@ -88,3 +89,32 @@ export function seenOf(calls: readonly FailingCall[]): { firstNs: bigint; lastNs
   }
   return { firstNs, lastNs };
 }
+
+/** A call as a flag links it: its trace and span, and when it started. */
+export type LinkedCall = { traceId: string; spanId: string; startNs: bigint };
+
+/**
+ * `flag` dated from `calls` (the first's start and the newest's), whose traces it then lists first in its
+ * evidence (the first call's, the newest's, the others' in time order); unchanged when there are none (a schema
+ * flag read from the per-tool tables then keeps their times).
+ */
+export function datedFrom(flag: Flag, calls: readonly LinkedCall[]): Flag {
+  const byStart = [...calls].sort((a, b) =>
+    a.startNs < b.startNs ? -1 : a.startNs > b.startNs ? 1 : 0,
+  );
+  const first = byStart[0];
+  const newest = byStart.at(-1);
+  if (!first || !newest) return flag;
+  const traces = [first, newest, ...byStart].map((c) => c.traceId);
+  return {
+    ...flag,
+    firstSeen: isoOf(first.startNs),
+    lastSeen: isoOf(newest.startNs),
+    evidence: {
+      ...flag.evidence,
+      traceIds: [...new Set([...traces, ...(flag.evidence.traceIds ?? [])])],
+    },
+  };
+}
+
+const isoOf = (ns: bigint) => new Date(Number(ns / 1_000_000n)).toISOString();

@@ -87,10 +87,10 @@ export interface SpanReader {
     untilNs: bigint,
     tokens: number,
   ): Promise<ResultCrossings | null>;
-  /** The first and newest call of a tool's version in the window (null: calls without a version). */
+  /** The first and newest call of a tool's version in the window (null: calls without a version; undefined: any). */
   versionCalls(
     tool: string,
-    version: string | null,
+    version: string | null | undefined,
     sinceNs: bigint,
     untilNs: bigint,
   ): Promise<VersionCalls>;

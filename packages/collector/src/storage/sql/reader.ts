@@ -242,7 +242,7 @@ export class SqlReader implements SpanReader {
 
   versionCalls(
     tool: string,
-    version: string | null,
+    version: string | null | undefined,
     sinceNs: bigint,
     untilNs: bigint,
   ): Promise<VersionCalls> {

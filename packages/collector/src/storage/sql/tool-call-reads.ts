@@ -6,8 +6,10 @@ import { KIND_CLIENT } from '../../calls/sides.js';
 import { TOOL_IS } from '../call-row.js';
 import { sideWhere } from '../call-side.js';
 import type {
+  CallRef,
   FailingToolCall,
   FailingToolCalls,
+  ResultCrossing,
   ResultCrossings,
   ToolUsage,
   VersionCalls,
@@ -71,50 +73,56 @@ export async function resultCrossings(
   );
   if (newest.length === 0) return null;
   const first = await db.all(
-    `SELECT start_ns FROM tool_calls WHERE ${where} ORDER BY start_ns LIMIT 1`,
+    `SELECT trace_id, span_id, version, result_tokens, start_ns FROM tool_calls WHERE ${where}
+      ORDER BY start_ns LIMIT 1`,
     args,
   );
   const counted = await db.all(
     `SELECT COUNT(*) AS n FROM (SELECT 1 AS one FROM tool_calls WHERE ${where} LIMIT ${COUNT_CAP}) AS crossed`,
     args,
   );
+  const calls = newest.map(crossingOf);
   return {
-    calls: newest.map((r) => ({
-      traceId: text(r.trace_id),
-      spanId: text(r.span_id),
-      version: textOrNull(r.version),
-      tokens: num(r.result_tokens),
-      startNs: big(r.start_ns),
-    })),
-    firstNs: big(first[0]?.start_ns ?? newest[0]?.start_ns),
+    calls,
+    first: first[0] ? crossingOf(first[0]) : (calls.at(-1) as ResultCrossing),
     count: num(counted[0]?.n),
   };
 }
 
-/** The first and newest call of one version of a tool (null: its calls without a version). */
+const crossingOf = (r: Row): ResultCrossing => ({
+  traceId: text(r.trace_id),
+  spanId: text(r.span_id),
+  version: textOrNull(r.version),
+  tokens: num(r.result_tokens),
+  startNs: big(r.start_ns),
+});
+
+const callRefOf = (r: Row): CallRef => ({
+  startNs: big(r.start_ns),
+  traceId: text(r.trace_id),
+  spanId: text(r.span_id),
+});
+
+/**
+ * The first and newest call of one version of a tool (null: its calls without a version; undefined: of any
+ * version).
+ */
 export async function versionCalls(
   db: ReadDb,
   tool: string,
-  version: string | null,
+  version: string | null | undefined,
   sinceNs: bigint,
   untilNs: bigint,
 ): Promise<VersionCalls> {
-  const where = `${TOOL_IS} AND ${version === null ? 'version IS NULL' : 'version = ?'} AND start_ns >= ? AND start_ns < ?`;
-  const args = version === null ? [tool, sinceNs, untilNs] : [tool, version, sinceNs, untilNs];
-  const [first] = await db.all(
-    `SELECT start_ns FROM tool_calls WHERE ${where} ORDER BY start_ns LIMIT 1`,
-    args,
-  );
-  const [last] = await db.all(
-    `SELECT start_ns, trace_id, span_id FROM tool_calls WHERE ${where} ORDER BY start_ns DESC LIMIT 1`,
-    args,
-  );
-  return {
-    firstNs: first ? big(first.start_ns) : null,
-    newest: last
-      ? { startNs: big(last.start_ns), traceId: text(last.trace_id), spanId: text(last.span_id) }
-      : null,
-  };
+  const which =
+    version === undefined ? '' : version === null ? ' AND version IS NULL' : ' AND version = ?';
+  const where = `${TOOL_IS}${which} AND start_ns >= ? AND start_ns < ?`;
+  const args =
+    typeof version === 'string' ? [tool, version, sinceNs, untilNs] : [tool, sinceNs, untilNs];
+  const select = `SELECT start_ns, trace_id, span_id FROM tool_calls WHERE ${where}`;
+  const [first] = await db.all(`${select} ORDER BY start_ns LIMIT 1`, args);
+  const [last] = await db.all(`${select} ORDER BY start_ns DESC LIMIT 1`, args);
+  return { first: first ? callRefOf(first) : null, newest: last ? callRefOf(last) : null };
 }
 
 /** Who called a tool in the window: services per side, conversations, clients, traces. */
