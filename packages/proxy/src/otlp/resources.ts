@@ -26,6 +26,11 @@ export class ServiceResources {
   readonly #fixed: OtlpResource | undefined;
   readonly #fallback: OtlpResource;
   readonly #known = new Map<string, OtlpResource>();
+  // Each session's last answer, while its server's name stands: a span's end reads it without building a key.
+  readonly #last = new WeakMap<
+    ServerIdentity,
+    { name: string; version: string | undefined; resource: OtlpResource }
+  >();
   #latest: OtlpResource | undefined;
 
   /** `serviceName`: `--service-name`, which names every span; `fallback`: the name for a server never named. */
@@ -38,8 +43,13 @@ export class ServiceResources {
   of(server: ServerIdentity | undefined): OtlpResource {
     if (this.#fixed) return this.#fixed;
     const name = server?.name;
-    if (name === undefined) return this.#latest ?? this.#fallback;
-    const version = server?.version;
+    if (server === undefined || name === undefined) return this.#latest ?? this.#fallback;
+    const version = server.version;
+    const last = this.#last.get(server);
+    if (last?.name === name && last.version === version) {
+      this.#latest = last.resource;
+      return last.resource;
+    }
     const key = version === undefined ? name : `${name}\n${version}`;
     let known = this.#known.get(key);
     if (!known) {
@@ -50,6 +60,7 @@ export class ServiceResources {
       });
       this.#known.set(key, known);
     }
+    this.#last.set(server, { name, version, resource: known });
     this.#latest = known;
     return known;
   }
