@@ -124,6 +124,37 @@ describe('input and output drift', () => {
     );
   });
 
+  it('speaks of an old input shape only after a contract change, for a shape accepted before', () => {
+    const calls = ['a', 'b', 'c'].map((x, i) => failing(`t${i}`, i, { input: x }));
+    const shape = (name: string, firstNs: bigint, accepted: number) => ({
+      tool: 'get-sum',
+      shape: name,
+      firstNs,
+      lastNs: T0,
+      calls: accepted + 3,
+      invalid: 3,
+    });
+    const schema = (hash: string) => ({
+      tool: 'get-sum',
+      version: hash === 'h1' ? '1' : '2',
+      hash,
+      firstNs: split - 60_000n * MS,
+      lastNs: T0,
+      calls: 5,
+      traceId: 't9',
+    });
+    const summary = (over: Partial<DriftInput>) =>
+      detectDrift({ ...input(calls), ...over })[0]?.summary;
+    const old = shape('a:number', split - 10n * MS, 20);
+    expect(summary({ shapes: [old], schemas: [schema('h1'), schema('h2')] })).toMatch(
+      /; the contract changed and clients still send an old input shape \(a:number\)\.$/,
+    );
+    expect(summary({ shapes: [old] })).toMatch(/; clients send an input shape accepted before/);
+    expect(summary({ shapes: [shape('a:string', split + MS, 0)] })).toMatch(
+      /; clients send input shapes not seen before \(a:string\)\.$/,
+    );
+  });
+
   it('raises nothing without the failing calls to link', () => {
     const none = {
       ...input([]),

@@ -246,15 +246,16 @@ export function detectDrift(
 const pct = (x: number) => `${Math.round(x * 1000) / 10} %`;
 
 /**
- * What the refused inputs say, only as far as the facts go: an input shape that passed before the recent part
- * is an old shape (after a contract change, clients still sending it); otherwise the shapes are new.
+ * What the refused inputs say, only as far as the facts go: a refused input shape that was in use and accepted
+ * before the recent part is an old shape (after a contract change in the window, clients still sending it).
  */
 function inputReason(tool: string, shapes: ShapeRow[], input: DriftInput): string {
-  const old = shapes.find((s) => s.firstNs < input.splitNs);
+  // Seen before the recent part, and accepted at some time (not every call of it refused).
+  const old = shapes.find((s) => s.firstNs < input.splitNs && s.calls > s.invalid);
   const hashes = new Set(input.schemas.filter((s) => s.tool === tool).map((s) => s.hash));
   if (old && hashes.size > 1)
     return `; the contract changed and clients still send an old input shape (${old.shape})`;
-  if (old) return `; clients send an input shape seen before (${old.shape})`;
-  if (shapes[0]) return `; clients send input shapes not seen before (${shapes[0].shape})`;
-  return '';
+  if (old) return `; clients send an input shape accepted before (${old.shape})`;
+  const fresh = shapes.find((s) => s.firstNs >= input.splitNs);
+  return fresh ? `; clients send input shapes not seen before (${fresh.shape})` : '';
 }
