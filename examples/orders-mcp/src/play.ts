@@ -46,6 +46,9 @@ export async function playScene(
   const traceIds: string[] = [];
   for (const [i, turn] of scene.turns.entries()) {
     if (i > 0 && scene.pauseMs) await new Promise((r) => setTimeout(r, scene.pauseMs));
+    // A scene of several clients: each turn is an agent of its own, in a conversation of its own.
+    if (i > 0 && scene.clientPerTurn)
+      p.conversation.id = `conv-${scene.id}-${i}-${Date.now().toString(36)}`;
     await p.tracer.startActiveSpan(`agent.turn ${scene.id}`, async (span) => {
       traceIds.push(span.spanContext().traceId);
       try {

@@ -93,7 +93,10 @@ async function median(path: string, runs: number): Promise<number> {
   return times.sort((a, b) => a - b)[Math.floor(runs / 2)] ?? Number.NaN;
 }
 
-const load = () => loadavg().map((l) => l.toFixed(1)).join(' ');
+const load = () =>
+  loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ');
 const reference = await median('/api/tools/get_order?since=24h', 11);
 for (const [label, path] of [
   ['GET /api/tools/get_order/recovery (24 h)', '/api/tools/get_order/recovery?since=24h'],
