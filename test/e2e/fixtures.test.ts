@@ -67,6 +67,12 @@ afterAll(async () => {
   rmSync(tmp, { recursive: true, force: true });
 });
 
+/**
+ * A child test run in the scratch project starts its own runner, transforms and runs, and ends on its own: this
+ * bounds only a run that hangs.
+ */
+const CHILD_RUN_MS = 120_000;
+
 const out = (variant: string, expect: string) => join(project, variant, `fixtures-${expect}`);
 const toolSpec = (variant: string) => `${join(project, variant, 'src/tools/orders.js')}#getOrder`;
 
@@ -256,7 +262,7 @@ describe('toolscope fixtures', () => {
     );
     expect(statusOf('fixed', 'fixed').map((s) => s[1])).toEqual(['passed', 'passed', 'passed']);
     expect(statusOf('failing', 'fixed').map((s) => s[1])).toEqual(['failed', 'failed', 'passed']);
-  });
+  }, CHILD_RUN_MS);
 
   it('writes a node:test file that runs the same cases (--runner node)', async () => {
     const dir = join(project, 'node-runner');
@@ -287,5 +293,5 @@ describe('toolscope fixtures', () => {
     );
     expect(ran.code, ran.output).toBe(0);
     expect(ran.output).toMatch(/# pass 3/);
-  });
+  }, CHILD_RUN_MS);
 });

@@ -2,9 +2,10 @@
 // (docs/fixtures.md), byte for byte what `toolscope fixtures` writes for the same selection, as a download.
 import { fixtureFileName, fixtureText } from '@toolscope/instrument/fixtures';
 import type { FastifyInstance } from 'fastify';
-import { z } from 'zod';
+import type { z } from 'zod';
 import { flagsOf } from '../detection/read-flags.js';
 import { type FixtureSelection, readFixtures } from '../fixtures/read-fixtures.js';
+import { selectionParams } from '../fixtures/selection-params.js';
 import type { Storage } from '../storage/contract.js';
 import { parseQuery, rangeOf, rangeQuerySchema } from './params.js';
 import { badRequest, notFound } from './replies.js';
@@ -15,21 +16,7 @@ const FLAG_WINDOW_NS = 7n * DAY_NS;
 
 export const fixturesQuerySchema = rangeQuerySchema
   .extend({
-    trace: z
-      .string()
-      .regex(/^[0-9a-f]{32}$/i, 'expected 32 hex characters')
-      .transform((s) => s.toLowerCase())
-      .optional(),
-    flag: z
-      .string()
-      .regex(/^[0-9a-f]{16}$/, 'expected a flag id (16 hex characters)')
-      .optional(),
-    tool: z.string().min(1).max(256).optional(),
-    code: z
-      .string()
-      .regex(/^[A-Za-z0-9_.:-]{1,64}$/, 'expected an error code such as INVALID_INPUT, or OK')
-      .optional(),
-    limit: z.coerce.number().int().min(1).max(500).default(20),
+    ...selectionParams,
   })
   .strict();
 type FixturesQuery = z.output<typeof fixturesQuerySchema>;

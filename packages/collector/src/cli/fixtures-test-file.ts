@@ -57,41 +57,41 @@ export function testFileText(o: {
   const judge = `judgeCase(${name}, c, { expect: '${o.expect}' })`;
   const title = q(`${o.tool}: recorded calls against today's contract`);
   const load = `const fixtures = loadFixtures(new URL(${q(`./${o.fixtureFile}`)}, import.meta.url));`;
-  if (o.runner === 'node') {
-    return `${[
-      ...header,
-      `import assert from 'node:assert/strict';`,
-      `import { describe, test } from 'node:test';`,
-      `import { judgeCase, loadFixtures } from '@toolscope/instrument/fixtures';`,
-      `import { ${name} } from ${q(module)};`,
-      '',
-      load,
-      '',
-      `describe(${title}, () => {`,
-      '  for (const c of fixtures.cases) {',
-      '    test(c.title, async (t) => {',
-      `      const v = await ${judge};`,
-      `      if (v.status === 'skip') return t.skip(v.message);`,
-      `      assert.equal(v.status, 'pass', v.message);`,
-      '    });',
-      '  }',
-      '});',
-    ].join('\n')}\n`;
-  }
+  // What differs between the runners: their imports, and how a case is declared, skipped and asserted.
+  const r =
+    o.runner === 'node'
+      ? {
+          imports: [
+            `import assert from 'node:assert/strict';`,
+            `import { describe, test } from 'node:test';`,
+            `import { judgeCase, loadFixtures } from '@toolscope/instrument/fixtures';`,
+          ],
+          open: '    test(c.title, async (t) => {',
+          skip: `      if (v.status === 'skip') return t.skip(v.message);`,
+          check: `      assert.equal(v.status, 'pass', v.message);`,
+        }
+      : {
+          imports: [
+            `import { judgeCase, loadFixtures } from '@toolscope/instrument/fixtures';`,
+            `import { describe, expect, it } from 'vitest';`,
+          ],
+          open: '    it(c.title, async (ctx) => {',
+          skip: `      if (v.status === 'skip') ctx.skip(v.message);`,
+          check: `      expect(v.status, v.message).toBe('pass');`,
+        };
   return `${[
     ...header,
-    `import { judgeCase, loadFixtures } from '@toolscope/instrument/fixtures';`,
-    `import { describe, expect, it } from 'vitest';`,
+    ...r.imports,
     `import { ${name} } from ${q(module)};`,
     '',
     load,
     '',
     `describe(${title}, () => {`,
     '  for (const c of fixtures.cases) {',
-    '    it(c.title, async (ctx) => {',
+    r.open,
     `      const v = await ${judge};`,
-    `      if (v.status === 'skip') ctx.skip(v.message);`,
-    `      expect(v.status, v.message).toBe('pass');`,
+    r.skip,
+    r.check,
     '    });',
     '  }',
     '});',

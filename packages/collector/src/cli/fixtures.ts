@@ -8,6 +8,7 @@ import { EXPECTATIONS, fixtureFileName, parseFixtures } from '@toolscope/instrum
 import { z } from 'zod';
 import { parseDurationMs } from '../api/params.js';
 import type { FixtureSelection } from '../fixtures/read-fixtures.js';
+import { selectionParams } from '../fixtures/selection-params.js';
 import { type FixtureSource, fetchFixtures } from './fixtures-source.js';
 import {
   RUNNERS,
@@ -56,25 +57,11 @@ const importSpec = z.string().refine((s) => {
 
 const flagsSchema = z
   .object({
-    trace: z
-      .string()
-      .regex(/^[0-9a-f]{32}$/i, 'expected 32 hex characters')
-      .transform((s) => s.toLowerCase())
-      .optional(),
-    flag: z
-      .string()
-      .regex(/^[0-9a-f]{16}$/, 'expected a flag id (16 hex characters)')
-      .optional(),
-    tool: z.string().min(1).max(256).optional(),
-    code: z
-      .string()
-      .regex(/^[A-Za-z0-9_.:-]{1,64}$/, 'expected an error code')
-      .optional(),
+    ...selectionParams,
     since: z
       .string()
       .refine((s) => parseDurationMs(s) !== undefined, 'expected a duration such as 24h, 30m or 7d')
       .optional(),
-    limit: z.coerce.number().int().min(1).max(500).default(20),
     out: z.string().min(1, 'is required'),
     runner: z.enum(RUNNERS).default('vitest'),
     import: z.array(importSpec).default([]),

@@ -1,6 +1,7 @@
 // Whether an agent recovered from a failed tool call (docs/recovery.md): what it did next in the same scope (its
 // conversation, or its trace when the call has no conversation id). A pure rule over a scope's ordered calls, as
 // the loop detectors are: it imports nothing of storage or the API.
+import type { RecoveryCall } from '../calls/recovery-call.js';
 
 /** What followed a failed call. */
 export const RECOVERY_OUTCOMES = [
@@ -18,19 +19,7 @@ export type RecoveryOutcome = (typeof RECOVERY_OUTCOMES)[number];
  */
 export const UNKNOWN_INPUT = 'unknown_input';
 
-/** A counted tool call of a scope (each call once), as recovery reads it. */
-export type RecoveryCall = {
-  traceId: string;
-  spanId: string;
-  tool: string;
-  /** Keyed hash of the input: equal inputs, equal hash; null when the span had none. */
-  inputHash: string | null;
-  /** The code rule's value (calls/code.ts); null for a success. */
-  code: string | null;
-  /** The agent's own id for the call (`gen_ai.tool.call.id`), when it gave one. */
-  callId: string | null;
-  startNs: bigint;
-};
+export type { RecoveryCall };
 
 /**
  * Whether `b` belongs to the same logical call as `a`, and so is no "next call": two spans the agent made under

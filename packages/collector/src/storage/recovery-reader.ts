@@ -2,18 +2,10 @@
 // of a window and every counted call of their scopes (a conversation across its traces, or a trace without
 // one), in start order, with the envelope message each counted failure carried. The rule itself is pure
 // (detectors/recovery.ts); this reads, nothing more.
+import type { RecoveryCall } from '../calls/recovery-call.js';
 
-/** A counted call of a scope as stored. */
-export type ScopeCallRecord = {
-  traceId: string;
-  spanId: string;
-  tool: string;
-  inputHash: string | null;
-  /** The code rule's value; null for a success. */
-  code: string | null;
-  callId: string | null;
-  startNs: bigint;
-};
+/** A counted call of a scope as stored (the call model's shape, calls/recovery-call.ts). */
+export type ScopeCallRecord = RecoveryCall;
 
 export type RecoveryRead = {
   /** Failed calls in the window (of the tool asked for, or of all), however many. */
