@@ -74,6 +74,9 @@ afterAll(async () => {
 const CHILD_RUN_MS = 120_000;
 
 const out = (variant: string, expect: string) => join(project, variant, `fixtures-${expect}`);
+/** `toolscope fixtures` for the recorded trace, from `from` (--db or --url) into `dir`. */
+const fixturesOfTrace = (from: string[], dir: string, more: string[]) =>
+  cli(['fixtures', '--trace', traceId, ...from, '--out', dir, ...more]);
 const toolSpec = (variant: string) => `${join(project, variant, 'src/tools/orders.js')}#getOrder`;
 
 describe('toolscope fixtures', () => {
@@ -83,17 +86,9 @@ describe('toolscope fixtures', () => {
     for (const variant of ['failing', 'fixed'])
       for (const expectation of ['recorded', 'fixed']) {
         const first = variant === 'failing' && expectation === 'recorded';
-        const r = await cli([
-          'fixtures',
-          '--trace',
-          traceId,
-          ...(first ? ['--db', dbPath] : ['--url', collector.url]),
-          '--out',
-          out(variant, expectation),
-          '--import',
-          toolSpec(variant),
-          '--expect',
-          expectation,
+        const from = first ? ['--db', dbPath] : ['--url', collector.url];
+        const r = await fixturesOfTrace(from, out(variant, expectation), [
+          ...['--import', toolSpec(variant), '--expect', expectation],
         ]);
         expect(r.code, r.err).toBe(0);
         expect(r.out).toMatch(
@@ -188,15 +183,7 @@ describe('toolscope fixtures', () => {
     expect(file.cases.map((c: { expected: { code: string } }) => c.expected.code)).toEqual([
       'INVALID_OUTPUT',
     ]);
-    const none = await cli([
-      'fixtures',
-      '--trace',
-      'f'.repeat(32),
-      '--db',
-      dbPath,
-      '--out',
-      join(tmp, 'none'),
-    ]);
+    const none = await cli(['fixtures', '--trace', 'f'.repeat(32), '--db', dbPath, '--out', tmp]);
     expect([none.code, none.err]).toEqual([
       1,
       `toolscope fixtures: trace ${'f'.repeat(32)} is not stored\n`,
@@ -214,84 +201,82 @@ describe('toolscope fixtures', () => {
     }
   });
 
-  it('passes against the failing version, reports the change against the fixed one, and the reverse (vitest)', async () => {
-    const report = join(tmp, 'vitest.json');
-    const r = await run(
-      process.execPath,
-      [
-        join(ROOT, 'node_modules/vitest/vitest.mjs'),
-        'run',
-        '--config',
-        'vitest.config.mjs',
-        '--reporter=json',
-        `--outputFile=${report}`,
-      ],
-      project,
-    );
-    type Result = {
-      name: string;
-      assertionResults: { title: string; status: string; failureMessages: string[] }[];
-    };
-    const results = (JSON.parse(readFileSync(report, 'utf8')) as { testResults: Result[] })
-      .testResults;
-    const statusOf = (variant: string, expectation: string) => {
-      const file = results.find((f) => f.name.includes(`/${variant}/fixtures-${expectation}/`));
-      return (file?.assertionResults ?? []).map((a) => [
-        a.title.split(',')[0],
-        a.status,
-        a.failureMessages.join('\n'),
+  it(
+    'passes against the failing version, reports the change against the fixed one, and the reverse (vitest)',
+    async () => {
+      const report = join(tmp, 'vitest.json');
+      const r = await run(
+        process.execPath,
+        [
+          join(ROOT, 'node_modules/vitest/vitest.mjs'),
+          'run',
+          '--config',
+          'vitest.config.mjs',
+          '--reporter=json',
+          `--outputFile=${report}`,
+        ],
+        project,
+      );
+      type Result = {
+        name: string;
+        assertionResults: { title: string; status: string; failureMessages: string[] }[];
+      };
+      const results = (JSON.parse(readFileSync(report, 'utf8')) as { testResults: Result[] })
+        .testResults;
+      const statusOf = (variant: string, expectation: string) => {
+        const file = results.find((f) => f.name.includes(`/${variant}/fixtures-${expectation}/`));
+        return (file?.assertionResults ?? []).map((a) => [
+          a.title.split(',')[0],
+          a.status,
+          a.failureMessages.join('\n'),
+        ]);
+      };
+      expect(r.code, r.output).toBe(1);
+      expect(statusOf('failing', 'recorded').map((s) => s.slice(0, 2))).toEqual([
+        ['INVALID_INPUT at customerId (input synthesized)', 'passed'],
+        ['INVALID_OUTPUT at orders.0.status', 'passed'],
+        ['OK', 'passed'],
       ]);
-    };
-    expect(r.code, r.output).toBe(1);
-    expect(statusOf('failing', 'recorded').map((s) => s.slice(0, 2))).toEqual([
-      ['INVALID_INPUT at customerId (input synthesized)', 'passed'],
-      ['INVALID_OUTPUT at orders.0.status', 'passed'],
-      ['OK', 'passed'],
-    ]);
-    const changed = statusOf('fixed', 'recorded');
-    expect(changed.map((s) => s.slice(0, 2))).toEqual([
-      ['INVALID_INPUT at customerId (input synthesized)', 'failed'],
-      ['INVALID_OUTPUT at orders.0.status', 'failed'],
-      ['OK', 'passed'],
-    ]);
-    expect(changed[0]?.[2]).toMatch(
-      /recorded INVALID_INPUT at customerId, today's input schema says succeeded: fixed \(synthesized input\); expected the recorded outcome/,
-    );
-    expect(changed[1]?.[2]).toMatch(
-      /recorded INVALID_OUTPUT at orders\.0\.status, today's output schema says succeeded: fixed/,
-    );
-    expect(statusOf('fixed', 'fixed').map((s) => s[1])).toEqual(['passed', 'passed', 'passed']);
-    expect(statusOf('failing', 'fixed').map((s) => s[1])).toEqual(['failed', 'failed', 'passed']);
-  }, CHILD_RUN_MS);
+      const changed = statusOf('fixed', 'recorded');
+      expect(changed.map((s) => s.slice(0, 2))).toEqual([
+        ['INVALID_INPUT at customerId (input synthesized)', 'failed'],
+        ['INVALID_OUTPUT at orders.0.status', 'failed'],
+        ['OK', 'passed'],
+      ]);
+      expect(changed[0]?.[2]).toMatch(
+        /recorded INVALID_INPUT at customerId, today's input schema says succeeded: fixed \(synthesized input\); expected the recorded outcome/,
+      );
+      expect(changed[1]?.[2]).toMatch(
+        /recorded INVALID_OUTPUT at orders\.0\.status, today's output schema says succeeded: fixed/,
+      );
+      expect(statusOf('fixed', 'fixed').map((s) => s[1])).toEqual(['passed', 'passed', 'passed']);
+      expect(statusOf('failing', 'fixed').map((s) => s[1])).toEqual(['failed', 'failed', 'passed']);
+    },
+    CHILD_RUN_MS,
+  );
 
-  it('writes a node:test file that runs the same cases (--runner node)', async () => {
-    const dir = join(project, 'node-runner');
-    const r = await cli([
-      'fixtures',
-      '--trace',
-      traceId,
-      '--db',
-      dbPath,
-      '--out',
-      dir,
-      '--runner',
-      'node',
-      '--import',
-      toolSpec('failing'),
-    ]);
-    expect(r.code, r.err).toBe(0);
-    const ran = await run(
-      process.execPath,
-      [
-        '--import',
-        'tsx',
-        '--conditions=@toolscope/source',
-        '--test',
-        join(dir, 'get_order.fixtures.test.ts'),
-      ],
-      project,
-    );
-    expect(ran.code, ran.output).toBe(0);
-    expect(ran.output).toMatch(/# pass 3/);
-  }, CHILD_RUN_MS);
+  it(
+    'writes a node:test file that runs the same cases (--runner node)',
+    async () => {
+      const dir = join(project, 'node-runner');
+      const r = await fixturesOfTrace(['--db', dbPath], dir, [
+        ...['--runner', 'node', '--import', toolSpec('failing')],
+      ]);
+      expect(r.code, r.err).toBe(0);
+      const ran = await run(
+        process.execPath,
+        [
+          '--import',
+          'tsx',
+          '--conditions=@toolscope/source',
+          '--test',
+          join(dir, 'get_order.fixtures.test.ts'),
+        ],
+        project,
+      );
+      expect(ran.code, ran.output).toBe(0);
+      expect(ran.output).toMatch(/# pass 3/);
+    },
+    CHILD_RUN_MS,
+  );
 });
