@@ -9,7 +9,7 @@ import { query } from '../api';
 import { useApi } from '../hooks';
 import { href } from '../route';
 import { rangeLabel, rangeParams, type TimeRange } from '../time';
-import { Load, Mono, Section, short, Time } from '../ui';
+import { counted, Load, Mono, Section, short, Time } from '../ui';
 
 const KIND_TITLES: Record<Flag['kind'], string> = {
   identical_retry: 'Identical retries',
@@ -120,9 +120,8 @@ type Wasted = NonNullable<Flag['evidence']['wasted']>;
 export function WastedChip({ wasted }: { wasted: Wasted }) {
   return (
     <span class="chip wasted" title="what the loop cost after its first round">
-      wasted {formatCount(wasted.calls)} calls · {formatMs(wasted.ms)} ·{' '}
-      {formatCount(wasted.resultTokens)} result tokens · {formatCount(wasted.modelTokens)} model
-      tokens
+      wasted {counted(wasted.calls, 'call')} · {formatMs(wasted.ms)} ·{' '}
+      {counted(wasted.resultTokens, 'result token')} · {counted(wasted.modelTokens, 'model token')}
     </span>
   );
 }
