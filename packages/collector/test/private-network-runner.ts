@@ -6,7 +6,7 @@ import { createServer } from 'node:net';
 import type { PrivateRun, PrivateRunReport } from './private-network.js';
 
 const run = JSON.parse(process.env.PRIVATE_RUN ?? '{}') as PrivateRun;
-const env = { ...process.env, ...run.env };
+const env: NodeJS.ProcessEnv = run.onlyEnv ? { ...run.env } : { ...process.env, ...run.env };
 delete env.PRIVATE_RUN;
 
 for (const port of run.hold ?? [])
@@ -53,11 +53,11 @@ const report: PrivateRunReport = {
   stdout: '',
   stderr: '',
   url,
-  then: [],
+  after: [],
   fetched: [],
 };
 if (report.up) {
-  for (const step of run.then ?? []) {
+  for (const step of run.after ?? []) {
     const p = sh(step.command, step.cwd ?? run.cwd, url ? { URL: url } : {});
     let output = '';
     p.stdout?.on('data', (d: Buffer) => {
@@ -67,7 +67,7 @@ if (report.up) {
       output += d.toString();
     });
     const code = await new Promise<number | null>((resolve) => p.on('close', resolve));
-    report.then.push({ command: step.command, code, output });
+    report.after.push({ command: step.command, code, output });
   }
   for (const path of run.fetch ?? []) {
     const res = await fetch(`${url}${path}`);

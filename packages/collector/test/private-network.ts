@@ -14,11 +14,13 @@ export type PrivateRun = {
   /** A shell line (run with `sh -c`), as a user would type it. */
   command: string;
   cwd: string;
+  /** Added to this process's environment, or, with `onlyEnv`, the whole environment of the commands. */
   env?: Record<string, string>;
+  onlyEnv?: boolean;
   /** Stdout text that says the command is up (a regular expression); its first group, if any, is `$URL`. */
   until: string;
   /** Commands run after it is up, in order, with `URL` set (each `sh -c`, in `cwd` unless given). */
-  then?: { command: string; cwd?: string }[];
+  after?: { command: string; cwd?: string }[];
   /** Paths fetched from `$URL` after those. */
   fetch?: string[];
   /** Longest wait for `until`, in ms (default 60 s). */
@@ -33,7 +35,9 @@ const reportSchema = z.object({
   stdout: z.string(),
   stderr: z.string(),
   url: z.string().nullable(),
-  then: z.array(z.object({ command: z.string(), code: z.number().nullable(), output: z.string() })),
+  after: z.array(
+    z.object({ command: z.string(), code: z.number().nullable(), output: z.string() }),
+  ),
   fetched: z.array(z.object({ path: z.string(), status: z.number(), body: z.string() })),
 });
 export type PrivateRunReport = z.infer<typeof reportSchema>;
