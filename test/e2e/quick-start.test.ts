@@ -6,7 +6,7 @@
 // build from its side-effects cache), each start ~5 s (the dashboard's build, then the collector), side by side.
 
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -14,10 +14,10 @@ import {
   inPrivateNetwork,
   type PrivateRunReport,
 } from '../../packages/collector/test/private-network.js';
-import { blocks, commands, freshCopy, section, userEnv } from './readme.js';
+import { blocks, commands, freshCopy, removeLater, section, userEnv } from './readme.js';
 
 const work = mkdtempSync(join(tmpdir(), 'toolscope-quick-'));
-afterAll(() => rmSync(work, { recursive: true, force: true }));
+afterAll(() => removeLater(work));
 
 const tryIt = section('Try it');
 const [shell, printed] = blocks(tryIt);
