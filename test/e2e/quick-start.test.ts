@@ -26,6 +26,8 @@ const [install, start] = commands(shell?.body ?? '');
 const shown = (printed?.body ?? '').trimEnd().split('\n');
 const echoes = shown.filter((l) => l.startsWith('$ '));
 const served = shown.filter((l) => !l.startsWith('$ '));
+/** The README's proxy line, its placeholder server swapped for `cat` (which echoes what the proxy forwards). */
+const proxyLine = commands(blocks(section('The proxy'))[0]?.body ?? '')[0];
 /** The gRPC line the README says appears when 4317 is taken. */
 const busyGrpc = /`(OTLP\/gRPC endpoint: off, [^`]+)`/.exec(tryIt)?.[1];
 
@@ -47,7 +49,9 @@ function expectPrinted(run: PrivateRunReport, lines: string[]) {
 
 describe("the README's quick start on a fresh clone", () => {
   it('installs and starts as written, also where another process holds 4317', async () => {
-    expect([install, start, busyGrpc].every(Boolean), 'the README has the lines').toBe(true);
+    expect([install, start, busyGrpc, proxyLine].every(Boolean), 'the README has the lines').toBe(
+      true,
+    );
     expect(start).toMatch(/^pnpm start\b/);
     const clone = join(work, 'toolscope');
     freshCopy(clone);
@@ -66,6 +70,21 @@ describe("the README's quick start on a fresh clone", () => {
     expect(execFileSync('sh', ['-c', 'command -v pnpm'], { env, encoding: 'utf8' }).trim()).toBe(
       join(prefix, 'bin', 'pnpm'),
     );
+
+    // The proxy as the README runs it in a clone: bytes through unchanged.
+    const ping = '{"jsonrpc":"2.0","id":1,"method":"ping"}\n';
+    const proxied = execFileSync(
+      'sh',
+      ['-c', (proxyLine as string).replace('python my_server.py', 'cat')],
+      {
+        cwd: clone,
+        env: { ...env, OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9' },
+        input: ping,
+        encoding: 'utf8',
+        stdio: ['pipe', 'pipe', 'pipe'],
+      },
+    );
+    expect(proxied).toBe(ping);
 
     const startIn = (hold: number[]) =>
       inPrivateNetwork({
