@@ -2,9 +2,8 @@
 // prefix of the test's own, through npm's cache when it can), then `pnpm start` in a network namespace of its
 // own, once with 4317 held by another process (a local OpenTelemetry Collector's port) and once with it free,
 // so the README's 4318 and 4317 are the real ones and nobody else's. What `pnpm start` prints must be what the
-// README shows. Cost, quiet: copy and install ~3 s (pnpm links from its store and reuses better-sqlite3's
-// build from its side-effects cache), each start ~5 s (the dashboard's build, then the collector), side by side.
-
+// README shows. Cost: 32–52 s at a load of 19–25 on 2 cores, 11 s of CPU (decision 0043): pnpm links from its
+// store and reuses better-sqlite3's build from its side-effects cache; the two starts run side by side.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
