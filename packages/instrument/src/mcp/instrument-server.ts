@@ -1,5 +1,6 @@
 // `instrumentMcpServer`: one SERVER span per `tools/call` on an `McpServer` (or a low-level `Server`) of
-// @modelcontextprotocol/sdk, for tools registered before or after, with trace context from `params._meta`.
+// @modelcontextprotocol/sdk 1.x or @modelcontextprotocol/server 2.x, for tools registered before or after, with
+// trace context from `params._meta`.
 import { diag } from '@opentelemetry/api';
 import { ToolscopeError } from '../errors.js';
 import * as sc from '../semconv.js';
@@ -27,7 +28,7 @@ export function instrumentMcpServer<S extends object>(
   if (!found) {
     throw new ToolscopeError(
       'INVALID_OPTIONS',
-      'instrumentMcpServer: expected an McpServer or Server of @modelcontextprotocol/sdk',
+      'instrumentMcpServer: expected an McpServer or Server of @modelcontextprotocol/sdk or @modelcontextprotocol/server',
     );
   }
   const { low, high } = found;

@@ -7,7 +7,8 @@ import { createRedactor, type Redactor } from '../redact.js';
 import * as sc from '../semconv.js';
 import type { ResolvedMcpServerOptions } from './options.js';
 import { skipper } from './options.js';
-import { clientNameOf, type DecodedExtra, networkTransportOf, transportOf } from './sdk-access.js';
+import { type DecodedExtra, requestClientInfo, requestProtocolVersion } from './request-context.js';
+import { infoString, networkTransportOf, transportOf } from './sdk-access.js';
 
 export type ServerState = {
   low: object;
@@ -120,10 +121,12 @@ export function mcpServerAttributes(
   };
   if (extra.requestId !== undefined) attributes[sc.ATTR_JSONRPC_REQUEST_ID] = extra.requestId;
   if (extra.sessionId !== undefined) attributes[sc.ATTR_MCP_SESSION_ID] = extra.sessionId;
-  const clientName = clientNameOf(low, 'server');
+  const client = requestClientInfo(low, extra);
+  const clientName = infoString(client, 'name');
   if (clientName !== undefined) attributes[sc.ATTR_TOOLSCOPE_MCP_CLIENT_NAME] = clientName;
-  const header = extra.headers?.['mcp-protocol-version'];
-  const version = typeof header === 'string' ? header : state?.negotiatedVersion;
+  const clientVersion = infoString(client, 'version');
+  if (clientVersion !== undefined) attributes[sc.ATTR_TOOLSCOPE_MCP_CLIENT_VERSION] = clientVersion;
+  const version = requestProtocolVersion(extra, state?.negotiatedVersion);
   if (version !== undefined) attributes[sc.ATTR_MCP_PROTOCOL_VERSION] = version;
   const transport = networkTransportOf(transportOf(low));
   if (transport !== undefined) attributes[sc.ATTR_NETWORK_TRANSPORT] = transport;
