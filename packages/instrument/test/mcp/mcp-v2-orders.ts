@@ -1,0 +1,24 @@
+// The orders server of docs/mcp.md on SDK v2: one factory, instrumented, for every transport and both eras.
+import { McpServer } from '@modelcontextprotocol/server';
+import { instrumentMcpServer, registerMcpTool } from '@toolscope/instrument';
+import { z } from 'zod';
+import { getOrder } from './mcp-v2-get-order.js';
+
+export function ordersServer(): McpServer {
+  const server = instrumentMcpServer(new McpServer({ name: 'orders', version: '1.4.0' }));
+  // A plain SDK tool, traced as it is. The mean of no values is NaN, which breaks its own outputSchema.
+  server.registerTool(
+    'mean',
+    {
+      description: 'Mean of a list of numbers',
+      inputSchema: z.object({ values: z.array(z.number()) }),
+      outputSchema: z.object({ mean: z.number() }),
+    },
+    async ({ values }) => {
+      const mean = values.reduce((sum, v) => sum + v, 0) / values.length;
+      return { content: [{ type: 'text', text: String(mean) }], structuredContent: { mean } };
+    },
+  );
+  registerMcpTool(server, getOrder); // a defineTool tool: its Zod contract is the MCP contract
+  return server;
+}
