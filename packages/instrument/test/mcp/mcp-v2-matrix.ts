@@ -180,6 +180,12 @@ export function checkTurn(
     if (want.protocol === 'legacy') expect(String(version), label).toMatch(/^2025-/);
     else expect(version, label).toBe(want.protocol);
     expect(attr(c, 'mcp.protocol.version'), label).toBe(version);
+    // 2026-07-28 has no sessions (OTel must not get one); a 2025 Streamable HTTP session has its id on both sides.
+    const session = attr(s, 'mcp.session.id');
+    if (want.protocol === '2026-07-28' || want.transport === 'pipe')
+      expect(session).toBeUndefined();
+    else expect(session, label).toEqual(expect.any(String));
+    expect(attr(c, 'mcp.session.id'), label).toBe(session);
     expect(attr(s, 'toolscope.error.code'), label).toBe('code' in call ? call.code : undefined);
     expect(attr(c, 'toolscope.error.code'), label).toBe('code' in call ? call.code : undefined);
     expect(s?.statusCode, label).toBe('code' in call ? 2 : 0);
