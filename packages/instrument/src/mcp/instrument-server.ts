@@ -10,10 +10,28 @@ import {
   type McpServerInstrumentationOptions,
   mcpServerOptionsSchema,
   parseOptions,
+  type ResolvedMcpServerOptions,
 } from './options.js';
 import { plainToolsCall } from './plain-tool.js';
 import { isRecord, lowLevelServerOf, type RawHandler } from './sdk-access.js';
 import { createServerState, definedToolsOf, serverStateOf } from './server-state.js';
+
+// Options parsed once per options object: SDK v2's serving entries call a factory per connection or per request,
+// and a factory passes the same options each time (an options object changed after its first use keeps its first
+// reading).
+const parsedOptions = new WeakMap<object, ResolvedMcpServerOptions>();
+let defaultOptions: ResolvedMcpServerOptions | undefined;
+
+function resolveOptions(options: McpServerInstrumentationOptions | undefined) {
+  if (options === undefined)
+    return (defaultOptions ??= parseOptions(mcpServerOptionsSchema, {}, 'instrumentMcpServer'));
+  let resolved = parsedOptions.get(options);
+  if (!resolved) {
+    resolved = parseOptions(mcpServerOptionsSchema, options, 'instrumentMcpServer');
+    parsedOptions.set(options, resolved);
+  }
+  return resolved;
+}
 
 /**
  * Instruments an MCP server. Returns the same server. Calling it twice is harmless (the first options stay).
@@ -23,7 +41,7 @@ export function instrumentMcpServer<S extends object>(
   server: S,
   options?: McpServerInstrumentationOptions,
 ): S {
-  const resolved = parseOptions(mcpServerOptionsSchema, options, 'instrumentMcpServer');
+  const resolved = resolveOptions(options);
   const found = lowLevelServerOf(server);
   if (!found) {
     throw new ToolscopeError(

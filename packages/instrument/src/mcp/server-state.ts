@@ -23,6 +23,19 @@ export type ServerState = {
 
 const states = new WeakMap<object, ServerState>();
 const definedTools = new WeakMap<object, Map<string, unknown>>();
+// One hasher per key for the process: SDK v2's serving entries make a server per connection, or per request in
+// 2026-07-28 over HTTP, and preparing a key's pads costs more than hashing a call's input (hmac-sha256.ts).
+const hashers = new Map<string | undefined, Hasher>();
+const MAX_HASHERS = 16;
+
+function hasherFor(key: string | undefined): Hasher {
+  let hasher = hashers.get(key);
+  if (!hasher) {
+    hasher = createHasher(key);
+    if (hashers.size < MAX_HASHERS) hashers.set(key, hasher);
+  }
+  return hasher;
+}
 
 export function createServerState(
   low: object,
@@ -36,7 +49,7 @@ export function createServerState(
     high,
     options,
     skip: skipper(options.skipTools),
-    hasher: createHasher(options.hashKey ?? env.hashKey),
+    hasher: hasherFor(options.hashKey ?? env.hashKey),
     capture: capture !== false,
     redactor: createRedactor(typeof capture === 'object' ? capture : {}, undefined),
     negotiatedVersion: undefined,

@@ -4,6 +4,11 @@ import { instrumentMcpServer, registerMcpTool } from '@toolscope/instrument';
 import { z } from 'zod';
 import { getOrder } from './mcp-v2-get-order.js';
 
+// Made once, not per server: 2026-07-28 over HTTP makes a server per request, and a new schema object costs the
+// SDK its conversions (and the span its schema hash) each time.
+const meanInput = z.object({ values: z.array(z.number()) });
+const meanOutput = z.object({ mean: z.number() });
+
 export function ordersServer(): McpServer {
   const server = instrumentMcpServer(new McpServer({ name: 'orders', version: '1.4.0' }));
   // A plain SDK tool, traced as it is. The mean of no values is NaN, which breaks its own outputSchema.
@@ -11,8 +16,8 @@ export function ordersServer(): McpServer {
     'mean',
     {
       description: 'Mean of a list of numbers',
-      inputSchema: z.object({ values: z.array(z.number()) }),
-      outputSchema: z.object({ mean: z.number() }),
+      inputSchema: meanInput,
+      outputSchema: meanOutput,
     },
     async ({ values }) => {
       const mean = values.reduce((sum, v) => sum + v, 0) / values.length;
