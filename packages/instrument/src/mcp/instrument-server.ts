@@ -23,8 +23,10 @@ const parsedOptions = new WeakMap<object, ResolvedMcpServerOptions>();
 let defaultOptions: ResolvedMcpServerOptions | undefined;
 
 function resolveOptions(options: McpServerInstrumentationOptions | undefined) {
-  if (options === undefined)
-    return (defaultOptions ??= parseOptions(mcpServerOptionsSchema, {}, 'instrumentMcpServer'));
+  if (options === undefined) {
+    defaultOptions ??= parseOptions(mcpServerOptionsSchema, {}, 'instrumentMcpServer');
+    return defaultOptions;
+  }
   let resolved = parsedOptions.get(options);
   if (!resolved) {
     resolved = parseOptions(mcpServerOptionsSchema, options, 'instrumentMcpServer');

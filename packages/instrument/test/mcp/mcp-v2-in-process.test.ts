@@ -1,6 +1,6 @@
 // SDK v2 specifics that need no second process (trace propagation is tested across processes in mcp-v2-stdio and
-// mcp-v2-http): what a throwing handler leaves on its span, also after the SDK's `update()` replaced it; a
-// low-level `Server`; an unknown tool, which v2 answers with a protocol error; and over Streamable HTTP, the
+// mcp-v2-http): what a throwing handler leaves on its span, also after the SDK's `update()` replaced it; the path
+// of a result that breaks the tool's own outputSchema (SDK 1.x too); a low-level `Server`; an unknown tool, which v2 answers with a protocol error; and over Streamable HTTP, the
 // request's trace headers as links beside the `_meta` parent.
 import { createServer, type Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -57,6 +57,39 @@ describe('SDK v2 in one process', () => {
       expect(span?.events.find((e) => e.name === 'exception')?.attributes).toMatchObject({
         'exception.type': type,
       });
+    }
+  });
+
+  it('records a result that breaks its own outputSchema at the path that failed, on both majors', async () => {
+    const { McpServer: McpServerV1 } = await import('@modelcontextprotocol/sdk/server/mcp.js');
+    const { Client: ClientV1 } = await import('@modelcontextprotocol/sdk/client/index.js');
+    const { InMemoryTransport: MemoryV1 } = await import('@modelcontextprotocol/sdk/inMemory.js');
+    const v2 = instrumentMcpServer(new McpServer({ name: 'v2', version: '1' }), options);
+    const v1 = instrumentMcpServer(new McpServerV1({ name: 'v1', version: '1' }), options);
+    const stats = { outputSchema: z.object({ mean: z.number(), n: z.number() }) };
+    v2.registerTool('stats_v2', stats, () => ({
+      content: [],
+      structuredContent: { mean: 'NaN', n: 0 },
+    }));
+    v1.registerTool('stats_v1', { outputSchema: stats.outputSchema.shape }, () => ({
+      content: [],
+      structuredContent: { mean: 'NaN', n: 0 } as unknown as { mean: number; n: number },
+    }));
+    const c2 = await connected(v2);
+    await c2.callTool({ name: 'stats_v2', arguments: {} });
+    const c1 = new ClientV1({ name: 'agent', version: '1' });
+    const [a, b] = MemoryV1.createLinkedPair();
+    await Promise.all([v1.connect(b), c1.connect(a)]);
+    await c1.callTool({ name: 'stats_v1', arguments: {} });
+    await Promise.all([c1.close(), c2.close()]);
+    await tracing.settled();
+    for (const name of ['stats_v1', 'stats_v2']) {
+      const attributes = servers(name)[0]?.attributes;
+      expect(attributes?.['toolscope.error.code'], name).toBe('INVALID_OUTPUT');
+      const issues = JSON.parse(String(attributes?.['toolscope.validation.issues']));
+      expect(issues, name).toEqual([
+        expect.objectContaining({ path: 'mean', code: 'invalid_type' }),
+      ]);
     }
   });
 
