@@ -156,14 +156,19 @@ export function transportString(
   return typeof value === 'string' && value !== '' ? value : undefined;
 }
 
-/** What a server's `getClientVersion()` (public, set by `initialize`) answers now: the client's info object. */
-export function clientInfoOf(server: object): unknown {
-  const getter = get(server, 'getClientVersion');
+/** What a public getter method of an SDK object answers now; undefined when it is missing or throws. */
+function callGetter(obj: object, method: string): unknown {
+  const getter = get(obj, method);
   try {
-    return typeof getter === 'function' ? getter.call(server) : undefined;
+    return typeof getter === 'function' ? getter.call(obj) : undefined;
   } catch {
     return undefined;
   }
+}
+
+/** What a server's `getClientVersion()` (public, set by `initialize`) answers now: the client's info object. */
+export function clientInfoOf(server: object): unknown {
+  return callGetter(server, 'getClientVersion');
 }
 
 /** A string field (`name`, `version`) of a peer's info object, cut to 128 characters, as it comes from the peer. */
@@ -182,23 +187,13 @@ export function ownClientInfo(client: object): unknown {
  * of `initialize`, or in the 2026-07-28 revision the `io.modelcontextprotocol/serverInfo` `_meta` of `server/discover`.
  */
 export function serverInfoOf(client: object): unknown {
-  const getter = get(client, 'getServerVersion');
-  try {
-    return typeof getter === 'function' ? getter.call(client) : undefined;
-  } catch {
-    return undefined;
-  }
+  return callGetter(client, 'getServerVersion');
 }
 
 /** The protocol version a client negotiated (public `getNegotiatedProtocolVersion()`, SDK v2 only). */
 export function clientProtocolVersion(client: object): string | undefined {
-  const getter = get(client, 'getNegotiatedProtocolVersion');
-  try {
-    const version: unknown = typeof getter === 'function' ? getter.call(client) : undefined;
-    return typeof version === 'string' && version !== '' ? version : undefined;
-  } catch {
-    return undefined;
-  }
+  const version = callGetter(client, 'getNegotiatedProtocolVersion');
+  return typeof version === 'string' && version !== '' ? version : undefined;
 }
 
 /** The id the client's next request will carry (private `_requestMessageId`, assigned synchronously). */
