@@ -1,11 +1,12 @@
-// The cross-process matrix of both SDK majors (docs/mcp.md): the orders servers run as child processes exporting
-// OTLP/JSON to a loopback receiver each, the clients run here; one agent turn per configuration, then the checks
-// every configuration must pass: one trace per call with the server span the child of the client span (only the
-// wire carries that across processes), the codes and failing paths, who called whom, and the contracts.
-import { type ChildProcess, spawn } from 'node:child_process';
+// The cross-process matrix of both SDK majors (docs/mcp.md), shared by mcp-v2-stdio.test.ts (servers exporting to
+// a loopback receiver each) and test/e2e/mcp-v2-collector.test.ts (Streamable HTTP, into a collector): one agent
+// turn per configuration, then the checks every configuration must pass: one trace per call with the server span
+// the child of the client span (only the wire carries that across processes), the codes and failing paths, who
+// called whom.
 import { fileURLToPath } from 'node:url';
 import { context, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { expect } from 'vitest';
 import { startReceiver } from '../otlp-receiver.js';
 import { createTracing } from '../tracing.js';
@@ -27,14 +28,20 @@ export type AnyClient = {
 };
 
 /** The agent's turn: each call with the code and failing path its server span must carry. */
-export const CALLS = [
+export type Call = {
+  tool: string;
+  args: Record<string, unknown>;
+  code?: string;
+  path?: string;
+};
+export const CALLS: readonly Call[] = [
   { tool: 'get_order', args: { orderId: 'o-1' } },
   { tool: 'get_order', args: { orderId: 7 }, code: 'INVALID_INPUT', path: 'orderId' },
   { tool: 'get_order', args: { orderId: 'o-404' }, code: 'REJECTED' },
   { tool: 'mean', args: { values: [1, 2, 3] } },
   { tool: 'mean', args: { values: 'x' }, code: 'INVALID_INPUT', path: 'values' },
   { tool: 'mean', args: { values: [] }, code: 'INVALID_OUTPUT', path: 'mean' },
-] as const;
+];
 
 export type Expected = {
   client: { name: string; version: string };
@@ -78,32 +85,6 @@ export function serverEnv(endpoint: string, extra: Record<string, string> = {}) 
   };
 }
 
-/** An HTTP server process: resolves with its URL once it listens; stop() ends it. */
-export async function startHttpServer(file: string, env: Record<string, string>) {
-  const child: ChildProcess = spawn(process.execPath, [...TSX_IMPORT, serverFile(file)], {
-    env: { ...env, PORT: '0' },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const url = await new Promise<URL>((resolve, reject) => {
-    let out = '';
-    child.stdout?.on('data', (d: Buffer) => {
-      out += d.toString();
-      const m = /on (http:\/\/\S+)/.exec(out);
-      if (m?.[1]) resolve(new URL(m[1]));
-    });
-    child.once('exit', (code) => reject(new Error(`${file} exited (${code}) before listening`)));
-  });
-  return {
-    url,
-    stop: () =>
-      new Promise<void>((resolve) => {
-        if (child.exitCode !== null) return resolve();
-        child.once('exit', () => resolve());
-        child.kill('SIGTERM');
-      }),
-  };
-}
-
 /** A receiver of one server process's spans. */
 export async function receiverFor() {
   const receiver = await startReceiver();
@@ -116,28 +97,15 @@ export async function receiverFor() {
         .allJsonSpans()
         .filter((s) => s.name.startsWith('tool_contract '))
         .map((s) => s.name.slice('tool_contract '.length)),
-    /** Waits until the server spans of `traceId` have all arrived; fails when none arrives for 10 s. */
-    async settle(traceId: string, count: number): Promise<SpanView[]> {
-      let seen = -1;
-      let since = Date.now();
-      for (;;) {
-        const spans = spansOf(traceId);
-        if (spans.length >= count) return spans;
-        if (spans.length !== seen) [seen, since] = [spans.length, Date.now()];
-        if (Date.now() - since > 10_000)
-          throw new Error(`${spans.length} of ${count} server spans of trace ${traceId}`);
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
-    },
   };
 }
 
-/** One agent turn in a root span of its own: the tool list, then every call of CALLS. Returns the trace id. */
-export async function agentTurn(client: AnyClient): Promise<string> {
+/** One agent turn in a root span of its own: the tool list, then each call in order. Returns the trace id. */
+export async function agentTurn(client: AnyClient, calls = CALLS): Promise<string> {
   return trace.getTracer('agent').startActiveSpan('agent.turn', async (root) => {
     const listed = await client.listTools();
     expect(listed.tools.map((t) => t.name).sort()).toEqual(['get_order', 'mean']);
-    for (const call of CALLS) await client.callTool({ name: call.tool, arguments: call.args });
+    for (const call of calls) await client.callTool({ name: call.tool, arguments: call.args });
     root.end();
     return root.spanContext().traceId;
   });
@@ -145,21 +113,25 @@ export async function agentTurn(client: AnyClient): Promise<string> {
 
 const attr = (s: SpanView | undefined, key: string) => s?.attributes[key];
 
-/** The checks of one configuration: its client spans (here) and server spans (from its server's process). */
-export function checkTurn(
-  tracing: ReturnType<typeof createTracing>,
-  traceId: string,
-  serverSpans: SpanView[],
-  want: Expected,
-): void {
-  const clients = tracing
-    .spans()
+/** The CLIENT spans of one trace, in the order they started. */
+export function clientSpansOf(spans: ReadableSpan[], traceId: string): SpanView[] {
+  return spans
     .filter((s) => s.spanContext().traceId === traceId && s.kind === 2)
     .sort((a, b) => a.startTime[0] - b.startTime[0] || a.startTime[1] - b.startTime[1])
     .map(viewOf);
-  expect(clients.map((c) => attr(c, 'gen_ai.tool.name'))).toEqual(CALLS.map((c) => c.tool));
-  expect(serverSpans.filter((s) => s.kind === 1)).toHaveLength(CALLS.length);
-  for (const [i, call] of CALLS.entries()) {
+}
+
+/** The checks of one configuration's turn: its client spans (here) and server spans (from another process). */
+export function checkTurn(
+  clients: SpanView[],
+  traceId: string,
+  serverSpans: SpanView[],
+  want: Expected,
+  calls = CALLS,
+): void {
+  expect(clients.map((c) => attr(c, 'gen_ai.tool.name'))).toEqual(calls.map((c) => c.tool));
+  expect(serverSpans.filter((s) => s.kind === 1)).toHaveLength(calls.length);
+  for (const [i, call] of calls.entries()) {
     const c = clients[i];
     const label = `${call.tool} #${i}`;
     // The only way across processes: `_meta.traceparent` of this very request.
@@ -186,10 +158,10 @@ export function checkTurn(
       expect(session).toBeUndefined();
     else expect(session, label).toEqual(expect.any(String));
     expect(attr(c, 'mcp.session.id'), label).toBe(session);
-    expect(attr(s, 'toolscope.error.code'), label).toBe('code' in call ? call.code : undefined);
-    expect(attr(c, 'toolscope.error.code'), label).toBe('code' in call ? call.code : undefined);
-    expect(s?.statusCode, label).toBe('code' in call ? 2 : 0);
-    if ('path' in call) {
+    expect(attr(s, 'toolscope.error.code'), label).toBe(call.code);
+    expect(attr(c, 'toolscope.error.code'), label).toBe(call.code);
+    expect(s?.statusCode, label).toBe(call.code ? 2 : 0);
+    if (call.path) {
       const issues = JSON.parse(String(attr(s, 'toolscope.validation.issues'))) as {
         path: string;
       }[];

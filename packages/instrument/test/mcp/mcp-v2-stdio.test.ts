@@ -13,6 +13,7 @@ import {
   type AnyClient,
   agentTurn,
   checkTurn,
+  clientSpansOf,
   type Expected,
   matrixTracing,
   receiverFor,
@@ -116,7 +117,8 @@ describe('MCP over stdio across processes, both SDK majors', () => {
     '%s: one trace per call, codes, client and server named',
     async (_, key, want) => {
       const { traceId, receiver } = await (turns[key] as Promise<Turn>);
-      checkTurn(tracing, traceId, receiver.spansOf(traceId), { ...want, transport: 'pipe' });
+      const clients = clientSpansOf(tracing.spans(), traceId);
+      checkTurn(clients, traceId, receiver.spansOf(traceId), { ...want, transport: 'pipe' });
       // Every tool the server listed reached the catalog as a contract, once.
       expect(receiver.contractNames().sort()).toEqual(['get_order', 'mean']);
     },
