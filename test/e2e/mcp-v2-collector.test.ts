@@ -120,7 +120,10 @@ type CallRow = { side: string; paired: boolean; clientName: string | null; trace
 const rows = async (query: string) =>
   (await api<{ calls: CallRow[] }>(`/api/calls?limit=1000&${query}`)).calls;
 
-/** Both sides of `calls` calls stored: the servers' spans come from other processes, a batch at a time. */
+/**
+ * Both sides of `calls` calls stored: the servers' spans come from other processes, a batch at a time. Fails when
+ * nothing new is stored for 30 s.
+ */
 async function stored(calls: number): Promise<void> {
   let seen = -1;
   let since = Date.now();
@@ -131,7 +134,7 @@ async function stored(calls: number): Promise<void> {
     if (client === calls && server === calls) return;
     const now = (client ?? 0) + (server ?? 0);
     if (now !== seen) [seen, since] = [now, Date.now()];
-    if (Date.now() - since > 10_000)
+    if (Date.now() - since > 30_000)
       throw new Error(`stored ${client} client, ${server} server rows`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
@@ -149,7 +152,7 @@ beforeAll(async () => {
   const urls = await Promise.all(
     ['mcp-v2-http-server.ts', 'mcp-v2-sdk1-server.ts'].map(async (file) => {
       const proc = start(`packages/instrument/test/mcp/${file}`, [], env);
-      return new URL((await proc.waitFor(/on (http:\/\/\S+)/, 120_000))[1] as string);
+      return new URL((await proc.waitFor(/on (http:\/\/\S+)/, 200_000))[1] as string);
     }),
   );
   const url = { v2: urls[0] as URL, v1: urls[1] as URL };
@@ -172,7 +175,8 @@ beforeAll(async () => {
   await new Promise((resolve) => setImmediate(resolve));
   await provider.forceFlush();
   await stored(cases.length * TURN.length);
-}, 120_000);
+  // On a machine others load, two server processes may take a minute to start; each wait above follows progress.
+}, 300_000);
 
 afterAll(async () => {
   await stopAll();
