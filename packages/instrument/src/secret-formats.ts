@@ -1,70 +1,106 @@
 // Provider secrets with a fixed prefix (docs/redaction.md): one entry per format, named after the rule of
 // gitleaks (config/gitleaks.toml) or trufflehog (pkg/detectors) it follows. A match is a secret. Each lies within
-// one run of token characters (secret-values.ts scans only such runs for them): no spaces, colons or quotes.
+// one run of token characters (secret-values.ts scans only such runs for them), and starts at a word boundary
+// with one of its prefixes: a run where no prefix starts is not scanned at all.
 
-/** Provider formats with a fixed prefix: a match is a secret. */
-export const PROVIDER_FORMATS: ReadonlyArray<readonly [string, string]> = [
-  ['anthropic-api-key', String.raw`\bsk-ant-[A-Za-z0-9_-]{8,}`],
-  ['openai-api-key', String.raw`\bsk-(?:proj|svcacct|admin|None)-[A-Za-z0-9_-]{6,}`],
-  ['stripe-access-token', String.raw`\b(?:sk|rk|pk)_(?:live|test|prod)_[A-Za-z0-9]{8,}`],
-  ['stripe-webhook-secret', String.raw`\bwhsec_[A-Za-z0-9+/=]{20,}`],
-  ['github-fine-grained-pat', String.raw`\bgithub_pat_[A-Za-z0-9_]{20,}`],
-  ['github-token', String.raw`\bgh[pousr]_[A-Za-z0-9]{20,}`],
-  [
+/** One format: the literal prefixes it starts with (after a word boundary), and what follows them. */
+export type ProviderFormat = { id: string; prefixes: readonly string[]; body: string };
+
+const f = (id: string, prefixes: readonly string[], body: string): ProviderFormat => ({
+  id,
+  prefixes,
+  body,
+});
+const each = (heads: readonly string[], tails: readonly string[]) =>
+  heads.flatMap((h) => tails.map((t) => `${h}${t}`));
+
+export const PROVIDER_FORMATS: readonly ProviderFormat[] = [
+  f('anthropic-api-key', ['sk-ant-'], String.raw`[\w-]{8,}`),
+  f(
+    'openai-api-key',
+    each(['sk-'], ['proj-', 'svcacct-', 'admin-', 'None-']),
+    String.raw`[\w-]{6,}`,
+  ),
+  f(
+    'stripe-access-token',
+    each(['sk_', 'rk_', 'pk_'], ['live_', 'test_', 'prod_']),
+    '[A-Za-z0-9]{8,}',
+  ),
+  f('stripe-webhook-secret', ['whsec_'], '[A-Za-z0-9+/=]{20,}'),
+  f('github-fine-grained-pat', ['github_pat_'], String.raw`\w{20,}`),
+  f('github-token', ['ghp_', 'gho_', 'ghu_', 'ghs_', 'ghr_'], '[A-Za-z0-9]{20,}'),
+  f(
     'gitlab-token',
-    String.raw`\bgl(?:pat|dt|rt|ptt|ft|imt|oas|soat|ffct|agent|cbt)-[A-Za-z0-9_.-]{15,}|\bGR1348941[\w-]{20,}`,
-  ],
-  ['gcp-api-key', String.raw`\bAIza[\w-]{35}`],
-  ['gcp-oauth', String.raw`\bya29\.[\w-]{20,}|\bGOCSPX-[\w-]{20,}`],
-  ['aws-access-token', String.raw`\b(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}\b`],
-  ['aws-bedrock-api-key', String.raw`\bABSK[A-Za-z0-9+/]{100,}={0,2}`],
-  ['azure-ad-client-secret', String.raw`(?<![\w~.-])[\w~.]{3}\dQ~[\w~.-]{31,34}(?![\w~.-])`],
-  ['slack-token', String.raw`\bxox[abposre]-[A-Za-z0-9-]{10,}|\bxapp-\d-[A-Za-z0-9-]{10,}`],
-  [
+    ['pat', 'dt', 'rt', 'ptt', 'ft', 'imt', 'oas', 'soat', 'ffct', 'agent', 'cbt'].map(
+      (k) => `gl${k}-`,
+    ),
+    String.raw`[\w.-]{15,}`,
+  ),
+  f('gitlab-runner-registration-token', ['GR1348941'], String.raw`[\w-]{20,}`),
+  f('gcp-api-key', ['AIza'], String.raw`[\w-]{35}`),
+  f('gcp-oauth-token', ['ya29.'], String.raw`[\w-]{20,}`),
+  f('gcp-client-secret', ['GOCSPX-'], String.raw`[\w-]{20,}`),
+  f('aws-access-token', ['A3T', 'AKIA', 'ASIA', 'ABIA', 'ACCA'], String.raw`[A-Z0-9]{16,17}\b`),
+  f('aws-bedrock-api-key', ['ABSK'], '[A-Za-z0-9+/]{100,}={0,2}'),
+  f('slack-token', each(['xox'], ['a-', 'b-', 'p-', 'o-', 's-', 'r-', 'e-']), '[A-Za-z0-9-]{10,}'),
+  f('slack-app-token', ['xapp-'], String.raw`\d-[A-Za-z0-9-]{10,}`),
+  f(
     'slack-webhook-url',
-    String.raw`hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9+/_-]{20,}`,
-  ],
-  ['discord-webhook-url', String.raw`discord(?:app)?\.com/api/webhooks/\d+/[\w-]{20,}`],
-  ['npm-access-token', String.raw`\bnpm_[A-Za-z0-9]{36}`],
-  ['pypi-upload-token', String.raw`\bpypi-AgEIcHlwaS5vcmc[\w-]{20,}`],
-  ['huggingface-access-token', String.raw`\b(?:hf|api_org)_[A-Za-z0-9]{30,}`],
-  ['sendgrid-api-token', String.raw`\bSG\.[\w-]{16,}\.[\w-]{16,}`],
-  ['twilio-api-key', String.raw`\bSK[0-9a-fA-F]{32}\b`],
-  ['mailgun-api-key', String.raw`\bkey-[0-9a-f]{32}\b`],
-  ['shopify-token', String.raw`\bshp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}`],
-  ['digitalocean-token', String.raw`\bdo[opr]_v1_[a-f0-9]{64}`],
-  ['databricks-api-token', String.raw`\bdapi[a-f0-9]{32}`],
-  ['doppler-api-token', String.raw`\bdp\.(?:pt|st|sa|ct|scim|audit)\.[A-Za-z0-9]{40,}`],
-  ['vault-token', String.raw`\bhv[sb]\.[\w-]{24,}`],
-  ['age-secret-key', String.raw`\bAGE-SECRET-KEY-1[0-9A-Z]{58}`],
-  [
-    'grafana-token',
-    String.raw`\bglsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}|\bglc_[A-Za-z0-9+/]{32,}={0,2}`,
-  ],
-  ['groq-api-key', String.raw`\bgsk_[A-Za-z0-9]{40,}`],
-  ['xai-api-key', String.raw`\bxai-[A-Za-z0-9]{60,}`],
-  ['perplexity-api-key', String.raw`\bpplx-[A-Za-z0-9]{40,}`],
-  ['replicate-api-token', String.raw`\br8_[A-Za-z0-9]{30,}`],
-  ['linear-api-key', String.raw`\blin_api_[A-Za-z0-9]{40}`],
-  ['notion-api-token', String.raw`\bntn_[A-Za-z0-9]{40,}|\bsecret_[A-Za-z0-9]{43}\b`],
-  ['postman-api-token', String.raw`\bPMAK-[a-f0-9]{24}-[a-f0-9]{34}`],
-  ['sentry-token', String.raw`\bsntry[su]_[A-Za-z0-9+/=_]{30,}`],
-  ['atlassian-api-token', String.raw`\bATATT3[A-Za-z0-9_=-]{100,}`],
-  ['square-access-token', String.raw`\b(?:EAAA|sq0atp-|sq0csp-)[\w-]{22,}`],
-  ['facebook-page-access-token', String.raw`\bEAA[MC][A-Za-z0-9]{100,}`],
-  ['telegram-bot-api-token', String.raw`\b\d{8,10}:AA[\w-]{33}\b`],
-  ['heroku-api-key-v2', String.raw`\bHRKU-[\w-]{58,}`],
-  ['pulumi-api-token', String.raw`\bpul-[a-f0-9]{40}`],
-  ['planetscale-token', String.raw`\bpscale_(?:tkn|oauth|pw)_[\w=.-]{32,}`],
-  ['rubygems-api-token', String.raw`\brubygems_[a-f0-9]{48}`],
-  ['openshift-user-token', String.raw`\bsha256~[\w-]{43}`],
-  ['dynatrace-api-token', String.raw`\bdt0c01\.[A-Za-z0-9]{24}\.[A-Za-z0-9]{64}`],
-  ['flyio-access-token', String.raw`\bfo1_[\w-]{43}|\bfm[12][ar]?_[A-Za-z0-9+/]{100,}={0,3}`],
-  ['prefect-api-token', String.raw`\bpnu_[A-Za-z0-9]{36}`],
-  ['new-relic-key', String.raw`\bNR(?:AK|II|JS)-[A-Za-z0-9-]{19,32}`],
-  ['sendinblue-api-token', String.raw`\bxkeysib-[a-f0-9]{64}-[A-Za-z0-9]{16}`],
-  ['artifactory-api-key', String.raw`\bAKCp[A-Za-z0-9]{69}`],
-  ['alibaba-access-key-id', String.raw`\bLTAI[A-Za-z0-9]{20}`],
-  ['mapbox-secret-token', String.raw`\bsk\.eyJ[\w-]{20,}\.[\w-]{10,}`],
-  ['onepassword-service-account-token', String.raw`\bops_eyJ[A-Za-z0-9+/]{100,}={0,3}`],
+    ['hooks.slack.com/'],
+    String.raw`(?:services|workflows|triggers)/[\w+/-]{20,}`,
+  ),
+  f(
+    'discord-webhook-url',
+    ['discord.com/api/webhooks/', 'discordapp.com/api/webhooks/'],
+    String.raw`\d+/[\w-]{20,}`,
+  ),
+  f('npm-access-token', ['npm_'], '[A-Za-z0-9]{36}'),
+  f('pypi-upload-token', ['pypi-AgEIcHlwaS5vcmc'], String.raw`[\w-]{20,}`),
+  f('huggingface-access-token', ['hf_', 'api_org_'], '[A-Za-z0-9]{30,}'),
+  f('sendgrid-api-token', ['SG.'], String.raw`[\w-]{16,}\.[\w-]{16,}`),
+  f('twilio-api-key', ['SK'], String.raw`[0-9a-fA-F]{32}\b`),
+  f('mailgun-api-key', ['key-'], String.raw`[0-9a-f]{32}\b`),
+  f('shopify-token', ['shpat_', 'shpca_', 'shppa_', 'shpss_'], '[a-fA-F0-9]{32}'),
+  f('digitalocean-token', ['doo_v1_', 'dop_v1_', 'dor_v1_'], '[a-f0-9]{64}'),
+  f('databricks-api-token', ['dapi'], '[a-f0-9]{32}'),
+  f(
+    'doppler-api-token',
+    each(['dp.'], ['pt.', 'st.', 'sa.', 'ct.', 'scim.', 'audit.']),
+    '[A-Za-z0-9]{40,}',
+  ),
+  f('vault-token', ['hvs.', 'hvb.'], String.raw`[\w-]{24,}`),
+  f('age-secret-key', ['AGE-SECRET-KEY-1'], '[0-9A-Z]{58}'),
+  f('grafana-service-account-token', ['glsa_'], '[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}'),
+  f('grafana-cloud-api-token', ['glc_'], '[A-Za-z0-9+/]{32,}={0,2}'),
+  f('groq-api-key', ['gsk_'], '[A-Za-z0-9]{40,}'),
+  f('xai-api-key', ['xai-'], '[A-Za-z0-9]{60,}'),
+  f('perplexity-api-key', ['pplx-'], '[A-Za-z0-9]{40,}'),
+  f('replicate-api-token', ['r8_'], '[A-Za-z0-9]{30,}'),
+  f('linear-api-key', ['lin_api_'], '[A-Za-z0-9]{40}'),
+  f('notion-api-token', ['ntn_'], '[A-Za-z0-9]{40,}'),
+  f('postman-api-token', ['PMAK-'], '[a-f0-9]{24}-[a-f0-9]{34}'),
+  f('sentry-token', ['sntrys_', 'sntryu_'], '[A-Za-z0-9+/=_]{30,}'),
+  f('atlassian-api-token', ['ATATT3'], String.raw`[\w=-]{100,}`),
+  f('square-access-token', ['EAAA', 'sq0atp-', 'sq0csp-'], String.raw`[\w-]{22,}`),
+  f('facebook-page-access-token', ['EAAM', 'EAAC'], '[A-Za-z0-9]{100,}'),
+  f('heroku-api-key-v2', ['HRKU-'], String.raw`[\w-]{58,}`),
+  f('pulumi-api-token', ['pul-'], '[a-f0-9]{40}'),
+  f('planetscale-token', ['pscale_tkn_', 'pscale_oauth_', 'pscale_pw_'], String.raw`[\w=.-]{32,}`),
+  f('rubygems-api-token', ['rubygems_'], '[a-f0-9]{48}'),
+  f('openshift-user-token', ['sha256~'], String.raw`[\w-]{43}`),
+  f('dynatrace-api-token', ['dt0c01.'], String.raw`[A-Za-z0-9]{24}\.[A-Za-z0-9]{64}`),
+  f('flyio-access-token', ['fo1_'], String.raw`[\w-]{43}`),
+  f('prefect-api-token', ['pnu_'], '[A-Za-z0-9]{36}'),
+  f('new-relic-key', ['NRAK-', 'NRII-', 'NRJS-'], '[A-Za-z0-9-]{19,32}'),
+  f('sendinblue-api-token', ['xkeysib-'], '[a-f0-9]{64}-[A-Za-z0-9]{16}'),
+  f('artifactory-api-key', ['AKCp'], '[A-Za-z0-9]{69}'),
+  f('alibaba-access-key-id', ['LTAI'], '[A-Za-z0-9]{20}'),
+  f('mapbox-secret-token', ['sk.eyJ'], String.raw`[\w-]{20,}\.[\w-]{10,}`),
+  f('onepassword-service-account-token', ['ops_eyJ'], '[A-Za-z0-9+/]{100,}={0,3}'),
 ];
+
+/** A format as regex source (no capturing group): a prefix at a word boundary, then the body. */
+export function sourceOf(format: ProviderFormat): string {
+  const escaped = format.prefixes.map((p) => p.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&'));
+  return String.raw`\b(?:${escaped.join('|')})${format.body}`;
+}

@@ -127,12 +127,36 @@ function wordsOf(key: string): string[] {
 }
 
 /**
+ * Answers per key already read: keys repeat (the same payload shapes, the same attribute names), and reading
+ * one costs a few string passes. Bounded: emptied when full.
+ */
+class KeyCache {
+  readonly #answers = new Map<string, boolean>();
+  constructor(private readonly limit: number) {}
+  get(key: string, read: (key: string) => boolean): boolean {
+    let answer = this.#answers.get(key);
+    if (answer === undefined) {
+      answer = read(key);
+      if (this.#answers.size >= this.limit) this.#answers.clear();
+      this.#answers.set(key, answer);
+    }
+    return answer;
+  }
+}
+const secretKeys = new KeyCache(4096);
+const secretAttributeNames = new KeyCache(4096);
+
+/**
  * Whether values under `key` are secret (`password`, `X-Api-Key`, `access_token`, `connection_string`,
  * `userPassword`, …). `extra` holds folded names (foldKey) the caller adds.
  */
 export function isSecretKey(key: string, extra?: ReadonlySet<string>): boolean {
+  if (extra !== undefined && extra.size > 0 && extra.has(foldKey(key))) return true;
+  return secretKeys.get(key, readSecretKey);
+}
+
+function readSecretKey(key: string): boolean {
   const folded = foldKey(key);
-  if (extra?.has(folded)) return true;
   for (const compound of SECRET_COMPOUNDS) if (folded.includes(compound)) return true;
   for (const word of wordsOf(key)) {
     if (SECRET_WORDS.has(word)) return true;
@@ -147,8 +171,11 @@ export function isSecretKey(key: string, extra?: ReadonlySet<string>): boolean {
  * something (`password_length`, `session_timeout_ms`). Any other number under a secret key is masked (a PIN).
  */
 export function keepsNumber(key: string): boolean {
-  return wordsOf(key).some((word) => MEASURE_WORDS.has(word) || COUNTED.has(word));
+  return measures.get(key, readMeasure);
 }
+const measures = new KeyCache(4096);
+const readMeasure = (key: string) =>
+  wordsOf(key).some((word) => MEASURE_WORDS.has(word) || COUNTED.has(word));
 
 /** Whether `value` stays although its key is secret: no boolean or null is a secret, nor a measure (keepsNumber). */
 export function keptUnderSecretKey(key: string, value: unknown): boolean {
@@ -162,6 +189,10 @@ export function keptUnderSecretKey(key: string, value: unknown): boolean {
  * (`mcp.session.id`, `ai.telemetry.metadata.sessionId`, `traceloop.association.properties.session_id`).
  */
 export function isSecretAttributeName(name: string): boolean {
+  return secretAttributeNames.get(name, readSecretAttributeName);
+}
+
+function readSecretAttributeName(name: string): boolean {
   const last = name.slice(name.lastIndexOf('.') + 1);
   if (!isSecretKey(last)) return false;
   const words = wordsOf(last);

@@ -19,24 +19,28 @@ export const TRIGGER = {
   run: 32,
 } as const;
 
-/** What one pass found: the groups to run, and where the long runs are (start, end pairs). */
-export type Triggers = { groups: number; runs: number[] };
-
 const RUN = 1;
 const HEX = 2;
 const DIGIT = 4;
 const NAME = 8;
-/** Per ASCII code: part of a token run, lower-case hex (or a dash), a digit, part of a key name. */
-const CLASS = Uint8Array.from({ length: 128 }, (_, c) => {
+/** `-`, `:`, `=`: characters of a run that something else also watches. */
+const MARK = 16;
+/**
+ * Per UTF-16 code (64 KiB, so the loop needs no range check): part of a token run, lower-case hex (or a dash), a
+ * digit, part of a key name, watched.
+ */
+const CLASS = Uint8Array.from({ length: 65536 }, (_, c) => {
+  if (c >= 128) return 0;
   const ch = String.fromCharCode(c);
   return (
     (/[A-Za-z0-9_+/=~.:-]/.test(ch) ? RUN : 0) |
     (/[0-9a-f-]/.test(ch) ? HEX : 0) |
     (/[0-9]/.test(ch) ? DIGIT : 0) |
-    (/[A-Za-z0-9_.-]/.test(ch) ? NAME : 0)
+    (/[A-Za-z0-9_.-]/.test(ch) ? NAME : 0) |
+    (/[-:=]/.test(ch) ? MARK : 0)
   );
 });
-const classOf = (code: number): number => (code < 128 ? (CLASS[code] ?? 0) : 0);
+const classOf = (code: number): number => CLASS[code] ?? 0;
 const MIN_RUN = 14;
 const AUTH_WORDS = new Set(['bearer', 'basic', 'digest', 'token']);
 
@@ -56,48 +60,115 @@ function hintBefore(text: string, at: number): boolean {
   return false;
 }
 
-/** The rule groups `text` can hold, and its long non-hex runs. */
-export function triggersOf(text: string): Triggers {
+/** The rule groups `text` can hold; its long non-hex runs are pushed on `runs` (start, end pairs). */
+export function triggersOf(text: string, runs: number[]): number {
   let groups = 0;
-  const runs: number[] = [];
-  let runStart = -1;
-  let runHex = true;
-  let dashes = 0;
+  // Digits of a card-like sequence, single spaces or dashes between them, and whether the last was a digit.
   let cardDigits = 0;
   let lastWasDigit = false;
   const n = text.length;
-  for (let i = 0; i <= n; i++) {
-    const code = i < n ? text.charCodeAt(i) : 32;
-    const cls = classOf(code);
-    if (cls & RUN) {
-      if (runStart < 0) {
-        runStart = i;
-        runHex = true;
+  let i = 0;
+  while (i < n) {
+    let code = text.charCodeAt(i);
+    let cls = classOf(code);
+    if (!(cls & RUN)) {
+      if (code === 64) groups |= TRIGGER.at;
+      if (code === 32 && lastWasDigit) lastWasDigit = false;
+      else {
+        cardDigits = 0;
+        lastWasDigit = false;
       }
-      if (!(cls & HEX)) runHex = false;
-    } else if (runStart >= 0) {
-      const length = i - runStart;
-      if (length >= MIN_RUN && !runHex) runs.push(runStart, i);
-      else if (length >= 5 && length <= 6 && AUTH_WORDS.has(text.slice(runStart, i).toLowerCase()))
-        groups |= TRIGGER.words;
-      runStart = -1;
+      i++;
+      continue;
     }
-    if (code === 64) groups |= TRIGGER.at;
-    dashes = code === 45 ? dashes + 1 : 0;
-    if (dashes === 5) groups |= TRIGGER.begin;
-    if ((code === 58 || code === 61) && !(groups & TRIGGER.assign) && hintBefore(text, i))
-      groups |= TRIGGER.assign;
-    if (cls & DIGIT) {
-      cardDigits++;
-      lastWasDigit = true;
-      if (cardDigits === 13) groups |= TRIGGER.digits;
-    } else if ((code === 32 || code === 45) && lastWasDigit) {
-      lastWasDigit = false;
-    } else {
-      cardDigits = 0;
-      lastWasDigit = false;
-    }
+    // A run of token characters, read to its end.
+    const start = i;
+    let hex = HEX;
+    let dashes = 0;
+    do {
+      hex &= cls;
+      if (cls & DIGIT) {
+        lastWasDigit = true;
+        if (++cardDigits === 13) groups |= TRIGGER.digits;
+      } else if (code === 45 && lastWasDigit) lastWasDigit = false;
+      else {
+        cardDigits = 0;
+        lastWasDigit = false;
+      }
+      if (cls & MARK) {
+        dashes = code === 45 ? dashes + 1 : 0;
+        if (dashes === 5) groups |= TRIGGER.begin;
+        if (code !== 45 && !(groups & TRIGGER.assign) && hintBefore(text, i))
+          groups |= TRIGGER.assign;
+      } else dashes = 0;
+      i++;
+      code = text.charCodeAt(i);
+      cls = i < n ? classOf(code) : 0;
+    } while (cls & RUN);
+    const length = i - start;
+    if (length >= MIN_RUN && hex === 0) runs.push(start, i);
+    else if ((length === 5 || length === 6) && isAuthWord(text, start, i)) groups |= TRIGGER.words;
   }
   if (runs.length > 0) groups |= TRIGGER.run;
-  return { groups, runs };
+  return groups;
+}
+
+/** Bearer, Basic, Digest or Token, in any case (the first letter is checked before anything is cut out). */
+function isAuthWord(text: string, start: number, end: number): boolean {
+  const first = text.charCodeAt(start) | 32;
+  if (first !== 98 && first !== 100 && first !== 116) return false;
+  return AUTH_WORDS.has(text.slice(start, end).toLowerCase());
+}
+
+/**
+ * What a run of token characters must hold for a rule of the run group to match in it: one of its literal
+ * prefixes at a word boundary, a literal marker anywhere, or that many base64 characters in a row.
+ */
+export type RunFilter = { prefixes?: readonly string[]; marker?: string; base64?: number };
+
+const WORD = /\w/;
+const BASE64 = /[A-Za-z0-9+/]/;
+const isWord = (code: number) => code < 128 && WORD.test(String.fromCharCode(code));
+const WORD_CHAR = Uint8Array.from({ length: 128 }, (_, c) => (isWord(c) ? 1 : 0));
+const BASE64_CHAR = Uint8Array.from({ length: 128 }, (_, c) =>
+  BASE64.test(String.fromCharCode(c)) ? 1 : 0,
+);
+
+/**
+ * A test of `text[start, end)` that says whether any of `filters` can match there: cheaper than the run
+ * group's expression, which then runs only on the runs that pass (a name, a hash or a path rarely does).
+ */
+export function runFilterOf(
+  filters: readonly RunFilter[],
+): (text: string, start: number, end: number) => boolean {
+  const pairs = new Set<number>();
+  const markers: string[] = [];
+  let base64 = Number.POSITIVE_INFINITY;
+  for (const f of filters) {
+    const prefixes = f.prefixes ?? [];
+    for (const p of prefixes) pairs.add((p.charCodeAt(0) << 8) | p.charCodeAt(1));
+    if (f.marker) markers.push(f.marker);
+    if (f.base64) base64 = Math.min(base64, f.base64);
+    if (prefixes.length === 0 && !f.marker && !f.base64)
+      throw new Error('a rule of the run group must say what it needs');
+  }
+  return (text, start, end) => {
+    let segment = 0;
+    for (let i = start; i < end; i++) {
+      const code = text.charCodeAt(i);
+      const previous = i === start ? 32 : text.charCodeAt(i - 1);
+      if (
+        !(previous < 128 && WORD_CHAR[previous]) &&
+        pairs.has((code << 8) | text.charCodeAt(i + 1))
+      )
+        return true;
+      segment = code < 128 && BASE64_CHAR[code] ? segment + 1 : 0;
+      if (segment >= base64) return true;
+    }
+    for (const marker of markers) {
+      const at = text.indexOf(marker, start);
+      if (at >= 0 && at + marker.length <= end) return true;
+    }
+    return false;
+  };
 }

@@ -2,9 +2,9 @@
 // (config/gitleaks.toml) and trufflehog (pkg/detectors), shared by the instrument's payloads and exception
 // messages, the proxy and the collector. A pass over the characters says which groups of rules can match
 // (secret-triggers.ts); those run as one regular expression, the provider formats only over the long runs.
-import { PROVIDER_FORMATS } from './secret-formats.js';
+import { PROVIDER_FORMATS, sourceOf } from './secret-formats.js';
 import { isSecretKey, keepsNumber, SECRET_KEY_HINTS } from './secret-keys.js';
-import { TRIGGER, triggersOf } from './secret-triggers.js';
+import { type RunFilter, runFilterOf, TRIGGER, triggersOf } from './secret-triggers.js';
 
 /** How a masked value reads: `[REDACTED:<kind>]`. */
 export const maskOf = (kind: string): string => `[REDACTED:${kind}]`;
@@ -16,6 +16,8 @@ export type SecretRule = {
   source: string;
   /** What a text needs for the rule to match (secret-triggers.ts). */
   group: number;
+  /** Rules of the run group: what a run needs for the rule to match there (secret-triggers.ts). */
+  needs?: RunFilter;
   /** What the match becomes; by default `[REDACTED:api_key]`. */
   mask?: (match: string, offset: number, text: string) => string;
 };
@@ -32,6 +34,18 @@ const anyCase = (word: string) =>
 const ASSIGN = String.raw`\\?["']?[ \t]{0,3}(?:=>|:=|=|:)[ \t]{0,3}`;
 const ASSIGNED_VALUE = String.raw`(?:"[^"\n]{1,4096}"|'[^'\n]{1,4096}'|(?:[Bb]earer|[Bb]asic|[Tt]oken|[Dd]igest)[ \t]+[^\s"'&;,]{1,1024}|\d(?:[ -]?\d){12,18}\b|[^\s"'&;,<>]{1,1024})`;
 const NAME_CHAR = /[A-Za-z0-9_.-]/;
+const NOT_SECRET_VALUES = new Set([
+  'string',
+  'number',
+  'integer',
+  'boolean',
+  'object',
+  'array',
+  'null',
+  'undefined',
+  'true',
+  'false',
+]);
 const ASSIGNMENT_PARTS = new RegExp(`^([A-Za-z0-9_.-]*)(${ASSIGN})([\\s\\S]*)$`);
 
 /**
@@ -47,6 +61,8 @@ function maskAssignment(match: string, offset: number, text: string): string {
   const name = text.slice(start, offset) + rest;
   if (!isSecretKey(name)) return rest + separator + maskSecrets(value);
   if (/^-?\d+(?:\.\d+)?$/.test(value) && keepsNumber(name)) return match;
+  // `password:string` in a shape or a schema, `has_token=true`: a type or a boolean, not a secret.
+  if (NOT_SECRET_VALUES.has(value)) return match;
   const quote = value.startsWith('"') || value.startsWith("'") ? value.charAt(0) : '';
   return `${rest}${separator}${quote}${maskOf('secret')}${quote}`;
 }
@@ -69,6 +85,7 @@ export const SECRET_RULES: readonly SecretRule[] = [
     id: 'jwt',
     source: String.raw`\beyJ[\w-]{5,}\.[\w-]{5,}\.[\w-]*`,
     group: TRIGGER.run,
+    needs: { prefixes: ['eyJ'] },
     mask: () => maskOf('jwt'),
   },
   {
@@ -83,12 +100,30 @@ export const SECRET_RULES: readonly SecretRule[] = [
     group: TRIGGER.words,
     mask: () => maskOf('credential'),
   },
-  ...PROVIDER_FORMATS.map(([id, source]) => ({ id, source, group: TRIGGER.run })),
+  ...PROVIDER_FORMATS.map((format) => ({
+    id: format.id,
+    source: sourceOf(format),
+    group: TRIGGER.run,
+    needs: { prefixes: format.prefixes },
+  })),
+  {
+    id: 'azure-ad-client-secret',
+    source: String.raw`(?<![\w~.-])[\w~.]{3}\dQ~[\w~.-]{31,34}(?![\w~.-])`,
+    group: TRIGGER.run,
+    needs: { marker: 'Q~' },
+  },
+  {
+    id: 'telegram-bot-api-token',
+    source: String.raw`\b\d{8,10}:AA[\w-]{33}\b`,
+    group: TRIGGER.run,
+    needs: { marker: ':AA' },
+  },
   {
     id: 'openai-api-key-legacy',
     // `sk-` and 20+ characters with a digit: OpenAI's older keys and the same style elsewhere (DeepSeek, …).
     source: String.raw`\bsk-[A-Za-z0-9][\w-]{19,}`,
     group: TRIGGER.run,
+    needs: { prefixes: ['sk-'] },
     mask: (m) => (hasDigit.test(m) ? apiKey : m),
   },
   {
@@ -109,6 +144,7 @@ export const SECRET_RULES: readonly SecretRule[] = [
     // 40 characters of base64 with upper, lower case and digits, standing alone (trufflehog's AWS secret).
     source: '(?<![A-Za-z0-9/+=])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])',
     group: TRIGGER.run,
+    needs: { base64: 40 },
     mask: (m) => (mixedBase64.test(m) ? apiKey : m),
   },
   {
@@ -146,7 +182,9 @@ function scannerOf(rules: readonly SecretRule[]): Scanner {
   };
 }
 
-const runScanner = scannerOf(SECRET_RULES.filter((r) => r.group === TRIGGER.run));
+const runRules = SECRET_RULES.filter((r) => r.group === TRIGGER.run);
+const runScanner = scannerOf(runRules);
+const runMayMatch = runFilterOf(runRules.map((r) => r.needs ?? {}));
 /** Scanners of the other groups, per combination found in a text (at most 32, made on first use). */
 const scanners = new Map<number, Scanner>();
 function textScanner(groups: number): Scanner {
@@ -158,9 +196,13 @@ function textScanner(groups: number): Scanner {
   return scanner;
 }
 
+/** Scratch for the runs of the text being read: read whole before any mask can call maskSecrets again. */
+const runs: number[] = [];
+
 /** `text` with every secret the rules know masked; the same string when it holds none. */
 export function maskSecrets(text: string): string {
-  const { groups, runs } = triggersOf(text);
+  runs.length = 0;
+  const groups = triggersOf(text, runs);
   if (groups === 0) return text;
   let out = text;
   if (runs.length > 0) {
@@ -170,6 +212,7 @@ export function maskSecrets(text: string): string {
     for (let i = 0; i < runs.length; i += 2) {
       const start = runs[i] ?? 0;
       const end = runs[i + 1] ?? 0;
+      if (!runMayMatch(text, start, end)) continue;
       const run = text.slice(start, end);
       const masked = run.replace(pattern, replace);
       if (masked === run) continue;
