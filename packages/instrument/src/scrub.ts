@@ -51,7 +51,8 @@ const SCHEMA_NAME_KEYS: ReadonlySet<string> = new Set([
 
 /** An integer that is a card number (Luhn) is masked wherever it stands. */
 export function maskCardNumber(value: number): number | string {
-  if (!Number.isInteger(value)) return value;
+  // Thirteen digits at least: most numbers are told apart by their size alone.
+  if ((value < 1e12 && value > -1e12) || !Number.isInteger(value)) return value;
   const digits = Math.abs(value).toString();
   return luhnValid(digits) ? maskOf('card') : value;
 }

@@ -21,13 +21,16 @@ export const TRIGGER = {
 
 const RUN = 1;
 const HEX = 2;
-const DIGIT = 4;
+/** A digit or a dash: what a card number's run is made of. */
+const NUMERIC = 4;
 const NAME = 8;
 /** `-`, `:`, `=`: characters of a run that something else also watches. */
 const MARK = 16;
+const DIGIT_SHIFT = 5;
+const DIGIT = 1 << DIGIT_SHIFT;
 /**
  * Per UTF-16 code (64 KiB, so the loop needs no range check): part of a token run, lower-case hex (or a dash), a
- * digit, part of a key name, watched.
+ * digit or dash, part of a key name, watched, a digit.
  */
 const CLASS = Uint8Array.from({ length: 65536 }, (_, c) => {
   if (c >= 128) return 0;
@@ -35,16 +38,21 @@ const CLASS = Uint8Array.from({ length: 65536 }, (_, c) => {
   return (
     (/[A-Za-z0-9_+/=~.:-]/.test(ch) ? RUN : 0) |
     (/[0-9a-f-]/.test(ch) ? HEX : 0) |
-    (/[0-9]/.test(ch) ? DIGIT : 0) |
+    (/[0-9-]/.test(ch) ? NUMERIC : 0) |
     (/[A-Za-z0-9_.-]/.test(ch) ? NAME : 0) |
-    (/[-:=]/.test(ch) ? MARK : 0)
+    (/[-:=]/.test(ch) ? MARK : 0) |
+    (/[0-9]/.test(ch) ? DIGIT : 0)
   );
 });
+/** The class of a code; 0 past the end of the text (charCodeAt gives NaN there). */
 const classOf = (code: number): number => CLASS[code] ?? 0;
 const MIN_RUN = 14;
 const AUTH_WORDS = new Set(['bearer', 'basic', 'digest', 'token']);
 
-/** Whether the name before a `:` or `=` at `at` holds a hint word (secret-keys.ts). */
+/** A name that holds a hint word (secret-keys.ts), read from where it starts; it cannot run past its end. */
+const HINT_IN_NAME = new RegExp(`[A-Za-z0-9_.-]*?(?:${SECRET_KEY_HINTS.join('|')})`, 'iy');
+
+/** Whether the name before a `:` or `=` at `at` holds a hint word. */
 function hintBefore(text: string, at: number): boolean {
   let end = at;
   let code = text.charCodeAt(end - 1);
@@ -55,17 +63,16 @@ function hintBefore(text: string, at: number): boolean {
   let start = end;
   while (start > 0 && end - start < 64 && classOf(text.charCodeAt(start - 1)) & NAME) start--;
   if (end - start < 2) return false;
-  const name = text.slice(start, end).toLowerCase();
-  for (const hint of SECRET_KEY_HINTS) if (name.includes(hint)) return true;
-  return false;
+  HINT_IN_NAME.lastIndex = start;
+  return HINT_IN_NAME.test(text) && HINT_IN_NAME.lastIndex <= end;
 }
 
 /** The rule groups `text` can hold; its long non-hex runs are pushed on `runs` (start, end pairs). */
 export function triggersOf(text: string, runs: number[]): number {
   let groups = 0;
-  // Digits of a card-like sequence, single spaces or dashes between them, and whether the last was a digit.
+  // Digits of a card-like sequence: runs of digits and dashes, single spaces between them.
   let cardDigits = 0;
-  let lastWasDigit = false;
+  let afterNumber = false;
   const n = text.length;
   let i = 0;
   while (i < n) {
@@ -73,41 +80,33 @@ export function triggersOf(text: string, runs: number[]): number {
     let cls = classOf(code);
     if (!(cls & RUN)) {
       if (code === 64) groups |= TRIGGER.at;
-      if (code === 32 && lastWasDigit) lastWasDigit = false;
-      else {
-        cardDigits = 0;
-        lastWasDigit = false;
-      }
+      if (!(code === 32 && afterNumber)) cardDigits = 0;
+      afterNumber = false;
       i++;
       continue;
     }
-    // A run of token characters, read to its end.
+    // A run of token characters, read to its end: what all its characters are, and how many digits.
     const start = i;
-    let hex = HEX;
+    let all = cls;
+    let digits = 0;
     let dashes = 0;
     do {
-      hex &= cls;
-      if (cls & DIGIT) {
-        lastWasDigit = true;
-        if (++cardDigits === 13) groups |= TRIGGER.digits;
-      } else if (code === 45 && lastWasDigit) lastWasDigit = false;
-      else {
-        cardDigits = 0;
-        lastWasDigit = false;
-      }
+      all &= cls;
+      digits += (cls & DIGIT) >> DIGIT_SHIFT;
       if (cls & MARK) {
         dashes = code === 45 ? dashes + 1 : 0;
         if (dashes === 5) groups |= TRIGGER.begin;
-        if (code !== 45 && !(groups & TRIGGER.assign) && hintBefore(text, i))
-          groups |= TRIGGER.assign;
+        if (code !== 45 && !(groups & TRIGGER.assign) && hintBefore(text, i)) groups |= TRIGGER.assign;
       } else dashes = 0;
-      i++;
-      code = text.charCodeAt(i);
-      cls = i < n ? classOf(code) : 0;
+      code = text.charCodeAt(++i);
+      cls = classOf(code);
     } while (cls & RUN);
     const length = i - start;
-    if (length >= MIN_RUN && hex === 0) runs.push(start, i);
+    if (length >= MIN_RUN && !(all & HEX)) runs.push(start, i);
     else if ((length === 5 || length === 6) && isAuthWord(text, start, i)) groups |= TRIGGER.words;
+    afterNumber = (all & NUMERIC) !== 0 && digits > 0;
+    cardDigits = afterNumber ? cardDigits + digits : 0;
+    if (cardDigits >= 13) groups |= TRIGGER.digits;
   }
   if (runs.length > 0) groups |= TRIGGER.run;
   return groups;

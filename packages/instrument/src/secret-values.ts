@@ -201,7 +201,7 @@ const runs: number[] = [];
 
 /** `text` with every secret the rules know masked; the same string when it holds none. */
 export function maskSecrets(text: string): string {
-  runs.length = 0;
+  if (runs.length > 0) runs.length = 0;
   const groups = triggersOf(text, runs);
   if (groups === 0) return text;
   let out = text;

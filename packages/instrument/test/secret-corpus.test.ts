@@ -2,6 +2,7 @@
 // exception messages and in captured payloads (strings of JSON included), every usual spelling of a secret key,
 // ordinary keys and values untouched, and defineTool's spans with capture off and on. The collector, the MCP
 // adapters and the proxy run the same corpus in test/e2e/secrets-*.test.ts.
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { defineTool } from '../src/index.js';
@@ -26,6 +27,18 @@ describe('the corpus and the rules', () => {
     const covered = new Set(SECRET_FORMATS.map((e) => e.rule));
     expect([...ids].filter((id) => !covered.has(id))).toEqual([]);
     expect([...covered].filter((id) => !ids.has(id))).toEqual([]);
+  });
+
+  it('is what docs/redaction.md promises: the page names every rule, and no rule it does not have', () => {
+    const page = readFileSync(new URL('../../../docs/redaction.md', import.meta.url), 'utf8');
+    const ids = SECRET_RULES.map((r) => r.id);
+    expect(ids.filter((id) => !page.includes(`\`${id}\``))).toEqual([]);
+    const tables = page.slice(page.indexOf('## Values'), page.indexOf('## Keys'));
+    const named = [...tables.matchAll(/^\| (`[a-z0-9-]+`(?:, `[a-z0-9-]+`)*) /gm)].flatMap((m) =>
+      (m[1] ?? '').split(', ').map((id) => id.slice(1, -1)),
+    );
+    expect(named.length).toBeGreaterThan(40);
+    expect(named.filter((id) => !ids.includes(id))).toEqual([]);
   });
 
   it('masks every format in free text, keeping the words around it', () => {
