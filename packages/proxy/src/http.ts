@@ -1,7 +1,8 @@
 // The HTTP reverse proxy: serves the upstream's own path (and, for the older HTTP+SSE transport, the message
 // endpoint its stream names), forwards every request and answer (JSON or Server-Sent Events) as it comes, and
-// observes a copy, one observer per MCP session (per request when the upstream keeps no sessions). A POST's
-// body gets the proxy's traceparent in a `tools/call`, as over stdio.
+// observes a copy, one observer per MCP session (`Mcp-Session-Id`), or per client connection where there is no
+// session (a stateless server, the 2026-07-28 revision). A POST's body gets the proxy's traceparent in a
+// `tools/call`, as over stdio; every header (`Mcp-Method` and `Mcp-Name` too) goes upstream as it came.
 import {
   createServer,
   request as httpRequest,
@@ -9,7 +10,8 @@ import {
   type ServerResponse,
 } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
+import { ConversationScopes } from './conversation-scopes.js';
 import { causeOf, type Logger } from './log.js';
 import type { McpObserver } from './observer.js';
 import type { ProxyOptions } from './options.js';
@@ -69,6 +71,11 @@ export function runHttpProxy(o: HttpProxyOptions): Promise<number> {
   const upstream = new URL(o.options.upstream);
   const send = upstream.protocol === 'https:' ? httpsRequest : httpRequest;
   const sessions = new Map<string, McpObserver>();
+  // Traffic without a session is observed per client connection (an answer comes back on its request's), and
+  // its calls are grouped into conversations by client (conversation-scopes.ts).
+  const byConnection = new WeakMap<Socket, McpObserver>();
+  const connections = new Set<McpObserver>();
+  const scopes = new ConversationScopes();
   if (o.options.enforceOutput)
     o.log.log(
       'warn',
@@ -77,7 +84,7 @@ export function runHttpProxy(o: HttpProxyOptions): Promise<number> {
 
   // The paths served: the upstream's own, and the message endpoints the older SSE transport names.
   const paths = new Set([upstream.pathname]);
-  const remember = (session: string, observer: McpObserver) => {
+  const remember = (session: string, observer: McpObserver, socket: Socket) => {
     // Sessions a client never deletes are forgotten oldest first, past a bound.
     if (sessions.size >= MAX_SESSIONS) {
       const oldest = sessions.keys().next().value;
@@ -85,24 +92,41 @@ export function runHttpProxy(o: HttpProxyOptions): Promise<number> {
     }
     sessions.set(session, observer);
     observer.setSession(session);
+    // The connection's observer became the session's: the connection's next session-less traffic is new.
+    if (byConnection.get(socket) === observer) {
+      byConnection.delete(socket);
+      connections.delete(observer);
+    }
   };
   /** The older transport's `endpoint` event: where the client will POST, with its session in the query. */
-  const onEndpoint = (data: Buffer, observer: McpObserver) => {
+  const onEndpoint = (data: Buffer, observer: McpObserver, socket: Socket) => {
     const target = new URL(data.toString().trim(), upstream);
     if (target.origin !== upstream.origin) return;
     paths.add(target.pathname);
     const session = target.searchParams.get('sessionId');
-    if (session && !sessions.has(session)) remember(session, observer);
+    if (session && !sessions.has(session)) remember(session, observer, socket);
   };
 
   const observerFor = (req: IncomingMessage): McpObserver => {
     const id =
       req.headers[SESSION] ?? new URL(req.url ?? '/', 'http://proxy').searchParams.get('sessionId');
     const key = typeof id === 'string' ? id : undefined;
-    let observer = key ? sessions.get(key) : undefined;
+    if (key) {
+      let observer = sessions.get(key);
+      if (!observer) {
+        observer = o.run.observe('tcp', key);
+        sessions.set(key, observer);
+      }
+      return observer;
+    }
+    let observer = byConnection.get(req.socket);
     if (!observer) {
-      observer = o.run.observe('tcp', key);
-      if (key) sessions.set(key, observer);
+      const address = req.socket.remoteAddress ?? '';
+      const made = o.run.observe('tcp', undefined, (meta) => scopes.of(address, meta));
+      byConnection.set(req.socket, made);
+      connections.add(made);
+      req.socket.once('close', () => connections.delete(made));
+      observer = made;
     }
     return observer;
   };
@@ -140,7 +164,8 @@ export function runHttpProxy(o: HttpProxyOptions): Promise<number> {
     const out = send(target, { method: req.method, headers }, (answer) => {
       const session = answer.headers[SESSION];
       // The initialize answer names the session: later requests carrying it share this observer.
-      if (typeof session === 'string' && !sessions.has(session)) remember(session, observer);
+      if (typeof session === 'string' && !sessions.has(session))
+        remember(session, observer, req.socket);
       const responseHeaders: Record<string, string | string[]> = {};
       for (const [k, v] of Object.entries(answer.headers))
         if (v !== undefined && (!HOP.has(k) || k === 'content-length')) responseHeaders[k] = v;
@@ -148,7 +173,7 @@ export function runHttpProxy(o: HttpProxyOptions): Promise<number> {
       const type = String(answer.headers['content-type'] ?? '');
       const reader = type.includes('text/event-stream')
         ? sseReader((data, event) => {
-            if (event === 'endpoint') onEndpoint(data, observer);
+            if (event === 'endpoint') onEndpoint(data, observer, req.socket);
             else observer.fromUpstream(data);
           })
         : jsonReader(type, (data) => observer.fromUpstream(data));
@@ -230,6 +255,7 @@ export function runHttpProxy(o: HttpProxyOptions): Promise<number> {
       server.close();
       server.closeAllConnections();
       for (const observer of sessions.values()) observer.endAll();
+      for (const observer of connections) observer.endAll();
       void o.finish().then(() => resolve(0));
     };
     process.on('SIGTERM', stop);

@@ -1,7 +1,7 @@
 // What the proxy makes of one MCP session's traffic: it reads a copy of each whole line in either direction,
-// opens a span per `tools/call` request and ends it with the upstream's answer, learns the server and protocol
-// from `initialize` (or, in the stateless 2026-07-28 revision, `server/discover`) and the contracts from
-// `tools/list`. It never throws into the forwarding path.
+// opens a span per `tools/call` request and ends it with the upstream's answer, learns who is at either end from
+// `initialize` (in the stateless 2026-07-28 revision, from each request's `_meta` envelope and each answer's
+// `serverInfo`) and the contracts from `tools/list`. It never throws into the forwarding path.
 import * as sc from '@toolscope/instrument/semconv';
 import {
   type CallContext,
@@ -15,15 +15,16 @@ import {
   type Unopened,
 } from './call-span.js';
 import { enforcedResponse } from './enforce.js';
+import { readEnvelope, readInitialize, readServer } from './envelope.js';
 import { idKey, looksLikeJson, parseLine, type RpcMessage } from './jsonrpc.js';
 import { causeOf, type Logger } from './log.js';
 import { formatTraceparent, nowNs } from './otlp/trace-context.js';
-import type { ProxyTelemetry } from './telemetry.js';
+import type { SessionTelemetry } from './telemetry.js';
 import type { ToolTable } from './tool-table.js';
 import { withTraceparent } from './trace-meta.js';
 
 type Pending =
-  | { kind: 'initialize' }
+  | { kind: 'bootstrap' }
   | { kind: 'list'; firstPage: boolean }
   | { kind: 'call'; call: OpenCall };
 
@@ -36,11 +37,17 @@ export type TrafficCounts = {
 };
 
 export type ObserverOptions = {
-  telemetry: ProxyTelemetry;
+  /** The session's own: its spans go under its server's name. */
+  telemetry: SessionTelemetry;
   tools: ToolTable;
   log: Logger;
   context: CallContext;
   enforceOutput: boolean;
+  /**
+   * For traffic without a session: the conversation of a call, from its request's `_meta` (the client it names).
+   * Without it, or once the traffic has a session, every call of the observer is the session's conversation.
+   */
+  conversationOf?: (meta: Record<string, unknown> | undefined) => string;
 };
 
 const isRecord = (v: unknown): v is Record<string, unknown> =>
@@ -49,15 +56,12 @@ const isRecord = (v: unknown): v is Record<string, unknown> =>
 // Client lines that can matter: every other line is forwarded without being parsed at all.
 const WATCHED = ['"tools/', '"initialize"', '"server/discover"'];
 
-/** Where the stateless revision (2026-07-28) puts on each request what `initialize` used to say once. */
-const META_CLIENT_INFO = 'io.modelcontextprotocol/clientInfo';
-const META_PROTOCOL_VERSION = 'io.modelcontextprotocol/protocolVersion';
-
-/** Observer of one session (a stdio child, or one Streamable HTTP session). */
+/** Observer of one session (a stdio child, one Streamable HTTP session, or one connection without a session). */
 export class McpObserver {
   readonly #o: ObserverOptions;
   readonly #pending = new Map<string, Pending>();
   #unopened: Unopened[] = [];
+  #conversationOf: ObserverOptions['conversationOf'];
   readonly counts: TrafficCounts = {
     calls: 0,
     malformedFromClient: 0,
@@ -67,11 +71,13 @@ export class McpObserver {
 
   constructor(options: ObserverOptions) {
     this.#o = options;
+    this.#conversationOf = options.conversationOf;
   }
 
   /** The MCP session this observer follows, once the upstream named it (Streamable HTTP). */
   setSession(id: string): void {
     this.#o.context.sessionId = id;
+    this.#conversationOf = undefined;
   }
 
   /** Calls in flight. */
@@ -129,6 +135,9 @@ export class McpObserver {
   }
 
   #open(u: Unopened): void {
+    // The client and protocol of this very request (2026-07-28), read as its span opens.
+    readEnvelope(u.request.meta, this.#o.context);
+    if (this.#conversationOf) this.#o.context.conversationId = this.#conversationOf(u.request.meta);
     const call = startCall(
       this.#o.telemetry.tracer(),
       u.opening,
@@ -207,17 +216,12 @@ export class McpObserver {
     const key = idKey(m.id);
     const c = this.#o.context;
     if (m.method === 'initialize') {
-      const info = m.params?.clientInfo;
-      if (isRecord(info) && typeof info.name === 'string') c.clientName = info.name.slice(0, 256);
-      this.#pending.set(key, { kind: 'initialize' });
+      readInitialize(m.params, c);
+      this.#pending.set(key, { kind: 'bootstrap' });
     } else if (m.method === 'server/discover') {
       // The stateless revision's bootstrap: no handshake, the client's name and version in `_meta`.
-      const meta = isRecord(m.params?._meta) ? m.params._meta : {};
-      const info = meta[META_CLIENT_INFO];
-      if (isRecord(info) && typeof info.name === 'string') c.clientName = info.name.slice(0, 256);
-      const version = meta[META_PROTOCOL_VERSION];
-      if (typeof version === 'string') c.protocolVersion = version.slice(0, 64);
-      this.#pending.set(key, { kind: 'initialize' });
+      readEnvelope(isRecord(m.params?._meta) ? m.params._meta : undefined, c);
+      this.#pending.set(key, { kind: 'bootstrap' });
     } else if (m.method === 'tools/list') {
       this.#pending.set(key, { kind: 'list', firstPage: m.params?.cursor === undefined });
     } else if (m.method === sc.MCP_METHOD_TOOLS_CALL && typeof m.params?.name === 'string') {
@@ -247,7 +251,10 @@ export class McpObserver {
     const pending = this.#pending.get(key);
     if (!pending) return undefined;
     this.#pending.delete(key);
-    if (pending.kind === 'initialize') {
+    // A 2026-07-28 server names itself in every answer: the session's spans are named by it.
+    if (m.kind === 'result')
+      readServer(m.result, this.#o.telemetry.server, pending.kind === 'bootstrap');
+    if (pending.kind === 'bootstrap') {
       if (m.kind === 'result') this.#onInitialized(m.result);
       return undefined;
     }
@@ -264,7 +271,7 @@ export class McpObserver {
     }
     const { call } = pending;
     if (m.kind === 'error') {
-      endWithError(call, m.code);
+      endWithError(call, m.code, m.message);
       return undefined;
     }
     const broken = checkOutput(call, m.result);
@@ -276,15 +283,9 @@ export class McpObserver {
     return undefined;
   }
 
+  /** The protocol version `initialize` agreed on (`server/discover` answers with the versions it supports). */
   #onInitialized(result: unknown): void {
-    if (!isRecord(result)) return;
-    if (typeof result.protocolVersion === 'string')
-      this.#o.context.protocolVersion = result.protocolVersion;
-    const info = result.serverInfo;
-    if (isRecord(info) && typeof info.name === 'string')
-      this.#o.telemetry.setServer(
-        info.name,
-        typeof info.version === 'string' ? info.version : undefined,
-      );
+    if (isRecord(result) && typeof result.protocolVersion === 'string')
+      this.#o.context.protocolVersion = result.protocolVersion.slice(0, 64);
   }
 }

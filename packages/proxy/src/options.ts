@@ -9,7 +9,7 @@ export const USAGE = `Usage:
 
 Options:
   --otlp-endpoint URL   collector base URL (default $OTEL_EXPORTER_OTLP_ENDPOINT, else http://127.0.0.1:4318)
-  --service-name NAME   service.name of the spans (default: the server's name from initialize)
+  --service-name NAME   service.name of the spans (default: each session's server, as it names itself)
   --capture-content     record redacted arguments and results (default $TOOLSCOPE_CAPTURE_CONTENT)
   --enforce-output      answer a result that breaks its tool's outputSchema with an isError envelope
   --upstream URL        the remote MCP server (HTTP mode); its path is served, e.g. /mcp
