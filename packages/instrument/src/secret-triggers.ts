@@ -96,7 +96,8 @@ export function triggersOf(text: string, runs: number[]): number {
       if (cls & MARK) {
         dashes = code === 45 ? dashes + 1 : 0;
         if (dashes === 5) groups |= TRIGGER.begin;
-        if (code !== 45 && !(groups & TRIGGER.assign) && hintBefore(text, i)) groups |= TRIGGER.assign;
+        if (code !== 45 && !(groups & TRIGGER.assign) && hintBefore(text, i))
+          groups |= TRIGGER.assign;
       } else dashes = 0;
       code = text.charCodeAt(++i);
       cls = classOf(code);
