@@ -94,10 +94,11 @@ export async function viaMcpAdapters(
   await Promise.all([server.connect(b), client.connect(a)]);
   for (const payload of corpusPayloads())
     await client.callTool({ name: 'mcp_echo', arguments: { payload } });
-  for (const message of corpusMessages()) {
+  for (const message of corpusMessages())
     await client.callTool({ name: 'mcp_refuse', arguments: { message } });
+  // A thrown error's message takes the exception path, masked whatever the capture setting: a few suffice.
+  for (const message of corpusMessages().slice(0, 4))
     await client.callTool({ name: 'mcp_throw', arguments: { message } });
-  }
   await client.close();
   await turn();
 }
