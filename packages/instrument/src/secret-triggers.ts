@@ -32,18 +32,17 @@ const DIGIT = 1 << DIGIT_SHIFT;
  * Per UTF-16 code (64 KiB, so the loop needs no range check): part of a token run, lower-case hex (or a dash), a
  * digit or dash, part of a key name, watched, a digit.
  */
-const CLASS = Uint8Array.from({ length: 65536 }, (_, c) => {
-  if (c >= 128) return 0;
+const CLASS = new Uint8Array(65536);
+for (let c = 0; c < 128; c++) {
   const ch = String.fromCharCode(c);
-  return (
+  CLASS[c] =
     (/[A-Za-z0-9_+/=~.:-]/.test(ch) ? RUN : 0) |
     (/[0-9a-f-]/.test(ch) ? HEX : 0) |
     (/[0-9-]/.test(ch) ? NUMERIC : 0) |
     (/[A-Za-z0-9_.-]/.test(ch) ? NAME : 0) |
     (/[-:=]/.test(ch) ? MARK : 0) |
-    (/[0-9]/.test(ch) ? DIGIT : 0)
-  );
-});
+    (/[0-9]/.test(ch) ? DIGIT : 0);
+}
 /** The class of a code; 0 past the end of the text (charCodeAt gives NaN there). */
 const classOf = (code: number): number => CLASS[code] ?? 0;
 const MIN_RUN = 14;
@@ -129,10 +128,12 @@ export type RunFilter = { prefixes?: readonly string[]; marker?: string; base64?
 const WORD = /\w/;
 const BASE64 = /[A-Za-z0-9+/]/;
 const isWord = (code: number) => code < 128 && WORD.test(String.fromCharCode(code));
-const WORD_CHAR = Uint8Array.from({ length: 128 }, (_, c) => (isWord(c) ? 1 : 0));
-const BASE64_CHAR = Uint8Array.from({ length: 128 }, (_, c) =>
-  BASE64.test(String.fromCharCode(c)) ? 1 : 0,
-);
+const WORD_CHAR = new Uint8Array(128);
+const BASE64_CHAR = new Uint8Array(128);
+for (let c = 0; c < 128; c++) {
+  WORD_CHAR[c] = isWord(c) ? 1 : 0;
+  BASE64_CHAR[c] = BASE64.test(String.fromCharCode(c)) ? 1 : 0;
+}
 
 /**
  * A test of `text[start, end)` that says whether any of `filters` can match there: cheaper than the run
