@@ -8,7 +8,7 @@ import {
 import { query } from '../api';
 import { useApi } from '../hooks';
 import { formatPercent, rangeParams, type TimeRange } from '../time';
-import { Head, Load, Section } from '../ui';
+import { counted, Head, Load, Section } from '../ui';
 
 type Row = ToolRecoveryResponse['byCode'][number];
 
@@ -58,7 +58,7 @@ function Tables({ r }: { r: ToolRecoveryResponse }) {
   return (
     <>
       <p data-testid="tool-recovery">
-        After {r.failures} failed call{r.failures === 1 ? '' : 's'} the agent repaired its input in{' '}
+        After {counted(r.failures, 'failed call')} the agent repaired its input in{' '}
         <b>{rate(r.repairRate)}</b> and recovered (its next call of this tool succeeded) in{' '}
         <b>{rate(r.recoveredRate)}</b>.
         {r.limited && ` The newest ${r.failures} of ${r.failuresInRange} failures are counted.`}
@@ -128,9 +128,9 @@ export function RecoveryShare({ range, tick }: { range: TimeRange; tick: number 
   const d = r.data;
   return (
     <p class="recovery-share" data-testid="recovery-share">
-      Agents recovered from <b>{rate(d.recoveredRate)}</b> of {d.failures} failed call
-      {d.failures === 1 ? '' : 's'} in this range (repaired {d.outcomes.repaired}, repeated{' '}
-      {d.outcomes.repeated}, switched tools {d.outcomes.switched}, gave up {d.outcomes.gave_up}).
+      Agents recovered from <b>{rate(d.recoveredRate)}</b> of {counted(d.failures, 'failed call')}{' '}
+      in this range (repaired {d.outcomes.repaired}, repeated {d.outcomes.repeated}, switched tools{' '}
+      {d.outcomes.switched}, gave up {d.outcomes.gave_up}).
     </p>
   );
 }
