@@ -14,12 +14,20 @@ export function readBody(
   holding: Holding,
   maxBytes: number,
 ): Promise<BodyRead> {
-  const declared = Number(req.headers['content-length']);
-  if (Number.isFinite(declared) && declared > maxBytes) {
-    req.resume();
-    return Promise.resolve({ ok: false, reason: 'too_large' });
+  const header = req.headers['content-length'];
+  const declared = header === undefined ? Number.NaN : Number(header);
+  // A declared length is taken from the budget at once, read into one buffer, and refused before any is read.
+  if (Number.isSafeInteger(declared) && declared >= 0) {
+    const refused = declared > maxBytes ? 'too_large' : holding.resize(declared);
+    if (refused) {
+      req.resume();
+      return Promise.resolve({ ok: false, reason: refused });
+    }
   }
+  const known = Number.isSafeInteger(declared) && declared >= 0;
   return new Promise((resolve) => {
+    const whole = known ? Buffer.allocUnsafe(declared) : undefined;
+    let at = 0;
     let parts: Buffer[] = [];
     let settled = false;
     const settle = (read: BodyRead) => {
@@ -32,6 +40,11 @@ export function readBody(
       resolve(read);
     };
     const onData = (chunk: Buffer) => {
+      // Node's parser never hands on more than the declared length.
+      if (whole) {
+        at += chunk.copy(whole, at);
+        return;
+      }
       const refused = holding.add(chunk.length);
       if (!refused) {
         parts.push(chunk);
@@ -43,9 +56,14 @@ export function readBody(
       settle({ ok: false, reason: refused });
     };
     req.on('data', onData);
-    req.once('end', () =>
-      settle({ ok: true, body: parts.length === 1 ? (parts[0] as Buffer) : Buffer.concat(parts) }),
-    );
+    req.once('end', () => {
+      const body = whole
+        ? whole.subarray(0, at)
+        : parts.length === 1
+          ? (parts[0] as Buffer)
+          : Buffer.concat(parts);
+      settle({ ok: true, body });
+    });
     req.once('error', () => settle({ ok: false, reason: 'aborted' }));
     req.once('close', () => settle({ ok: false, reason: 'aborted' }));
   });

@@ -51,6 +51,9 @@ export type ObserverOptions = {
   conversationOf?: (meta: Record<string, unknown> | undefined) => string;
 };
 
+// Requests in flight per session, at most (the SDK's clients time a request out after 60 s).
+const MAX_PENDING = 10_000;
+
 const isRecord = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
 
@@ -160,6 +163,20 @@ export class McpObserver {
     // A client that reuses an id in flight: the first call can no longer be matched to its answer.
     if (prior?.kind === 'call') endUnanswered(prior.call);
     this.#pending.set(u.key, { kind: 'call', call });
+    if (this.#pending.size > MAX_PENDING) this.#forgetOldest();
+  }
+
+  /** Requests a session never sees answered are the client's to make: past a bound, the oldest is let go. */
+  #forgetOldest(): void {
+    const oldest = this.#pending.entries().next().value;
+    if (!oldest) return;
+    const [key, p] = oldest;
+    this.#pending.delete(key);
+    if (p.kind === 'call') endUnanswered(p.call);
+    this.#o.log.once('pending-bound', 'warn', 'too many requests in flight in one session', {
+      maxInFlight: MAX_PENDING,
+      oldestEndsAs: 'upstream_exited',
+    });
   }
 
   /**
