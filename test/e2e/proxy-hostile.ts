@@ -13,7 +13,7 @@ export function startHttpProxy(
 ) {
   const proxy = new ChildTransport(
     process.execPath,
-    tsNode(process.env.CAL_CLI ?? PROXY_CLI, ['--upstream', upstream, '--port', '0', ...flags]),
+    tsNode(PROXY_CLI, ['--upstream', upstream, '--port', '0', ...flags]),
     { TOOLSCOPE_HASH_KEY: 'proxy-hostile-key', ...env },
   );
   const url = waitFor(proxy, /"msg":"listening","url":"([^"]+)"/).then((m) => m[1] as string);
