@@ -83,6 +83,13 @@ afterAll(() => {
   upstream.close();
 });
 
+const mib = (bytes: number) => `${(bytes / MIB).toFixed(0)} MiB`;
+/** The figure docs/reliability.md quotes: the peak RSS against the RSS before the flood. */
+const report = (what: string, beforeMb: number, peakMb: number) =>
+  process.stdout.write(
+    `\nproxy memory, ${what}: peak RSS ${peakMb.toFixed(0)} MiB, ${(peakMb - beforeMb).toFixed(0)} MiB over ${beforeMb.toFixed(0)} MiB before\n`,
+  );
+
 async function proxy(flags: string[] = []) {
   const started = startHttpProxy(upstreamUrl, ['--otlp-endpoint', 'http://127.0.0.1:9', ...flags]);
   proxies.push(started.proxy);
@@ -115,6 +122,7 @@ describe('the HTTP proxy’s memory under a flood', () => {
     expect(received).toBe(written.endless);
     expect(written.endless).toBeGreaterThanOrEqual(limit);
     const { peakMb } = memoryOf(p.pid);
+    report(`endless event: ${mib(received)} streamed`, p.before, peakMb);
     // Unbounded, it grew by more than the stream (213 MiB for these 160).
     expect(peakMb - p.before, `peak ${peakMb} MiB from ${p.before}`).toBeLessThan(120);
     const log = await stopProxy(p.proxy);
@@ -136,6 +144,7 @@ describe('the HTTP proxy’s memory under a flood', () => {
     // Until the upstream stops getting rid of bytes (held back) or has sent them all (nothing held it).
     const sent = await settled(() => written.firehose, 1000);
     const { peakMb } = memoryOf(p.pid);
+    report(`slow reader: the upstream wrote ${mib(sent)} of ${mib(limit)}`, p.before, peakMb);
     req.destroy();
     expect(sent, 'bytes the upstream could write').toBeLessThan(32 * MIB);
     expect(peakMb - p.before, `peak ${peakMb} MiB from ${p.before}`).toBeLessThan(48);
@@ -173,6 +182,8 @@ describe('the HTTP proxy’s memory under a flood', () => {
     for (const r of requests) r.finish();
     const statuses = await Promise.all(requests.map((r) => r.answered));
     const { peakMb } = memoryOf(p.pid);
+    const accepted = statuses.filter((s) => s === 202).length;
+    report(`24 bodies of 7 MiB: ${accepted} forwarded, the rest 503`, p.before, peakMb);
     expect(new Set(statuses)).toEqual(new Set([202, 503]));
     expect(statuses.filter((s) => s === 202).length).toBeLessThanOrEqual(4);
     expect(peakMb - p.before, `peak ${peakMb} MiB from ${p.before}`).toBeLessThan(180);
@@ -209,6 +220,7 @@ describe('the HTTP proxy’s memory under a flood', () => {
     await flood(2800);
     agent.destroy();
     const { peakMb } = memoryOf(p.pid);
+    report('2,500 sessions more (15 kB ids) past --max-sessions 100', before, peakMb);
     const log = await stopProxy(p.proxy);
     expect(log.find((l) => l.msg === 'http traffic')).toMatchObject({
       sessions: 100,
