@@ -140,6 +140,9 @@ describe('an uninstrumented client behind the proxy, repeating a failing call', 
     expect(calls.map((c) => c.code)).toEqual(['INVALID_INPUT', 'INVALID_INPUT', 'INVALID_INPUT']);
     const kinds = ['identical_retry', 'unrepaired_invalid_input'];
     expectLoops(await flagsOf('get-sum', kinds), kinds, calls);
+    // One agent repeating a typo is a loop, not drift: no input_drift for it (docs/detectors.md).
+    const { flags: drift } = await r.api<{ flags: Flag[] }>('/api/flags?since=1h&kind=input_drift');
+    expect(drift).toEqual([]);
     // The session is the conversation's scope, not its id: that stays the server's.
     expect(calls[0]?.conversationId).not.toBe(session);
     // The tool page names the field the agent got wrong.

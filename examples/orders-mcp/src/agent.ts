@@ -96,6 +96,8 @@ async function play(scene: Scene): Promise<string[]> {
   const traces: string[] = [];
   for (const [i, turn] of scene.turns.entries()) {
     if (i > 0 && scene.pauseMs) await new Promise((r) => setTimeout(r, scene.pauseMs));
+    if (i > 0 && scene.clientPerTurn)
+      conversation = `conv-${scene.id}-${i}-${Date.now().toString(36)}`;
     await tracer.startActiveSpan(`agent.turn ${scene.id}`, async (span) => {
       traces.push(span.spanContext().traceId);
       try {

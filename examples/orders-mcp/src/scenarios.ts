@@ -15,6 +15,8 @@ export type Scene = {
   title: string;
   /** Each turn is one agent span (one trace) in the scene's conversation. */
   turns: Call[][];
+  /** Each turn is another client's: a conversation of its own (drift needs several agents, not one's repeats). */
+  clientPerTurn?: boolean;
   /** Pause between turns: the rollout scene spreads its traffic over time. */
   pauseMs?: number;
   /** Repair: when a call fails INVALID_INPUT, apply this and call again (a model that reads the issues). */
@@ -71,6 +73,7 @@ export const SCENES: Scene[] = [
   {
     id: 'old-client',
     title: 'clients still sending the v2 input shape to catalogue_list v3',
+    clientPerTurn: true,
     turns: range(4).map((i) => [
       { server: 'canary', tool: 'catalogue_list', args: { minPrice: 10, maxPrice: 60 + i } },
     ]),
@@ -78,6 +81,7 @@ export const SCENES: Scene[] = [
   {
     id: 'enum',
     title: 'the orders upstream starts returning a status the contract does not know',
+    clientPerTurn: true,
     turns: range(3).map((i) => [
       { server: 'stable', tool: 'get_order', args: { customerId: `cus_90${i}` } },
     ]),

@@ -4,6 +4,7 @@ import {
   flagsResponseSchema,
   formatCount,
   formatMs,
+  totalWasted,
 } from '@toolscope/collector/schemas';
 import { query } from '../api';
 import { useApi } from '../hooks';
@@ -127,6 +128,29 @@ export function WastedChip({ wasted }: { wasted: Wasted }) {
   );
 }
 
+const plural = (n: number, one: string, many: string) =>
+  `${formatCount(n)} ${n === 1 ? one : many}`;
+
+/**
+ * What the loops among `flags` cost together, in one line (nothing when none is a loop): each wasted call
+ * counted once, and flags that pin the same calls one loop (totalWasted, docs/detectors.md).
+ */
+export function LoopWaste({ flags }: { flags: Flag[] }) {
+  const w = totalWasted(flags);
+  if (w.loops === 0) return null;
+  return (
+    <p
+      class="loop-waste"
+      data-testid="loop-waste"
+      title="each wasted call counted once, even when several flags name it"
+    >
+      {plural(w.loops, 'loop', 'loops')} wasted {plural(w.calls, 'call', 'calls')}, {formatMs(w.ms)}
+      , {plural(w.resultTokens, 'result token', 'result tokens')} and{' '}
+      {plural(w.modelTokens, 'model token', 'model tokens')} in this range.
+    </p>
+  );
+}
+
 export function FlagList({ flags, compact }: { flags: Flag[]; compact?: boolean }) {
   if (flags.length === 0) {
     return (
@@ -176,18 +200,21 @@ export function Flags({ range, tick }: { range: TimeRange; tick: number }) {
             <FlagList flags={[]} />
           </Section>
         ) : (
-          keys.map((k) => {
-            const list = groups.get(k) ?? [];
-            const first = list[0] as Flag;
-            return (
-              <Section
-                key={k}
-                title={`${kindTitle(first.kind)} (${first.severity}, ${list.length})`}
-              >
-                <FlagList flags={list} />
-              </Section>
-            );
-          })
+          <>
+            <LoopWaste flags={data.flags} />
+            {keys.map((k) => {
+              const list = groups.get(k) ?? [];
+              const first = list[0] as Flag;
+              return (
+                <Section
+                  key={k}
+                  title={`${kindTitle(first.kind)} (${first.severity}, ${list.length})`}
+                >
+                  <FlagList flags={list} />
+                </Section>
+              );
+            })}
+          </>
         );
       }}
     </Load>

@@ -1,12 +1,9 @@
 // Overview: per tool calls, error rate, latency and codes; calls and error rate over time; the newest flags.
 import {
-  type Flag,
   flagsResponseSchema,
-  formatCount,
   type ToolStats,
   type ToolsResponse,
   toolsResponseSchema,
-  totalWasted,
 } from '@toolscope/collector/schemas';
 import { useMemo, useState } from 'preact/hooks';
 import { query } from '../api';
@@ -16,7 +13,7 @@ import { href } from '../route';
 import { useFittedSeries } from '../series';
 import { formatMs, formatPercent, rangeLabel, rangeParams, type TimeRange } from '../time';
 import { Code, Load, Section, SortHeader, type SortState } from '../ui';
-import { FlagList } from './flags';
+import { FlagList, LoopWaste } from './flags';
 import { ToolSpark } from './sparkline';
 
 type Key = 'name' | 'calls' | 'errors' | 'errorRate' | 'p50Ms' | 'p95Ms';
@@ -220,19 +217,6 @@ function HeaviestSchemas({
 }
 
 /** What a truncated flag list left out, by kind and tool: `unsafe_write_retry on order_intent ×2`. */
-/** The loops' total cost in the range, in one line (nothing when no loop was flagged). */
-function LoopWaste({ flags }: { flags: Flag[] }) {
-  const w = totalWasted(flags);
-  if (w.loops === 0) return null;
-  return (
-    <p class="loop-waste" data-testid="loop-waste">
-      {w.loops} loop{w.loops === 1 ? '' : 's'} wasted {formatCount(w.calls)} calls, {formatMs(w.ms)}
-      , {formatCount(w.resultTokens)} result tokens and {formatCount(w.modelTokens)} model tokens in
-      this range.
-    </p>
-  );
-}
-
 function leftOut(flags: { kind: string; tool: string }[]): string {
   const counts = new Map<string, number>();
   for (const f of flags)
