@@ -79,6 +79,8 @@ export function runStdioProxy(o: StdioProxyOptions): Promise<number> {
     const finish = (code: number) => {
       if (exitCode !== undefined) return;
       exitCode = code;
+      clearTimeout(drainTimer);
+      clearTimeout(stopTimer);
       stdin.off('data', onClientData);
       stdin.pause();
       const ended = o.observer.endAll();
