@@ -174,7 +174,7 @@ describe('dashboard', () => {
     const counts = await latency
       .locator('li .sr-only')
       .allTextContents()
-      .then((t) => t.map((x) => Number(/: (\d+) calls$/.exec(x)?.[1])));
+      .then((t) => t.map((x) => Number(/: (\d+) calls?$/.exec(x)?.[1])));
     const frame = w.page.locator('.hist-frame').first();
     expect(await frame.locator('.hist-y span').first().textContent()).toBe(
       String(Math.max(...counts)),

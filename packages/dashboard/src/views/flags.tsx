@@ -10,7 +10,7 @@ import { query } from '../api';
 import { useApi } from '../hooks';
 import { href } from '../route';
 import { rangeLabel, rangeParams, type TimeRange } from '../time';
-import { Load, Mono, Section, short, Time } from '../ui';
+import { counted, Load, Mono, Section, short, Time } from '../ui';
 
 const KIND_TITLES: Record<Flag['kind'], string> = {
   identical_retry: 'Identical retries',
@@ -121,15 +121,11 @@ type Wasted = NonNullable<Flag['evidence']['wasted']>;
 export function WastedChip({ wasted }: { wasted: Wasted }) {
   return (
     <span class="chip wasted" title="what the loop cost after its first round">
-      wasted {formatCount(wasted.calls)} calls · {formatMs(wasted.ms)} ·{' '}
-      {formatCount(wasted.resultTokens)} result tokens · {formatCount(wasted.modelTokens)} model
-      tokens
+      wasted {counted(wasted.calls, 'call')} · {formatMs(wasted.ms)} ·{' '}
+      {counted(wasted.resultTokens, 'result token')} · {counted(wasted.modelTokens, 'model token')}
     </span>
   );
 }
-
-const plural = (n: number, one: string, many: string) =>
-  `${formatCount(n)} ${n === 1 ? one : many}`;
 
 /**
  * What the loops among `flags` cost together, in one line (nothing when none is a loop): each wasted call
@@ -144,9 +140,9 @@ export function LoopWaste({ flags }: { flags: Flag[] }) {
       data-testid="loop-waste"
       title="each wasted call counted once, even when several flags name it"
     >
-      {plural(w.loops, 'loop', 'loops')} wasted {plural(w.calls, 'call', 'calls')}, {formatMs(w.ms)}
-      , {plural(w.resultTokens, 'result token', 'result tokens')} and{' '}
-      {plural(w.modelTokens, 'model token', 'model tokens')} in this range.
+      {counted(w.loops, 'loop', 'loops')} wasted {counted(w.calls, 'call', 'calls')},{' '}
+      {formatMs(w.ms)}, {counted(w.resultTokens, 'result token', 'result tokens')} and{' '}
+      {counted(w.modelTokens, 'model token', 'model tokens')} in this range.
     </p>
   );
 }

@@ -12,9 +12,9 @@ import { useApi } from '../hooks';
 import { href } from '../route';
 import { useFittedSeries } from '../series';
 import { formatMs, formatPercent, rangeLabel, rangeParams, type TimeRange } from '../time';
-import { Code, Load, Section, SortHeader, type SortState } from '../ui';
+import { Code, counted, Load, Section, SortHeader, type SortState, versionLabel } from '../ui';
 import { FlagList, LoopWaste } from './flags';
-import { ToolSpark } from './sparkline';
+import { drawable, ToolSpark } from './sparkline';
 
 type Key = 'name' | 'calls' | 'errors' | 'errorRate' | 'p50Ms' | 'p95Ms';
 
@@ -59,6 +59,8 @@ export function Overview({ range, tick }: { range: TimeRange; tick: number }) {
   const sparks = new Map(
     series.state === 'ready' ? (series.data.tools ?? []).map((t) => [t.name, t]) : [],
   );
+  // The column shows only when some tool's calls spread over more than one step.
+  const overTime = [...sparks.values()].some(drawable);
   const flags = useApi(`/api/flags${query(params)}`, flagsResponseSchema, tick);
   const [sort, setSort] = useState<SortState<Key>>({ key: 'calls', desc: true });
   const rows = useMemo(
@@ -79,9 +81,11 @@ export function Overview({ range, tick }: { range: TimeRange; tick: number }) {
                     <tr>
                       <SortHeader label="Tool" sortKey="name" sort={sort} onSort={setSort} />
                       <SortHeader label="Calls" sortKey="calls" sort={sort} onSort={setSort} />
-                      <th scope="col" title="calls per step of the chart below; red: errors">
-                        Over time
-                      </th>
+                      {overTime && (
+                        <th scope="col" title="calls per step of the chart below; red: errors">
+                          Over time
+                        </th>
+                      )}
                       <SortHeader label="Errors" sortKey="errors" sort={sort} onSort={setSort} />
                       <SortHeader
                         label="Error rate"
@@ -107,9 +111,11 @@ export function Overview({ range, tick }: { range: TimeRange; tick: number }) {
                         <td class="num" data-col="calls">
                           {t.calls}
                         </td>
-                        <td data-col="spark">
-                          <ToolSpark series={sparks.get(t.name)} name={t.name} />
-                        </td>
+                        {overTime && (
+                          <td data-col="spark">
+                            <ToolSpark series={sparks.get(t.name)} name={t.name} />
+                          </td>
+                        )}
                         <td class="num" data-col="errors">
                           {t.errors}
                         </td>
@@ -128,13 +134,13 @@ export function Overview({ range, tick }: { range: TimeRange; tick: number }) {
                               key={code}
                               class="chip"
                               href={href.calls({ tool: t.name, code })}
-                              title={`${n} calls with ${code}`}
+                              title={`${counted(n, 'call')} with ${code}`}
                             >
                               <Code code={code} /> {n}
                             </a>
                           ))}
                         </td>
-                        <td>{t.versions.join(', ') || '–'}</td>
+                        <td>{t.versions.map(versionLabel).join(', ') || '–'}</td>
                         <td data-col="sources">{t.sources.join(', ') || '–'}</td>
                       </tr>
                     ))}
@@ -202,13 +208,16 @@ function HeaviestSchemas({
         ))}
       </ol>
       {weighed.length > top.length && (
-        <p class="state">{weighed.length - top.length} lighter tools not shown.</p>
+        <p class="state">{counted(weighed.length - top.length, 'lighter tool')} not shown.</p>
       )}
       {servers.length > 0 && (
         <p class="state">
           Per server:{' '}
           {servers
-            .map((s) => `${s.service} ${s.schemaTokens} tokens in ${s.tools} tools`)
+            .map(
+              (s) =>
+                `${s.service} ${counted(s.schemaTokens, 'token')} in ${counted(s.tools, 'tool')}`,
+            )
             .join('; ')}
         </p>
       )}

@@ -12,7 +12,7 @@ import { href } from '../route';
 import { depths, KIND_NAMES, valueText } from '../span-model';
 import { modelSteps, storyRows } from '../story-model';
 import { formatMs } from '../time';
-import { Load, Mono, Section, short, Time } from '../ui';
+import { counted, Load, Mono, Section, short, Time } from '../ui';
 import { Attributes, CallCard } from './call-card';
 import { ModelFacts } from './model-step';
 import { Story } from './story';
@@ -169,7 +169,7 @@ export function TraceView({
               <Section title="What the agent tried and what it was told">
                 <StoryWithFlags spans={t.spans} conversationId={null} tick={tick} />
               </Section>
-              <Section title={`Timeline (${t.spans.length} spans)`}>
+              <Section title={`Timeline (${counted(t.spans.length, 'span')})`}>
                 <Timeline spans={t.spans} selected={spanId} />
               </Section>
             </>
@@ -195,7 +195,7 @@ export function ConversationView({ id, tick }: { id: string; tick: number }) {
         {(c) => (
           <>
             <p>
-              {c.traceIds.length} traces:{' '}
+              {counted(c.traceIds.length, 'trace')}:{' '}
               {c.traceIds.map((t) => (
                 <a key={t} class="chip" href={href.trace(t)}>
                   {short(t)}
