@@ -58,6 +58,11 @@ describe('the proxy in front of an instrumented server', () => {
     expect(server?.kind).toBe(2);
     expect(server?.parentSpanId).toBe(proxy?.spanId);
     expect(server?.resource['service.name']).toBe('instrumented-upstream');
+    // A call outside any trace of the client's: the proxy gives it the session's conversation and passes it on.
+    expect(proxy?.attributes['gen_ai.conversation.id']).toEqual(expect.any(String));
+    expect(server?.attributes['gen_ai.conversation.id']).toBe(
+      proxy?.attributes['gen_ai.conversation.id'],
+    );
     for (const attribute of [
       'toolscope.input.hash',
       'toolscope.input.shape',

@@ -143,7 +143,11 @@ describe('toolscope-proxy over stdio', () => {
     });
     const started = calls.find((c) => c.traceId !== traceId) as Call;
     const seenFresh = JSON.parse((fresh.content as { text: string }[])[0]?.text ?? 'null');
-    expect(seenFresh).toEqual({ traceparent: `00-${started.traceId}-${started.spanId}-01` });
+    // A call outside any trace of the client's gets the session's conversation, passed on as the client would.
+    expect(seenFresh).toEqual({
+      traceparent: `00-${started.traceId}-${started.spanId}-01`,
+      'toolscope.dev/conversation-id': started.conversationId,
+    });
     expect((await spanOf(started)).parentSpanId).toBeNull();
   });
 

@@ -41,8 +41,16 @@ const text = (meta: Record<string, unknown> | undefined, key: string): string | 
   return typeof v === 'string' && v.length > 0 && v.length <= 256 ? v : undefined;
 };
 
-/** The identity and start time of a call's span, decided when its request arrived, before it was forwarded. */
-export type Opening = { parent: ParentRef | undefined; ref: SpanRef; startNs: bigint };
+/**
+ * The identity and start time of a call's span, decided when its request arrived, before it was forwarded, and
+ * the session's conversation when the call is outside any trace and conversation of the client's.
+ */
+export type Opening = {
+  parent: ParentRef | undefined;
+  ref: SpanRef;
+  startNs: bigint;
+  conversation: string | undefined;
+};
 
 /** A `tools/call` forwarded with its span's identity, its span not made yet (the observer makes it next). */
 export type Unopened = {
@@ -150,9 +158,7 @@ export function startCall(
     [sc.ATTR_TOOLSCOPE_PARTIAL_EFFECT]: false,
   };
   // The client's own conversation; else, for a call outside any trace of the client's, the session's.
-  const conversation =
-    text(request.meta, sc.MCP_META_CONVERSATION_ID) ??
-    (opening.parent ? undefined : c.conversationId);
+  const conversation = text(request.meta, sc.MCP_META_CONVERSATION_ID) ?? opening.conversation;
   if (conversation) a[sc.ATTR_GEN_AI_CONVERSATION_ID] = conversation;
   const callId = text(request.meta, sc.MCP_META_CALL_ID);
   if (callId) a[sc.ATTR_GEN_AI_TOOL_CALL_ID] = callId;

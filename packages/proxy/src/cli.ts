@@ -38,6 +38,7 @@ export async function main(argv: string[]): Promise<number> {
       observer,
       log,
       enforceOutput: options.enforceOutput,
+      drainTimeoutMs: options.drainTimeoutMs,
       finish: flush,
     });
     const memory = process.memoryUsage();

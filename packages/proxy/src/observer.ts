@@ -18,6 +18,7 @@ import { enforcedResponse } from './enforce.js';
 import { readEnvelope, readInitialize, readServer } from './envelope.js';
 import { idKey, looksLikeJson, parseLine, type RpcMessage } from './jsonrpc.js';
 import { causeOf, type Logger } from './log.js';
+import { mayBeWatched } from './method-filter.js';
 import { formatTraceparent, nowNs } from './otlp/trace-context.js';
 import type { SessionTelemetry } from './telemetry.js';
 import type { ToolTable } from './tool-table.js';
@@ -50,11 +51,11 @@ export type ObserverOptions = {
   conversationOf?: (meta: Record<string, unknown> | undefined) => string;
 };
 
+// Requests in flight per session, at most (the SDK's clients time a request out after 60 s).
+const MAX_PENDING = 10_000;
+
 const isRecord = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
-
-// Client lines that can matter: every other line is forwarded without being parsed at all.
-const WATCHED = ['"tools/', '"initialize"', '"server/discover"'];
 
 /** Observer of one session (a stdio child, one Streamable HTTP session, or one connection without a session). */
 export class McpObserver {
@@ -62,6 +63,8 @@ export class McpObserver {
   readonly #pending = new Map<string, Pending>();
   #unopened: Unopened[] = [];
   #conversationOf: ObserverOptions['conversationOf'];
+  /** The conversation the last `tools/call` read passes on to the upstream in `_meta` (none: it has its own). */
+  #passOn: string | undefined;
   readonly counts: TrafficCounts = {
     calls: 0,
     malformedFromClient: 0,
@@ -87,13 +90,24 @@ export class McpObserver {
     return n;
   }
 
+  /** The calls in flight, as the log names what a shutdown cut: JSON-RPC id and tool. */
+  callsInFlight(): { id: string; tool: string }[] {
+    this.afterForward();
+    const calls: { id: string; tool: string }[] = [];
+    for (const [key, p] of this.#pending)
+      if (p.kind === 'call') calls.push({ id: key.slice(1), tool: p.call.tool });
+    return calls;
+  }
+
   /**
    * A whole line from the client (its newline may be included), before it is forwarded: the bytes to forward,
-   * which are `line` itself except for a `tools/call`, which carries the proxy's span in `params._meta.traceparent`.
-   * Only what those bytes depend on is done here; the call's span is made by `afterForward`.
+   * which are `line` itself except for a `tools/call`, which carries the proxy's span in `params._meta.traceparent`
+   * (and the session's conversation, for a call that has neither trace context nor a conversation of its own).
+   * Only what those bytes depend on is done here; the call's span is made by `afterForward`. The keys of the
+   * calls the line carries are added to `calls` when given (an HTTP request ends only its own calls).
    */
-  fromClient(line: Buffer): Buffer {
-    if (!WATCHED.some((w) => line.includes(w))) {
+  fromClient(line: Buffer, calls?: string[]): Buffer {
+    if (!mayBeWatched(line)) {
       if (line.length > 0 && !looksLikeJson(line)) this.#malformed('client');
       return line;
     }
@@ -105,9 +119,10 @@ export class McpObserver {
       }
       let out = line;
       for (const m of messages) {
-        const traceparent = this.#onClientMessage(m);
+        const traceparent = this.#onClientMessage(m, calls);
         // A batch is observed but not rewritten: its calls' spans are the client's children all the same.
-        if (traceparent && messages.length === 1) out = withTraceparent(line, traceparent) ?? line;
+        if (traceparent && messages.length === 1)
+          out = withTraceparent(line, traceparent, this.#passOn) ?? line;
       }
       return out;
     } catch (error) {
@@ -137,7 +152,6 @@ export class McpObserver {
   #open(u: Unopened): void {
     // The client and protocol of this very request (2026-07-28), read as its span opens.
     readEnvelope(u.request.meta, this.#o.context);
-    if (this.#conversationOf) this.#o.context.conversationId = this.#conversationOf(u.request.meta);
     const call = startCall(
       this.#o.telemetry.tracer(),
       u.opening,
@@ -149,6 +163,20 @@ export class McpObserver {
     // A client that reuses an id in flight: the first call can no longer be matched to its answer.
     if (prior?.kind === 'call') endUnanswered(prior.call);
     this.#pending.set(u.key, { kind: 'call', call });
+    if (this.#pending.size > MAX_PENDING) this.#forgetOldest();
+  }
+
+  /** Requests a session never sees answered are the client's to make: past a bound, the oldest is let go. */
+  #forgetOldest(): void {
+    const oldest = this.#pending.entries().next().value;
+    if (!oldest) return;
+    const [key, p] = oldest;
+    this.#pending.delete(key);
+    if (p.kind === 'call') endUnanswered(p.call);
+    this.#o.log.once('pending-bound', 'warn', 'too many requests in flight in one session', {
+      maxInFlight: MAX_PENDING,
+      oldestEndsAs: 'upstream_exited',
+    });
   }
 
   /**
@@ -177,6 +205,20 @@ export class McpObserver {
       this.#unreadable('upstream', error);
       return undefined;
     }
+  }
+
+  /** Ends the calls of `keys` still in flight as `upstream_exited` (their request failed); how many. */
+  endCalls(keys: readonly string[]): number {
+    this.afterForward();
+    let ended = 0;
+    for (const key of keys) {
+      const p = this.#pending.get(key);
+      if (p?.kind !== 'call') continue;
+      this.#pending.delete(key);
+      endUnanswered(p.call);
+      ended++;
+    }
+    return ended;
   }
 
   /** Ends every call still in flight as `upstream_exited`. */
@@ -210,8 +252,8 @@ export class McpObserver {
     );
   }
 
-  /** Returns the traceparent to send upstream for a tools/call. */
-  #onClientMessage(m: RpcMessage): string | undefined {
+  /** Returns the traceparent to send upstream for a tools/call (and sets `#passOn`). */
+  #onClientMessage(m: RpcMessage, calls: string[] | undefined): string | undefined {
     if (m.kind !== 'request') return undefined;
     const key = idKey(m.id);
     const c = this.#o.context;
@@ -229,12 +271,26 @@ export class McpObserver {
       const meta = isRecord(m.params._meta) ? m.params._meta : undefined;
       const parent = parentOf(meta);
       const ref = this.#o.telemetry.tracer().reserve(parent);
+      const conversation = parent ? undefined : this.#sessionConversation(meta);
+      // Passed on only where `_meta` has no conversation member at all: the client's own is never overwritten.
+      this.#passOn = meta?.[sc.MCP_META_CONVERSATION_ID] === undefined ? conversation : undefined;
       const request = { id: String(m.id), tool: m.params.name, args: m.params.arguments, meta };
-      this.#unopened.push({ key, opening: { parent, ref, startNs }, request });
+      this.#unopened.push({ key, opening: { parent, ref, startNs, conversation }, request });
+      calls?.push(key);
       this.counts.calls++;
       return formatTraceparent(ref.traceId, ref.spanId, ref.flags);
     }
     return undefined;
+  }
+
+  /**
+   * The session's conversation for a call outside any trace of the client's, unless it names a conversation of
+   * its own (decision 0036): the observer's, or for traffic without a session, its client's.
+   */
+  #sessionConversation(meta: Record<string, unknown> | undefined): string | undefined {
+    const own = meta?.[sc.MCP_META_CONVERSATION_ID];
+    if (typeof own === 'string' && own.length > 0 && own.length <= 256) return undefined;
+    return this.#conversationOf ? this.#conversationOf(meta) : this.#o.context.conversationId;
   }
 
   #onUpstreamMessage(m: RpcMessage): Buffer | undefined {
