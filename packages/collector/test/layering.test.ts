@@ -103,6 +103,8 @@ describe('the collector stages', () => {
         'otlp',
         'format.ts',
         'version.ts',
+        // The fixtures a route serves (api/fixture-routes.ts) are read from the store, as the CLI's.
+        'fixtures',
       ]),
     ).toEqual([]);
   });

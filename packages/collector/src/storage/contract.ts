@@ -9,12 +9,14 @@
 import type { RecordedCall } from '../calls/call-record.js';
 import type { CallSide } from '../calls/sides.js';
 import type { NormalizedSpan } from '../otlp/model.js';
+import type { RecoveryReader } from './recovery-reader.js';
 import type { SpanReader } from './span-reader.js';
 import type { WriteBatch } from './write-batch.js';
 
 export type * from './batch-rows.js';
 export type * from './loop-port.js';
 export type * from './read-records.js';
+export type * from './recovery-reader.js';
 export type {
   CallReader,
   ContractReader,
@@ -122,7 +124,7 @@ export interface SpanWriter {
 
 export type BackendKind = 'sqlite' | 'postgres';
 
-export interface Storage extends SpanWriter, SpanReader {
+export interface Storage extends SpanWriter, SpanReader, RecoveryReader {
   readonly backend: BackendKind;
   /** Where the data lives, without credentials (for logs and the start-up banner). */
   readonly location: string;

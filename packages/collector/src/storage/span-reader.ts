@@ -16,6 +16,7 @@ import type {
   ContractSchema,
   ExceptionCount,
   FailingPath,
+  FailingToolCalls,
   InputShape,
   ResultCrossings,
   SchemaVersion,
@@ -31,8 +32,13 @@ import type {
 /** Calls, one by one: pages by scope and time, and what one tool's calls show. */
 export interface CallReader {
   calls(filter: CallFilter): Promise<CallPage>;
-  /** Distinct traces with a call of `tool` failing with `code` in the window (counted over 10,000 calls). */
-  failingTraces(tool: string, code: string, sinceNs: bigint, untilNs: bigint): Promise<number>;
+  /** The calls of `tool` failing with `code` in the window: the newest 500 and the first. */
+  failingCalls(
+    tool: string,
+    code: string,
+    sinceNs: bigint,
+    untilNs: bigint,
+  ): Promise<FailingToolCalls>;
   /** A tool's calls in the window whose result took more than `tokens`, or null when none did. */
   resultCrossings(
     tool: string,
@@ -40,10 +46,10 @@ export interface CallReader {
     untilNs: bigint,
     tokens: number,
   ): Promise<ResultCrossings | null>;
-  /** The first and newest call of a tool's version in the window (null: calls without a version). */
+  /** The first and newest call of a tool's version in the window (null: calls without a version; undefined: any). */
   versionCalls(
     tool: string,
-    version: string | null,
+    version: string | null | undefined,
     sinceNs: bigint,
     untilNs: bigint,
   ): Promise<VersionCalls>;
@@ -157,7 +163,7 @@ const METHODS: Record<keyof SpanReader, true> = {
   failingPaths: true,
   topFailingPaths: true,
   toolCounts: true,
-  failingTraces: true,
+  failingCalls: true,
   resultSizes: true,
   toolKnown: true,
   resultCrossings: true,

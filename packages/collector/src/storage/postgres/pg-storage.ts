@@ -8,8 +8,7 @@ import { loadWriteStages, type WriteStagesSource } from '../batch-rows.js';
 import type { Storage } from '../contract.js';
 import { redactDbUrl } from '../open.js';
 import { READ_SETTINGS_KEY, type ReadSettingsOptions, settingsOf } from '../read-settings.js';
-import { readerMethods } from '../span-reader.js';
-import { SqlReader } from '../sql/reader.js';
+import { sqlReaders } from '../sql/readers.js';
 import { migratePostgres } from './migrations.js';
 import { createPool, type PoolBounds, pgReadDb, withClient } from './pg-db.js';
 import { isConnectionFault, PgHealth, type PgLog, SILENT_LOG, unavailable } from './pg-health.js';
@@ -120,9 +119,7 @@ export async function openPostgresStorage(url: string, options: PostgresOptions)
     };
   const writer = new PgWriter(pool, stages);
   const guard = { check: () => health.check(), translate: failure };
-  const reader = new SqlReader(
-    pgReadDb(pool, options.onDamage ?? warnDamage, guard, bounds.max * 2),
-  );
+  const reader = sqlReaders(pgReadDb(pool, options.onDamage ?? warnDamage, guard, bounds.max * 2));
   return {
     backend: 'postgres',
     location: redactDbUrl(url),
@@ -134,7 +131,7 @@ export async function openPostgresStorage(url: string, options: PostgresOptions)
     deleteBefore: guarded((cutoffNs: bigint, maxTraces: number) =>
       deleteBefore(pool, cutoffNs, maxTraces),
     ),
-    ...readerMethods(reader),
+    ...reader,
     readSettings: () => settings,
     ready: async () => {
       const down = health.downReason;

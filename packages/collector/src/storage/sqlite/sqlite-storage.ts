@@ -7,8 +7,9 @@ import Database from 'better-sqlite3';
 import { loadWriteStages, type WriteStagesSource } from '../batch-rows.js';
 import type { SpanReader, Storage } from '../contract.js';
 import { READ_SETTINGS_KEY, type ReadSettingsOptions, settingsOf } from '../read-settings.js';
+import { type RecoveryReader, recoveryMethods } from '../recovery-reader.js';
 import { readerMethods } from '../span-reader.js';
-import { SqlReader } from '../sql/reader.js';
+import { sqlReaders } from '../sql/readers.js';
 import { BlockWriter } from './block-writer.js';
 import { Checkpointer, WRITER_AUTOCHECKPOINT_PAGES } from './checkpointer.js';
 import { sqliteReadDb, tuneConnection } from './read-db.js';
@@ -74,7 +75,7 @@ export function openSqliteStorage(path: string, options: SqliteOptions): Storage
   const onDamage =
     options.onDamage ?? ((what: string) => process.emitWarning(`toolscope: ${what}`));
   const reads = readsOnThread ? readerThread(path, onDamage) : undefined;
-  const reader: SpanReader = reads ?? new SqlReader(sqliteReadDb(db, onDamage));
+  const reader: SpanReader & RecoveryReader = reads ?? sqlReaders(sqliteReadDb(db, onDamage));
   return {
     backend: 'sqlite',
     location: memory ? ':memory:' : path,
@@ -88,6 +89,7 @@ export function openSqliteStorage(path: string, options: SqliteOptions): Storage
       return (await (inProcess as Promise<BlockWriter>)).deleteBefore(cutoffNs, maxTraces);
     },
     ...readerMethods(reader),
+    ...recoveryMethods(reader),
     readSettings: () => settings,
     ready: async () => {
       try {
