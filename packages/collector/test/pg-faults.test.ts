@@ -214,8 +214,8 @@ describe.skipIf(!PG_URL)('PostgreSQL faults', () => {
 
   it('rolls a migration that meets a fault back whole, retries it and finishes', async () => {
     const db = await freshPgDatabase();
-    // A database at the schema before the last step; the last step (v8: it drops and makes again the view
-    // tool_calls, and adds model_calls) then waits for a lock on tool_calls.
+    // A database at the schema before the last step; the last step (v9: it drops the call-id slot index of
+    // tool_call_rows and makes the block index) then waits for a lock on tool_call_rows, under the view.
     const last = PG_MIGRATIONS.length - 1;
     await sql(db, PG_MIGRATIONS.slice(0, last).join(';\n'));
     await sql(db, 'CREATE TABLE toolscope_schema (version INTEGER NOT NULL)');
@@ -239,7 +239,12 @@ describe.skipIf(!PG_URL)('PostgreSQL faults', () => {
     expect(await storage.ready()).toMatchObject({ ok: false });
     // Nothing of the interrupted step stayed: the version and the tables are those before it.
     expect(await sql(db, 'SELECT version FROM toolscope_schema')).toEqual([{ version: last }]);
-    expect(await sql(db, "SELECT to_regclass('model_calls') AS t")).toEqual([{ t: null }]);
+    expect(
+      await sql(
+        db,
+        "SELECT to_regclass('tool_calls_by_call_slot')::text AS slot, to_regclass('tool_calls_by_call_block')::text AS block",
+      ),
+    ).toEqual([{ slot: 'tool_calls_by_call_slot', block: null }]);
     await holder.query('ROLLBACK');
     await holder.end();
     await until(async () => (await storage.ready()).ok);

@@ -5,9 +5,9 @@
 
 import type { RecordedCall } from '../../calls/call-record.js';
 import type { CallSide } from '../../calls/sides.js';
+import { blocksSince, blockWhere } from '../call-block.js';
 import { TOOL_IS } from '../call-row.js';
 import { sideWhere } from '../call-side.js';
-import { slotWhere } from '../call-slot.js';
 import type {
   CallFilter,
   CallPage,
@@ -81,7 +81,7 @@ export class SqlReader implements SpanReader {
     }
     if (f.callId !== undefined)
       add(
-        `${slotWhere(f.sinceNs, f.untilNs)} AND ${this.#db.byteOrder('call_id')} = ? AND call_id IS NOT NULL`,
+        `${blockWhere(await blocksSince(this.#db, f.sinceNs))} AND ${this.#db.byteOrder('call_id')} = ? AND call_id IS NOT NULL`,
         f.callId,
       );
     if (f.errors !== undefined) add(f.errors ? 'is_error = 1' : 'is_error = 0');

@@ -9,9 +9,9 @@ import { describe, expect, it } from 'vitest';
 import { readCalls, readSearch } from '../../../test/read-view.js';
 import { writeSpans } from '../../../test/write-spans.js';
 import { writeStagesSource } from '../../write-stages.js';
+import { blockWhere } from '../call-block.js';
 import { CALL_BUCKETS, callBucket } from '../call-bucket.js';
 import { TOOL_IS } from '../call-row.js';
-import { slotWhere } from '../call-slot.js';
 import { MIGRATIONS } from './schema.js';
 import { openSqliteStorage } from './sqlite-storage.js';
 
@@ -103,14 +103,14 @@ describe('schema migrations', () => {
           .prepare("SELECT name FROM sqlite_schema WHERE name LIKE 'tool_calls_by_call%'")
           .pluck()
           .all();
-        expect(names).toEqual(['tool_calls_by_call_slot']);
+        expect(names).toEqual(['tool_calls_by_call_block']);
         const plan = db
           .prepare(
             `EXPLAIN QUERY PLAN SELECT span_id FROM tool_calls
-              WHERE ${slotWhere(now - 3_600_000_000_000n, now + 1n)} AND call_id > ? AND call_id < ? AND call_id IS NOT NULL`,
+              WHERE ${blockWhere([1n, 0n])} AND call_id > ? AND call_id < ? AND call_id IS NOT NULL`,
           )
           .all('toolu_01', 'toolu_02') as { detail: string }[];
-        expect(plan.map((p) => p.detail).join(' ')).toContain('tool_calls_by_call_slot');
+        expect(plan.map((p) => p.detail).join(' ')).toContain('tool_calls_by_call_block');
         db.close();
         const since = now - 86_400_000_000_000n;
         const found = async (q: string) =>
