@@ -17,11 +17,14 @@ import { callSpan, traceIdOf } from './conformance/spans.js';
 import { upgradedPostgres } from './old-databases.js';
 import { writeSpans } from './write-spans.js';
 
-/** Codec 1 as decision 0011 defines it, written out here: the codec byte, then raw deflate at level 6 with dictionary v1. */
-const codecV1 = (json: string) =>
+/**
+ * Codec 1 as decision 0011 defines it, written out here: the codec byte, then raw deflate with dictionary v1, at
+ * the level the collector writes (3 since decision 0038; the level is not part of the format).
+ */
+const codecV1 = (json: string, level = 3) =>
   Buffer.concat([
     Buffer.from([1]),
-    deflateRawSync(json, { level: 6, dictionary: SPAN_DICTIONARY_V1 }),
+    deflateRawSync(json, { level, dictionary: SPAN_DICTIONARY_V1 }),
   ]);
 
 describe('packed span blocks', () => {
@@ -68,6 +71,8 @@ describe('packed span blocks', () => {
       const packed = packSpans(spans);
       expect(packed.equals(codecV1(joined))).toBe(true);
       expect(unpackBlock(packed)).toBe(joined);
+      // A block written at level 6, as before decision 0038, reads the same.
+      expect(unpackBlock(codecV1(joined, 6))).toBe(joined);
     }
   });
 

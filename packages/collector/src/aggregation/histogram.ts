@@ -33,8 +33,19 @@ export function subtractFrom(into: Histogram, from: Histogram): void {
   }
 }
 
+/**
+ * The stored text of a histogram: a JSON object of its buckets in ascending order, as JSON.stringify writes an
+ * object's integer keys. Written out: the writer serializes every rollup row a batch adds to, and an object
+ * made for JSON.stringify was most of that time (histogram.test.ts holds the two to the same text).
+ */
 export function serialize(h: Histogram): string {
-  return JSON.stringify(Object.fromEntries(h));
+  const buckets = [...h.keys()].sort((a, b) => a - b);
+  let text = '{';
+  for (let i = 0; i < buckets.length; i++) {
+    const b = buckets[i] as number;
+    text += `${i === 0 ? '' : ','}"${b}":${h.get(b)}`;
+  }
+  return `${text}}`;
 }
 
 /**

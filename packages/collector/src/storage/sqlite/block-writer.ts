@@ -134,6 +134,7 @@ export class BlockWriter {
     this.#resourceIds.clear();
     this.#strings.forget();
     this.#rollups.forget();
+    this.#detectors.forget();
   }
 
   /** Caches of rows this writer read or wrote; the only writer of the file, so they stay exact. */

@@ -27,12 +27,20 @@ import {
   sequenceOfArrays,
 } from '../sql/scope-sql.js';
 
+/** Filters kept at most (about 600 bytes each). */
+const KEPT_FILTERS = 10_000;
+
 export class DetectorState {
   readonly #db: Database.Database;
   readonly #loops: LoopDetection;
   readonly #stmt;
   /** Statements whose SQL depends on a check (its tool and kind lists), prepared once each. */
   readonly #byText = new Map<string, Database.Statement>();
+  /**
+   * The key filters this writer read or stored, by conversation: the file's only writer, so they are what the
+   * file holds, and a batch's checks need not read them again (null: the conversation has none yet).
+   */
+  readonly #filters = new Map<string, Uint8Array | null>();
 
   constructor(db: Database.Database, loops: LoopDetection) {
     this.#db = db;
@@ -104,7 +112,7 @@ export class DetectorState {
 
     const batch = this.#loops.forBatch(rows.counted);
     const filters = new Map<string, unknown>();
-    for (const id of batch.conversations) filters.set(id, this.#stmt.conversationKeys.get(id));
+    for (const id of batch.conversations) filters.set(id, this.#filterOf(id));
     for (const step of batch.steps((traceId) => !created.has(traceId), filters))
       this.#take(step, seqOf);
   }
@@ -131,9 +139,34 @@ export class DetectorState {
         for (const f of step.flags) this.#stmt.insertFlag.run(...flagRowOf(step.check, f));
         return;
       case 'filters':
-        for (const [id, keys] of step.filters) this.#stmt.saveConversationKeys.run(id, keys);
+        for (const [id, keys] of step.filters) {
+          this.#stmt.saveConversationKeys.run(id, keys);
+          this.#keep(id, keys);
+        }
         return;
     }
+  }
+
+  /** A conversation's stored key filter, as kept or read. */
+  #filterOf(id: string): Uint8Array | null {
+    const kept = this.#filters.get(id);
+    if (kept !== undefined) return kept;
+    const stored = this.#stmt.conversationKeys.get(id) ?? null;
+    this.#keep(id, stored);
+    return stored;
+  }
+
+  #keep(id: string, keys: Uint8Array | null): void {
+    if (this.#filters.size >= KEPT_FILTERS) this.#filters.clear();
+    this.#filters.set(id, keys);
+  }
+
+  /**
+   * After a rolled-back transaction (the stage changes a filter's bytes in place while it checks a batch) or a
+   * retention step (which deletes the filters of conversations it empties): read them from the file again.
+   */
+  forget(): void {
+    this.#filters.clear();
   }
 
   /** What a scope's flags need beyond its calls: model calls from its oldest call read on, kept flags. */
