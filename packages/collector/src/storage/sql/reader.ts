@@ -31,6 +31,7 @@ import type {
   ToolUsage,
   VersionCalls,
 } from '../contract.js';
+import { toolClients } from './client-stats.js';
 import { CODE_KEY_SQL } from './code-sql.js';
 import { readContractSchemas, readContractSummaries, readContracts } from './contract-reader.js';
 import {
@@ -65,6 +66,7 @@ export class SqlReader implements SpanReader {
   readonly toolAggregates: ToolReader['toolAggregates'] = (...a) => toolAggregates(this.#db, ...a);
   readonly toolSources: ToolReader['toolSources'] = (...a) => toolSources(this.#db, ...a);
   readonly exceptionTypes: ToolReader['exceptionTypes'] = (...a) => exceptionTypes(this.#db, ...a);
+  readonly toolClients: ToolReader['toolClients'] = (...a) => toolClients(this.#db, ...a);
 
   async calls(f: CallFilter): Promise<CallPage> {
     const where: string[] = ['start_ns >= ?', 'start_ns < ?', sideWhere(f.side ?? 'any')];
@@ -268,6 +270,7 @@ function callOf(r: Row): RecordedCall {
     exceptionType: textOrNull(r.exception_type),
     exceptionMessage: textOrNull(r.exception_message),
     clientName: textOrNull(r.client_name),
+    clientVersion: textOrNull(r.client_version),
     resultBytes: numOrNull(r.result_bytes),
     resultTokens: numOrNull(r.result_tokens),
   };
