@@ -94,6 +94,7 @@ export async function aggregate(
   q: AggregateQuery,
 ): Promise<Map<string, ToolAgg>> {
   const { tool, side, sizes } = q;
+  const countsOnly = !q.latency && !sizes;
   const clients = q.client !== undefined || q.by === 'client';
   const filter = clientWhere(q.client);
   const clientColumns = clients ? ', client_name, client_version' : '';
@@ -122,10 +123,15 @@ export async function aggregate(
     to: bigint,
   ) => {
     if (from >= to) return;
+    const where = `FROM ${clients ? CLIENT_TABLE[table] : table}
+        WHERE ${col} >= ? AND ${col} < ? AND ${rollupSql}${tool ? ' AND tool = ?' : ''}${filter.rollups}`;
+    // Counts alone are summed by the database: a row per key instead of one per key and minute (a day's
+    // client minutes at the edges of a range are thousands of rows).
     const rows = await db.all(
-      `SELECT ${col} AS at, tool, version, code, side, calls, errors${q.latency ? ', hist' : ''}${sizes ? `, ${ROLLUP_SIZES}` : ''}${clientColumns}
-         FROM ${clients ? CLIENT_TABLE[table] : table}
-        WHERE ${col} >= ? AND ${col} < ? AND ${rollupSql}${tool ? ' AND tool = ?' : ''}${filter.rollups}`,
+      countsOnly
+        ? `SELECT tool, version, code, side, SUM(calls) AS calls, SUM(errors) AS errors${clientColumns} ${where}
+            GROUP BY tool, version, code, side${clientColumns}`
+        : `SELECT ${col} AS at, tool, version, code, side, calls, errors${q.latency ? ', hist' : ''}${sizes ? `, ${ROLLUP_SIZES}` : ''}${clientColumns} ${where}`,
       [from / unit, to / unit, ...(tool ? [tool] : []), ...filter.params],
     );
     for (const r of rows) {
