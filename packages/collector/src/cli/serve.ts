@@ -31,9 +31,12 @@ Options:
   --token TOKEN      require "Authorization: Bearer TOKEN" on every route (or set TOOLSCOPE_TOKEN)
   --max-body-mb N    largest accepted body after decompression, in MiB (default 16)
   --max-inflight-mb N   request bodies held in memory at once, received plus inflated, in MiB;
-                     beyond it ingest answers 429 (default 64)
+                     beyond it ingest answers 429 (default 64, or an eighth of the memory limit)
   --max-pending-spans N   spans accepted but not yet committed; beyond it ingest answers 429
-                     (default 200000)
+                     (default 200000, or 80 per MiB of the memory limit)
+  --memory-limit-mib N   resident memory the collector stays within; past four fifths of it ingest
+                     answers 429 / RESOURCE_EXHAUSTED with a retry hint (default 200, or set
+                     TOOLSCOPE_MEMORY_LIMIT_MIB; 0 turns the limit off)
   --log-level LEVEL  JSON log lines on stdout from this level: fatal, error, warn, info (default), debug,
                      trace or silent
   --sync MODE        SQLite synchronous mode: normal (survives a process kill) or full (also power loss)
@@ -82,8 +85,13 @@ const serveFlagsSchema = z.object({
     .optional(),
   token: z.string().min(8, 'use at least 8 characters').optional(),
   'max-body-mb': z.coerce.number().min(0.001).max(1024).default(16),
-  'max-inflight-mb': z.coerce.number().min(0.001).max(65_536).default(64),
-  'max-pending-spans': z.coerce.number().int().min(1).max(100_000_000).default(200_000),
+  'max-inflight-mb': z.coerce.number().min(0.001).max(65_536).optional(),
+  'max-pending-spans': z.coerce.number().int().min(1).max(100_000_000).optional(),
+  'memory-limit-mib': z.coerce
+    .number()
+    .int()
+    .refine((n) => n === 0 || (n >= 64 && n <= 1_048_576), 'use 0 (no limit) or 64 to 1048576')
+    .default(200),
   sync: z.enum(['normal', 'full']).default('normal'),
   'log-level': logLevelSchema.default('info'),
   'alert-webhook': z.url({ protocol: /^https?$/ }).optional(),
@@ -128,6 +136,7 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
         'max-body-mb': { type: 'string' },
         'max-inflight-mb': { type: 'string' },
         'max-pending-spans': { type: 'string' },
+        'memory-limit-mib': { type: 'string' },
         sync: { type: 'string' },
         'log-level': { type: 'string' },
         'alert-webhook': { type: 'string' },
@@ -160,6 +169,8 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
     token: flags.token ?? (io.env.TOOLSCOPE_TOKEN || undefined),
     'hash-key': flags['hash-key'] ?? (io.env.TOOLSCOPE_HASH_KEY || undefined),
     'capture-content': flags['capture-content'] ?? io.env.TOOLSCOPE_CAPTURE_CONTENT === 'true',
+    'memory-limit-mib':
+      flags['memory-limit-mib'] ?? (io.env.TOOLSCOPE_MEMORY_LIMIT_MIB || undefined),
   });
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
@@ -191,8 +202,11 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
       token: f.token,
       retentionMs: f.retention,
       maxBodyBytes: Math.round(f['max-body-mb'] * 1024 * 1024),
-      maxInflightBytes: Math.round(f['max-inflight-mb'] * 1024 * 1024),
-      maxPendingSpans: f['max-pending-spans'],
+      ...(f['max-inflight-mb'] !== undefined
+        ? { maxInflightBytes: Math.round(f['max-inflight-mb'] * 1024 * 1024) }
+        : {}),
+      ...(f['max-pending-spans'] !== undefined ? { maxPendingSpans: f['max-pending-spans'] } : {}),
+      memoryLimitBytes: f['memory-limit-mib'] * 1024 * 1024,
       synchronous: f.sync === 'full' ? 'FULL' : 'NORMAL',
       alertWebhook: f['alert-webhook'],
       thresholds: {
