@@ -7,6 +7,7 @@ import { startCollector } from '../collector.js';
 import { causeOf, createLogger, logLevelSchema, logProcessWarnings } from '../ops/logger.js';
 import { isPostgresUrl, redactDbUrl } from '../storage/open.js';
 import type { CliIo } from './io.js';
+import { publishProblem, resolveToken } from './serve-token.js';
 
 export const SERVE_USAGE = `Usage: toolscope serve [options]
 
@@ -28,7 +29,9 @@ Options:
   --capture-content  keep other instrumentations' tool arguments and results, redacted (default: drop
                      them once hashed; or set TOOLSCOPE_CAPTURE_CONTENT=true)
   --retention AGE    delete data older than AGE, e.g. 7d, 24h (default: keep everything)
-  --token TOKEN      require "Authorization: Bearer TOKEN" on every route (or set TOOLSCOPE_TOKEN)
+  --token TOKEN      require "Authorization: Bearer TOKEN" on every route; local users can read a
+                     command line, so prefer --token-file or TOOLSCOPE_TOKEN
+  --token-file PATH  the token, read from a file (or set TOOLSCOPE_TOKEN_FILE)
   --max-body-mb N    largest accepted body after decompression, in MiB (default 16)
   --max-inflight-mb N   request bodies held in memory at once, received plus inflated, in MiB;
                      beyond it ingest answers 429 (default 64, or an eighth of the memory limit)
@@ -133,6 +136,7 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
         'capture-content': { type: 'boolean' },
         retention: { type: 'string' },
         token: { type: 'string' },
+        'token-file': { type: 'string' },
         'max-body-mb': { type: 'string' },
         'max-inflight-mb': { type: 'string' },
         'max-pending-spans': { type: 'string' },
@@ -161,12 +165,19 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
     io.out(SERVE_USAGE);
     return 0;
   }
-  const { help: _help, ...flags } = values;
+  const { help: _help, 'token-file': tokenFile, ...flags } = values;
+  const token = resolveToken(
+    { token: flags.token as string | undefined, 'token-file': tokenFile as string | undefined },
+    io.env,
+  );
+  if (!token.ok) {
+    io.err(`toolscope serve: ${token.message}\n`);
+    return 2;
+  }
   const parsed = serveFlagsSchema.safeParse({
     ...flags,
     db: flags.db ?? (io.env.TOOLSCOPE_DB || undefined),
-    // An empty TOOLSCOPE_TOKEN (e.g. `${TOOLSCOPE_TOKEN:-}` in compose) means no token, not a bad one.
-    token: flags.token ?? (io.env.TOOLSCOPE_TOKEN || undefined),
+    token: token.token,
     'hash-key': flags['hash-key'] ?? (io.env.TOOLSCOPE_HASH_KEY || undefined),
     'capture-content': flags['capture-content'] ?? io.env.TOOLSCOPE_CAPTURE_CONTENT === 'true',
     'memory-limit-mib':
@@ -178,6 +189,11 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
     return 2;
   }
   const f = parsed.data;
+  const published = publishProblem(io.env, f.token);
+  if (published) {
+    io.err(`toolscope serve: ${published}\n`);
+    return 2;
+  }
   const loopback = f.host === '127.0.0.1' || f.host === 'localhost' || f.host === '::1';
   if (!loopback && !f.token) {
     io.err(
