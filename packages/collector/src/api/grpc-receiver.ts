@@ -136,6 +136,12 @@ async function exportCall(
     );
     return;
   }
+  // Decoding a message only to find the queue full would spend the time the queue needs to drain.
+  if (o.queue.full) {
+    refused('queue_full');
+    refuseForNow(stream, GRPC_STATUS.RESOURCE_EXHAUSTED, 'write queue is full', o);
+    return;
+  }
   const encoding = String(headers['grpc-encoding'] ?? 'identity');
   if (encoding !== 'identity' && encoding !== 'gzip' && encoding !== 'deflate') {
     answerStatus(stream, GRPC_STATUS.UNIMPLEMENTED, `unsupported grpc-encoding ${encoding}`);

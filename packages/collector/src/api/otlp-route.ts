@@ -86,15 +86,20 @@ export function registerOtlpRoute(app: FastifyInstance, opts: OtlpRouteOptions):
     return busy();
   };
 
-  /** Past the soft memory limit a request is refused before a byte of its body is read. */
+  /**
+   * Past the soft memory limit, or with the write queue full already, a request is refused before a byte of its
+   * body is read: decoding it only to refuse it would spend the time the queue needs to drain.
+   */
   const onRequest = async (request: FastifyRequest, reply: FastifyReply) => {
-    if (!opts.memory || opts.memory.admit()) return;
-    refused('memory_limit');
+    const overMemory = opts.memory !== undefined && !opts.memory.admit();
+    if (!overMemory && !opts.queue.full) return;
+    refused(overMemory ? 'memory_limit' : 'queue_full');
+    const code = overMemory ? 'MEMORY_LIMIT' : 'QUEUE_FULL';
     await fail(
       reply.header('retry-after', spreadRetryAfter(opts.retryAfterSeconds)),
       encodingOf(request.headers['content-type']) ?? 'json',
-      'MEMORY_LIMIT',
-      COLLECTOR_ERRORS.MEMORY_LIMIT.message,
+      code,
+      COLLECTOR_ERRORS[code].message,
     );
   };
 

@@ -1,6 +1,6 @@
 // What the SQLite backend may take of the collector's memory limit (--memory-limit-mib): each connection's page
 // cache and the writer thread's heap. Without a limit, the sizes chosen for throughput (decision 0006 measured the
-// caches' share of the resident set, storage-worker.ts the writer's young generation).
+// caches' share of the resident set; the writer's young generation is below).
 
 export type SqliteMemory = {
   /** Page cache of each connection, in KiB (SQLite's `cache_size = -N`). */
@@ -26,12 +26,13 @@ export function sqliteMemory(limitBytes: number | undefined): SqliteMemory {
   if (!limitBytes)
     return { cacheKiB: 65_536, writerYoungMb: WRITER_YOUNG_GENERATION_MB, writerOldMb: undefined };
   const mib = limitBytes / 1024 / 1024;
-  // At the default 200 MiB: 8 MiB of cache per connection, an 8 MiB young and a 40 MiB old generation for the
-  // writer, whose live set under a flood was 11-21 MiB. With the writer's heap unbounded the collector's resident
-  // set under a flood reached 280 MiB, 218 MiB with these (docs/decisions/0040).
+  // At the default 200 MiB: 4 MiB of cache per connection, a 4 MiB young and a 32 MiB old generation for the
+  // writer, whose live set under a flood was 11-21 MiB. Under `pnpm flood` the built collector's resident set
+  // settled at 205-225 MiB with 8 MiB caches and young generation, at 178-209 with these (decision 0040).
+  // A page the cache lacks is read from the OS's file cache, which is not the collector's resident set.
   return {
-    cacheKiB: clamp((mib / 25) * 1024, 2048, 65_536),
-    writerYoungMb: clamp(mib / 25, 4, WRITER_YOUNG_GENERATION_MB),
+    cacheKiB: clamp((mib / 50) * 1024, 2048, 65_536),
+    writerYoungMb: clamp(mib / 50, 4, WRITER_YOUNG_GENERATION_MB),
     writerOldMb: clamp(mib / 8, 32, 4096),
   };
 }
