@@ -28,7 +28,8 @@ describe('the proxy in front of an instrumented server', () => {
       ...tsNode(`${ROOT}test/e2e/proxy-instrumented-upstream.ts`),
     ];
     const p = await throughProxy(upstream, {
-      flags: ['--otlp-endpoint', collector.url],
+      // The server flushes its own spans when stdin closes; on a loaded machine that outlasts the default 2 s.
+      flags: ['--otlp-endpoint', collector.url, '--exit-grace-ms', '30000'],
       env: { TOOLSCOPE_HASH_KEY: KEY, OTEL_EXPORTER_OTLP_ENDPOINT: collector.url },
     });
     await p.client.listTools();
@@ -58,6 +59,11 @@ describe('the proxy in front of an instrumented server', () => {
     expect(server?.kind).toBe(2);
     expect(server?.parentSpanId).toBe(proxy?.spanId);
     expect(server?.resource['service.name']).toBe('instrumented-upstream');
+    // A call outside any trace of the client's: the proxy gives it the session's conversation and passes it on.
+    expect(proxy?.attributes['gen_ai.conversation.id']).toEqual(expect.any(String));
+    expect(server?.attributes['gen_ai.conversation.id']).toBe(
+      proxy?.attributes['gen_ai.conversation.id'],
+    );
     for (const attribute of [
       'toolscope.input.hash',
       'toolscope.input.shape',

@@ -8,7 +8,10 @@ export type Call = {
   code: string | null;
   side: string;
   kind: number;
-  issues: { path: string }[];
+  issues: { path: string; code: string; message: string }[];
+  service: string | null;
+  conversationId: string | null;
+  clientName: string | null;
 };
 export type Span = {
   spanId: string;

@@ -17,7 +17,7 @@ import { type Collector, startCollector } from '@toolscope/collector';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { reader } from './proxy-collector.js';
-import { ChildTransport, EVERYTHING, PROXY_CLI, tsNode } from './proxy-process.js';
+import { ChildTransport, EVERYTHING, httpProxy, waitFor } from './proxy-process.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'toolscope-proxy-http-'));
 const env = { TOOLSCOPE_HASH_KEY: 'proxy-http-key' };
@@ -33,32 +33,10 @@ const freePort = () =>
     });
   });
 
-/** Waits for a line matching `re` in a child's stdout or stderr. */
-function waitFor(child: ChildTransport, re: RegExp): Promise<RegExpExecArray> {
-  return new Promise((resolve, reject) => {
-    let seen = '';
-    const look = (chunk: Buffer) => {
-      seen += chunk.toString();
-      const m = re.exec(seen);
-      if (m) resolve(m);
-    };
-    child.child.stdout?.on('data', look);
-    child.child.stderr?.on('data', look);
-    child.child.on('close', () => reject(new Error(`exited before ${re}: ${seen}`)));
-  });
-}
-
 function startProxy(upstream: string): { proxy: ChildTransport; url: Promise<string> } {
-  const proxy = new ChildTransport(
-    process.execPath,
-    tsNode(PROXY_CLI, ['--otlp-endpoint', collector.url, '--upstream', upstream, '--port', '0']),
-    env,
-  );
-  children.push(proxy);
-  return {
-    proxy,
-    url: waitFor(proxy, /"msg":"listening","url":"([^"]+)"/).then((m) => m[1] as string),
-  };
+  const started = httpProxy(collector.url, upstream, env);
+  children.push(started.proxy);
+  return started;
 }
 
 async function connect(url: string) {
@@ -201,7 +179,7 @@ describe('toolscope-proxy over Streamable HTTP', () => {
     });
   });
 
-  it('serves a server that keeps no sessions, answering JSON, one observer per request', async () => {
+  it('serves a server that keeps no sessions, answering JSON: no session id on its spans', async () => {
     const { port } = stateless.address() as AddressInfo;
     const { proxy, url } = startProxy(`http://127.0.0.1:${port}/mcp`);
     const { client } = await connect(await url);

@@ -12,7 +12,8 @@ export const PROXY_CLI = `${ROOT}packages/proxy/src/cli.ts`;
 export const EVERYTHING = `${ROOT}test/node_modules/@modelcontextprotocol/server-everything/dist/index.js`;
 export const FILESYSTEM = `${ROOT}test/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js`;
 export const LIAR = `${ROOT}test/e2e/proxy-upstream.ts`;
-export const STATELESS = `${ROOT}test/e2e/proxy-stateless-upstream.ts`;
+/** A v2 SDK server (plain JavaScript: no loader to start, and the v2 client's probe starts it twice). */
+export const V2_UPSTREAM = `${ROOT}test/e2e/proxy-v2-upstream.mjs`;
 
 /** Node with tsx and the workspace's source condition, for TypeScript entry points. */
 export const tsNode = (entry: string, args: string[] = []) => [
@@ -108,5 +109,33 @@ export async function direct(upstream: string[]) {
       transport.child.kill();
       return transport.exited;
     },
+  };
+}
+
+/** Waits for a line matching `re` in a child's stdout or stderr. */
+export function waitFor(child: ChildTransport, re: RegExp): Promise<RegExpExecArray> {
+  return new Promise((resolve, reject) => {
+    let seen = '';
+    const look = (chunk: Buffer) => {
+      seen += chunk.toString();
+      const m = re.exec(seen);
+      if (m) resolve(m);
+    };
+    child.child.stdout?.on('data', look);
+    child.child.stderr?.on('data', look);
+    child.child.on('close', () => reject(new Error(`exited before ${re}: ${seen}`)));
+  });
+}
+
+/** `toolscope-proxy --upstream URL --port 0` exporting to `collector`; `url` is where it listens. */
+export function httpProxy(collector: string, upstream: string, env: Record<string, string>) {
+  const proxy = new ChildTransport(
+    process.execPath,
+    tsNode(PROXY_CLI, ['--otlp-endpoint', collector, '--upstream', upstream, '--port', '0']),
+    env,
+  );
+  return {
+    proxy,
+    url: waitFor(proxy, /"msg":"listening","url":"([^"]+)"/).then((m) => m[1] as string),
   };
 }

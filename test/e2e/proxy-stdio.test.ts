@@ -10,17 +10,7 @@ import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { type Collector, startCollector } from '@toolscope/collector';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Call, reader } from './proxy-collector.js';
-import {
-  ChildTransport,
-  direct,
-  EVERYTHING,
-  FILESYSTEM,
-  LIAR,
-  PROXY_CLI,
-  STATELESS,
-  throughProxy,
-  tsNode,
-} from './proxy-process.js';
+import { direct, EVERYTHING, FILESYSTEM, LIAR, throughProxy, tsNode } from './proxy-process.js';
 
 const KEY = 'proxy-test-key';
 const dir = mkdtempSync(join(tmpdir(), 'toolscope-proxy-'));
@@ -153,7 +143,11 @@ describe('toolscope-proxy over stdio', () => {
     });
     const started = calls.find((c) => c.traceId !== traceId) as Call;
     const seenFresh = JSON.parse((fresh.content as { text: string }[])[0]?.text ?? 'null');
-    expect(seenFresh).toEqual({ traceparent: `00-${started.traceId}-${started.spanId}-01` });
+    // A call outside any trace of the client's gets the session's conversation, passed on as the client would.
+    expect(seenFresh).toEqual({
+      traceparent: `00-${started.traceId}-${started.spanId}-01`,
+      'toolscope.dev/conversation-id': started.conversationId,
+    });
     expect((await spanOf(started)).parentSpanId).toBeNull();
   });
 
@@ -238,54 +232,5 @@ describe('toolscope-proxy over stdio', () => {
     expect(await p.done()).toBe(0);
     const calls = await callsOf('read_text_file', 2);
     expect(calls.map((c) => c.code).sort()).toEqual(['FAILED', null].sort());
-  });
-
-  it("names the service from a stateless server's server/discover answer (no initialize)", async () => {
-    const upstream = [process.execPath, ...tsNode(STATELESS)];
-    const t = new ChildTransport(
-      process.execPath,
-      tsNode(PROXY_CLI, [...flags, '--', ...upstream]),
-      env,
-    );
-    const answers = new Map<unknown, unknown>();
-    const waiters = new Map<unknown, () => void>();
-    t.onmessage = (m) => {
-      if (!('id' in m)) return;
-      answers.set(m.id, m);
-      waiters.get(m.id)?.();
-    };
-    /** Sends a request and waits for its answer, as a client does before its next step. */
-    const ask = (message: Parameters<typeof t.send>[0] & { id: number }) =>
-      new Promise<void>((resolve) => {
-        waiters.set(message.id, resolve);
-        void t.send(message);
-      });
-    await t.start();
-    const meta = {
-      'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-      'io.modelcontextprotocol/clientInfo': { name: 'stateless-agent', version: '1' },
-    };
-    await ask({ jsonrpc: '2.0', id: 1, method: 'server/discover', params: { _meta: meta } });
-    await ask({ jsonrpc: '2.0', id: 2, method: 'tools/list', params: { _meta: meta } });
-    await ask({
-      jsonrpc: '2.0',
-      id: 3,
-      method: 'tools/call',
-      params: { name: 'echo_word', arguments: { word: 'hi' }, _meta: meta },
-    });
-    const [call] = await callsOf('echo_word', 1);
-    // Every answer came back as the server wrote it.
-    expect(answers.get(3)).toMatchObject({ result: { content: [{ type: 'text', text: 'hi' }] } });
-    expect(answers.get(1)).toMatchObject({ result: { serverInfo: { name: 'discoverer' } } });
-    await t.close();
-    expect(await t.exited).toBe(0);
-    const span = await spanOf(call as Call);
-    expect(span.resource['service.name']).toBe('discoverer');
-    expect(span.resource['service.version']).toBe('7.0.0');
-    // What initialize used to say once, the stateless revision says in each request's _meta.
-    expect(span.attributes).toMatchObject({
-      'mcp.protocol.version': '2026-07-28',
-      'toolscope.mcp.client.name': 'stateless-agent',
-    });
   });
 });

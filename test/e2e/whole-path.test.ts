@@ -6,7 +6,8 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Flag, ToolStats, TraceResponse } from '@toolscope/collector';
+import type { CallsResponse, Flag, ToolStats, TraceResponse } from '@toolscope/collector';
+import { formatCount, formatMs } from '@toolscope/collector/schemas';
 import {
   DEMO_ROLLOUT_GRACE,
   EXPECTED_FLAGS,
@@ -161,6 +162,62 @@ describe('agent → MCP server → collector → API, report and dashboard', () 
     expect(heavy?.resultSizes.map((v) => v.version)).toEqual(['1', '2']);
   });
 
+  /**
+   * The loop cost of the demo from its definition (docs/detectors.md, "Counted once"): the distinct calls the
+   * loop flags name as wasted, each with the narrowest share a flag gives it, its result tokens as /api/calls
+   * has them, and flags that share a call taken as one loop.
+   */
+  const distinctWaste = async () => {
+    const loops = flags.filter((f) => f.evidence.wasted);
+    const shares = new Map<string, { ms: number; modelTokens: number }>();
+    const groups: Set<string>[] = [];
+    for (const f of loops) {
+      const spans = f.evidence.wasted?.spans ?? [];
+      expect(spans.length, `${f.kind} names its wasted calls`).toBe(f.evidence.wasted?.calls);
+      for (const x of spans) {
+        const known = shares.get(x.spanId);
+        if (!known || x.ms < known.ms) shares.set(x.spanId, x);
+      }
+      const ids = new Set(spans.map((x) => x.spanId));
+      const joined = groups.filter((g) => [...g].some((id) => ids.has(id)));
+      const group = new Set([...ids, ...joined.flatMap((g) => [...g])]);
+      for (const g of joined) groups.splice(groups.indexOf(g), 1);
+      groups.push(group);
+    }
+    const { calls } = await getJson<CallsResponse>('/api/calls?since=1h&limit=1000');
+    const tokensOf = new Map(calls.map((c) => [c.spanId, c.resultTokens ?? 0]));
+    let ms = 0;
+    let resultTokens = 0;
+    let modelTokens = 0;
+    for (const [spanId, share] of shares) {
+      expect(tokensOf.has(spanId), `wasted call ${spanId} is a stored call`).toBe(true);
+      ms += share.ms;
+      modelTokens += share.modelTokens;
+      resultTokens += tokensOf.get(spanId) ?? 0;
+    }
+    return {
+      flags: loops,
+      loops: groups.length,
+      calls: shares.size,
+      ms,
+      resultTokens,
+      modelTokens,
+    };
+  };
+
+  it('counts each wasted call of the demo once, though two of its flags name the same calls', async () => {
+    const w = await distinctWaste();
+    // The loop scene's identical retry and unrepaired invalid input name the same two wasted calls: added flag by
+    // flag, the demo's loops would count them twice.
+    const pinned = w.flags.filter((f) => f.tool === 'get_order' && f.evidence.wasted?.calls === 2);
+    const byFlag = w.flags.reduce((n, f) => n + (f.evidence.wasted?.calls ?? 0), 0);
+    expect(pinned.map((f) => f.kind).sort()).toEqual(
+      expect.arrayContaining(['identical_retry', 'unrepaired_invalid_input']),
+    );
+    expect(w.loops).toBe(w.flags.length - 1);
+    expect(w.calls).toBe(byFlag - 2);
+  });
+
   it('joins the agent and server spans of a call in one trace', async () => {
     const traceId = traceOf('loop')[0] as string;
     const { spans } = await getJson<TraceResponse>(`/api/traces/${traceId}`);
@@ -191,21 +248,34 @@ describe('agent → MCP server → collector → API, report and dashboard', () 
       '0.25',
     ]);
     expect(await report.exited).toBe(1);
-    const body = JSON.parse(report.output()) as { tools: ToolStats[]; passed: boolean };
+    const body = JSON.parse(report.output()) as {
+      tools: ToolStats[];
+      passed: boolean;
+      wasted: Omit<Awaited<ReturnType<typeof distinctWaste>>, 'flags'>;
+    };
     const rates = Object.fromEntries(
       body.tools.map((t) => [t.name, [t.calls, t.errors, t.errorRate]]),
     );
-    // get_order: loop 3/3, repair 1/2, transient 0/1, canary 0/5, enum 3/3, cycle 0/3, poll 0/5;
-    // catalogue_list: rollout 0/10, old clients 4/4, cycle 0/3; order_intent: rejected 2/2, timeout 2/2,
-    // keyed 0/2, churn 4/4; order_history: flood 0/10.
+    // get_order: loop 3/3, repair 1/2, transient 0/1, canary 0/5, enum 3/3, cycle 0/3, poll 0/5, and the
+    // recovery scenes 8/10; catalogue_list: rollout 0/10, old clients 4/4, cycle 0/3, recovery 0/1;
+    // order_intent: rejected 2/2, timeout 2/2, keyed 0/2, churn 4/4, recovery 2/3; order_history: flood 0/10.
     expect(rates).toEqual({
-      get_order: [22, 7, 0.3182],
-      catalogue_list: [17, 4, 0.2353],
-      order_intent: [10, 8, 0.8],
+      get_order: [32, 15, 0.4688],
+      catalogue_list: [18, 4, 0.2222],
+      order_intent: [13, 10, 0.7692],
       list_catalogue: [1, 0, 0],
       order_history: [10, 0, 0],
     });
     expect(body.passed).toBe(false);
+    // The loops' cost, summed as the overview sums it: each wasted call once.
+    const w = await distinctWaste();
+    expect(body.wasted).toMatchObject({
+      loops: w.loops,
+      calls: w.calls,
+      resultTokens: w.resultTokens,
+      modelTokens: w.modelTokens,
+    });
+    expect(body.wasted.ms).toBeCloseTo(w.ms, 6);
   });
 
   it('shows the tools and every flag kind in the dashboard (Chromium)', async () => {
@@ -237,19 +307,26 @@ describe('agent → MCP server → collector → API, report and dashboard', () 
         expect(legend, legend.join(', ')).toContain(layer);
       // Axes: time, calls and error rate.
       expect(await page.locator('.chart .u-axis').count()).toBe(3);
-      // Each tool's sparkline counts the calls its row counts, over the chart's steps.
+      // Each tool's sparkline counts the calls its row counts, over the chart's steps; a tool whose calls all
+      // fall in one step has none (readable.test.ts).
       const sparks = await page.locator('table.tools tbody tr').evaluateAll((rows) =>
         rows.map((r) => [
           r.querySelector('[data-col=calls]')?.textContent,
           r
             .querySelector('svg.spark')
             ?.getAttribute('aria-label')
-            ?.match(/: (\d+) calls/)?.[1],
+            ?.match(/: (\d+) calls?/)?.[1],
         ]),
       );
       expect(sparks).toHaveLength(5);
-      for (const [calls, sparkCalls] of sparks) expect(sparkCalls).toBe(calls);
+      for (const [calls, sparkCalls] of sparks) if (sparkCalls) expect(sparkCalls).toBe(calls);
       await shot(page, 'overview');
+      // The overview's loop cost is the sum over the distinct wasted calls.
+      const w = await distinctWaste();
+      const plural = (n: number, one: string) => `${formatCount(n)} ${one}${n === 1 ? '' : 's'}`;
+      expect(await page.getByTestId('loop-waste').textContent()).toBe(
+        `${plural(w.loops, 'loop')} wasted ${plural(w.calls, 'call')}, ${formatMs(w.ms)}, ${plural(w.resultTokens, 'result token')} and ${plural(w.modelTokens, 'model token')} in this range.`,
+      );
       // The overview shows 8 flags and names the ones it left out.
       expect(await page.locator('ul.flags li.flag').count()).toBe(8);
       const leftOut = (await page.getByTestId('flags-left-out').textContent()) ?? '';

@@ -8,6 +8,7 @@ import { parseArgs } from 'node:util';
 import { type Flag, flagsOf, startCollector } from '@toolscope/collector';
 import { z } from 'zod';
 import { DEMO_ROLLOUT_GRACE, DEMO_ROLLOUT_GRACE_SECONDS, EXPECTED_FLAGS } from './scenarios.js';
+import { demoSummary } from './summary.js';
 
 const argsSchema = z.object({
   port: z.coerce.number().int().min(0).max(65_535).default(4318),
@@ -71,22 +72,17 @@ if (code !== 0) process.stderr.write(`demo: the agent exited with ${code}\n`);
 while (collector.queue.pendingSpans > 0) await new Promise((r) => setTimeout(r, 50));
 const now = BigInt(Date.now()) * 1_000_000n;
 const flags: Flag[] = await flagsOf(collector.storage, now - 3_600_000n * 1_000_000n, now + 1n, {});
-process.stdout.write('\nflags:\n');
-let missing = 0;
-for (const expected of EXPECTED_FLAGS) {
-  const found = flags.find((f) => f.kind === expected.kind && f.tool === expected.tool);
-  if (!found) missing++;
-  process.stdout.write(
-    `  ${found ? '✓' : '✗'} ${expected.kind.padEnd(26)} ${expected.tool.padEnd(15)} ${found ? found.summary : 'missing'}\n`,
-  );
-}
-process.stdout.write(`\ndashboard: ${collector.url}/\n`);
-
-if (opts.exit) {
-  await collector.close();
-  process.exit(missing === 0 && code === 0 ? 0 : 1);
-}
-process.stdout.write('Ctrl-C stops the collector; the data stays in the database.\n');
+// The database `pnpm start` opens: toolscope serve's default, run from the workspace's root.
+const startDb = fileURLToPath(new URL('../../../toolscope.db', import.meta.url));
+const summary = demoSummary(flags, EXPECTED_FLAGS, {
+  url: collector.url,
+  db: opts.db,
+  defaultDb: startDb,
+  exit: opts.exit,
+});
+if (opts.exit) await collector.close();
+process.stdout.write(`\n${summary.text}`);
+if (opts.exit) process.exit(summary.missing === 0 && code === 0 ? 0 : 1);
 const stop = async () => {
   await collector.close();
   process.exit(0);

@@ -1,5 +1,6 @@
 // What the scripted agent does, scene by scene, and which flag each scene must (or must not) produce. The
 // end-to-end test and `pnpm demo` both read EXPECTED_FLAGS, so the story and its checks cannot drift apart.
+import { RECOVERY_SCENES } from './recovery-scenes.js';
 import type { Variant } from './tools.js';
 
 export type Call = {
@@ -15,6 +16,8 @@ export type Scene = {
   title: string;
   /** Each turn is one agent span (one trace) in the scene's conversation. */
   turns: Call[][];
+  /** Each turn is another client's: a conversation of its own (drift needs several agents, not one's repeats). */
+  clientPerTurn?: boolean;
   /** Pause between turns: the rollout scene spreads its traffic over time. */
   pauseMs?: number;
   /** Repair: when a call fails INVALID_INPUT, apply this and call again (a model that reads the issues). */
@@ -71,6 +74,7 @@ export const SCENES: Scene[] = [
   {
     id: 'old-client',
     title: 'clients still sending the v2 input shape to catalogue_list v3',
+    clientPerTurn: true,
     turns: range(4).map((i) => [
       { server: 'canary', tool: 'catalogue_list', args: { minPrice: 10, maxPrice: 60 + i } },
     ]),
@@ -78,6 +82,7 @@ export const SCENES: Scene[] = [
   {
     id: 'enum',
     title: 'the orders upstream starts returning a status the contract does not know',
+    clientPerTurn: true,
     turns: range(3).map((i) => [
       { server: 'stable', tool: 'get_order', args: { customerId: `cus_90${i}` } },
     ]),
@@ -156,6 +161,8 @@ export const SCENES: Scene[] = [
       })),
     ],
   },
+  // What agents do after failed calls, with an exactly known mix (recovery-scenes.ts).
+  ...RECOVERY_SCENES,
 ];
 
 /** Every flag kind the story must produce, with its tool and, for retry loops, the scene it comes from. */

@@ -1,6 +1,7 @@
 // A running collector: storage, the single writer, retention and the HTTP app, with an orderly shutdown that
 // commits everything already acknowledged.
 import type { FastifyInstance } from 'fastify';
+import type { DestinationStream } from 'pino';
 import { startWebhook } from './alerts/webhook.js';
 import { buildApp } from './api/app.js';
 import { tokenCheck } from './api/auth.js';
@@ -48,6 +49,8 @@ export type CollectorOptions = {
   synchronous?: 'NORMAL' | 'FULL';
   /** JSON log lines on stdout at this level (`serve` uses info); without it, nothing is logged. */
   logLevel?: LogLevel;
+  /** Where the JSON log lines go (default stdout); `serve` holds them until its lines for people are out. */
+  logDestination?: DestinationStream;
   /** @deprecated use logLevel; true logs at info. */
   logger?: boolean;
   /** POST each new flag once to this URL. */
@@ -84,8 +87,16 @@ export type Collector = {
   close(): Promise<void>;
 };
 
+/** Logged when no hash key is configured (`serve` passes a random one and logs this after its startup lines). */
+export const NO_HASH_KEY_WARNING =
+  'no hash key (--hash-key or TOOLSCOPE_HASH_KEY): input hashes of foreign tool spans use a key of this ' +
+  'process, so they match neither other collectors nor the instrumented processes';
+
 export async function startCollector(options: CollectorOptions): Promise<Collector> {
-  const log = createLogger(options.logLevel ?? (options.logger ? 'info' : 'silent'));
+  const log = createLogger(
+    options.logLevel ?? (options.logger ? 'info' : 'silent'),
+    options.logDestination,
+  );
   const storage =
     options.storage ??
     (await openStorage(options.db, {
@@ -138,11 +149,7 @@ export async function startCollector(options: CollectorOptions): Promise<Collect
   const memory = options.memoryLimitBytes
     ? startMemoryLimiter({ limitBytes: options.memoryLimitBytes, budget: bodyBudget, queue, log })
     : undefined;
-  if (!options.hashKey)
-    log.warn(
-      'no hash key (--hash-key or TOOLSCOPE_HASH_KEY): input hashes of foreign tool spans use a key of this ' +
-        'process, so they match neither other collectors nor the instrumented processes',
-    );
+  if (!options.hashKey) log.warn(NO_HASH_KEY_WARNING);
   const content = createContentPolicy({
     hashKey: options.hashKey ?? randomHashKey(),
     capture: options.captureContent ?? false,

@@ -280,10 +280,54 @@ describe('schema-drift detectors', () => {
       count: 5,
       evidence: { paths: ['orders.0.status'] },
     });
-    // First and last seen are when the failures happened (to the minute), not the window's edges.
-    const minuteOf = (ms: number) => Math.floor(ms / minute) * minute;
-    expect(Date.parse(found[0]?.firstSeen ?? '')).toBe(minuteOf(now - 5 * minute));
-    expect(Date.parse(found[0]?.lastSeen ?? '')).toBe(minuteOf(now - 5 * minute + 40_000));
+    // First and last seen are when the first and the newest failing call started, to the millisecond (not
+    // rounded to their minute, not the window's edges), and the flag links both.
+    expect(found[0]?.firstSeen).toBe(new Date(now - 5 * minute).toISOString());
+    expect(found[0]?.lastSeen).toBe(new Date(now - 5 * minute + 40_000).toISOString());
+    expect(found[0]?.evidence.traceIds?.slice(0, 2)).toEqual([hex(400, 32), hex(404, 32)]);
+    expect(found[0]?.evidence.spanIds).toHaveLength(found[0]?.evidence.traceIds?.length ?? -1);
+  });
+
+  // Behind the proxy an uninstrumented client's calls have no trace context: each is a trace of its own, and
+  // the SDK's refusal carries no issue paths. Three identical refused calls are one agent repeating itself, as
+  // are the calls of one conversation.
+  const typo = (trace: number, i: number, extra: Partial<ToolCallSpec> = {}): ToolCallSpec => ({
+    trace,
+    tool: 'get-sum',
+    input: 'h-typo',
+    shape: 'a:string,b:number',
+    code: 'INVALID_INPUT',
+    atMs: now - 3 * minute + i * 1_000,
+    ...extra,
+  });
+
+  it('takes one agent repeating bad input for a loop, not drift, and dates drift from its calls', async () => {
+    await send([
+      // One client behind the proxy: the same refused input three times, a trace per call.
+      ...[0, 1, 2].map((i) => typo(500 + i, i, { tool: 'get-sum' })),
+      // One conversation trying four inputs over four traces.
+      ...[0, 1, 2, 3].map((i) =>
+        typo(510 + i, i, { tool: 'get-diff', input: `h-try-${i}`, conversation: 'conv-one' }),
+      ),
+      // Three agents (traces without a conversation, each its own input), no issue paths recorded.
+      ...[0, 1, 2].map((i) => typo(520 + i, i, { tool: 'get-prod', input: `h-agent-${i}` })),
+    ]);
+    const [found, ...rest] = await flags('?kind=input_drift&since=60m');
+    expect(rest).toEqual([]);
+    // Dated from its first and newest call (not from the start of the recent part), and linking them.
+    expect(found).toMatchObject({
+      tool: 'get-prod',
+      count: 3,
+      firstSeen: new Date(now - 3 * minute).toISOString(),
+      lastSeen: new Date(now - 3 * minute + 2_000).toISOString(),
+    });
+    expect(found?.evidence.traceIds).toEqual([hex(520, 32), hex(522, 32), hex(521, 32)]);
+    expect(found?.summary).toContain('from 3 agents');
+    // Asked again over a longer window, it reads the same: its times come from its calls, not the request.
+    const again = await flags('?kind=input_drift&since=90m');
+    expect(again.map((f) => [f.firstSeen, f.lastSeen])).toEqual([
+      [found?.firstSeen, found?.lastSeen],
+    ]);
   });
 
   it('validates its parameters', async () => {

@@ -1,5 +1,5 @@
-// --alert-webhook: a new flag is posted once, delivery is retried with backoff, and flags that existed when
-// the collector started are not re-sent.
+// --alert-webhook: a new flag is posted once, delivery is retried with backoff, flags that existed when the
+// collector started are not re-sent, and a loop flag's post says what it adds to the loop cost posted before.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -7,7 +7,16 @@ import { startWebhook } from '../src/alerts/webhook.js';
 import { runCli } from '../src/index.js';
 import { otlpToolCalls, postJson, startTestCollector, type TestCollector } from './harness.js';
 
-const received: { kind: string; tool: string }[] = [];
+type Posted = { kind: string; tool: string };
+type Wasted = {
+  loops: number;
+  calls: number;
+  ms: number;
+  resultTokens: number;
+  modelTokens: number;
+};
+const received: Posted[] = [];
+const wastedOf = new Map<Posted, Wasted | undefined>();
 let failuresLeft = 0;
 const server = createServer((req, res) => {
   const chunks: Buffer[] = [];
@@ -20,10 +29,12 @@ const server = createServer((req, res) => {
     }
     const body = JSON.parse(Buffer.concat(chunks).toString()) as {
       type: string;
-      flag: { kind: string; tool: string };
+      flag: Posted;
+      wasted?: Wasted;
     };
     expect(body.type).toBe('toolscope.flag');
     received.push(body.flag);
+    wastedOf.set(body.flag, body.wasted);
     res.writeHead(204).end();
   });
 });
@@ -66,6 +77,35 @@ describe('alert webhook', () => {
       expect.objectContaining({ kind: 'retry_after_non_retryable', tool: 'new_tool' }),
     ]);
     expect(failuresLeft).toBe(0);
+  });
+
+  it('posts what each loop flag adds to the loop cost, each wasted call once', async () => {
+    received.length = 0;
+    const hook = startWebhook(c.storage, url, { intervalMs: 3_600_000, backoffMs: 10 });
+    await hook.pollNow();
+    // One input refused three times in one trace: an identical retry and an unrepaired invalid input, both
+    // pinning the same three calls.
+    const refused = [0, 1, 2].map((i) => ({
+      trace: 3,
+      tool: 'story_tool',
+      input: 'h3',
+      code: 'INVALID_INPUT',
+      atMs: now - 5_000 + i * 100,
+    }));
+    expect((await postJson(c.url, otlpToolCalls(refused))).status).toBe(200);
+    await hook.pollNow();
+    await hook.flush();
+    await hook.stop();
+    const posts = received.filter((f) => f.tool === 'story_tool');
+    expect(posts.map((f) => f.kind).sort()).toEqual([
+      'identical_retry',
+      'unrepaired_invalid_input',
+    ]);
+    // The first posted adds the loop and its two wasted calls; the second names the same calls: it adds none.
+    const [first, second] = posts.map((f) => wastedOf.get(f));
+    expect(first).toMatchObject({ loops: 1, calls: 2 });
+    expect(first?.ms).toBeGreaterThan(0);
+    expect(second).toEqual({ loops: 0, calls: 0, ms: 0, resultTokens: 0, modelTokens: 0 });
   });
 
   it('refuses a webhook that is not an http(s) URL', async () => {

@@ -75,7 +75,18 @@ export function CallsChart({ points, label }: { points: SeriesPoint[]; label: st
       {
         width,
         height: 220,
-        scales: { x: { time: true }, pct: { range: [0, 100] } },
+        scales: {
+          // One step alone (a range of a minute): uPlot would stretch the axis over a thousand days from it;
+          // it spans a minute either side instead (the API's steps are a minute at least).
+          x: {
+            time: true,
+            range: (u, min, max) => {
+              const only = u.data[0].length === 1 ? u.data[0][0] : undefined;
+              return only === undefined ? [min, max] : [only - 60, only + 60];
+            },
+          },
+          pct: { range: [0, 100] },
+        },
         series: [
           {},
           ...stack.map((l) => l.series),

@@ -2,6 +2,7 @@
 // empty buckets between the smallest and the largest value are drawn too, so the axis is a log scale. A y-axis
 // of calls, and marks (p50, p95, p99) over the bars that hold them.
 import { logBucketOfUpperBound } from '@toolscope/collector/schemas';
+import { counted } from './ui';
 
 export type LogBucket = { from: number; to: number; count: number };
 export type Mark = { label: string; value: number | null };
@@ -74,7 +75,9 @@ export function LogHistogram({
             {bars.map((b, i) => (
               <li
                 key={i}
-                title={b.count ? `${format(b.from)} – ${format(b.to)}: ${b.count} calls` : ''}
+                title={
+                  b.count ? `${format(b.from)} – ${format(b.to)}: ${counted(b.count, 'call')}` : ''
+                }
               >
                 {b.count > 0 && (
                   <>
@@ -83,7 +86,7 @@ export function LogHistogram({
                       style={{ height: `${Math.max(2, (b.count / max) * 100)}%` }}
                     />
                     <span class="sr-only">
-                      {format(b.from)} to {format(b.to)}: {b.count} calls
+                      {format(b.from)} to {format(b.to)}: {counted(b.count, 'call')}
                     </span>
                   </>
                 )}

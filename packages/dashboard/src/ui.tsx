@@ -1,4 +1,5 @@
 // Small shared pieces. Everything from the data is rendered as text nodes: no innerHTML anywhere.
+import { formatCount } from '@toolscope/collector/schemas';
 import type { ComponentChildren } from 'preact';
 import type { Loaded } from './hooks';
 import { formatTime, utcTitle } from './time';
@@ -68,6 +69,25 @@ export function Mono({ children, title }: { children: string; title?: string }) 
       {children}
     </code>
   );
+}
+
+/** A noun in the number `n` asks for: `call` for 1, `calls` otherwise. */
+export function plural(n: number, one: string, many = `${one}s`): string {
+  return n === 1 ? one : many;
+}
+
+/** A count with its noun in the right number: `1 call`, `2 calls`, `1,204 calls`. */
+export function counted(n: number, one: string, many = `${one}s`): string {
+  return `${formatCount(n)} ${plural(n, one, many)}`;
+}
+
+/**
+ * A tool version as a reader expects it: `v2`; `(unversioned)` for the producers' name for none (the proxy and
+ * the MCP adapter say `unversioned`, docs/span-contract.md); nothing when the call did not say.
+ */
+export function versionLabel(version: string | null): string {
+  if (!version) return '';
+  return version === 'unversioned' ? '(unversioned)' : `v${version}`;
 }
 
 export function short(id: string, n = 8): string {

@@ -83,6 +83,14 @@ describe('dashboard', () => {
     expect(await callsColumn()).toEqual([...desc].sort((a, b) => a - b));
     await w.page.getByRole('button', { name: /^Calls/ }).click();
     expect(await callsColumn()).toEqual(desc);
+    // The loops' cost counts each wasted call once. The story's three refused calls are an identical retry and
+    // an unrepaired invalid input of its trace (2 wasted calls each, the same two), and the same two flags of
+    // its conversation, whose corrected turn repeats the input once more (3 wasted calls each, those two and
+    // one more); the hostile tool's three refused calls are two flags naming the same 2 calls. So 2 loops of
+    // 3 + 2 calls, where a sum flag by flag says 6 loops of 14.
+    expect(await w.page.getByTestId('loop-waste').textContent()).toMatch(
+      /^2 loops wasted 5 calls, [0-9.]+ (ms|s), /,
+    );
     await w.page.locator('.chart canvas').first().waitFor();
     await screenshot(w.page, 'overview');
     expect(w.errors).toEqual([]);
@@ -166,7 +174,7 @@ describe('dashboard', () => {
     const counts = await latency
       .locator('li .sr-only')
       .allTextContents()
-      .then((t) => t.map((x) => Number(/: (\d+) calls$/.exec(x)?.[1])));
+      .then((t) => t.map((x) => Number(/: (\d+) calls?$/.exec(x)?.[1])));
     const frame = w.page.locator('.hist-frame').first();
     expect(await frame.locator('.hist-y span').first().textContent()).toBe(
       String(Math.max(...counts)),

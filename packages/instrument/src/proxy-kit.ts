@@ -10,6 +10,11 @@ export { fingerprint } from './fingerprint.js';
 export { createHasher, type Hasher } from './hashing.js';
 export { compileSchemaCheck, type SchemaCheck } from './json-schema-check.js';
 export { outcomeOfPlainResult, type ToolOutcome } from './mcp/call-result.js';
+export {
+  type SdkValidation,
+  sdkValidationOfResult,
+  sdkValidationOfText,
+} from './mcp/sdk-validation.js';
 export { mcpOutputFacts } from './output-facts.js';
 export { mcpOutputHash } from './output-hash.js';
 export { mcpOutputAttributes } from './output-size.js';

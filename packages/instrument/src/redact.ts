@@ -1,6 +1,10 @@
-// Redaction of captured payloads (DESIGN.md §3): deny-listed keys, secret-looking values and sensitive schema
-// fields are masked, strings truncated, the whole payload bounded. Only used when content capture is on.
+// Redaction of captured payloads (DESIGN.md §3, docs/redaction.md): secret keys (secret-keys.ts), secret formats
+// (secret-values.ts), strings that are JSON by their keys too, and sensitive schema fields are masked; strings
+// truncated, the whole payload bounded. Payloads with content capture on; exception messages always.
 import { z } from 'zod';
+import { maskCardNumber, parseJsonText, REDACTED, schemaNameKeys } from './scrub.js';
+import { foldKey, isSecretKey, keptUnderSecretKey } from './secret-keys.js';
+import { maskSecrets } from './secret-values.js';
 import type { SensitiveNode } from './sensitive.js';
 import { setOwn } from './set-own.js';
 
@@ -15,97 +19,56 @@ export const captureOptionsSchema = z.object({
 export type CaptureOptions = z.input<typeof captureOptionsSchema>;
 type ResolvedCaptureOptions = z.output<typeof captureOptionsSchema>;
 
-export const REDACTED = '[REDACTED]';
-
-const DENY_TOKENS = new Set([
-  'password',
-  'passwd',
-  'pwd',
-  'passphrase',
-  'secret',
-  'token',
-  'authorization',
-  'auth',
-  'cookie',
-  'session',
-  'ssn',
-  'card',
-  'cvv',
-  'cvc',
-  'pin',
-  'credential',
-  'credentials',
-  'otp',
-  'jwt',
-  'bearer',
-  'signature',
-  'iban',
-]);
-const DENY_COMPOUNDS = [
-  'apikey',
-  'privatekey',
-  'secretkey',
-  'accesskey',
-  'clientsecret',
-  'setcookie',
-];
-
-const VALUE_PATTERNS: ReadonlyArray<readonly [RegExp, string]> = [
-  [/\beyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*/g, '[REDACTED:jwt]'],
-  [/\b(?:bearer|basic|token)\s+[A-Za-z0-9._~+/=-]{8,}/gi, '[REDACTED:credential]'],
-  [
-    /\b(?:sk|pk|rk)_(?:live|test)_[A-Za-z0-9]{8,}|\bgh[pousr]_[A-Za-z0-9]{20,}|\bAKIA[0-9A-Z]{16}\b|\bxox[abpr]-[A-Za-z0-9-]{10,}/g,
-    '[REDACTED:api_key]',
-  ],
-  [/[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}/g, '[REDACTED:email]'],
-];
-const CARD_CANDIDATE = /\b\d(?:[ -]?\d){12,18}\b/g;
+export { REDACTED } from './scrub.js';
+export { luhnValid } from './secret-values.js';
 
 const MAX_DEPTH = 16;
 const MAX_ITEMS = 100;
 const MAX_KEYS = 200;
+const NO_EXTRA: ReadonlySet<string> = new Set();
 
 /** Whether a key name is on the deny-list (`apiKey`, `X-Api-Key`, `access_token`, `Authorization`, …). */
-export function isDeniedKey(key: string, extra: ReadonlySet<string> = new Set()): boolean {
-  const normalized = key.toLowerCase().replace(/[-_\s.]/g, '');
-  if (extra.has(normalized)) return true;
-  for (const compound of DENY_COMPOUNDS) if (normalized.includes(compound)) return true;
-  const tokens = key
-    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
-    .toLowerCase()
-    .split(/[^a-z0-9]+/);
-  return tokens.some((token) => DENY_TOKENS.has(token));
+export function isDeniedKey(key: string, extra: ReadonlySet<string> = NO_EXTRA): boolean {
+  return isSecretKey(key, extra);
 }
 
-/** Passes the Luhn checksum (card numbers). */
-export function luhnValid(digits: string): boolean {
-  let sum = 0;
-  let double = false;
-  for (let i = digits.length - 1; i >= 0; i--) {
-    let d = digits.charCodeAt(i) - 48;
-    if (double) {
-      d *= 2;
-      if (d > 9) d -= 9;
-    }
-    sum += d;
-    double = !double;
-  }
-  return sum % 10 === 0;
-}
-
-/** Masks secrets inside one string and truncates it. */
+/** Masks secrets inside one string (a string of JSON by its keys too) and truncates it. */
 export function redactString(text: string, maxStringLength: number): string {
+  return redactText(text, { maxStringLength, maxLength: 0, denyKeys: [] }, NO_EXTRA, 0);
+}
+
+const TOKEN_CHAR = /[\w~+/=.-]/;
+
+/**
+ * A cut string ends before its last run of token characters, so a secret cut in half (too short for its rule
+ * to know it) is not kept either.
+ */
+function cutAtSeparator(text: string): string {
+  let end = text.length;
+  while (end > 0 && TOKEN_CHAR.test(text.charAt(end - 1))) end--;
+  return text.slice(0, end);
+}
+
+/** Strings of JSON up to this length are parsed whole, so their keys are read even where the text is cut. */
+const MAX_JSON_TEXT = 1 << 20;
+
+function redactText(
+  text: string,
+  opts: ResolvedCaptureOptions,
+  extra: ReadonlySet<string>,
+  depth: number,
+): string {
+  const max = opts.maxStringLength;
+  const json = depth < MAX_DEPTH && text.length <= MAX_JSON_TEXT ? parseJsonText(text) : undefined;
+  if (json !== undefined) {
+    const out = JSON.stringify(redactValue(json, undefined, opts, extra, depth + 1, new Set()));
+    return out.length > max ? `${out.slice(0, max)}…[truncated ${out.length - max} chars]` : out;
+  }
   // Scan a bounded window: redacting a megabyte string costs time, and all but the head is cut anyway.
-  let out = text.length > maxStringLength * 4 ? text.slice(0, maxStringLength * 4) : text;
-  for (const [pattern, mask] of VALUE_PATTERNS) out = out.replace(pattern, mask);
-  out = out.replace(CARD_CANDIDATE, (match) => {
-    const digits = match.replace(/[ -]/g, '');
-    return digits.length >= 13 && digits.length <= 19 && luhnValid(digits)
-      ? '[REDACTED:card]'
-      : match;
-  });
-  if (out.length > maxStringLength || text.length > maxStringLength * 4) {
-    return `${out.slice(0, maxStringLength)}…[truncated ${text.length - maxStringLength} chars]`;
+  const cut = text.length > max * 4;
+  const out = maskSecrets(cut ? cutAtSeparator(text.slice(0, max * 4)) : text);
+  if (out.length > max || cut) {
+    return `${out.slice(0, max)}…[truncated ${text.length - max} chars]`;
   }
   return out;
 }
@@ -115,7 +78,7 @@ export type Redactor = (value: unknown) => string;
 /** Builds a redactor for one tool's payloads; `tree` marks the schema's sensitive fields. */
 export function createRedactor(options: CaptureOptions, tree: SensitiveNode | undefined): Redactor {
   const resolved: ResolvedCaptureOptions = captureOptionsSchema.parse(options);
-  const extra = new Set(resolved.denyKeys.map((k) => k.toLowerCase().replace(/[-_\s.]/g, '')));
+  const extra = new Set(resolved.denyKeys.map(foldKey));
   return (value) => {
     const text = JSON.stringify(redactValue(value, tree, resolved, extra, 0, new Set())) ?? 'null';
     if (text.length <= resolved.maxLength) return text;
@@ -140,22 +103,18 @@ function redactValue(
   extra: ReadonlySet<string>,
   depth: number,
   seen: Set<object>,
+  namesOnly = false,
 ): unknown {
   if (node?.sensitive) return REDACTED;
   switch (typeof value) {
     case 'string':
-      return redactString(value, opts.maxStringLength);
-    case 'number': {
-      if (!Number.isInteger(value)) return value;
-      const digits = Math.abs(value).toString();
-      return digits.length >= 13 && digits.length <= 19 && luhnValid(digits)
-        ? '[REDACTED:card]'
-        : value;
-    }
+      return redactText(value, opts, extra, depth);
+    case 'number':
+      return maskCardNumber(value);
     case 'boolean':
       return value;
     case 'bigint':
-      return redactString(value.toString(), opts.maxStringLength);
+      return redactText(value.toString(), opts, extra, depth);
     case 'object':
       break;
     default:
@@ -174,6 +133,7 @@ function redactValue(
       return out;
     }
     const out: Record<string, unknown> = {};
+    const names = schemaNameKeys(value);
     let count = 0;
     for (const key of Object.keys(value)) {
       if (count++ >= MAX_KEYS) {
@@ -181,18 +141,19 @@ function redactValue(
         break;
       }
       const safeKey = redactString(key, opts.maxStringLength);
-      if (isDeniedKey(key, extra)) {
-        setOwn(out, safeKey, REDACTED);
-        continue;
-      }
-      const child = node?.props.get(key) ?? node?.rest;
       let raw: unknown;
       try {
         raw = Reflect.get(value, key);
       } catch {
         raw = '[unreadable]';
       }
-      setOwn(out, safeKey, redactValue(raw, child, opts, extra, depth + 1, seen));
+      if (!namesOnly && isSecretKey(key, extra) && !keptUnderSecretKey(key, raw)) {
+        setOwn(out, safeKey, REDACTED);
+        continue;
+      }
+      const child = node?.props.get(key) ?? node?.rest;
+      const namesBelow = names?.has(key) ?? false;
+      setOwn(out, safeKey, redactValue(raw, child, opts, extra, depth + 1, seen, namesBelow));
     }
     return out;
   } finally {

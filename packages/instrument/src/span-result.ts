@@ -12,7 +12,12 @@ import { parseValue } from './parse.js';
 import * as sc from './semconv.js';
 import type { SafeSpan } from './telemetry.js';
 
-type ExecutedLike = { result: ToolResult<unknown>; replay: boolean; error?: unknown };
+type ExecutedLike = {
+  result: ToolResult<unknown>;
+  replay: boolean;
+  error?: unknown;
+  rawOutput?: unknown;
+};
 
 /** Sets the end-of-call attributes (DESIGN.md §1) on the span. */
 export function recordResult(
@@ -48,7 +53,11 @@ export function recordResult(
       attributes[sc.ATTR_TOOLSCOPE_VALIDATION_ISSUES] = JSON.stringify(r.issues);
     }
   }
-  if (captureResult) attributes[sc.ATTR_GEN_AI_TOOL_CALL_RESULT] = captureResult(r.ok ? r.data : r);
+  if (captureResult) {
+    attributes[sc.ATTR_GEN_AI_TOOL_CALL_RESULT] = captureResult(r.ok ? r.data : r);
+    if (!r.ok && r.code === 'INVALID_OUTPUT' && executed.rawOutput !== undefined)
+      attributes[sc.ATTR_TOOLSCOPE_OUTPUT_REJECTED] = captureResult(executed.rawOutput);
+  }
   span.setAttributes(attributes);
 }
 

@@ -7,8 +7,11 @@ import {
   mcpOutputFacts,
   outcomeOfPlainResult,
   type Redactor,
+  sdkValidationOfResult,
+  sdkValidationOfText,
 } from '@toolscope/instrument/proxy-kit';
 import * as sc from '@toolscope/instrument/semconv';
+import { isStatelessRevision } from './envelope.js';
 import type { ParentRef, SharedAttributes } from './otlp/proxy-span.js';
 import type { ProxyTracer } from './otlp/proxy-tracer.js';
 import { parseTraceparent, type SpanRef } from './otlp/trace-context.js';
@@ -20,6 +23,12 @@ export type CallContext = {
   protocolVersion: string | undefined;
   sessionId: string | undefined;
   clientName: string | undefined;
+  clientVersion: string | undefined;
+  /**
+   * The session as a conversation (random, one per session): the `gen_ai.conversation.id` of its calls that
+   * carry neither trace context nor a conversation id of their own, so an uninstrumented client's loops are seen.
+   */
+  conversationId: string;
   hasher: Hasher;
   redactor: Redactor | undefined;
 };
@@ -32,8 +41,16 @@ const text = (meta: Record<string, unknown> | undefined, key: string): string | 
   return typeof v === 'string' && v.length > 0 && v.length <= 256 ? v : undefined;
 };
 
-/** The identity and start time of a call's span, decided when its request arrived, before it was forwarded. */
-export type Opening = { parent: ParentRef | undefined; ref: SpanRef; startNs: bigint };
+/**
+ * The identity and start time of a call's span, decided when its request arrived, before it was forwarded, and
+ * the session's conversation when the call is outside any trace and conversation of the client's.
+ */
+export type Opening = {
+  parent: ParentRef | undefined;
+  ref: SpanRef;
+  startNs: bigint;
+  conversation: string | undefined;
+};
 
 /** A `tools/call` forwarded with its span's identity, its span not made yet (the observer makes it next). */
 export type Unopened = {
@@ -56,6 +73,7 @@ type Fixed = {
   protocolVersion: string | undefined;
   sessionId: string | undefined;
   clientName: string | undefined;
+  clientVersion: string | undefined;
   attributes: Attributes;
   /** Undefined when the span limits would cut them: each span then takes `attributes` one by one. */
   shared: SharedAttributes | undefined;
@@ -84,7 +102,8 @@ function fixedAttributes(
     known.transport === c.transport &&
     known.protocolVersion === c.protocolVersion &&
     known.sessionId === c.sessionId &&
-    known.clientName === c.clientName
+    known.clientName === c.clientName &&
+    known.clientVersion === c.clientVersion
   )
     return known;
   const a: Attributes = {
@@ -100,9 +119,12 @@ function fixedAttributes(
   if (info) a[sc.ATTR_TOOLSCOPE_SCHEMA_HASH] = info.hash;
   if (info?.deprecation) Object.assign(a, info.deprecation);
   if (c.protocolVersion) a[sc.ATTR_MCP_PROTOCOL_VERSION] = c.protocolVersion;
-  if (c.sessionId) a[sc.ATTR_MCP_SESSION_ID] = c.sessionId;
+  // The stateless revision has no sessions: `mcp.session.id` is never set for it.
+  if (c.sessionId && !isStatelessRevision(c.protocolVersion))
+    a[sc.ATTR_MCP_SESSION_ID] = c.sessionId;
   if (c.clientName) a[sc.ATTR_TOOLSCOPE_MCP_CLIENT_NAME] = c.clientName;
-  const { transport, protocolVersion, sessionId, clientName } = c;
+  if (c.clientVersion) a[sc.ATTR_TOOLSCOPE_MCP_CLIENT_VERSION] = c.clientVersion;
+  const { transport, protocolVersion, sessionId, clientName, clientVersion } = c;
   const shared = tracer.share(a);
   const entry = {
     tracer,
@@ -111,6 +133,7 @@ function fixedAttributes(
     protocolVersion,
     sessionId,
     clientName,
+    clientVersion,
     attributes: a,
     shared,
   };
@@ -134,7 +157,8 @@ export function startCall(
     [sc.ATTR_JSONRPC_REQUEST_ID]: request.id,
     [sc.ATTR_TOOLSCOPE_PARTIAL_EFFECT]: false,
   };
-  const conversation = text(request.meta, sc.MCP_META_CONVERSATION_ID);
+  // The client's own conversation; else, for a call outside any trace of the client's, the session's.
+  const conversation = text(request.meta, sc.MCP_META_CONVERSATION_ID) ?? opening.conversation;
   if (conversation) a[sc.ATTR_GEN_AI_CONVERSATION_ID] = conversation;
   const callId = text(request.meta, sc.MCP_META_CALL_ID);
   if (callId) a[sc.ATTR_GEN_AI_TOOL_CALL_ID] = callId;
@@ -201,8 +225,12 @@ export function endWithResult(
     a[sc.ATTR_TOOLSCOPE_RETRYABLE] = outcome.retryable;
     a[sc.ATTR_TOOLSCOPE_PARTIAL_EFFECT] = outcome.partialEffect;
     if (outcome.reason) a[sc.ATTR_TOOLSCOPE_ERROR_REASON] = outcome.reason;
-    if (outcome.issues) a[sc.ATTR_TOOLSCOPE_VALIDATION_ISSUES] = JSON.stringify(outcome.issues);
-    fail(span, a, sc.ERROR_TYPE_TOOL_ERROR, outcome.code, outcome.code);
+    // Without the server's schemas, the SDK's own message says which fields it refused.
+    const sdk = outcome.issues ? undefined : sdkValidationOfResult(result);
+    const issues = outcome.issues ?? sdk?.issues;
+    if (issues) a[sc.ATTR_TOOLSCOPE_VALIDATION_ISSUES] = JSON.stringify(issues);
+    const code = sdk && outcome.code === sc.ERROR_CODES.FAILED ? sdk.code : outcome.code;
+    fail(span, a, sc.ERROR_TYPE_TOOL_ERROR, code, code);
   } else {
     span.setAttributes(a);
   }
@@ -211,13 +239,18 @@ export function endWithResult(
 
 /**
  * Ends a call answered with a JSON-RPC error: `error.type` is its code, as a string. The error's message stays
- * out of the span: servers put argument values in it.
+ * out of the span (servers put argument values in it); from an SDK's -32602 only the paths it names are kept.
  */
-export function endWithError(call: OpenCall, code: number): void {
+export function endWithError(call: OpenCall, code: number, message: string): void {
   const a: Attributes = { [sc.ATTR_RPC_RESPONSE_STATUS_CODE]: String(code) };
-  fail(call.span, a, String(code), 'FAILED', `JSON-RPC error ${code}`);
+  const sdk = code === INVALID_PARAMS ? sdkValidationOfText(message) : undefined;
+  if (sdk) a[sc.ATTR_TOOLSCOPE_VALIDATION_ISSUES] = JSON.stringify(sdk.issues);
+  fail(call.span, a, String(code), sdk?.code ?? 'FAILED', `JSON-RPC error ${code}`);
   call.span.end();
 }
+
+/** JSON-RPC's "invalid params": what older SDK 1.x releases answer for arguments that break the schema. */
+const INVALID_PARAMS = -32602;
 
 /** Ends a call left in flight when the upstream exited (or the proxy stopped): a write may have happened. */
 export function endUnanswered(call: OpenCall): void {

@@ -38,6 +38,8 @@ export async function main(argv: string[]): Promise<number> {
       observer,
       log,
       enforceOutput: options.enforceOutput,
+      drainTimeoutMs: options.drainTimeoutMs,
+      exitGraceMs: options.exitGraceMs,
       finish: flush,
     });
     const memory = process.memoryUsage();

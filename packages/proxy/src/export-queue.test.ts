@@ -25,10 +25,11 @@ describe('ExportQueue', () => {
     const telemetry = new ProxyTelemetry({
       url,
       serviceName: 'queue-test',
+      fallbackService: 'unused',
       log: createLogger('info', (line) => lines.push(line)),
       queue: { maxQueue: 20, maxBatch: 5, delayMs: 10 },
     });
-    const tracer = telemetry.tracer();
+    const tracer = telemetry.session().tracer();
     for (let i = 0; i < 100; i++) tracer.startSpan(`s${i}`).end();
     const stats = telemetry.stats();
     // One batch of 5 went to the hanging export; 20 wait; the other 75 were dropped.

@@ -2,17 +2,18 @@
 // batch it will be exported in (one buffer per scope), and batches are exported one at a time, so a collector
 // that is down or slow costs the traffic nothing: when the queue is full, spans are dropped and counted, and said
 // once. A queued span is bytes in a buffer, not an object of its own: objects that live until the next export
-// are what the young generation copies at every scavenge, and what makes V8 grow it.
-import type { Attributes } from '@opentelemetry/api';
+// are what the young generation copies at every scavenge, and what makes V8 grow it. Each span goes under the
+// resource of its session's server, decided as it ends.
 import { causeOf, type Logger } from './log.js';
 import type { OtlpExporter } from './otlp/http-exporter.js';
 import { ProtoWriter, WIRE_LEN } from './otlp/proto-writer.js';
 import type { ProxySpan, Scope, SpanSink } from './otlp/proxy-span.js';
+import type { OtlpResource } from './otlp/resources.js';
 import {
   encodeRequest,
-  encodeResource,
   encodeScope,
   encodeSpan,
+  type ResourcePart,
   type ScopePart,
 } from './otlp/span-encoder.js';
 
@@ -28,21 +29,27 @@ export type ExportQueueOptions = {
 /** What happened to the spans so far. */
 export type ExportStats = { exported: number; dropped: number; failed: number; queued: number };
 
-/** What an export request says besides its spans: the resource, and the scopes spans refer to by index. */
-export type ExportEnvelope = { resource: Attributes; scopes: readonly Scope[] };
+/** What an export request says besides its spans: each span's resource, and the scopes spans refer to by index. */
+export type ExportEnvelope = {
+  resource: (span: ProxySpan) => OtlpResource;
+  scopes: readonly Scope[];
+};
 
-/** One export request's spans: per scope index, its spans as `spans` fields of a ScopeSpans. */
-type Batch = { byScope: (ProtoWriter | undefined)[]; count: number };
+/** Per scope index, the spans of one resource as `spans` fields of a ScopeSpans. */
+type ByScope = (ProtoWriter | undefined)[];
+/** One export request's spans, by resource (in the order the resources first came). */
+type Batch = { byResource: Map<OtlpResource, ByScope>; count: number };
 
 // A batch of 512 spans of ~450 bytes fits; writers are reused, so this is allocated a few times per process.
 const BATCH_WRITER_BYTES = 256 * 1024;
+// A batch's second and later resources (a proxy serving several servers at once) start smaller and grow.
+const MORE_WRITER_BYTES = 16 * 1024;
 const SPARE_WRITERS = 4;
 
 /** Bounded batching span queue with exact accounting. */
 export class ExportQueue implements SpanSink {
   readonly #exporter: OtlpExporter;
   readonly #envelope: ExportEnvelope;
-  readonly #resource: Buffer;
   readonly #scopeBytes: Buffer[] = [];
   readonly #spare: ProtoWriter[] = [];
   readonly #log: Logger;
@@ -66,7 +73,6 @@ export class ExportQueue implements SpanSink {
   ) {
     this.#exporter = exporter;
     this.#envelope = envelope;
-    this.#resource = encodeResource(envelope.resource);
     this.#log = log;
     this.#maxQueue = options.maxQueue ?? 4096;
     this.#maxBatch = options.maxBatch ?? 512;
@@ -89,20 +95,29 @@ export class ExportQueue implements SpanSink {
     }
     let batch = this.#batches[this.#batches.length - 1];
     if (!batch || batch.count >= this.#maxBatch) {
-      batch = { byScope: [], count: 0 };
+      batch = { byResource: new Map(), count: 0 };
       this.#batches.push(batch);
     }
-    batch.byScope[span.scope] ??= this.#spare.pop() ?? new ProtoWriter(BATCH_WRITER_BYTES);
-    const w = batch.byScope[span.scope] as ProtoWriter;
-    const start = w.pos;
+    let w: ProtoWriter | undefined;
+    let start = 0;
     try {
+      const resource = this.#envelope.resource(span);
+      let byScope = batch.byResource.get(resource);
+      if (!byScope) {
+        byScope = [];
+        batch.byResource.set(resource, byScope);
+      }
+      const first = batch.byResource.size === 1;
+      w = byScope[span.scope] ??=
+        this.#spare.pop() ?? new ProtoWriter(first ? BATCH_WRITER_BYTES : MORE_WRITER_BYTES);
+      start = w.pos;
       w.tag(2, WIRE_LEN);
       const at = w.begin();
       encodeSpan(w, span);
       w.end(at);
     } catch (error) {
       // What the span had written is taken back: the batch holds whole spans only.
-      w.pos = start;
+      if (w) w.pos = start;
       this.stats.dropped++;
       this.#log.once('encode-failed', 'error', 'a span could not be encoded', causeOf(error));
       return;
@@ -135,22 +150,27 @@ export class ExportQueue implements SpanSink {
 
   /** The request of a batch; its writers go back to the spares. */
   #request(batch: Batch): Buffer {
-    const parts: ScopePart[] = [];
-    batch.byScope.forEach((w, index) => {
-      if (!w || w.pos === 0) return;
-      const scope = this.#envelope.scopes[index];
-      if (!scope) return;
-      this.#scopeBytes[index] ??= encodeScope(scope);
-      parts.push({ scope: this.#scopeBytes[index] as Buffer, spans: w.written() });
-    });
-    const body = encodeRequest(this.#resource, parts);
-    for (const w of batch.byScope) {
-      // A writer a huge span made grow is let go rather than kept.
-      if (!w || this.#spare.length >= SPARE_WRITERS || w.capacity > BATCH_WRITER_BYTES * 4)
-        continue;
-      w.reset();
-      this.#spare.push(w);
+    const parts: ResourcePart[] = [];
+    for (const [resource, byScope] of batch.byResource) {
+      const scopes: ScopePart[] = [];
+      byScope.forEach((w, index) => {
+        if (!w || w.pos === 0) return;
+        const scope = this.#envelope.scopes[index];
+        if (!scope) return;
+        this.#scopeBytes[index] ??= encodeScope(scope);
+        scopes.push({ scope: this.#scopeBytes[index] as Buffer, spans: w.written() });
+      });
+      if (scopes.length > 0) parts.push({ resource: resource.bytes, scopes });
     }
+    const body = encodeRequest(parts);
+    for (const byScope of batch.byResource.values())
+      for (const w of byScope) {
+        // A writer a huge span made grow is let go rather than kept.
+        if (!w || this.#spare.length >= SPARE_WRITERS || w.capacity > BATCH_WRITER_BYTES * 4)
+          continue;
+        w.reset();
+        this.#spare.push(w);
+      }
     return body;
   }
 

@@ -1,7 +1,9 @@
 // The HTTP reverse proxy: serves the upstream's own path (and, for the older HTTP+SSE transport, the message
 // endpoint its stream names), forwards every request and answer (JSON or Server-Sent Events) as it comes, and
-// observes a copy, one observer per MCP session (per request when the upstream keeps no sessions). A POST's
-// body gets the proxy's traceparent in a `tools/call`, as over stdio.
+// observes a copy, one observer per MCP session (http-sessions.ts). A POST's body gets the proxy's traceparent in a
+// `tools/call`, as over stdio; every header (`Mcp-Method` and `Mcp-Name` too) goes upstream as it came, and `Host`
+// as the client meant it (http-guard.ts). It is a local server that behaves: Host and Origin are checked, memory
+// and connections are bounded, and a slow client holds the upstream back instead of filling the proxy.
 import {
   createServer,
   request as httpRequest,
@@ -9,12 +11,17 @@ import {
   type ServerResponse,
 } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
+import { capConnections, serverTimeouts } from './connection-limits.js';
+import { readBody, refuseBody } from './http-body.js';
+import { createGuard } from './http-guard.js';
+import { HttpSessions } from './http-sessions.js';
 import { causeOf, type Logger } from './log.js';
+import { type HoldRefusal, holdings } from './memory-budget.js';
 import type { McpObserver } from './observer.js';
 import type { ProxyOptions } from './options.js';
 import type { ProxyRun } from './session.js';
-import { sseReader } from './sse-lines.js';
+import { jsonReader, sseReader } from './sse-lines.js';
 
 export type HttpProxyOptions = {
   options: Extract<ProxyOptions, { mode: 'http' }>;
@@ -25,10 +32,10 @@ export type HttpProxyOptions = {
   onListening?: (url: string) => void;
 };
 
-const MAX_BODY_BYTES = 64 * 1024 * 1024;
+const MIB = 1024 * 1024;
 const SESSION = 'mcp-session-id';
-const MAX_SESSIONS = 10_000;
-// Hop-by-hop headers (RFC 9110 §7.6.1) stay with their hop; the length is the body's as forwarded.
+// Hop-by-hop headers (RFC 9110 §7.6.1) stay with their hop; the length is the body's as forwarded, and the Host
+// is decided for the upstream (http-guard.ts).
 const HOP = new Set([
   'connection',
   'keep-alive',
@@ -41,35 +48,27 @@ const HOP = new Set([
   'content-length',
 ]);
 
-const readBody = (req: IncomingMessage): Promise<Buffer | undefined> =>
-  new Promise((resolve, reject) => {
-    const parts: Buffer[] = [];
-    let size = 0;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > MAX_BODY_BYTES) {
-        resolve(undefined);
-        req.destroy();
-        return;
-      }
-      parts.push(chunk);
-    });
-    req.on('end', () => resolve(Buffer.concat(parts)));
-    req.on('error', reject);
-  });
-
 function headersOf(req: IncomingMessage): Record<string, string | string[]> {
   const out: Record<string, string | string[]> = {};
   for (const [k, v] of Object.entries(req.headers)) if (v !== undefined && !HOP.has(k)) out[k] = v;
   return out;
 }
 
+const json = (res: ServerResponse, status: number, body: unknown) => {
+  res.writeHead(status, { 'content-type': 'application/json' });
+  res.end(JSON.stringify(body));
+};
+
 /** Runs the HTTP proxy until SIGTERM/SIGINT; resolves with 0 after the spans are flushed. */
 export function runHttpProxy(o: HttpProxyOptions): Promise<number> {
-  const upstream = new URL(o.options.upstream);
+  const opts = o.options;
+  const upstream = new URL(opts.upstream);
   const send = upstream.protocol === 'https:' ? httpsRequest : httpRequest;
-  const sessions = new Map<string, McpObserver>();
-  if (o.options.enforceOutput)
+  const sessions = new HttpSessions(o.run, opts.maxSessions, o.log);
+  const guard = createGuard({ ...opts, upstream });
+  const memory = holdings(opts.maxBufferedMb * MIB, opts.maxBodyMb * MIB);
+  const counts = { refusedHost: 0, refusedOrigin: 0, bodiesTooLarge: 0, busy: 0, unreadAnswers: 0 };
+  if (opts.enforceOutput)
     o.log.log(
       'warn',
       '--enforce-output applies to stdio only for now; HTTP results are checked and recorded',
@@ -77,110 +76,124 @@ export function runHttpProxy(o: HttpProxyOptions): Promise<number> {
 
   // The paths served: the upstream's own, and the message endpoints the older SSE transport names.
   const paths = new Set([upstream.pathname]);
-  const remember = (session: string, observer: McpObserver) => {
-    // Sessions a client never deletes are forgotten oldest first, past a bound.
-    if (sessions.size >= MAX_SESSIONS) {
-      const oldest = sessions.keys().next().value;
-      if (oldest !== undefined) sessions.delete(oldest);
-    }
-    sessions.set(session, observer);
-    observer.setSession(session);
-  };
   /** The older transport's `endpoint` event: where the client will POST, with its session in the query. */
-  const onEndpoint = (data: Buffer, observer: McpObserver) => {
+  const onEndpoint = (data: Buffer, observer: McpObserver, socket: Socket) => {
     const target = new URL(data.toString().trim(), upstream);
     if (target.origin !== upstream.origin) return;
     paths.add(target.pathname);
     const session = target.searchParams.get('sessionId');
-    if (session && !sessions.has(session)) remember(session, observer);
+    if (session && !sessions.has(session)) sessions.remember(session, observer, socket);
   };
-
-  const observerFor = (req: IncomingMessage): McpObserver => {
-    const id =
-      req.headers[SESSION] ?? new URL(req.url ?? '/', 'http://proxy').searchParams.get('sessionId');
-    const key = typeof id === 'string' ? id : undefined;
-    let observer = key ? sessions.get(key) : undefined;
-    if (!observer) {
-      observer = o.run.observe('tcp', key);
-      if (key) sessions.set(key, observer);
-    }
-    return observer;
+  const unread = (why: HoldRefusal) => {
+    counts.unreadAnswers++;
+    o.log.once(`unread-${why}`, 'warn', 'an answer was forwarded without being observed', {
+      why:
+        why === 'too_large'
+          ? `a message over ${opts.maxBodyMb} MiB (--max-body-mb)`
+          : `${opts.maxBufferedMb} MiB of messages held (--max-buffered-mb)`,
+    });
   };
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
-    const path = new URL(req.url ?? '/', 'http://proxy').pathname;
-    if (!paths.has(path)) {
-      res.writeHead(404, { 'content-type': 'application/json' });
-      res.end(
-        JSON.stringify({
-          error: { code: 'NOT_FOUND', message: `this proxy serves ${upstream.pathname}` },
-        }),
-      );
+    const asked = new URL(req.url ?? '/', 'http://proxy');
+    if (!paths.has(asked.pathname)) {
+      json(res, 404, {
+        error: { code: 'NOT_FOUND', message: `this proxy serves ${upstream.pathname}` },
+      });
       return;
     }
-    const observer = observerFor(req);
+    // DNS-rebinding protection, before anything of the request is read or forwarded.
+    const refusal = guard.check(req);
+    if (refusal) {
+      if (refusal.check === 'host') counts.refusedHost++;
+      else counts.refusedOrigin++;
+      const message = refusal.message.slice(0, 300);
+      o.log.once(`refused-${refusal.check}`, 'warn', 'request refused (DNS-rebinding protection)', {
+        message,
+        allow: refusal.check === 'host' ? '--allowed-hosts' : '--allowed-origins',
+      });
+      json(res, 403, { jsonrpc: '2.0', error: { code: -32000, message }, id: null });
+      return;
+    }
+    const observer = sessions.observerFor(req);
+    const holding = memory.hold();
+    const calls: string[] = [];
     let body: Buffer | undefined;
     if (req.method === 'POST') {
-      const raw = await readBody(req);
-      if (!raw) {
-        res.writeHead(413, { 'content-type': 'application/json' });
-        res.end(
-          JSON.stringify({
-            error: { code: 'BODY_TOO_LARGE', message: `over ${MAX_BODY_BYTES} bytes` },
-          }),
-        );
+      const read = await readBody(req, holding, memory.maxMessageBytes);
+      if (!read.ok) {
+        if (read.reason === 'aborted') return;
+        if (read.reason === 'too_large') counts.bodiesTooLarge++;
+        else counts.busy++;
+        o.log.once(`body-${read.reason}`, 'warn', 'a request body was refused', {
+          status: read.reason === 'too_large' ? 413 : 503,
+          maxBodyMb: opts.maxBodyMb,
+          maxBufferedMb: opts.maxBufferedMb,
+        });
+        refuseBody(res, read.reason, opts);
         return;
       }
-      body = raw.length > 0 ? observer.fromClient(raw) : raw;
+      body = read.body.length > 0 ? observer.fromClient(read.body, calls) : read.body;
     }
     const headers = headersOf(req);
+    headers.host = guard.upstreamHost(req);
     if (body) headers['content-length'] = String(body.length);
-    const asked = new URL(req.url ?? '/', 'http://proxy');
     const target = new URL(asked.pathname + asked.search, upstream);
     const out = send(target, { method: req.method, headers }, (answer) => {
       const session = answer.headers[SESSION];
       // The initialize answer names the session: later requests carrying it share this observer.
-      if (typeof session === 'string' && !sessions.has(session)) remember(session, observer);
+      if (typeof session === 'string' && session.length > 0 && !sessions.has(session))
+        sessions.remember(session, observer, req.socket);
       const responseHeaders: Record<string, string | string[]> = {};
       for (const [k, v] of Object.entries(answer.headers))
         if (v !== undefined && (!HOP.has(k) || k === 'content-length')) responseHeaders[k] = v;
       res.writeHead(answer.statusCode ?? 502, answer.statusMessage, responseHeaders);
       const type = String(answer.headers['content-type'] ?? '');
+      const reading = memory.hold();
       const reader = type.includes('text/event-stream')
-        ? sseReader((data, event) => {
-            if (event === 'endpoint') onEndpoint(data, observer);
-            else observer.fromUpstream(data);
-          })
-        : jsonReader(type, (data) => observer.fromUpstream(data));
+        ? sseReader(
+            reading,
+            (data, event) => {
+              if (event === 'endpoint') onEndpoint(data, observer, req.socket);
+              else observer.fromUpstream(data);
+            },
+            unread,
+          )
+        : jsonReader(type, reading, (data) => observer.fromUpstream(data), unread);
       answer.on('data', (chunk: Buffer) => {
-        // Forward first, look after.
-        res.write(chunk);
+        // Forward first, look after; a client slower than the upstream holds the upstream back.
+        if (!res.write(chunk)) {
+          answer.pause();
+          res.once('drain', () => answer.resume());
+        }
         reader.push(chunk);
       });
       answer.on('end', () => {
         res.end();
         reader.end();
       });
+      answer.on('close', () => reader.close());
       answer.on('error', (error) => {
         o.log.log('warn', 'upstream answer broke off', causeOf(error));
         res.destroy();
       });
     });
+    // The body's bytes are held until they are on their way.
+    out.once('finish', () => holding.release());
+    out.once('close', () => holding.release());
     let clientGone = false;
     out.on('error', (error) => {
       if (clientGone) return;
       o.log.log('warn', 'upstream unreachable', { upstream: upstream.origin, ...causeOf(error) });
-      const ended = observer.endAll();
-      if (!res.headersSent) {
-        res.writeHead(502, { 'content-type': 'application/json' });
-        res.end(
-          JSON.stringify({
-            jsonrpc: '2.0',
-            id: null,
-            error: { code: -32603, message: 'upstream unreachable' },
-          }),
-        );
-      } else res.destroy();
+      // Only this request's calls failed; the session's others go on.
+      const ended = observer.endCalls(calls);
+      if (!res.headersSent)
+        json(res, 502, {
+          jsonrpc: '2.0',
+          id: null,
+          error: { code: -32603, message: 'upstream unreachable' },
+        });
+      else res.destroy();
       if (ended > 0) o.log.log('info', 'calls ended as upstream_exited', { calls: ended });
     });
     // The client went away before the answer was complete: the upstream request goes too.
@@ -191,33 +204,32 @@ export function runHttpProxy(o: HttpProxyOptions): Promise<number> {
     });
     if (req.method === 'DELETE') {
       const id = req.headers[SESSION];
-      if (typeof id === 'string') {
-        sessions.get(id)?.endAll();
-        sessions.delete(id);
-      }
+      if (typeof id === 'string') sessions.forget(id);
     }
     out.end(body);
     observer.afterForward();
   };
 
-  const server = createServer((req, res) => {
+  const limits = { maxConnections: opts.maxConnections, idleTimeoutMs: opts.idleTimeoutMs };
+  const server = createServer(serverTimeouts(limits), (req, res) => {
     handle(req, res).catch((error: unknown) => {
       o.log.once('http-handler', 'error', 'request failed in the proxy', causeOf(error));
       if (!res.headersSent) res.writeHead(500);
       res.end();
     });
   });
+  const connections = capConnections(server, limits, o.log);
 
   return new Promise<number>((resolve) => {
     server.on('error', (error) => {
       o.log.log('error', 'could not listen', {
-        host: o.options.host,
-        port: o.options.port,
+        host: opts.host,
+        port: opts.port,
         ...causeOf(error),
       });
       void o.finish().then(() => resolve(1));
     });
-    server.listen(o.options.port, o.options.host, () => {
+    server.listen(opts.port, opts.host, () => {
       const address = server.address() as AddressInfo;
       const url = `http://${address.address.includes(':') ? `[${address.address}]` : address.address}:${address.port}${upstream.pathname}`;
       o.log.log('info', 'listening', { url, upstream: upstream.origin + upstream.pathname });
@@ -227,29 +239,18 @@ export function runHttpProxy(o: HttpProxyOptions): Promise<number> {
       o.log.log('info', 'stopping', { signal });
       process.off('SIGTERM', stop);
       process.off('SIGINT', stop);
+      o.log.log('info', 'http traffic', {
+        ...counts,
+        sessions: sessions.size,
+        sessionsEvicted: sessions.evicted,
+        connections: connections.open(),
+      });
       server.close();
       server.closeAllConnections();
-      for (const observer of sessions.values()) observer.endAll();
+      sessions.endAll();
       void o.finish().then(() => resolve(0));
     };
     process.on('SIGTERM', stop);
     process.on('SIGINT', stop);
   });
-}
-
-/** A JSON answer's body, observed once whole. */
-function jsonReader(type: string, onBody: (body: Buffer) => void) {
-  const parts: Buffer[] = [];
-  let size = 0;
-  const json = type.includes('json');
-  return {
-    push: (chunk: Buffer) => {
-      if (!json || size > MAX_BODY_BYTES) return;
-      size += chunk.length;
-      parts.push(chunk);
-    },
-    end: () => {
-      if (json && size > 0 && size <= MAX_BODY_BYTES) onBody(Buffer.concat(parts));
-    },
-  };
 }

@@ -1,7 +1,7 @@
 // What the proxy makes of one MCP session's traffic: it reads a copy of each whole line in either direction,
-// opens a span per `tools/call` request and ends it with the upstream's answer, learns the server and protocol
-// from `initialize` (or, in the stateless 2026-07-28 revision, `server/discover`) and the contracts from
-// `tools/list`. It never throws into the forwarding path.
+// opens a span per `tools/call` request and ends it with the upstream's answer, learns who is at either end from
+// `initialize` (in the stateless 2026-07-28 revision, from each request's `_meta` envelope and each answer's
+// `serverInfo`) and the contracts from `tools/list`. It never throws into the forwarding path.
 import * as sc from '@toolscope/instrument/semconv';
 import {
   type CallContext,
@@ -15,15 +15,17 @@ import {
   type Unopened,
 } from './call-span.js';
 import { enforcedResponse } from './enforce.js';
+import { readEnvelope, readInitialize, readServer } from './envelope.js';
 import { idKey, looksLikeJson, parseLine, type RpcMessage } from './jsonrpc.js';
 import { causeOf, type Logger } from './log.js';
+import { mayBeWatched } from './method-filter.js';
 import { formatTraceparent, nowNs } from './otlp/trace-context.js';
-import type { ProxyTelemetry } from './telemetry.js';
+import type { SessionTelemetry } from './telemetry.js';
 import type { ToolTable } from './tool-table.js';
 import { withTraceparent } from './trace-meta.js';
 
 type Pending =
-  | { kind: 'initialize' }
+  | { kind: 'bootstrap' }
   | { kind: 'list'; firstPage: boolean }
   | { kind: 'call'; call: OpenCall };
 
@@ -36,28 +38,33 @@ export type TrafficCounts = {
 };
 
 export type ObserverOptions = {
-  telemetry: ProxyTelemetry;
+  /** The session's own: its spans go under its server's name. */
+  telemetry: SessionTelemetry;
   tools: ToolTable;
   log: Logger;
   context: CallContext;
   enforceOutput: boolean;
+  /**
+   * For traffic without a session: the conversation of a call, from its request's `_meta` (the client it names).
+   * Without it, or once the traffic has a session, every call of the observer is the session's conversation.
+   */
+  conversationOf?: (meta: Record<string, unknown> | undefined) => string;
 };
+
+// Requests in flight per session, at most (the SDK's clients time a request out after 60 s).
+const MAX_PENDING = 10_000;
 
 const isRecord = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
 
-// Client lines that can matter: every other line is forwarded without being parsed at all.
-const WATCHED = ['"tools/', '"initialize"', '"server/discover"'];
-
-/** Where the stateless revision (2026-07-28) puts on each request what `initialize` used to say once. */
-const META_CLIENT_INFO = 'io.modelcontextprotocol/clientInfo';
-const META_PROTOCOL_VERSION = 'io.modelcontextprotocol/protocolVersion';
-
-/** Observer of one session (a stdio child, or one Streamable HTTP session). */
+/** Observer of one session (a stdio child, one Streamable HTTP session, or one connection without a session). */
 export class McpObserver {
   readonly #o: ObserverOptions;
   readonly #pending = new Map<string, Pending>();
   #unopened: Unopened[] = [];
+  #conversationOf: ObserverOptions['conversationOf'];
+  /** The conversation the last `tools/call` read passes on to the upstream in `_meta` (none: it has its own). */
+  #passOn: string | undefined;
   readonly counts: TrafficCounts = {
     calls: 0,
     malformedFromClient: 0,
@@ -67,11 +74,13 @@ export class McpObserver {
 
   constructor(options: ObserverOptions) {
     this.#o = options;
+    this.#conversationOf = options.conversationOf;
   }
 
   /** The MCP session this observer follows, once the upstream named it (Streamable HTTP). */
   setSession(id: string): void {
     this.#o.context.sessionId = id;
+    this.#conversationOf = undefined;
   }
 
   /** Calls in flight. */
@@ -81,13 +90,24 @@ export class McpObserver {
     return n;
   }
 
+  /** The calls in flight, as the log names what a shutdown cut: JSON-RPC id and tool. */
+  callsInFlight(): { id: string; tool: string }[] {
+    this.afterForward();
+    const calls: { id: string; tool: string }[] = [];
+    for (const [key, p] of this.#pending)
+      if (p.kind === 'call') calls.push({ id: key.slice(1), tool: p.call.tool });
+    return calls;
+  }
+
   /**
    * A whole line from the client (its newline may be included), before it is forwarded: the bytes to forward,
-   * which are `line` itself except for a `tools/call`, which carries the proxy's span in `params._meta.traceparent`.
-   * Only what those bytes depend on is done here; the call's span is made by `afterForward`.
+   * which are `line` itself except for a `tools/call`, which carries the proxy's span in `params._meta.traceparent`
+   * (and the session's conversation, for a call that has neither trace context nor a conversation of its own).
+   * Only what those bytes depend on is done here; the call's span is made by `afterForward`. The keys of the
+   * calls the line carries are added to `calls` when given (an HTTP request ends only its own calls).
    */
-  fromClient(line: Buffer): Buffer {
-    if (!WATCHED.some((w) => line.includes(w))) {
+  fromClient(line: Buffer, calls?: string[]): Buffer {
+    if (!mayBeWatched(line)) {
       if (line.length > 0 && !looksLikeJson(line)) this.#malformed('client');
       return line;
     }
@@ -99,9 +119,10 @@ export class McpObserver {
       }
       let out = line;
       for (const m of messages) {
-        const traceparent = this.#onClientMessage(m);
+        const traceparent = this.#onClientMessage(m, calls);
         // A batch is observed but not rewritten: its calls' spans are the client's children all the same.
-        if (traceparent && messages.length === 1) out = withTraceparent(line, traceparent) ?? line;
+        if (traceparent && messages.length === 1)
+          out = withTraceparent(line, traceparent, this.#passOn) ?? line;
       }
       return out;
     } catch (error) {
@@ -129,6 +150,8 @@ export class McpObserver {
   }
 
   #open(u: Unopened): void {
+    // The client and protocol of this very request (2026-07-28), read as its span opens.
+    readEnvelope(u.request.meta, this.#o.context);
     const call = startCall(
       this.#o.telemetry.tracer(),
       u.opening,
@@ -140,6 +163,20 @@ export class McpObserver {
     // A client that reuses an id in flight: the first call can no longer be matched to its answer.
     if (prior?.kind === 'call') endUnanswered(prior.call);
     this.#pending.set(u.key, { kind: 'call', call });
+    if (this.#pending.size > MAX_PENDING) this.#forgetOldest();
+  }
+
+  /** Requests a session never sees answered are the client's to make: past a bound, the oldest is let go. */
+  #forgetOldest(): void {
+    const oldest = this.#pending.entries().next().value;
+    if (!oldest) return;
+    const [key, p] = oldest;
+    this.#pending.delete(key);
+    if (p.kind === 'call') endUnanswered(p.call);
+    this.#o.log.once('pending-bound', 'warn', 'too many requests in flight in one session', {
+      maxInFlight: MAX_PENDING,
+      oldestEndsAs: 'upstream_exited',
+    });
   }
 
   /**
@@ -168,6 +205,20 @@ export class McpObserver {
       this.#unreadable('upstream', error);
       return undefined;
     }
+  }
+
+  /** Ends the calls of `keys` still in flight as `upstream_exited` (their request failed); how many. */
+  endCalls(keys: readonly string[]): number {
+    this.afterForward();
+    let ended = 0;
+    for (const key of keys) {
+      const p = this.#pending.get(key);
+      if (p?.kind !== 'call') continue;
+      this.#pending.delete(key);
+      endUnanswered(p.call);
+      ended++;
+    }
+    return ended;
   }
 
   /** Ends every call still in flight as `upstream_exited`. */
@@ -201,23 +252,18 @@ export class McpObserver {
     );
   }
 
-  /** Returns the traceparent to send upstream for a tools/call. */
-  #onClientMessage(m: RpcMessage): string | undefined {
+  /** Returns the traceparent to send upstream for a tools/call (and sets `#passOn`). */
+  #onClientMessage(m: RpcMessage, calls: string[] | undefined): string | undefined {
     if (m.kind !== 'request') return undefined;
     const key = idKey(m.id);
     const c = this.#o.context;
     if (m.method === 'initialize') {
-      const info = m.params?.clientInfo;
-      if (isRecord(info) && typeof info.name === 'string') c.clientName = info.name.slice(0, 256);
-      this.#pending.set(key, { kind: 'initialize' });
+      readInitialize(m.params, c);
+      this.#pending.set(key, { kind: 'bootstrap' });
     } else if (m.method === 'server/discover') {
       // The stateless revision's bootstrap: no handshake, the client's name and version in `_meta`.
-      const meta = isRecord(m.params?._meta) ? m.params._meta : {};
-      const info = meta[META_CLIENT_INFO];
-      if (isRecord(info) && typeof info.name === 'string') c.clientName = info.name.slice(0, 256);
-      const version = meta[META_PROTOCOL_VERSION];
-      if (typeof version === 'string') c.protocolVersion = version.slice(0, 64);
-      this.#pending.set(key, { kind: 'initialize' });
+      readEnvelope(isRecord(m.params?._meta) ? m.params._meta : undefined, c);
+      this.#pending.set(key, { kind: 'bootstrap' });
     } else if (m.method === 'tools/list') {
       this.#pending.set(key, { kind: 'list', firstPage: m.params?.cursor === undefined });
     } else if (m.method === sc.MCP_METHOD_TOOLS_CALL && typeof m.params?.name === 'string') {
@@ -225,12 +271,26 @@ export class McpObserver {
       const meta = isRecord(m.params._meta) ? m.params._meta : undefined;
       const parent = parentOf(meta);
       const ref = this.#o.telemetry.tracer().reserve(parent);
+      const conversation = parent ? undefined : this.#sessionConversation(meta);
+      // Passed on only where `_meta` has no conversation member at all: the client's own is never overwritten.
+      this.#passOn = meta?.[sc.MCP_META_CONVERSATION_ID] === undefined ? conversation : undefined;
       const request = { id: String(m.id), tool: m.params.name, args: m.params.arguments, meta };
-      this.#unopened.push({ key, opening: { parent, ref, startNs }, request });
+      this.#unopened.push({ key, opening: { parent, ref, startNs, conversation }, request });
+      calls?.push(key);
       this.counts.calls++;
       return formatTraceparent(ref.traceId, ref.spanId, ref.flags);
     }
     return undefined;
+  }
+
+  /**
+   * The session's conversation for a call outside any trace of the client's, unless it names a conversation of
+   * its own (decision 0036): the observer's, or for traffic without a session, its client's.
+   */
+  #sessionConversation(meta: Record<string, unknown> | undefined): string | undefined {
+    const own = meta?.[sc.MCP_META_CONVERSATION_ID];
+    if (typeof own === 'string' && own.length > 0 && own.length <= 256) return undefined;
+    return this.#conversationOf ? this.#conversationOf(meta) : this.#o.context.conversationId;
   }
 
   #onUpstreamMessage(m: RpcMessage): Buffer | undefined {
@@ -247,7 +307,10 @@ export class McpObserver {
     const pending = this.#pending.get(key);
     if (!pending) return undefined;
     this.#pending.delete(key);
-    if (pending.kind === 'initialize') {
+    // A 2026-07-28 server names itself in every answer: the session's spans are named by it.
+    if (m.kind === 'result')
+      readServer(m.result, this.#o.telemetry.server, pending.kind === 'bootstrap');
+    if (pending.kind === 'bootstrap') {
       if (m.kind === 'result') this.#onInitialized(m.result);
       return undefined;
     }
@@ -264,7 +327,7 @@ export class McpObserver {
     }
     const { call } = pending;
     if (m.kind === 'error') {
-      endWithError(call, m.code);
+      endWithError(call, m.code, m.message);
       return undefined;
     }
     const broken = checkOutput(call, m.result);
@@ -276,15 +339,9 @@ export class McpObserver {
     return undefined;
   }
 
+  /** The protocol version `initialize` agreed on (`server/discover` answers with the versions it supports). */
   #onInitialized(result: unknown): void {
-    if (!isRecord(result)) return;
-    if (typeof result.protocolVersion === 'string')
-      this.#o.context.protocolVersion = result.protocolVersion;
-    const info = result.serverInfo;
-    if (isRecord(info) && typeof info.name === 'string')
-      this.#o.telemetry.setServer(
-        info.name,
-        typeof info.version === 'string' ? info.version : undefined,
-      );
+    if (isRecord(result) && typeof result.protocolVersion === 'string')
+      this.#o.context.protocolVersion = result.protocolVersion.slice(0, 64);
   }
 }

@@ -1,9 +1,11 @@
-// One proxy run's shared parts: the telemetry, the hasher and redactor, and an observer per MCP session.
-import { randomBytes } from 'node:crypto';
+// One proxy run's shared parts: the telemetry, the hasher and redactor, and an observer per MCP session, each
+// with telemetry of its own (its server's name) and a conversation id of its own.
+import { randomBytes, randomUUID } from 'node:crypto';
 import { createHasher, createRedactor, readEnvConfig } from '@toolscope/instrument/proxy-kit';
 import type { CallContext } from './call-span.js';
+import { serviceOfCommand, serviceOfUrl } from './fallback-service.js';
 import type { Logger } from './log.js';
-import { McpObserver } from './observer.js';
+import { McpObserver, type ObserverOptions } from './observer.js';
 import type { ProxyOptions } from './options.js';
 import { ProxyTelemetry, tracesUrl } from './telemetry.js';
 import { ToolTable } from './tool-table.js';
@@ -12,7 +14,12 @@ import { ToolTable } from './tool-table.js';
 export type ProxyRun = {
   telemetry: ProxyTelemetry;
   tools: ToolTable;
-  observe(transport: CallContext['transport'], sessionId?: string): McpObserver;
+  /** An observer of a new session; `conversationOf` for traffic without one (see ObserverOptions). */
+  observe(
+    transport: CallContext['transport'],
+    sessionId?: string,
+    conversationOf?: ObserverOptions['conversationOf'],
+  ): McpObserver;
 };
 
 /** Sets up telemetry, hashing and capture from the options and the environment. */
@@ -28,7 +35,16 @@ export function createRun(options: ProxyOptions, log: Logger, env = process.env)
   const capture = options.captureContent || config.captureContent;
   const redactor = capture ? createRedactor({}, undefined) : undefined;
   const url = tracesUrl(options.otlpEndpoint, env);
-  const telemetry = new ProxyTelemetry({ url, serviceName: options.serviceName, log });
+  const fallbackService =
+    options.mode === 'stdio'
+      ? serviceOfCommand(options.command, options.args)
+      : serviceOfUrl(options.upstream);
+  const telemetry = new ProxyTelemetry({
+    url,
+    serviceName: options.serviceName,
+    fallbackService,
+    log,
+  });
   const tools = new ToolTable();
   log.log('info', 'toolscope-proxy started', {
     mode: options.mode,
@@ -38,9 +54,10 @@ export function createRun(options: ProxyOptions, log: Logger, env = process.env)
   return {
     telemetry,
     tools,
-    observe: (transport, sessionId) =>
+    observe: (transport, sessionId, conversationOf) =>
       new McpObserver({
-        telemetry,
+        ...(conversationOf ? { conversationOf } : {}),
+        telemetry: telemetry.session(),
         tools,
         log,
         enforceOutput: options.enforceOutput,
@@ -49,6 +66,9 @@ export function createRun(options: ProxyOptions, log: Logger, env = process.env)
           protocolVersion: undefined,
           sessionId,
           clientName: undefined,
+          clientVersion: undefined,
+          // Unguessable, and unique per session across proxies: nobody can join another's conversation.
+          conversationId: randomUUID(),
           hasher,
           redactor,
         },

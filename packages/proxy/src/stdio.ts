@@ -1,7 +1,8 @@
 // The stdio proxy: the server runs as a child; the client's lines go to its stdin (a `tools/call` with the
 // proxy's traceparent), its stdout comes back byte for byte, its stderr passes straight through. Forward first,
 // look after: the upstream's bytes are written before the observer reads its copy of them, and a client's
-// request before its span is made (only what its rewritten bytes depend on is decided first).
+// request before its span is made (only what its rewritten bytes depend on is decided first). When the client
+// closes stdin, calls in flight may still finish (within the drain timeout) before the server is stopped.
 import { spawn } from 'node:child_process';
 import { constants } from 'node:os';
 import type { Readable, Writable } from 'node:stream';
@@ -20,8 +21,10 @@ export type StdioProxyOptions = {
   finish: () => Promise<void>;
   stdin?: Readable;
   stdout?: Writable;
-  /** After the client's EOF, how long the child may take to exit before SIGTERM (then SIGKILL). */
+  /** After the client's EOF and its last call answered, how long the child may take to exit before SIGTERM. */
   exitGraceMs?: number;
+  /** After the client's EOF, how long calls in flight may take before the child is stopped all the same. */
+  drainTimeoutMs?: number;
 };
 
 // A line held in memory at most while it is framed; a longer one is forwarded in pieces and not observed.
@@ -32,12 +35,42 @@ export function runStdioProxy(o: StdioProxyOptions): Promise<number> {
   const stdin = o.stdin ?? process.stdin;
   const stdout = o.stdout ?? process.stdout;
   const grace = o.exitGraceMs ?? 2000;
+  const drainTimeout = o.drainTimeoutMs ?? 30_000;
   const child = spawn(o.command, o.args, { stdio: ['pipe', 'pipe', 'inherit'] });
   const childIn = child.stdin;
   const childOut = child.stdout;
 
   return new Promise<number>((resolve) => {
     let exitCode: number | undefined;
+    let signals = 0;
+    // After the client's EOF: the timer that stops the child once its calls are answered, or cut.
+    let draining = false;
+    let stopTimer: NodeJS.Timeout | undefined;
+    let drainTimer: NodeJS.Timeout | undefined;
+    const stopChild = (afterMs: number) => {
+      clearTimeout(drainTimer);
+      if (stopTimer) return;
+      // The MCP stdio shutdown: stdin closed, then SIGTERM, then SIGKILL for a child that stays.
+      stopTimer = setTimeout(() => {
+        child.kill('SIGTERM');
+        setTimeout(() => child.kill('SIGKILL'), grace).unref();
+      }, afterMs);
+      stopTimer.unref();
+    };
+    const drain = () => {
+      draining = true;
+      if (o.observer.inFlight === 0) return stopChild(grace);
+      drainTimer = setTimeout(() => {
+        const cut = o.observer.callsInFlight();
+        o.log.log('warn', 'calls still in flight at the drain timeout; stopping the upstream', {
+          drainTimeoutMs: drainTimeout,
+          callsCut: cut.length,
+          calls: cut.slice(0, 20),
+        });
+        stopChild(0);
+      }, drainTimeout);
+      drainTimer.unref();
+    };
     const settle = () => {
       process.off('SIGTERM', onSignal);
       process.off('SIGINT', onSignal);
@@ -46,6 +79,8 @@ export function runStdioProxy(o: StdioProxyOptions): Promise<number> {
     const finish = (code: number) => {
       if (exitCode !== undefined) return;
       exitCode = code;
+      clearTimeout(drainTimer);
+      clearTimeout(stopTimer);
       stdin.off('data', onClientData);
       stdin.pause();
       const ended = o.observer.endAll();
@@ -84,12 +119,7 @@ export function runStdioProxy(o: StdioProxyOptions): Promise<number> {
       flushPieces();
       o.observer.afterForward();
       childIn.end();
-      // The MCP stdio shutdown: stdin closed, then SIGTERM, then SIGKILL for a child that stays.
-      const term = setTimeout(() => {
-        child.kill('SIGTERM');
-        setTimeout(() => child.kill('SIGKILL'), grace).unref();
-      }, grace);
-      term.unref();
+      drain();
     });
     childIn.on('error', (error) => o.log.log('debug', 'upstream stdin closed', causeOf(error)));
 
@@ -97,10 +127,12 @@ export function runStdioProxy(o: StdioProxyOptions): Promise<number> {
       const line = newline ? bytes.subarray(0, bytes.length - 1) : bytes;
       if (!o.enforceOutput) {
         if (whole) o.observer.fromUpstream(line);
-        return;
+      } else {
+        const replacement = whole ? o.observer.fromUpstream(line) : undefined;
+        stdout.write(replacement ?? bytes);
       }
-      const replacement = whole ? o.observer.fromUpstream(line) : undefined;
-      stdout.write(replacement ?? bytes);
+      // The client is gone and its last call is answered: the child gets its grace to exit.
+      if (draining && !stopTimer && o.observer.inFlight === 0) stopChild(grace);
     }, MAX_LINE_BYTES);
     childOut.on('data', (chunk: Buffer) => {
       if (!o.enforceOutput) stdout.write(chunk);
@@ -117,8 +149,16 @@ export function runStdioProxy(o: StdioProxyOptions): Promise<number> {
     });
 
     const onSignal = (signal: NodeJS.Signals) => {
-      // A signal while the spans are being flushed: the caller will not wait longer, so neither do we.
+      signals++;
       if (exitCode !== undefined) {
+        // A client that stops its server after closing stdin (the SDK's own, 2 s later) sends one signal; the
+        // flush goes on (it is bounded) and only a second signal stops it.
+        if (signals < 2) {
+          o.log.log('info', 'flushing spans before exiting; a second signal stops the wait', {
+            signal,
+          });
+          return;
+        }
         o.log.log('warn', 'stopped before the spans were flushed', { signal });
         settle();
         return;

@@ -1,17 +1,18 @@
-// The proxy's tracer provider: made at the first span, when the upstream's `initialize` answer has named the
-// service (unless `--service-name` did), exporting OTLP/HTTP protobuf through the bounded export queue. The
-// spans, their encoding and the HTTP export are the proxy's own (decision 0021), not the OTel SDK's.
+// The proxy's telemetry: one export queue for the process, made at the first span, exporting OTLP/HTTP
+// protobuf; each MCP session gets a tracer provider of its own whose spans go under its server's name (as
+// `initialize`, `server/discover` or a 2026-07-28 answer says it, unless `--service-name` does). The spans, their
+// encoding and the HTTP export are the proxy's own (decision 0021), not the OTel SDK's.
 import { DiagLogLevel, diag, type TracerProvider } from '@opentelemetry/api';
-import * as sc from '@toolscope/instrument/semconv';
 import { ExportQueue, type ExportQueueOptions, type ExportStats } from './export-queue.js';
 import type { Logger } from './log.js';
 import { createOtlpExporter, type OtlpExporter } from './otlp/http-exporter.js';
+import type { Scope } from './otlp/proxy-span.js';
 import { type ProxyTracer, ProxyTracerProvider } from './otlp/proxy-tracer.js';
-import { readSdkEnv } from './otlp/sdk-env.js';
+import { type ServerIdentity, ServiceResources } from './otlp/resources.js';
+import { readSdkEnv, type SdkEnv } from './otlp/sdk-env.js';
 import { PROXY_VERSION } from './version.js';
 
 export const DEFAULT_OTLP_ENDPOINT = 'http://127.0.0.1:4318';
-const FALLBACK_SERVICE = 'unknown_service:toolscope-proxy';
 
 /** The traces URL: the flag's base URL, else `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT` as is, else the base URL's. */
 export function tracesUrl(flag: string | undefined, env: NodeJS.ProcessEnv): string {
@@ -24,13 +25,24 @@ export function tracesUrl(flag: string | undefined, env: NodeJS.ProcessEnv): str
 
 export type TelemetryOptions = {
   url: string;
-  /** `--service-name`; else the upstream's serverInfo. */
+  /** `--service-name`; else each session's server as it names itself. */
   serviceName: string | undefined;
+  /** The service of a server that never names itself (from the command line or the upstream's URL). */
+  fallbackService: string;
   log: Logger;
   queue?: ExportQueueOptions;
   /** Instead of OTLP over HTTP (tests of the queue itself). */
   exporter?: OtlpExporter;
   env?: NodeJS.ProcessEnv;
+};
+
+/** What one session's observer exports with: its server's identity, which it fills in, and a tracer bound to it. */
+export type SessionTelemetry = {
+  readonly server: ServerIdentity;
+  /** The session's provider (for its contract spans); made now if it is not yet. */
+  provider(): TracerProvider;
+  /** The proxy's own tracer for the session's call spans. */
+  tracer(): ProxyTracer;
 };
 
 /** How long one export may take, retries included. */
@@ -39,13 +51,15 @@ const EXPORT_TIMEOUT_MS = 5000;
 /** Spans of one proxy process. */
 export class ProxyTelemetry {
   readonly #options: TelemetryOptions;
-  #server: { name: string; version: string | undefined } | undefined;
-  #provider: ProxyTracerProvider | undefined;
+  readonly #resources: ServiceResources;
+  readonly #sdkEnv: SdkEnv;
+  readonly #scopes: Scope[] = [];
   #queue: ExportQueue | undefined;
-  #tracer: ProxyTracer | undefined;
 
   constructor(options: TelemetryOptions) {
     this.#options = options;
+    this.#resources = new ServiceResources(options.serviceName, options.fallbackService);
+    this.#sdkEnv = readSdkEnv(options.env ?? process.env);
     // OTel's own warnings (exporter errors) as the proxy's JSON lines, never on stdout.
     diag.setLogger(
       {
@@ -59,43 +73,39 @@ export class ProxyTelemetry {
     );
   }
 
-  /** The upstream's serverInfo from `initialize`: the service, unless `--service-name` says otherwise. */
-  setServer(name: string, version: string | undefined): void {
-    this.#server ??= { name, version };
+  /** A new session's telemetry: its spans go under its own server's name. */
+  session(): SessionTelemetry {
+    const server: ServerIdentity = { name: undefined, version: undefined };
+    let provider: ProxyTracerProvider | undefined;
+    let tracer: ProxyTracer | undefined;
+    const made = () => {
+      provider ??= new ProxyTracerProvider(this.#sink(), this.#sdkEnv, this.#scopes, server);
+      return provider;
+    };
+    return {
+      server,
+      provider: made,
+      tracer: () => {
+        tracer ??= made().getTracer('@toolscope/proxy', PROXY_VERSION);
+        return tracer;
+      },
+    };
   }
 
-  /** The provider (made now if it is not yet). */
-  provider(): TracerProvider {
-    return this.#made();
-  }
-
-  #made(): ProxyTracerProvider {
-    if (!this.#provider) {
-      const name = this.#options.serviceName ?? this.#server?.name ?? FALLBACK_SERVICE;
-      const version = this.#options.serviceName ? undefined : this.#server?.version;
-      const env = this.#options.env ?? process.env;
+  #sink(): ExportQueue {
+    if (!this.#queue) {
+      const o = this.#options;
       const exporter =
-        this.#options.exporter ?? createOtlpExporter(this.#options.url, EXPORT_TIMEOUT_MS, env);
-      const scopes: ProxyTracerProvider['scopes'] = [];
-      const resource = {
-        [sc.ATTR_SERVICE_NAME]: name,
-        ...(version ? { [sc.ATTR_SERVICE_VERSION]: version } : {}),
-      };
+        o.exporter ?? createOtlpExporter(o.url, EXPORT_TIMEOUT_MS, o.env ?? process.env);
+      const resources = this.#resources;
       this.#queue = new ExportQueue(
         exporter,
-        { resource, scopes },
-        this.#options.log,
-        this.#options.queue,
+        { resource: (span) => resources.of(span.service), scopes: this.#scopes },
+        o.log,
+        o.queue,
       );
-      this.#provider = new ProxyTracerProvider(this.#queue, readSdkEnv(env), scopes);
     }
-    return this.#provider;
-  }
-
-  /** The proxy's own tracer (its call spans). */
-  tracer(): ProxyTracer {
-    this.#tracer ??= this.#made().getTracer('@toolscope/proxy', PROXY_VERSION);
-    return this.#tracer;
+    return this.#queue;
   }
 
   stats(): ExportStats {

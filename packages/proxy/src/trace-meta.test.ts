@@ -66,4 +66,23 @@ describe('withTraceparent', () => {
       { numRuns: 300 },
     );
   });
+
+  it('passes the session’s conversation on beside the traceparent, in each shape of _meta', () => {
+    const conv = '"toolscope.dev/conversation-id":"c-1"';
+    const with1 = (text: string) => withTraceparent(Buffer.from(text), TP, 'c-1')?.toString();
+    expect(with1('{"params":{"name":"t"}}')).toBe(
+      `{"params":{"_meta":{"traceparent":"${TP}",${conv}},"name":"t"}}`,
+    );
+    expect(with1('{"params":{"_meta":{},"name":"t"}}')).toBe(
+      `{"params":{"_meta":{"traceparent":"${TP}",${conv}},"name":"t"}}`,
+    );
+    expect(with1('{"params":{"_meta":{"k":1}}}')).toBe(
+      `{"params":{"_meta":{"traceparent":"${TP}",${conv},"k":1}}}`,
+    );
+    // A traceparent the proxy could not read (so the call has no parent) is replaced, and the conversation added.
+    expect(with1('{"params":{"_meta":{"k":1,"traceparent":"junk"}}}')).toBe(
+      `{"params":{"_meta":{${conv},"k":1,"traceparent":"${TP}"}}}`,
+    );
+    expect(with1('{"params":{}}')).toBe(`{"params":{"_meta":{"traceparent":"${TP}",${conv}}}}`);
+  });
 });

@@ -126,26 +126,46 @@ function quoted(text: string): string {
   return `"${text}"`;
 }
 
+/** The `_meta` key under which the instrumented client passes its conversation on (docs/mcp.md). */
+const CONVERSATION_KEY = 'toolscope.dev/conversation-id';
+
 /**
  * The request line with `params._meta.traceparent` set to `traceparent`: the existing value replaced, or the
- * member inserted first into `_meta` (made if missing). Undefined when the line is not an object whose `params`
- * (and `_meta`, if present) are objects.
+ * member inserted first into `_meta` (made if missing). With `conversationId`, `_meta` also gets that
+ * conversation (the caller gives one only when `_meta` has none), inserted first as well. Undefined when the
+ * line is not an object whose `params` (and `_meta`, if present) are objects.
  */
-export function withTraceparent(line: Buffer, traceparent: string): Buffer | undefined {
+export function withTraceparent(
+  line: Buffer,
+  traceparent: string,
+  conversationId?: string,
+): Buffer | undefined {
   const params = scanObject(line, skipSpace(line, 0), PARAMS)?.member;
   if (!params) return undefined;
   const paramsScan = scanObject(line, params.valueStart, META);
   if (!paramsScan) return undefined;
   const value = quoted(traceparent);
+  const conversation =
+    conversationId === undefined ? '' : `${quoted(CONVERSATION_KEY)}:${quoted(conversationId)}`;
+  // The members the proxy inserts, when `_meta` has no traceparent (or there is no `_meta`).
+  const members = conversation
+    ? `"traceparent":${value},${conversation}`
+    : `"traceparent":${value}`;
   const meta = paramsScan.member;
   if (!meta) {
-    const member = `"_meta":{"traceparent":${value}}${paramsScan.empty ? '' : ','}`;
+    const member = `"_meta":{${members}}${paramsScan.empty ? '' : ','}`;
     return splice(line, params.valueStart + 1, params.valueStart + 1, member);
   }
   const metaScan = scanObject(line, meta.valueStart, TRACEPARENT);
   if (!metaScan) return undefined;
   const existing = metaScan.member;
-  if (existing) return splice(line, existing.valueStart, existing.valueEnd, value);
-  const member = `"traceparent":${value}${metaScan.empty ? '' : ','}`;
+  if (existing) {
+    const replaced = splice(line, existing.valueStart, existing.valueEnd, value);
+    // The value replaced lies after `_meta`'s brace, so the brace is where it was.
+    return conversation
+      ? splice(replaced, meta.valueStart + 1, meta.valueStart + 1, `${conversation},`)
+      : replaced;
+  }
+  const member = `${members}${metaScan.empty ? '' : ','}`;
   return splice(line, meta.valueStart + 1, meta.valueStart + 1, member);
 }

@@ -1,8 +1,9 @@
 // `--alert-webhook URL`: posts each new flag once, as JSON, from a background poll of the flags API. Delivery
 // is retried with backoff and never blocks ingest. Flags present when the collector starts count as already
-// sent, so a restart does not repeat them.
+// sent, so a restart does not repeat them. A loop flag's post says what it adds to the loop cost of the flags
+// posted before it, each wasted call counted once, so a receiver that adds them up counts no call twice.
 import { flagsOf } from '../detection/read-flags.js';
-import type { Flag } from '../detectors/flag.js';
+import { type Flag, type TotalWasted, WasteSum, wastedDelta } from '../detectors/flag.js';
 import type { Storage } from '../storage/contract.js';
 
 export type WebhookOptions = {
@@ -46,14 +47,14 @@ export function startWebhook(storage: Storage, url: string, options: WebhookOpti
   let running: Promise<void> | undefined;
   const deliveries = new Set<Promise<void>>();
 
-  const deliver = async (flag: Flag): Promise<void> => {
+  const deliver = async (flag: Flag, wasted: TotalWasted | undefined): Promise<void> => {
     let problem = 'stopped';
     for (let attempt = 1; attempt <= attempts && !stopped; attempt++) {
       try {
         const res = await fetch(url, {
           method: 'POST',
           headers: { 'content-type': 'application/json', 'user-agent': 'toolscope-collector' },
-          body: JSON.stringify({ type: 'toolscope.flag', flag }),
+          body: JSON.stringify({ type: 'toolscope.flag', flag, ...(wasted ? { wasted } : {}) }),
           signal: AbortSignal.timeout(10_000),
         });
         await res.arrayBuffer();
@@ -91,12 +92,25 @@ export function startWebhook(storage: Storage, url: string, options: WebhookOpti
       );
       return;
     }
+    // The loop cost already posted (or there at the start) for the window, each wasted call once.
+    const posted = new WasteSum();
+    const fresh: Flag[] = [];
     for (const flag of flags) {
       const key = flagKey(flag);
-      if (sent.has(key)) continue;
-      sent.add(key);
-      if (!seeded) continue;
-      const d = deliver(flag).finally(() => deliveries.delete(d));
+      if (sent.has(key)) posted.add(flag);
+      else {
+        sent.add(key);
+        fresh.push(flag);
+      }
+    }
+    for (const flag of seeded ? fresh : []) {
+      let wasted: TotalWasted | undefined;
+      if (flag.evidence.wasted) {
+        const before = posted.total();
+        posted.add(flag);
+        wasted = wastedDelta(before, posted.total());
+      }
+      const d = deliver(flag, wasted).finally(() => deliveries.delete(d));
       deliveries.add(d);
     }
     seeded = true;

@@ -21,9 +21,11 @@ import type { Storage } from '../storage/contract.js';
 import { tokenCheck } from './auth.js';
 import { registerContractRoutes } from './contract-routes.js';
 import { registerDetailRoutes } from './detail-routes.js';
+import { registerFixtureRoutes } from './fixture-routes.js';
 import { OPEN_ROUTES, type Readiness, registerOpsRoutes } from './ops-routes.js';
 import { BODIES_IN_FLIGHT, encodingOf, registerOtlpRoute, spreadRetryAfter } from './otlp-route.js';
 import { registerQueryRoutes } from './query-routes.js';
+import { registerRecoveryRoutes } from './recovery-routes.js';
 import { sendError } from './replies.js';
 import {
   isDashboardAsset,
@@ -168,6 +170,8 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   });
   registerDetailRoutes(app, opts.storage);
   registerContractRoutes(app, opts.storage);
+  registerFixtureRoutes(app, opts.storage);
+  registerRecoveryRoutes(app, opts.storage);
   registerOpsRoutes(app, {
     metrics,
     ready: opts.ready ?? (() => opts.storage.ready()),

@@ -3,10 +3,19 @@
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { parseDurationMs } from '../api/params.js';
-import { startCollector } from '../collector.js';
-import { causeOf, createLogger, logLevelSchema, logProcessWarnings } from '../ops/logger.js';
-import { isPostgresUrl, redactDbUrl } from '../storage/open.js';
+import { type Collector, NO_HASH_KEY_WARNING } from '../collector.js';
+import { randomHashKey } from '../ingest/content-policy.js';
+import { createLogger, logLevelSchema, logProcessWarnings } from '../ops/logger.js';
+import { redactDbUrl } from '../storage/open.js';
 import type { CliIo } from './io.js';
+import {
+  DEFAULT_GRPC_PORT,
+  type GrpcOutcome,
+  heldLog,
+  startProblem,
+  startServing,
+  startupText,
+} from './serve-start.js';
 import { publishProblem, resolveToken } from './serve-token.js';
 
 export const SERVE_USAGE = `Usage: toolscope serve [options]
@@ -23,7 +32,8 @@ Options:
                      start, answer 503 with /readyz not ready, and connect with backoff)
   --host HOST        address to bind (default 127.0.0.1)
   --port PORT        port to listen on (default 4318, the OTLP/HTTP port)
-  --grpc-port PORT   OTLP/gRPC port on the same host (default 4317; 0 turns it off)
+  --grpc-port PORT   OTLP/gRPC port on the same host; 0 turns it off (default 4317, or none when another
+                     process holds 4317; a port given here that cannot be bound fails the start)
   --hash-key KEY     key of the input hashes the collector computes for other instrumentations' tool
                      spans; use the instrumented processes' TOOLSCOPE_HASH_KEY (default: that variable)
   --capture-content  keep other instrumentations' tool arguments and results, redacted (default: drop
@@ -72,7 +82,8 @@ const serveFlagsSchema = z.object({
   'exit-if-db-unreachable': z.boolean().default(false),
   host: z.string().min(1).default('127.0.0.1'),
   port: z.coerce.number().int().min(0).max(65_535).default(4318),
-  'grpc-port': z.coerce.number().int().min(0).max(65_535).default(4317),
+  // No default here: a port given explicitly must be bound, the default may be skipped (serve-start.ts).
+  'grpc-port': z.coerce.number().int().min(0).max(65_535).optional(),
   'hash-key': z.string().min(16, 'use at least 16 characters').optional(),
   'capture-content': z.boolean().default(false),
   retention: z
@@ -201,19 +212,25 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
     );
   }
   // A WAL checkpoint that failed, a damaged row: one JSON line each, in the collector's log.
-  const unrouteWarnings = logProcessWarnings(createLogger(f['log-level']));
-  let collector: Awaited<ReturnType<typeof startCollector>>;
+  const logLines = heldLog();
+  const log = createLogger(f['log-level'], logLines.stream);
+  const unrouteWarnings = logProcessWarnings(log);
+  const grpcAsked = {
+    port: f['grpc-port'] ?? DEFAULT_GRPC_PORT,
+    explicit: f['grpc-port'] !== undefined,
+  };
+  let started: { collector: Collector; grpc: GrpcOutcome };
   try {
-    collector = await startCollector({
+    started = await startServing(grpcAsked, {
       db: f.db,
       poolSize: f['pool-size'],
       waitForDatabase: !f['exit-if-db-unreachable'],
       ...(f['db-statement-timeout'] ? { statementTimeoutMs: f['db-statement-timeout'] } : {}),
       host: f.host,
       port: f.port,
-      // 0 turns gRPC off here: the flag names a fixed port, not "any free one".
-      grpcPort: f['grpc-port'] === 0 ? undefined : f['grpc-port'],
-      hashKey: f['hash-key'],
+      // Without a key the collector would warn in JSON before anything else is printed: serve logs that
+      // warning itself, after the lines for people.
+      hashKey: f['hash-key'] ?? randomHashKey(),
       captureContent: f['capture-content'],
       token: f.token,
       retentionMs: f.retention,
@@ -244,21 +261,37 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
           : {}),
       },
       logLevel: f['log-level'],
+      logDestination: logLines.stream,
     });
   } catch (error) {
-    io.err(`toolscope serve: cannot start: ${startProblem(error, f)}\n`);
+    logLines.release();
+    io.err(
+      `toolscope serve: cannot start: ${startProblem(error, { ...f, 'grpc-port': grpcAsked.port })}\n`,
+    );
     unrouteWarnings();
     return 1;
   }
-  io.out(`toolscope collector listening on ${collector.url}\n`);
-  io.out(`  OTLP/HTTP endpoint: ${collector.url}/v1/traces (protobuf or JSON, gzip)\n`);
-  if (collector.grpcPort !== undefined)
-    io.out(`  OTLP/gRPC endpoint: ${f.host}:${collector.grpcPort} (TraceService/Export, gzip)\n`);
-  io.out(`  dashboard:          ${collector.url}/\n`);
-  io.out(`  JSON API:           ${collector.url}/api/tools\n`);
+  const { collector, grpc } = started;
+  const hashKeySet = f['hash-key'] !== undefined;
   io.out(
-    `  database:           ${redactDbUrl(f.db)}${f.retention ? `, retention ${flags.retention}` : ''}\n`,
+    startupText({
+      url: collector.url,
+      host: f.host,
+      grpc,
+      db: redactDbUrl(f.db),
+      retention: f.retention ? String(flags.retention) : undefined,
+      hashKeySet,
+      logs: f['log-level'] !== 'silent',
+    }),
   );
+  // The same facts for machines, after the lines for people.
+  if (grpc.state === 'off' && grpc.why === 'taken')
+    log.warn(
+      { cause: { code: grpc.code }, port: grpc.port },
+      'OTLP/gRPC not started: its default port cannot be bound; OTLP/HTTP serves alone (--grpc-port chooses one)',
+    );
+  if (!hashKeySet) log.warn(NO_HASH_KEY_WARNING);
+  logLines.release();
   const exitCode = await new Promise<number>((resolve) => {
     let stopping = false;
     const stop = (signal: string) => {
@@ -282,42 +315,4 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
   });
   unrouteWarnings();
   return exitCode;
-}
-
-/**
- * One line for a failed start: which port (and the flag that sets it) or which database, and the likely cause,
- * instead of the library's bare message.
- */
-function startProblem(
-  error: unknown,
-  f: { db: string; port: number; 'grpc-port': number; 'exit-if-db-unreachable': boolean },
-): string {
-  // causeOf: the first refusal's message when the error has none of its own, any password hidden.
-  const { message, code = '' } = causeOf(error);
-  const syscall =
-    typeof error === 'object' && error !== null ? Reflect.get(error, 'syscall') : undefined;
-  if (syscall === 'listen') {
-    const port = Number(Reflect.get(error as object, 'port'));
-    const address = String(Reflect.get(error as object, 'address') ?? '');
-    const grpc = /OTLP\/gRPC/.test(message) || (port === f['grpc-port'] && port !== f.port);
-    const flag = grpc ? '--grpc-port' : '--port';
-    const why =
-      code === 'EADDRINUSE'
-        ? 'the port is already in use'
-        : code === 'EACCES'
-          ? 'permission denied'
-          : message;
-    return `cannot listen for ${grpc ? 'OTLP/gRPC' : 'HTTP'} on ${address}:${port} (${code || 'error'}: ${why}); stop what uses it or choose another port with ${flag}${grpc ? ' (0 turns gRPC off)' : ''}`;
-  }
-  if (isPostgresUrl(f.db)) {
-    const waiting = f['exit-if-db-unreachable']
-      ? ' (--exit-if-db-unreachable: without it the collector starts and connects once the database is reachable)'
-      : '';
-    // node-postgres messages never include the password; the URL is shown without it.
-    return `cannot use the PostgreSQL database ${redactDbUrl(f.db)} (${code || 'error'}: ${message}); check that the server is running, reachable and accepts these credentials${waiting}`;
-  }
-  if (code === 'SQLITE_CANTOPEN' || code === 'SQLITE_READONLY') {
-    return `cannot open the database ${f.db} for writing (${code}: ${message}); check that its folder exists and is writable, and that the file system is not read-only or full`;
-  }
-  return message;
 }

@@ -16,15 +16,24 @@ import type {
   ContractSummary,
   SpanReader,
   ToolUsage,
+  VersionCalls,
 } from '../storage/contract.js';
 
-/** Who called a deprecated tool; a server-only deployment has no caller spans, so its servers stand in. */
-export function deprecatedUsageOf(contract: ContractWeight, u: ToolUsage): DeprecatedUsage {
+/**
+ * Who called a deprecated tool and its first and newest call (null when none is in the window); a server-only
+ * deployment has no caller spans, so its servers stand in.
+ */
+export function deprecatedUsageOf(
+  contract: ContractWeight,
+  u: ToolUsage,
+  seen: VersionCalls,
+): DeprecatedUsage | null {
+  if (!seen.first || !seen.newest) return null;
   return {
     contract,
     calls: u.calls,
-    firstNs: u.firstNs,
-    lastNs: u.lastNs,
+    first: seen.first,
+    newest: seen.newest,
     callers: u.clientServices.length ? u.clientServices : u.serverServices,
     services: u.serverServices,
     conversations: u.conversations,
@@ -67,9 +76,13 @@ export async function readContractFlags(
   const deprecated = summaries.filter((s) => s.deprecated);
   const [usages, changed] = await Promise.all([
     Promise.all(
-      deprecated.map(async (c) =>
-        deprecatedUsageOf(c, await reader.toolUsage(c.tool, sinceNs, untilNs)),
-      ),
+      deprecated.map(async (c) => {
+        const [usage, seen] = await Promise.all([
+          reader.toolUsage(c.tool, sinceNs, untilNs),
+          reader.versionCalls(c.tool, undefined, sinceNs, untilNs),
+        ]);
+        return deprecatedUsageOf(c, usage, seen);
+      }),
     ),
     driftFlags.some((f) => f.kind !== 'heavy_schema')
       ? reader
@@ -80,6 +93,9 @@ export async function readContractFlags(
   return [
     ...changed,
     ...heavySchemaFlags(liveContracts(summaries, sinceNs, schemas), budget),
-    ...deprecatedFlags(usages, Number(untilNs / 1_000_000n)),
+    ...deprecatedFlags(
+      usages.filter((u) => u !== null),
+      Number(untilNs / 1_000_000n),
+    ),
   ];
 }

@@ -1,6 +1,7 @@
 // Drift at read time (detectors/drift.ts) from the reader's neutral answers: the window split into a baseline
-// and a recent part, the per-tool tables and counts of each, and distinct failing traces asked only where the
-// rates already make drift (one agent repeating itself is a loop, not drift).
+// and a recent part, the per-tool tables and counts of each, and the failing calls asked only where the rates
+// already make drift (how many agents they come from: one agent repeating itself is a loop, not drift), and the
+// first and newest calls of the versions a schema flag names, which date it.
 
 import {
   type DriftThresholds,
@@ -9,8 +10,15 @@ import {
   type PathRow,
   type SchemaRow,
 } from '../detectors/drift.js';
+import { datedFrom, type FailingCall, type FailingCalls } from '../detectors/drift-calls.js';
 import type { Flag } from '../detectors/flag.js';
-import type { FailingPath, SchemaVersion, SpanReader } from '../storage/contract.js';
+import type {
+  FailingPath,
+  FailingToolCall,
+  FailingToolCalls,
+  SchemaVersion,
+  SpanReader,
+} from '../storage/contract.js';
 
 const NS_PER_MINUTE = 60_000_000_000n;
 
@@ -39,8 +47,21 @@ export const pathRowOf = (p: FailingPath): PathRow => ({
   path: p.path,
   count: p.count,
   traceId: p.lastTraceId,
-  firstMinute: p.firstMinute,
-  lastMinute: p.lastMinute,
+});
+
+/** A failing call as the drift detector reads it. */
+const failingCallOf = (c: FailingToolCall): FailingCall => ({
+  traceId: c.traceId,
+  spanId: c.spanId,
+  conversationId: c.conversationId,
+  inputHash: c.inputHash,
+  startNs: c.startNs,
+});
+
+/** The failing calls of a tool and code as the drift detector reads them. */
+export const failingCallsOf = (f: FailingToolCalls): FailingCalls => ({
+  newest: f.newest.map(failingCallOf),
+  first: f.first ? failingCallOf(f.first) : null,
 });
 
 /** The drift flags of a window, with the schema rows they were read from (the contract flags use them too). */
@@ -61,12 +82,14 @@ export async function readDrift(
     reader.toolCounts(splitNs, untilNs, tool),
   ]);
   const candidates = driftCandidates(current, baseline, thresholds);
-  const traces = await Promise.all(
-    candidates.map((c) => reader.failingTraces(c.tool, c.code, splitNs, untilNs)),
+  const calls = await Promise.all(
+    candidates.map((c) => reader.failingCalls(c.tool, c.code, splitNs, untilNs)),
   );
-  const failing = new Map(candidates.map((c, i) => [`${c.tool}\u0000${c.code}`, traces[i] ?? 0]));
+  const failing = new Map(
+    candidates.map((c, i) => [`${c.tool}\u0000${c.code}`, calls[i] && failingCallsOf(calls[i])]),
+  );
   const schemas = versions.map(schemaRowOf);
-  const flags = detectDrift(
+  const found = detectDrift(
     {
       splitNs,
       schemas,
@@ -74,9 +97,37 @@ export async function readDrift(
       current,
       shapes,
       paths: paths.map(pathRowOf),
-      failingTraces: (t, code) => failing.get(`${t}\u0000${code}`) ?? 0,
+      failing: (t, code) => failing.get(`${t}\u0000${code}`),
     },
     thresholds,
   );
+  const flags = await Promise.all(found.map((f) => datedSchemaFlag(reader, f, sinceNs, untilNs)));
   return { flags, schemas };
+}
+
+/**
+ * A schema flag (silent_schema_change, version_skew) dated from the first and newest call of the versions it
+ * names in the window, which it then links; the per-tool table it was read from keeps each hash's times over
+ * all time and only its newest trace. Other flags are already dated from their calls.
+ */
+async function datedSchemaFlag(
+  reader: SpanReader,
+  flag: Flag,
+  sinceNs: bigint,
+  untilNs: bigint,
+): Promise<Flag> {
+  const versions =
+    flag.kind === 'silent_schema_change' && flag.version !== undefined
+      ? [flag.version]
+      : flag.kind === 'version_skew'
+        ? (flag.evidence.versions ?? [])
+        : [];
+  if (versions.length === 0) return flag;
+  const seen = await Promise.all(
+    versions.map((v) => reader.versionCalls(flag.tool, v, sinceNs, untilNs)),
+  );
+  return datedFrom(
+    flag,
+    seen.flatMap((v) => [v.first, v.newest].filter((c) => c !== null)),
+  );
 }

@@ -3,37 +3,50 @@
 
 import type { Flag } from '../detectors/flag.js';
 import {
+  type Crossing,
   type Crossings,
   type GrowthSeen,
   oversizedResultFlag,
   oversizedTools,
   resultGrowthFlag,
   resultGrowths,
+  type SeenCall,
 } from '../detectors/result-flags.js';
-import type { ResultCrossings, SpanReader, VersionCalls } from '../storage/contract.js';
+import type {
+  CallRef,
+  ResultCrossing,
+  ResultCrossings,
+  SpanReader,
+  VersionCalls,
+} from '../storage/contract.js';
 
 const ms = (ns: bigint) => Number(ns / 1_000_000n);
 
+/** A crossing call as the oversized_result flag reads it (milliseconds). */
+const crossingOf = (x: ResultCrossing): Crossing => ({
+  traceId: x.traceId,
+  spanId: x.spanId,
+  version: x.version,
+  tokens: x.tokens,
+  atMs: ms(x.startNs),
+});
+
 /** Crossing calls as the oversized_result flag reads them (milliseconds). */
 export const crossingsOf = (c: ResultCrossings): Crossings => ({
-  calls: c.calls.map((x) => ({
-    traceId: x.traceId,
-    spanId: x.spanId,
-    version: x.version,
-    tokens: x.tokens,
-    atMs: ms(x.startNs),
-  })),
-  firstMs: ms(c.firstNs),
+  calls: c.calls.map(crossingOf),
+  first: crossingOf(c.first),
   count: c.count,
 });
 
-/** When a grown version was called in the window; the window's ends where it had no call. */
-export function growthSeenOf(v: VersionCalls, sinceNs: bigint, untilNs: bigint): GrowthSeen {
-  return {
-    firstMs: ms(v.firstNs ?? sinceNs),
-    lastMs: ms(v.newest?.startNs ?? untilNs),
-    ...(v.newest ? { traceId: v.newest.traceId, spanId: v.newest.spanId } : {}),
-  };
+const seenOf = (c: CallRef): SeenCall => ({
+  traceId: c.traceId,
+  spanId: c.spanId,
+  atMs: ms(c.startNs),
+});
+
+/** The first and newest call of a grown version in the window; null when it had none (no call to date it). */
+export function growthSeenOf(v: VersionCalls): GrowthSeen | null {
+  return v.first && v.newest ? { first: seenOf(v.first), newest: seenOf(v.newest) } : null;
 }
 
 /** oversized_result and result_growth of the window. */
@@ -57,8 +70,8 @@ export async function readResultFlags(
     if (c) flags.push(oversizedResultFlag(t, budget, crossingsOf(c)));
   });
   growths.forEach((g, i) => {
-    const v = seen[i];
-    if (v) flags.push(resultGrowthFlag(g, growthSeenOf(v, sinceNs, untilNs)));
+    const v = seen[i] && growthSeenOf(seen[i]);
+    if (v) flags.push(resultGrowthFlag(g, v));
   });
   return flags;
 }

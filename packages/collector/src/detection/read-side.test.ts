@@ -98,8 +98,6 @@ describe("the drift detector's rows from the reader's records", () => {
       path: 'input.id',
       count: 4,
       traceId: 'tr',
-      firstMinute: 10,
-      lastMinute: 12,
     });
   });
 });
@@ -126,15 +124,26 @@ const contract: ContractSummary = {
   served: [],
 };
 
+const seen = {
+  first: { startNs: T, traceId: 't0', spanId: 's0' },
+  newest: { startNs: T + MIN, traceId: 't1', spanId: 's1' },
+};
+
 describe('deprecatedUsageOf: who called a deprecated tool', () => {
   it.each([
     ['callers are the client spans’ services', ['agent'], ['agent']],
     ['a server-only deployment names its servers as callers', [], ['orders-mcp']],
   ])('%s', (_, clientServices, callers) => {
-    const u = deprecatedUsageOf(contract, { ...usage, clientServices });
-    expect(u.callers).toEqual(callers);
-    expect(u.services).toEqual(['orders-mcp']);
+    const u = deprecatedUsageOf(contract, { ...usage, clientServices }, seen);
+    expect(u?.callers).toEqual(callers);
+    expect(u?.services).toEqual(['orders-mcp']);
     expect(u).toMatchObject({ contract, calls: 4, clients: ['claude-code'], traceIds: ['t1'] });
+    // Its first and newest call date the flag.
+    expect(u).toMatchObject({ first: seen.first, newest: seen.newest });
+  });
+
+  it('is nothing without a call of the tool in the window to date it', () => {
+    expect(deprecatedUsageOf(contract, usage, { first: null, newest: null })).toBeNull();
   });
 });
 
@@ -183,13 +192,13 @@ describe('contractsByHash', () => {
 });
 
 describe('the result flags’ evidence from the reader’s records', () => {
-  it('gives crossings in milliseconds, newest first as read', () => {
+  it('gives crossings in milliseconds, newest first as read, and the first', () => {
     const c = crossingsOf({
       calls: [
         { traceId: 't2', spanId: 's2', version: '2', tokens: 12_000, startNs: T + 5_000_000n },
         { traceId: 't1', spanId: 's1', version: null, tokens: 11_000, startNs: T + 1_000_000n },
       ],
-      firstNs: T,
+      first: { traceId: 't0', spanId: 's0', version: '1', tokens: 10_500, startNs: T },
       count: 9,
     });
     expect(c).toStrictEqual({
@@ -197,7 +206,7 @@ describe('the result flags’ evidence from the reader’s records', () => {
         { traceId: 't2', spanId: 's2', version: '2', tokens: 12_000, atMs: 1_700_000_000_005 },
         { traceId: 't1', spanId: 's1', version: null, tokens: 11_000, atMs: 1_700_000_000_001 },
       ],
-      firstMs: 1_700_000_000_000,
+      first: { traceId: 't0', spanId: 's0', version: '1', tokens: 10_500, atMs: 1_700_000_000_000 },
       count: 9,
     });
   });
@@ -205,15 +214,21 @@ describe('the result flags’ evidence from the reader’s records', () => {
   it.each([
     [
       'a version called in the window: its first and newest call',
-      { firstNs: T + 1_000_000n, newest: { startNs: T + 9_000_000n, traceId: 'tr', spanId: 'sp' } },
-      { firstMs: 1_700_000_000_001, lastMs: 1_700_000_000_009, traceId: 'tr', spanId: 'sp' },
+      {
+        first: { startNs: T + 1_000_000n, traceId: 'tf', spanId: 'sf' },
+        newest: { startNs: T + 9_000_000n, traceId: 'tr', spanId: 'sp' },
+      },
+      {
+        first: { traceId: 'tf', spanId: 'sf', atMs: 1_700_000_000_001 },
+        newest: { traceId: 'tr', spanId: 'sp', atMs: 1_700_000_000_009 },
+      },
     ],
     [
-      'no call of it in the window: the window’s ends, no trace',
-      { firstNs: null, newest: null },
-      { firstMs: 1_700_000_000_000 - 60_000, lastMs: 1_700_000_000_000 },
+      'no call of it in the window: nothing to date a flag from',
+      { first: null, newest: null },
+      null,
     ],
   ])('%s', (_, v, seen) => {
-    expect(growthSeenOf(v, T - MIN, T)).toStrictEqual(seen);
+    expect(growthSeenOf(v)).toStrictEqual(seen);
   });
 });

@@ -8,6 +8,7 @@
 
 import { type DiffableContract, describeChanges, diffContracts } from '../contracts/schema-diff.js';
 import type { SchemaRow } from './drift.js';
+import type { LinkedCall } from './drift-calls.js';
 import type { Flag } from './flag.js';
 
 /** What the contract flags read of a tool's newest reported contract. */
@@ -52,8 +53,9 @@ export function heavySchemaFlags(summaries: ContractWeight[], budget: number): F
 export type DeprecatedUsage = {
   contract: ContractWeight;
   calls: number;
-  firstNs: bigint;
-  lastNs: bigint;
+  /** Its first and newest call in the window, which date the flag and which it links first. */
+  first: LinkedCall;
+  newest: LinkedCall;
   /** Services of the callers' (client) spans, else of the serving spans. */
   callers: string[];
   services: string[];
@@ -87,11 +89,11 @@ export function deprecatedFlags(usages: DeprecatedUsage[], nowMs: number): Flag[
         tool: u.contract.tool,
         version: u.contract.version,
         count: u.calls,
-        firstSeen: iso(u.firstNs),
-        lastSeen: iso(u.lastNs),
+        firstSeen: iso(u.first.startNs),
+        lastSeen: iso(u.newest.startNs),
         summary: `${u.contract.tool} is deprecated${d.replacedBy ? ` (use ${d.replacedBy})` : ''} and was still called ${u.calls} time${u.calls === 1 ? '' : 's'}${who}${when}.`,
         evidence: {
-          traceIds: u.traceIds.slice(0, 5),
+          traceIds: [...new Set([u.first.traceId, u.newest.traceId, ...u.traceIds])].slice(0, 5),
           callers: u.callers,
           services: u.services,
           conversations: u.conversations.slice(0, 10),

@@ -1,5 +1,7 @@
 // Schema-drift detectors (DESIGN.md §4), per tool over a window: computed at query time from small per-tool
-// tables (schema hashes, input shapes, failing paths) and the rollups, never from raw calls.
+// tables (schema hashes, input shapes, failing paths) and the rollups; input and output drift then read the
+// failing calls of the few tools whose rates already make drift, to count the agents behind them and link them.
+import { agentsOf, type FailingCalls, linkedCalls, seenOf } from './drift-calls.js';
 import type { Flag } from './flag.js';
 
 /** What drift needs of a tool's statistics over part of the window. */
@@ -28,18 +30,17 @@ export type PathRow = {
   path: string;
   count: number;
   traceId: string;
-  /** Minutes (since the epoch) of the first and last failure at this path in the recent part. */
-  firstMinute?: number;
-  lastMinute?: number;
 };
-const NS_PER_MINUTE = 60_000_000_000n;
 
 export type DriftThresholds = {
   /** Versions overlapping in time by less than this are a rollout, not skew. */
   rolloutGraceNs: bigint;
   /** Fewest INVALID_INPUT / INVALID_OUTPUT calls in the recent part before drift is considered. */
   minFailures: number;
-  /** Fewest distinct traces those failures come from: one agent repeating itself is a loop, not drift. */
+  /**
+   * Fewest agents those failures come from (drift-calls.ts agentsOf: conversations, traces, and one input sent
+   * outside any conversation): one agent repeating itself is a loop, not drift.
+   */
   minTraces: number;
   /** heavy_schema above this many tokens per tools/list entry (contract-flags.ts says why 1000). */
   schemaTokenBudget: number;
@@ -62,8 +63,8 @@ export type DriftInput = {
   current: ToolCounts[];
   shapes: ShapeRow[];
   paths: PathRow[];
-  /** Distinct traces with a call of `tool` failing with `code` in the recent part. */
-  failingTraces: (tool: string, code: string) => number;
+  /** The calls of `tool` failing with `code` in the recent part (asked for driftCandidates only). */
+  failing: (tool: string, code: string) => FailingCalls | undefined;
 };
 
 const iso = (ns: bigint) => new Date(Number(ns / 1_000_000n)).toISOString();
@@ -187,8 +188,14 @@ export function detectDrift(
     for (const [code, kind] of DRIFT_CODES) {
       const rise = risingFailures(cur, baseline.get(cur.name), code, t);
       if (!rise) continue;
-      const { failing, share, baseShare } = rise;
-      if (input.failingTraces(cur.name, code) < t.minTraces) continue;
+      const failing = input.failing(cur.name, code);
+      if (!failing) continue;
+      const agents = agentsOf(failing.first ? [failing.first, ...failing.newest] : failing.newest);
+      if (agents < t.minTraces) continue;
+      // Dated from the calls it links, so its times are those of its evidence, to the millisecond.
+      const linked = linkedCalls(failing);
+      const seen = seenOf(linked);
+      if (!seen) continue;
       const paths = input.paths
         .filter((p) => p.tool === cur.name && p.code === code)
         .sort((a, b) => b.count - a.count);
@@ -198,39 +205,29 @@ export function detectDrift(
               .filter((s) => s.tool === cur.name && s.invalid > 0 && s.lastNs >= input.splitNs)
               .sort((a, b) => b.invalid - a.invalid)
           : [];
-      const pct = (x: number) => `${Math.round(x * 1000) / 10} %`;
+      const conversations = [
+        ...new Set(linked.flatMap((c) => (c.conversationId === null ? [] : [c.conversationId]))),
+      ];
+      const where = paths[0] ? `, most at ${paths[0].path}` : '';
       flags.push({
         kind,
         severity: 'error',
         tool: cur.name,
-        count: failing,
-        // When the failures happened, to the minute; the start of the recent part when unknown.
-        firstSeen: iso(
-          minNs(
-            paths.flatMap((p) =>
-              p.firstMinute === undefined ? [] : [BigInt(p.firstMinute) * NS_PER_MINUTE],
-            ),
-          ) || input.splitNs,
-        ),
-        lastSeen: iso(
-          maxNs([
-            input.splitNs,
-            ...shapes.map((s) => s.lastNs),
-            ...paths.flatMap((p) =>
-              p.lastMinute === undefined ? [] : [BigInt(p.lastMinute) * NS_PER_MINUTE],
-            ),
-          ]),
-        ),
+        count: rise.failing,
+        firstSeen: iso(seen.firstNs),
+        lastSeen: iso(seen.lastNs),
         summary:
           kind === 'input_drift'
-            ? `${cur.name}: ${pct(share)} of recent calls fail INVALID_INPUT (baseline ${pct(baseShare)})${paths[0] ? `, most at ${paths[0].path}` : ''}; clients may be sending an old input shape.`
-            : `${cur.name}: ${failing} recent results broke the output contract (INVALID_OUTPUT ${pct(share)}, baseline ${pct(baseShare)})${paths[0] ? `, most at ${paths[0].path}` : ''}; the upstream changed.`,
+            ? `${cur.name}: ${pct(rise.share)} of recent calls fail INVALID_INPUT (baseline ${pct(rise.baseShare)}), from ${agents} agents${where}${inputReason(cur.name, shapes, input)}.`
+            : `${cur.name}: ${rise.failing} recent results broke the output contract (INVALID_OUTPUT ${pct(rise.share)}, baseline ${pct(rise.baseShare)}), for ${agents} agents${where}; the upstream changed.`,
         evidence: {
           paths: top(
             paths.map((p) => p.path),
             5,
           ),
-          traceIds: [...new Set(top(paths, 5).map((p) => p.traceId))],
+          traceIds: linked.map((c) => c.traceId),
+          spanIds: linked.map((c) => c.spanId),
+          ...(conversations.length ? { conversations } : {}),
           ...(shapes.length
             ? {
                 shapes: top(
@@ -244,4 +241,21 @@ export function detectDrift(
     }
   }
   return flags;
+}
+
+const pct = (x: number) => `${Math.round(x * 1000) / 10} %`;
+
+/**
+ * What the refused inputs say, only as far as the facts go: a refused input shape that was in use and accepted
+ * before the recent part is an old shape (after a contract change in the window, clients still sending it).
+ */
+function inputReason(tool: string, shapes: ShapeRow[], input: DriftInput): string {
+  // Seen before the recent part, and accepted at some time (not every call of it refused).
+  const old = shapes.find((s) => s.firstNs < input.splitNs && s.calls > s.invalid);
+  const hashes = new Set(input.schemas.filter((s) => s.tool === tool).map((s) => s.hash));
+  if (old && hashes.size > 1)
+    return `; the contract changed and clients still send an old input shape (${old.shape})`;
+  if (old) return `; clients send an input shape accepted before (${old.shape})`;
+  const fresh = shapes.find((s) => s.firstNs >= input.splitNs);
+  return fresh ? `; clients send input shapes not seen before (${fresh.shape})` : '';
 }

@@ -15,6 +15,8 @@ export const FLAG_KINDS = [
 ] as const;
 
 export const flagSchema = z.object({
+  /** Stable across reads (detectors/flag-id.ts): what `toolscope fixtures --flag` and /api/fixtures take. */
+  id: z.string().optional(),
   kind: z.enum(FLAG_KINDS),
   severity: z.enum(['warning', 'error']),
   tool: z.string(),
@@ -64,6 +66,20 @@ export const flagSchema = z.object({
         ms: z.number(),
         resultTokens: z.number().int(),
         modelTokens: z.number().int(),
+        /**
+         * The calls counted as wasted, each with its share of the above (the shares add up to it); absent on
+         * flags stored before it was recorded. Sums over flags count each call once (waste-total.ts).
+         */
+        spans: z
+          .array(
+            z.object({
+              spanId: z.string(),
+              ms: z.number(),
+              resultTokens: z.number().int(),
+              modelTokens: z.number().int(),
+            }),
+          )
+          .optional(),
       })
       .optional(),
     /** tool_cycle: the steps of one round, and how many rounds ran in a row. */
@@ -79,26 +95,4 @@ export type Flag = z.infer<typeof flagSchema>;
 export const flagsResponseSchema = z.object({ flags: z.array(flagSchema) });
 export type FlagsResponse = z.infer<typeof flagsResponseSchema>;
 
-/** What the loop flags of a list wasted together (flags without `evidence.wasted` count as loops of none). */
-export type TotalWasted = {
-  loops: number;
-  calls: number;
-  ms: number;
-  resultTokens: number;
-  modelTokens: number;
-};
-
-/** The waste of the loop flags among `flags`: one sum for the overview and the report. */
-export function totalWasted(flags: readonly Flag[]): TotalWasted {
-  const total: TotalWasted = { loops: 0, calls: 0, ms: 0, resultTokens: 0, modelTokens: 0 };
-  for (const f of flags) {
-    const w = f.evidence.wasted;
-    if (!w) continue;
-    total.loops++;
-    total.calls += w.calls;
-    total.ms += w.ms;
-    total.resultTokens += w.resultTokens;
-    total.modelTokens += w.modelTokens;
-  }
-  return total;
-}
+export { type TotalWasted, totalWasted, WasteSum, wastedDelta } from './waste-total.js';

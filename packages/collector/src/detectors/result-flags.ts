@@ -33,16 +33,19 @@ export type ToolResultSizes = {
   resultSizes: VersionResultSizes[];
 };
 
-/** The calls of a tool over the budget, newest first, with the first one's time. */
+/** A call whose result crossed the budget. */
+export type Crossing = {
+  traceId: string;
+  spanId: string;
+  version: string | null;
+  tokens: number;
+  atMs: number;
+};
+
+/** The calls of a tool over the budget, newest first, and the first one. */
 export type Crossings = {
-  calls: {
-    traceId: string;
-    spanId: string;
-    version: string | null;
-    tokens: number;
-    atMs: number;
-  }[];
-  firstMs: number;
+  calls: Crossing[];
+  first: Crossing;
   /** Calls over the budget in the window (counted up to 100,000). */
   count: number;
 };
@@ -58,7 +61,9 @@ export function oversizedTools(tools: ToolResultSizes[], budget: number): ToolRe
 export function oversizedResultFlag(t: ToolResultSizes, budget: number, c: Crossings): Flag {
   const p95 = t.resultTokensP95 ?? 0;
   const newest = c.calls[0];
-  const versions = [...new Set(c.calls.map((x) => x.version).filter((v) => v !== null))];
+  // The newest crossings and the first, which dates the flag (one call each, parallel lists).
+  const linked = c.calls.some((x) => x.spanId === c.first.spanId) ? c.calls : [...c.calls, c.first];
+  const versions = [...new Set(linked.map((x) => x.version).filter((v) => v !== null))];
   return {
     kind: 'oversized_result',
     severity: 'warning',
@@ -66,13 +71,13 @@ export function oversizedResultFlag(t: ToolResultSizes, budget: number, c: Cross
     ...(newest?.version ? { version: newest.version } : {}),
     ...(newest ? { traceId: newest.traceId } : {}),
     count: c.count,
-    firstSeen: iso(c.firstMs),
-    lastSeen: iso(newest?.atMs ?? c.firstMs),
+    firstSeen: iso(c.first.atMs),
+    lastSeen: iso(newest?.atMs ?? c.first.atMs),
     summary: `${t.name} returns about ${fmt(p95)} tokens at p95 (${formatBytes(t.resultBytesP95)}), over the ${fmt(budget)}-token budget; ${fmt(c.count)} calls crossed it`,
     evidence: {
-      traceIds: c.calls.map((x) => x.traceId),
-      spanIds: c.calls.map((x) => x.spanId),
-      resultTokens: c.calls.map((x) => x.tokens),
+      traceIds: linked.map((x) => x.traceId),
+      spanIds: linked.map((x) => x.spanId),
+      resultTokens: linked.map((x) => x.tokens),
       resultTokensP95: p95,
       ...(t.resultBytesP95 !== null ? { resultBytesP95: t.resultBytesP95 } : {}),
       budget,
@@ -101,8 +106,11 @@ export function resultGrowths(tools: ToolResultSizes[]): Growth[] {
   return out;
 }
 
-/** The first and last call of the grown version in the window, and its newest call. */
-export type GrowthSeen = { firstMs: number; lastMs: number; traceId?: string; spanId?: string };
+/** A call a flag links, and when it started. */
+export type SeenCall = { traceId: string; spanId: string; atMs: number };
+
+/** The first and the newest call of the grown version in the window. */
+export type GrowthSeen = { first: SeenCall; newest: SeenCall };
 
 /** The flag of a growth. */
 export function resultGrowthFlag(g: Growth, seen: GrowthSeen): Flag {
@@ -118,14 +126,14 @@ export function resultGrowthFlag(g: Growth, seen: GrowthSeen): Flag {
     severity: 'warning',
     tool: g.tool,
     ...(after.version !== null ? { version: after.version } : {}),
-    ...(seen.traceId ? { traceId: seen.traceId } : {}),
+    traceId: seen.newest.traceId,
     count: after.measured,
-    firstSeen: iso(seen.firstMs),
-    lastSeen: iso(seen.lastMs),
+    firstSeen: iso(seen.first.atMs),
+    lastSeen: iso(seen.newest.atMs),
     summary: `${g.tool} ${label(after)} returns ${ratio}× what ${label(before)} did at p95: about ${fmt(to)} tokens, up from ${fmt(from)}`,
     evidence: {
       versions: [name(before), name(after)],
-      ...(seen.traceId && seen.spanId ? { traceIds: [seen.traceId], spanIds: [seen.spanId] } : {}),
+      ...linkedOf([seen.newest, seen.first]),
       resultTokensP95: to,
       previousTokensP95: from,
       ...(after.bytesP95 !== null ? { resultBytesP95: after.bytesP95 } : {}),
@@ -133,4 +141,10 @@ export function resultGrowthFlag(g: Growth, seen: GrowthSeen): Flag {
       ratio,
     },
   };
+}
+
+/** Evidence that links calls: their traces and spans, parallel, each call once. */
+function linkedOf(calls: SeenCall[]): { traceIds: string[]; spanIds: string[] } {
+  const once = calls.filter((c, i) => calls.findIndex((d) => d.spanId === c.spanId) === i);
+  return { traceIds: once.map((c) => c.traceId), spanIds: once.map((c) => c.spanId) };
 }

@@ -1,7 +1,9 @@
-// The collector's content rules for tool spans it did not make. Where a foreign span carries the arguments, the
-// collector computes the keyed input hash and shape itself (the instrument package's code, same key), so
-// retry-loop and drift detection work for every framework; then it keeps the arguments and the result only
-// when content capture is on at the collector, and redacted as the instrument package redacts.
+// The collector's content rules. Every span, whoever made it (the instrument package's own included), has its
+// secrets masked before it is stored: attribute values, event and link attributes, resource and status message
+// by the shared rules (docs/redaction.md). Where a foreign tool span carries the arguments, the collector
+// computes the keyed input hash and shape itself (the instrument package's code, same key), so retry-loop and
+// drift detection work for every framework; then it keeps the arguments and the result only when content
+// capture is on at the collector, and redacted as the instrument package redacts.
 import { randomBytes } from 'node:crypto';
 import * as sc from '@toolscope/instrument/semconv';
 import {
@@ -11,15 +13,19 @@ import {
   createRedactor,
   fingerprint,
   type Hasher,
+  isSecretAttributeName,
+  keptUnderSecretKey,
   mcpOutputHash,
   measureJson,
   type OutputSize,
   outputHash,
+  REDACTED,
   type Redactor,
   redactString,
+  scrubSecrets,
 } from '@toolscope/instrument/shared-rules';
-import { argumentsOf, dialectOf, recogniseCall } from '../calls/recognise.js';
-import type { AttrMap, NormalizedSpan } from '../otlp/model.js';
+import { argumentsOf, dialectOf, type RecognisedCall, recogniseCall } from '../calls/recognise.js';
+import type { AttrMap, AttrValue, NormalizedSpan } from '../otlp/model.js';
 import { setAttr } from '../otlp/normalize.js';
 
 /** Set on a span whose argument or result attributes the collector removed (capture off): their keys. */
@@ -98,13 +104,21 @@ function hashResult(span: NormalizedSpan, key: string | undefined, hasher: Hashe
   setAttr(a, sc.ATTR_TOOLSCOPE_OUTPUT_HASH, mcp ? mcpOutputHash(v, hasher) : outputHash(v, hasher));
 }
 
-/** Applies the rules to one span in place; spans that are not foreign tool calls are left as they are. */
+/** Applies the rules to one span in place: a foreign tool call's first, then the secrets of every span. */
 export function applyContentPolicy(span: NormalizedSpan, policy: ContentPolicy): void {
   const dialect = dialectOf(span);
-  // The instrument package already applied its own capture rules to its spans.
-  if (!dialect || dialect.source === 'toolscope') return;
-  const call = recogniseCall(span, dialect);
-  if (!call) return;
+  // The instrument package already applied its own capture rules to its calls' arguments and results.
+  const call = dialect && dialect.source !== 'toolscope' ? recogniseCall(span, dialect) : null;
+  if (call) applyForeignCallRules(span, call, policy);
+  scrubSpan(span);
+}
+
+/** Hashes and measures a foreign call's content, then keeps it redacted (capture on) or drops it. */
+function applyForeignCallRules(
+  span: NormalizedSpan,
+  call: RecognisedCall,
+  policy: ContentPolicy,
+): void {
   const a: AttrMap = span.attributes;
   if (call.argsKey !== undefined && a[sc.ATTR_TOOLSCOPE_INPUT_HASH] === undefined) {
     const print = fingerprint(argumentsOf(call, a) ?? {}, policy.hasher);
@@ -122,7 +136,7 @@ export function applyContentPolicy(span: NormalizedSpan, policy: ContentPolicy):
       dropped.push(key);
     }
   }
-  // A thrown error's message often quotes the input: the same rules as the instrument's (exception.ts).
+  // A thrown error's message often quotes the input: cut as the instrument cuts its own (exception.ts).
   let stackDropped = false;
   for (const event of span.events) {
     if (event.name !== sc.EVENT_EXCEPTION) continue;
@@ -140,4 +154,31 @@ export function applyContentPolicy(span: NormalizedSpan, policy: ContentPolicy):
   }
   if (stackDropped) dropped.push(sc.ATTR_EXCEPTION_STACKTRACE);
   if (dropped.length > 0) setAttr(a, ATTR_CONTENT_DROPPED, dropped);
+}
+
+/** Resources already scrubbed: the spans of one resource share its map. */
+const scrubbedResources = new WeakSet<AttrMap>();
+
+/** Masks the secrets of a span in place: all its attributes, its events', links' and resource's, its status. */
+export function scrubSpan(span: NormalizedSpan): void {
+  scrubAttributes(span.attributes);
+  for (const event of span.events) scrubAttributes(event.attributes);
+  for (const link of span.links) scrubAttributes(link.attributes);
+  if (!scrubbedResources.has(span.resource)) {
+    scrubAttributes(span.resource);
+    scrubbedResources.add(span.resource);
+  }
+  if (span.statusMessage !== '') span.statusMessage = scrubSecrets(span.statusMessage) as string;
+}
+
+function scrubAttributes(map: AttrMap): void {
+  for (const key in map) {
+    if (!Object.hasOwn(map, key)) continue;
+    const value = map[key];
+    const next =
+      isSecretAttributeName(key) && !keptUnderSecretKey(key, value)
+        ? REDACTED
+        : (scrubSecrets(value) as AttrValue);
+    if (next !== value) setAttr(map, key, next);
+  }
 }

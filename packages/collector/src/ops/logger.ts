@@ -7,12 +7,14 @@ export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', '
 export const logLevelSchema = z.enum(LOG_LEVELS);
 export type LogLevel = z.infer<typeof logLevelSchema>;
 
-export function createLogger(level: LogLevel): pino.Logger {
-  return pino({
+/** The collector's logger; its lines go to stdout unless `destination` takes them. */
+export function createLogger(level: LogLevel, destination?: pino.DestinationStream): pino.Logger {
+  const options = {
     level,
     base: { service: 'toolscope-collector' },
     redact: { paths: ['req.headers.authorization', 'headers.authorization'], censor: '***' },
-  });
+  };
+  return destination ? pino(options, destination) : pino(options);
 }
 
 /** Calls `report` once per distinct message (the last 1,000 remembered): a damaged row read on every request

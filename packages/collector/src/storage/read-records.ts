@@ -76,23 +76,39 @@ export type ToolStats = {
 /** A tool's calls whose result took more than a number of tokens: the newest few, the first, how many. */
 export type ResultCrossings = {
   /** Newest first. */
-  calls: {
-    traceId: string;
-    spanId: string;
-    version: string | null;
-    tokens: number;
-    startNs: bigint;
-  }[];
-  firstNs: bigint;
+  calls: ResultCrossing[];
+  /** The first that crossed. */
+  first: ResultCrossing;
   /** How many crossed (counted up to 100,000). */
   count: number;
 };
 
-/** The first and the newest call of one version of a tool in a window (null when it had none). */
-export type VersionCalls = {
-  firstNs: bigint | null;
-  newest: { startNs: bigint; traceId: string; spanId: string } | null;
+/** A call whose result crossed a size. */
+export type ResultCrossing = {
+  traceId: string;
+  spanId: string;
+  version: string | null;
+  tokens: number;
+  startNs: bigint;
 };
+
+/** A call that failed with some code, as drift reads it: where it ran (its conversation, else its trace's), what it sent, when. */
+export type FailingToolCall = {
+  traceId: string;
+  spanId: string;
+  conversationId: string | null;
+  inputHash: string | null;
+  startNs: bigint;
+};
+
+/** One tool's calls failing with one code in a window: the newest (at most 500, newest first) and the first. */
+export type FailingToolCalls = { newest: FailingToolCall[]; first: FailingToolCall | null };
+
+/** The first and the newest call of a tool (or of one version of it) in a window (null when it had none). */
+export type VersionCalls = { first: CallRef | null; newest: CallRef | null };
+
+/** One call as a flag links it: its trace and span, and when it started. */
+export type CallRef = { startNs: bigint; traceId: string; spanId: string };
 
 /** Who called a tool over a window: counted calls, the services of each side, conversations, clients. */
 export type ToolUsage = {

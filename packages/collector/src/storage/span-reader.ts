@@ -15,6 +15,7 @@ import type {
 import type {
   ContractSchema,
   FailingPath,
+  FailingToolCalls,
   InputShape,
   ResultCrossings,
   SchemaVersion,
@@ -66,8 +67,13 @@ export interface SpanReader {
   topFailingPaths(tool: string, sinceNs: bigint, untilNs: bigint): Promise<FailingPath[]>;
   /** Calls per tool and code over the window (from the rollups). */
   toolCounts(sinceNs: bigint, untilNs: bigint, tool?: string): Promise<ToolCallCounts[]>;
-  /** Distinct traces with a call of `tool` failing with `code` in the window (counted over 10,000 calls). */
-  failingTraces(tool: string, code: string, sinceNs: bigint, untilNs: bigint): Promise<number>;
+  /** The calls of `tool` failing with `code` in the window: the newest 500 and the first. */
+  failingCalls(
+    tool: string,
+    code: string,
+    sinceNs: bigint,
+    untilNs: bigint,
+  ): Promise<FailingToolCalls>;
   /** Result sizes per tool over the window, overall and per version. */
   resultSizes(sinceNs: bigint, untilNs: bigint, tool?: string): Promise<ToolResultSizes[]>;
   /** One tool's statistics and distributions over the window. */
@@ -81,10 +87,10 @@ export interface SpanReader {
     untilNs: bigint,
     tokens: number,
   ): Promise<ResultCrossings | null>;
-  /** The first and newest call of a tool's version in the window (null: calls without a version). */
+  /** The first and newest call of a tool's version in the window (null: calls without a version; undefined: any). */
   versionCalls(
     tool: string,
-    version: string | null,
+    version: string | null | undefined,
     sinceNs: bigint,
     untilNs: bigint,
   ): Promise<VersionCalls>;
@@ -111,7 +117,7 @@ const METHODS: Record<keyof SpanReader, true> = {
   failingPaths: true,
   topFailingPaths: true,
   toolCounts: true,
-  failingTraces: true,
+  failingCalls: true,
   resultSizes: true,
   toolStats: true,
   toolKnown: true,

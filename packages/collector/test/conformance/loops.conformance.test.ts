@@ -32,6 +32,22 @@ function round(trace: number, base: bigint, r: number, conversation?: string): N
   ];
 }
 
+/**
+ * The shares of the A → B cycle's wasted calls (rounds 2 and 3), from the definition: each from the end of the
+ * call before it to its own end (A: 800 ms from the previous B's end, B: 200 ms), its 10 result tokens, and the
+ * model call of the round before (at +400 ms of it) in A's share.
+ */
+function expectShares(cycle: Flag) {
+  expect(cycle.evidence.wasted?.spans).toEqual(
+    (cycle.evidence.spanIds ?? []).slice(2).map((spanId, i) => ({
+      spanId,
+      ms: i % 2 === 0 ? 800 : 200,
+      resultTokens: 10,
+      modelTokens: i % 2 === 0 ? 1050 : 0,
+    })),
+  );
+}
+
 /** A model call in trace `trace` at `startNs`, 300 ms, 1,000 tokens in and 50 out. */
 const model = (trace: number, span: number, startNs: bigint) =>
   at(
@@ -79,12 +95,13 @@ for (const backend of BACKENDS) {
       // From the definition: the 4 calls after the first round; from its end (B of round 1 ends at +300 ms)
       // to the end of the last call (B of round 3, +2,300 ms); their result tokens; and the model calls that
       // start after +300 ms and before +2,300 ms (those at +400 and +1,400, not the one at +2,400 nor before).
-      expect(cycle.evidence.wasted).toEqual({
+      expect(cycle.evidence.wasted).toMatchObject({
         calls: 4,
         ms: 2000,
         resultTokens: 40,
         modelTokens: 2 * 1050,
       });
+      expectShares(cycle);
       expect(cycle.summary).toMatch(/2 more rounds/);
     });
 
@@ -99,12 +116,13 @@ for (const backend of BACKENDS) {
       const flags = (await flagsOf(s)).filter((f) => f.traceId === traceIdOf(60));
       expect(flags.map((f) => f.kind)).toEqual(['tool_cycle']);
       // As above: the model calls at +400 and +1,400 ms fall inside, the one at +2,400 after the last call.
-      expect(flags[0]?.evidence.wasted).toEqual({
+      expect(flags[0]?.evidence.wasted).toMatchObject({
         calls: 4,
         ms: 2000,
         resultTokens: 40,
         modelTokens: 2 * 1050,
       });
+      expectShares(flags[0] as Flag);
     });
 
     it('still flags a cycle whose last round comes after a retention step', async () => {

@@ -2,8 +2,9 @@
 // input shape, validation issues, failed attempts inside the call, and the redacted payload when captured.
 import type { SpanCall } from '@toolscope/collector/schemas';
 import type { ComponentChildren } from 'preact';
+import { whyNotRetry } from '../retry-advice';
 import { prettyJson, valueText } from '../span-model';
-import { Code, Head, Mono, short } from '../ui';
+import { Code, Head, Mono, short, versionLabel } from '../ui';
 
 /**
  * A span attribute's value, as text whatever it holds: any span sender could otherwise put a clickable link to
@@ -52,6 +53,7 @@ const yesNo = (v: boolean | null) => (v === null ? '–' : v ? 'yes' : 'no');
 
 export function CallCard({ call }: { call: SpanCall }) {
   const failedAttempts = call.failedAttempts;
+  const notAgain = whyNotRetry(call);
   return (
     <div class={`call ${call.code ? 'call-err' : 'call-ok'}`}>
       <dl class="facts">
@@ -62,7 +64,7 @@ export function CallCard({ call }: { call: SpanCall }) {
         <Fact label="retryable">{yesNo(call.retryable)}</Fact>
         <Fact label="partial effect">{yesNo(call.partialEffect)}</Fact>
         <Fact label="effect">{call.effect ?? '–'}</Fact>
-        <Fact label="version">{call.version ?? '–'}</Fact>
+        <Fact label="version">{versionLabel(call.version) || '–'}</Fact>
         <Fact label="schema hash">
           {call.schemaHash ? (
             <Mono title={call.schemaHash}>{short(call.schemaHash, 16)}</Mono>
@@ -77,6 +79,11 @@ export function CallCard({ call }: { call: SpanCall }) {
         {call.callId && <Fact label="call id">{<Mono>{call.callId}</Mono>}</Fact>}
         {call.replay && <Fact label="idempotent replay">yes</Fact>}
       </dl>
+      {notAgain && (
+        <p class="retry-why" data-testid="why-not-retry">
+          Not retryable as is: {notAgain}.
+        </p>
+      )}
       {call.exceptionType && (
         <p class="exception" data-testid="exception">
           threw <Mono>{call.exceptionType}</Mono>

@@ -5,7 +5,7 @@ import { getApi, query } from '../api';
 import { useApi } from '../hooks';
 import { href } from '../route';
 import { formatMs, rangeParams, type TimeRange } from '../time';
-import { Code, ErrorBox, Head, Load, Mono, Section, short, Time } from '../ui';
+import { Code, ErrorBox, Head, Load, Mono, Section, short, Time, versionLabel } from '../ui';
 
 export function CallTable({ calls }: { calls: Call[] }) {
   if (calls.length === 0) return <p class="state">No calls match.</p>;
@@ -21,7 +21,7 @@ export function CallTable({ calls }: { calls: Call[] }) {
               </td>
               <td>
                 <a href={href.tool(c.tool)}>{c.tool}</a>
-                {c.version && <span class="muted"> v{c.version}</span>}
+                {c.version && <span class="muted"> {versionLabel(c.version)}</span>}
               </td>
               <td>
                 <Code code={c.code} />

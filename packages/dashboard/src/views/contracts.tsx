@@ -8,7 +8,7 @@ import {
 import { useState } from 'preact/hooks';
 import { query } from '../api';
 import { useApi } from '../hooks';
-import { Head, Load, Mono, short, Time } from '../ui';
+import { Head, Load, Mono, short, Time, versionLabel } from '../ui';
 
 type Contract = ContractsResponse['contracts'][number];
 const MS_PER_DAY = 86_400_000;
@@ -101,7 +101,7 @@ function ContractTable({
       <select value={value ?? ''} onChange={(e) => set(e.currentTarget.value)}>
         {reported.map((c) => (
           <option key={c.schemaHash} value={c.schemaHash}>
-            v{c.version} · {short(c.schemaHash, 12)}
+            {versionLabel(c.version)} · {short(c.schemaHash, 12)}
           </option>
         ))}
       </select>
@@ -125,7 +125,7 @@ function ContractTable({
           {contracts.map((c) => (
             <tr key={c.schemaHash} data-hash={c.schemaHash}>
               <td>
-                {c.version}
+                {versionLabel(c.version)}
                 {c.deprecated && <span class="badge bad">deprecated</span>}
               </td>
               <td>

@@ -4,12 +4,14 @@ import {
   flagsResponseSchema,
   formatCount,
   formatMs,
+  totalWasted,
 } from '@toolscope/collector/schemas';
 import { query } from '../api';
 import { useApi } from '../hooks';
 import { href } from '../route';
 import { rangeLabel, rangeParams, type TimeRange } from '../time';
-import { Load, Mono, Section, short, Time } from '../ui';
+import { counted, Load, Mono, Section, short, Time } from '../ui';
+import { FixtureDownload } from './fixture-download';
 
 const KIND_TITLES: Record<Flag['kind'], string> = {
   identical_retry: 'Identical retries',
@@ -120,14 +122,42 @@ type Wasted = NonNullable<Flag['evidence']['wasted']>;
 export function WastedChip({ wasted }: { wasted: Wasted }) {
   return (
     <span class="chip wasted" title="what the loop cost after its first round">
-      wasted {formatCount(wasted.calls)} calls · {formatMs(wasted.ms)} ·{' '}
-      {formatCount(wasted.resultTokens)} result tokens · {formatCount(wasted.modelTokens)} model
-      tokens
+      wasted {counted(wasted.calls, 'call')} · {formatMs(wasted.ms)} ·{' '}
+      {counted(wasted.resultTokens, 'result token')} · {counted(wasted.modelTokens, 'model token')}
     </span>
   );
 }
 
-export function FlagList({ flags, compact }: { flags: Flag[]; compact?: boolean }) {
+/**
+ * What the loops among `flags` cost together, in one line (nothing when none is a loop): each wasted call
+ * counted once, and flags that pin the same calls one loop (totalWasted, docs/detectors.md).
+ */
+export function LoopWaste({ flags }: { flags: Flag[] }) {
+  const w = totalWasted(flags);
+  if (w.loops === 0) return null;
+  return (
+    <p
+      class="loop-waste"
+      data-testid="loop-waste"
+      title="each wasted call counted once, even when several flags name it"
+    >
+      {counted(w.loops, 'loop', 'loops')} wasted {counted(w.calls, 'call', 'calls')},{' '}
+      {formatMs(w.ms)}, {counted(w.resultTokens, 'result token', 'result tokens')} and{' '}
+      {counted(w.modelTokens, 'model token', 'model tokens')} in this range.
+    </p>
+  );
+}
+
+export function FlagList({
+  flags,
+  compact,
+  range,
+}: {
+  flags: Flag[];
+  compact?: boolean;
+  /** The range the flags were read over: a flag's fixture download looks for it there. */
+  range?: TimeRange;
+}) {
   if (flags.length === 0) {
     return (
       <p class="state" role="status">
@@ -154,6 +184,9 @@ export function FlagList({ flags, compact }: { flags: Flag[]; compact?: boolean 
           </div>
           <p class="summary">{f.summary}</p>
           <Evidence flag={f} />
+          {f.id && (
+            <FixtureDownload params={{ flag: f.id, ...(range ? rangeParams(range) : {}) }} />
+          )}
         </li>
       ))}
     </ul>
@@ -176,18 +209,21 @@ export function Flags({ range, tick }: { range: TimeRange; tick: number }) {
             <FlagList flags={[]} />
           </Section>
         ) : (
-          keys.map((k) => {
-            const list = groups.get(k) ?? [];
-            const first = list[0] as Flag;
-            return (
-              <Section
-                key={k}
-                title={`${kindTitle(first.kind)} (${first.severity}, ${list.length})`}
-              >
-                <FlagList flags={list} />
-              </Section>
-            );
-          })
+          <>
+            <LoopWaste flags={data.flags} />
+            {keys.map((k) => {
+              const list = groups.get(k) ?? [];
+              const first = list[0] as Flag;
+              return (
+                <Section
+                  key={k}
+                  title={`${kindTitle(first.kind)} (${first.severity}, ${list.length})`}
+                >
+                  <FlagList flags={list} range={range} />
+                </Section>
+              );
+            })}
+          </>
         );
       }}
     </Load>

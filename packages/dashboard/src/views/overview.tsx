@@ -1,12 +1,9 @@
 // Overview: per tool calls, error rate, latency and codes; calls and error rate over time; the newest flags.
 import {
-  type Flag,
   flagsResponseSchema,
-  formatCount,
   type ToolStats,
   type ToolsResponse,
   toolsResponseSchema,
-  totalWasted,
 } from '@toolscope/collector/schemas';
 import { useMemo, useState } from 'preact/hooks';
 import { query } from '../api';
@@ -15,9 +12,10 @@ import { useApi } from '../hooks';
 import { href } from '../route';
 import { useFittedSeries } from '../series';
 import { formatMs, formatPercent, rangeLabel, rangeParams, type TimeRange } from '../time';
-import { Code, Load, Section, SortHeader, type SortState } from '../ui';
-import { FlagList } from './flags';
-import { ToolSpark } from './sparkline';
+import { Code, counted, Load, Section, SortHeader, type SortState, versionLabel } from '../ui';
+import { FlagList, LoopWaste } from './flags';
+import { RecoveryShare } from './recovery';
+import { drawable, ToolSpark } from './sparkline';
 
 type Key = 'name' | 'calls' | 'errors' | 'errorRate' | 'p50Ms' | 'p95Ms';
 
@@ -62,6 +60,8 @@ export function Overview({ range, tick }: { range: TimeRange; tick: number }) {
   const sparks = new Map(
     series.state === 'ready' ? (series.data.tools ?? []).map((t) => [t.name, t]) : [],
   );
+  // The column shows only when some tool's calls spread over more than one step.
+  const overTime = [...sparks.values()].some(drawable);
   const flags = useApi(`/api/flags${query(params)}`, flagsResponseSchema, tick);
   const [sort, setSort] = useState<SortState<Key>>({ key: 'calls', desc: true });
   const rows = useMemo(
@@ -82,9 +82,11 @@ export function Overview({ range, tick }: { range: TimeRange; tick: number }) {
                     <tr>
                       <SortHeader label="Tool" sortKey="name" sort={sort} onSort={setSort} />
                       <SortHeader label="Calls" sortKey="calls" sort={sort} onSort={setSort} />
-                      <th scope="col" title="calls per step of the chart below; red: errors">
-                        Over time
-                      </th>
+                      {overTime && (
+                        <th scope="col" title="calls per step of the chart below; red: errors">
+                          Over time
+                        </th>
+                      )}
                       <SortHeader label="Errors" sortKey="errors" sort={sort} onSort={setSort} />
                       <SortHeader
                         label="Error rate"
@@ -110,9 +112,11 @@ export function Overview({ range, tick }: { range: TimeRange; tick: number }) {
                         <td class="num" data-col="calls">
                           {t.calls}
                         </td>
-                        <td data-col="spark">
-                          <ToolSpark series={sparks.get(t.name)} name={t.name} />
-                        </td>
+                        {overTime && (
+                          <td data-col="spark">
+                            <ToolSpark series={sparks.get(t.name)} name={t.name} />
+                          </td>
+                        )}
                         <td class="num" data-col="errors">
                           {t.errors}
                         </td>
@@ -131,13 +135,13 @@ export function Overview({ range, tick }: { range: TimeRange; tick: number }) {
                               key={code}
                               class="chip"
                               href={href.calls({ tool: t.name, code })}
-                              title={`${n} calls with ${code}`}
+                              title={`${counted(n, 'call')} with ${code}`}
                             >
                               <Code code={code} /> {n}
                             </a>
                           ))}
                         </td>
-                        <td>{t.versions.join(', ') || '–'}</td>
+                        <td>{t.versions.map(versionLabel).join(', ') || '–'}</td>
                         <td data-col="sources">{t.sources.join(', ') || '–'}</td>
                       </tr>
                     ))}
@@ -165,8 +169,9 @@ export function Overview({ range, tick }: { range: TimeRange; tick: number }) {
         <Load loaded={flags} what="flags">
           {(data) => (
             <>
+              <RecoveryShare range={range} tick={tick} />
               <LoopWaste flags={data.flags} />
-              <FlagList flags={data.flags.slice(0, 8)} compact />
+              <FlagList flags={data.flags.slice(0, 8)} compact range={range} />
               {data.flags.length > 8 && (
                 <p data-testid="flags-left-out">
                   {data.flags.length - 8} more not shown: {leftOut(data.flags.slice(8))}.{' '}
@@ -205,13 +210,16 @@ function HeaviestSchemas({
         ))}
       </ol>
       {weighed.length > top.length && (
-        <p class="state">{weighed.length - top.length} lighter tools not shown.</p>
+        <p class="state">{counted(weighed.length - top.length, 'lighter tool')} not shown.</p>
       )}
       {servers.length > 0 && (
         <p class="state">
           Per server:{' '}
           {servers
-            .map((s) => `${s.service} ${s.schemaTokens} tokens in ${s.tools} tools`)
+            .map(
+              (s) =>
+                `${s.service} ${counted(s.schemaTokens, 'token')} in ${counted(s.tools, 'tool')}`,
+            )
             .join('; ')}
         </p>
       )}
@@ -220,19 +228,6 @@ function HeaviestSchemas({
 }
 
 /** What a truncated flag list left out, by kind and tool: `unsafe_write_retry on order_intent ×2`. */
-/** The loops' total cost in the range, in one line (nothing when no loop was flagged). */
-function LoopWaste({ flags }: { flags: Flag[] }) {
-  const w = totalWasted(flags);
-  if (w.loops === 0) return null;
-  return (
-    <p class="loop-waste" data-testid="loop-waste">
-      {w.loops} loop{w.loops === 1 ? '' : 's'} wasted {formatCount(w.calls)} calls, {formatMs(w.ms)}
-      , {formatCount(w.resultTokens)} result tokens and {formatCount(w.modelTokens)} model tokens in
-      this range.
-    </p>
-  );
-}
-
 function leftOut(flags: { kind: string; tool: string }[]): string {
   const counts = new Map<string, number>();
   for (const f of flags)

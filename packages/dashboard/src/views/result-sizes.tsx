@@ -3,7 +3,7 @@
 // stands next to the one before it.
 import { formatBytes, formatCount, type ToolDetailResponse } from '@toolscope/collector/schemas';
 import { LogHistogram } from '../log-histogram';
-import { Head, Time } from '../ui';
+import { Head, Time, versionLabel } from '../ui';
 
 export function ResultSizes({ detail }: { detail: ToolDetailResponse }) {
   const versions = detail.stats.resultSizes;
@@ -49,7 +49,7 @@ export function ResultSizes({ detail }: { detail: ToolDetailResponse }) {
         <tbody>
           {versions.map((v) => (
             <tr key={v.version ?? ''} data-version={v.version ?? ''}>
-              <td>{v.version ?? '(unversioned)'}</td>
+              <td>{versionLabel(v.version) || '(unversioned)'}</td>
               <td class="num">{formatCount(v.measured)}</td>
               <td class="num">{formatBytes(v.bytesP50)}</td>
               <td class="num" data-field="bytesP95">

@@ -1,6 +1,9 @@
 // A tool's calls over the overview chart's own steps, in its table row: the line is calls, the red marks are
 // steps with errors (their height is the step's errors on the same scale), so a tool that started failing at
-// 14:00 shows it without opening its page.
+// 14:00 shows it without opening its page. A tool whose calls all fall in one step gets no line: over a short
+// range that is every tool, and each line would be the same diagonal from 0 to its count.
+import { counted } from '../ui';
+
 const W = 120;
 const H = 24;
 
@@ -27,7 +30,7 @@ export function Sparkline({
       height={H}
       viewBox={`0 0 ${W} ${H}`}
       role="img"
-      aria-label={`${label}: ${total} calls, ${failed} errors, busiest step ${max}`}
+      aria-label={`${label}: ${counted(total, 'call')}, ${counted(failed, 'error')}, busiest step ${max}`}
     >
       <polyline points={line} class="spark-line" />
       {errors.map((e, i) =>
@@ -46,15 +49,21 @@ export function Sparkline({
   );
 }
 
-/** A tool row's sparkline, or nothing while the series has not arrived (or the tool had no calls in it). */
-export function ToolSpark({
-  series,
-  name,
-}: {
-  series: { calls: number[]; errors: number[] } | undefined;
-  name: string;
-}) {
-  return series ? (
+type Series = { calls: number[]; errors: number[] };
+
+/** Whether a line would show anything the calls column does not: calls in two steps at least. */
+export function drawable(series: Series | undefined): series is Series {
+  return (series?.calls.filter((c) => c > 0).length ?? 0) >= 2;
+}
+
+/** A tool row's sparkline; a dash when it would say nothing, nothing while the series has not arrived. */
+export function ToolSpark({ series, name }: { series: Series | undefined; name: string }) {
+  if (!series) return null;
+  return drawable(series) ? (
     <Sparkline calls={series.calls} errors={series.errors} label={`${name} over time`} />
-  ) : null;
+  ) : (
+    <span class="muted" title="all its calls fall in one step of the chart below">
+      –
+    </span>
+  );
 }

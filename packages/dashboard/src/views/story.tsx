@@ -5,6 +5,7 @@
 // every call on one time axis.
 import type { Flag, SpanCall } from '@toolscope/collector/schemas';
 import { useRef } from 'preact/hooks';
+import { whyNotRetry } from '../retry-advice';
 import { href } from '../route';
 import {
   cycleRounds,
@@ -14,7 +15,7 @@ import {
   storyItems,
 } from '../story-model';
 import { formatMs } from '../time';
-import { Code, Mono, short } from '../ui';
+import { Code, counted, Mono, short, versionLabel } from '../ui';
 import { CallCard } from './call-card';
 import { kindTitle, WastedChip } from './flags';
 import { ModelFacts } from './model-step';
@@ -61,7 +62,7 @@ function Marks({ row, round }: { row: StoryRow; round: string | undefined }) {
       {c.code && c.retryable !== null && (
         // The code is the cause's class; `retryable` is the executor's policy for this call: said apart, so
         // that "RETRYABLE, not retryable" (a write that timed out without an idempotency key) is no typo.
-        <span class={`mark ${c.retryable ? '' : 'bad'}`}>
+        <span class={`mark ${c.retryable ? '' : 'bad'}`} title={whyNotRetry(c) ?? undefined}>
           {c.retryable ? 'retry allowed' : 'do not retry as is'}
         </span>
       )}
@@ -74,7 +75,7 @@ function Marks({ row, round }: { row: StoryRow; round: string | undefined }) {
 
 function Row({ row, t0, round }: { row: StoryRow; t0: bigint; round?: string | undefined }) {
   const c = row.call;
-  const version = c.version === 'unversioned' ? '(unversioned)' : c.version ? `v${c.version}` : '';
+  const version = versionLabel(c.version);
   // Every row has at least one side (story-model.ts builds rows from spans).
   const main = row.server ?? row.client;
   if (!main) return null;
@@ -126,7 +127,7 @@ function Row({ row, t0, round }: { row: StoryRow; t0: bigint; round?: string | u
   );
 }
 
-/** Row links per pinned flag; the rest are counted, so the line stays one line. */
+/** Row links per pinned flag; the rest are counted. */
 const PIN_LINKS = 8;
 
 function Pinned({
@@ -140,9 +141,11 @@ function Pinned({
   return (
     <ul class="pinned" aria-label="flags on this conversation">
       {pinned.map(({ flag, rows }) => (
+        // Whole, wrapping: its cost first, then the calls it is about, then its summary on a line of its own.
         <li key={`${flag.kind}|${flag.tool}|${flag.version ?? ''}`} class={`pin ${flag.severity}`}>
-          <b>{kindTitle(flag.kind)}</b> <span class="muted">on</span> {flag.tool}
-          {rows.length > 0 && <span class="muted"> · calls</span>}
+          <b>{kindTitle(flag.kind)}</b> <span class="muted">on</span> {flag.tool}{' '}
+          {flag.evidence.wasted && <WastedChip wasted={flag.evidence.wasted} />}
+          {rows.length > 0 && <span class="muted"> calls</span>}
           {rows.slice(0, PIN_LINKS).map((n) => (
             <button
               key={n}
@@ -157,8 +160,7 @@ function Pinned({
           {rows.length > PIN_LINKS && (
             <span class="muted"> and {rows.length - PIN_LINKS} more</span>
           )}
-          <span class="muted pin-summary"> {flag.summary}</span>
-          {flag.evidence.wasted && <WastedChip wasted={flag.evidence.wasted} />}
+          <span class="muted pin-summary">{flag.summary}</span>
         </li>
       ))}
     </ul>
@@ -228,8 +230,9 @@ export function Story({
       <Pinned pinned={pinned} list={() => list.current} />
       {rows.length > 0 && <StoryTimeline rows={rows} onPick={(n) => focusRow(list.current, n)} />}
       <p class="muted hint">
-        {rows.length} calls{steps.length > 0 ? `, ${steps.length} model steps` : ''}. ↑/↓ or j/k
-        move between calls, Enter opens one.
+        {counted(rows.length, 'call')}
+        {steps.length > 0 ? `, ${counted(steps.length, 'model step')}` : ''}. ↑/↓ or j/k move
+        between calls, Enter opens one.
       </p>
       <ol class="story" ref={list} aria-label="tool calls in order" onKeyDown={onKeyDown}>
         {storyItems(rows, steps).map((item) =>

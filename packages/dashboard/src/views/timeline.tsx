@@ -12,8 +12,9 @@ import { href } from '../route';
 import { depths, KIND_NAMES, valueText } from '../span-model';
 import { modelSteps, storyRows } from '../story-model';
 import { formatMs } from '../time';
-import { Load, Mono, Section, short, Time } from '../ui';
+import { counted, Load, Mono, Section, short, Time } from '../ui';
 import { Attributes, CallCard } from './call-card';
+import { TraceFixtures } from './fixture-download';
 import { ModelFacts } from './model-step';
 import { Story } from './story';
 
@@ -141,6 +142,10 @@ function StoryWithFlags({
 
 const HOUR_MS = 3_600_000;
 
+/** The tools of a trace's calls, each call counted once (a client span whose server span is known is left out). */
+const calledTools = (spans: SpanOut[]) =>
+  [...new Set(spans.flatMap((s) => (s.call && !s.call.paired ? [s.call.tool] : [])))].sort();
+
 export function TraceView({
   traceId,
   spanId,
@@ -166,10 +171,11 @@ export function TraceView({
                   Part of <a href={href.conversation(conv)}>conversation {conv}</a>
                 </p>
               )}
+              <TraceFixtures traceId={traceId} tools={calledTools(t.spans)} />
               <Section title="What the agent tried and what it was told">
                 <StoryWithFlags spans={t.spans} conversationId={null} tick={tick} />
               </Section>
-              <Section title={`Timeline (${t.spans.length} spans)`}>
+              <Section title={`Timeline (${counted(t.spans.length, 'span')})`}>
                 <Timeline spans={t.spans} selected={spanId} />
               </Section>
             </>
@@ -195,7 +201,7 @@ export function ConversationView({ id, tick }: { id: string; tick: number }) {
         {(c) => (
           <>
             <p>
-              {c.traceIds.length} traces:{' '}
+              {counted(c.traceIds.length, 'trace')}:{' '}
               {c.traceIds.map((t) => (
                 <a key={t} class="chip" href={href.trace(t)}>
                   {short(t)}

@@ -14,9 +14,10 @@ import { LogHistogram } from '../log-histogram';
 import { href } from '../route';
 import { useFittedSeries } from '../series';
 import { formatMs, formatPercent, rangeParams, type TimeRange } from '../time';
-import { Head, Load, Mono, Section, short, Time } from '../ui';
+import { Head, Load, Mono, plural, Section, short, Time, versionLabel } from '../ui';
 import { CallTable } from './calls';
 import { Contracts } from './contracts';
+import { ToolRecovery } from './recovery';
 import { ResultSizes } from './result-sizes';
 
 function Versions({ versions }: { versions: ToolDetailResponse['versions'] }) {
@@ -32,7 +33,7 @@ function Versions({ versions }: { versions: ToolDetailResponse['versions'] }) {
         {versions.map((v) => (
           <tr key={`${v.version}|${v.schemaHash}`} class={v.silentChange ? 'silent' : ''}>
             <td>
-              {v.version}
+              {versionLabel(v.version)}
               {v.silentChange && (
                 <span class="badge bad" title="another schema hash was seen under this version">
                   changed without a version bump
@@ -101,7 +102,7 @@ export function ToolView({ name, range, tick }: { name: string; range: TimeRange
           <>
             <div class="stats">
               <div>
-                <b>{d.stats.calls}</b> calls
+                <b>{formatCount(d.stats.calls)}</b> {plural(d.stats.calls, 'call')}
               </div>
               <div class={d.stats.errors > 0 ? 'bad' : ''}>
                 <b>{formatPercent(d.stats.errorRate)}</b> errors ({d.stats.errors})
@@ -117,14 +118,15 @@ export function ToolView({ name, range, tick }: { name: string; range: TimeRange
               </div>
               {d.stats.schemaTokens !== null && (
                 <div title="approximate tokens (o200k) of its tools/list entry: what a client pays before calling">
-                  schema <b data-field="schemaTokens">{d.stats.schemaTokens}</b> tokens
+                  schema <b data-field="schemaTokens">{d.stats.schemaTokens}</b>{' '}
+                  {plural(d.stats.schemaTokens, 'token')}
                 </div>
               )}
               {d.stats.resultTokensP95 !== null && (
                 <div title="approximate tokens of its results at p95: what a call costs the model's context">
                   result p95{' '}
-                  <b data-field="resultTokensP95">{formatCount(d.stats.resultTokensP95)}</b> tokens
-                  ({formatBytes(d.stats.resultBytesP95)})
+                  <b data-field="resultTokensP95">{formatCount(d.stats.resultTokensP95)}</b>{' '}
+                  {plural(d.stats.resultTokensP95, 'token')}({formatBytes(d.stats.resultBytesP95)})
                 </div>
               )}
               {d.stats.exceptions.length > 0 && (
@@ -200,6 +202,7 @@ export function ToolView({ name, range, tick }: { name: string; range: TimeRange
           </>
         )}
       </Load>
+      <ToolRecovery name={name} range={range} tick={tick} />
       <Section title="Calls and error rate over time">
         <Load loaded={series} what="the time series">
           {(s) => <CallsChart points={s.points} label={`calls and error rate of ${name}`} />}

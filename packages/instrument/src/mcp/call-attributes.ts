@@ -7,13 +7,8 @@
 import type { Attributes } from '@opentelemetry/api';
 import * as sc from '../semconv.js';
 import type { SafeSpan } from '../telemetry.js';
-import {
-  clientInfoOf,
-  clientNameOfInfo,
-  type DecodedExtra,
-  networkTransportOf,
-  transportOf,
-} from './sdk-access.js';
+import { type DecodedExtra, requestClientInfo, requestProtocolVersion } from './request-context.js';
+import { infoString, networkTransportOf, transportOf } from './sdk-access.js';
 import { conversationIdOf, metaString, type ServerState } from './server-state.js';
 import type { ToolProfile } from './tool-profile.js';
 
@@ -50,8 +45,10 @@ function templateOf(
   const network = networkTransportOf(transport);
   if (network !== undefined) base[sc.ATTR_NETWORK_TRANSPORT] = network;
   const rest: Attributes = {};
-  const clientName = clientNameOfInfo(info);
+  const clientName = infoString(info, 'name');
   if (clientName !== undefined) rest[sc.ATTR_TOOLSCOPE_MCP_CLIENT_NAME] = clientName;
+  const clientVersion = infoString(info, 'version');
+  if (clientVersion !== undefined) rest[sc.ATTR_TOOLSCOPE_MCP_CLIENT_VERSION] = clientVersion;
   Object.assign(rest, profile.attributes);
   return { info, version, transport, base, rest, variants: [] };
 }
@@ -67,17 +64,25 @@ function variantOf(template: CallTemplate, mask: number): Attributes {
   return variant;
 }
 
+/** Whether two client infos name the same client (2026-07-28 requests each carry a new copy of it). */
+function sameClient(a: unknown, b: unknown): boolean {
+  return (
+    a === b ||
+    (infoString(a, 'name') === infoString(b, 'name') &&
+      infoString(a, 'version') === infoString(b, 'version'))
+  );
+}
+
 function currentTemplate(state: ServerState, name: string, profile: ToolProfile, e: DecodedExtra) {
-  const info = clientInfoOf(state.low);
-  const header = e.headers?.['mcp-protocol-version'];
-  const version = typeof header === 'string' ? header : state.negotiatedVersion;
+  const info = requestClientInfo(state.low, e);
+  const version = requestProtocolVersion(e, state.negotiatedVersion);
   const transport = transportOf(state.low);
   const template = profile.template;
   if (
     template !== undefined &&
-    template.info === info &&
     template.version === version &&
-    template.transport === transport
+    template.transport === transport &&
+    sameClient(template.info, info)
   )
     return template;
   // The client, the protocol version or the transport changed (or this is the tool's first call).

@@ -56,11 +56,17 @@ function textOf(result: Record<string, unknown>): string {
   return isRecord(first) && typeof first.text === 'string' ? first.text : '';
 }
 
-/** What a plain (not `defineTool`) tool's result means, reading our envelope or the SDK's validation errors. */
+/**
+ * What a plain (not `defineTool`) tool's result means, reading our envelope or the SDK's validation errors. With the
+ * tool's registered Zod schemas, the issues of an SDK validation error are read again: the input's from `args`, the
+ * output's from `output`, the `structuredContent` the handler returned (the SDK's error result carries none); an
+ * observer outside the server's process (the proxy, a client) passes neither and gets the code without issues.
+ */
 export function outcomeOfPlainResult(
   result: unknown,
   args: unknown,
   schemas: { input: unknown; output: unknown } | undefined,
+  output?: { structuredContent: unknown },
 ): ToolOutcome {
   if (!isRecord(result) || result.isError !== true) return OK;
   const envelope = toolFailureSchema.safeParse(result.structuredContent);
@@ -84,7 +90,7 @@ export function outcomeOfPlainResult(
     retryable: false,
     partialEffect: false,
   });
-  // The SDK (1.x) turns its own schema checks into isError results with these prefixes.
+  // Both SDK majors turn their own schema checks into isError results with these prefixes.
   if (text.includes('Input validation error')) {
     const parsed = isZod(schemas?.input) ? schemas.input.safeParse(args ?? {}) : undefined;
     return failed(
@@ -93,9 +99,11 @@ export function outcomeOfPlainResult(
     );
   }
   if (text.includes('Output validation error')) {
-    const parsed = isZod(schemas?.output)
-      ? schemas.output.safeParse(result.structuredContent)
-      : undefined;
+    // Without the handler's own result nothing says which path failed: no issue rather than a wrong one.
+    const parsed =
+      output && isZod(schemas?.output)
+        ? schemas.output.safeParse(output.structuredContent)
+        : undefined;
     return failed(
       'INVALID_OUTPUT',
       parsed?.error ? toValidationIssues(parsed.error.issues) : undefined,

@@ -1,5 +1,7 @@
-// `instrumentMcpClient`: a CLIENT span per `tools/call`, and W3C trace context injected into `params._meta` of
-// every request (also when the caller passed no `_meta`), so client and server spans share one trace.
+// `instrumentMcpClient`: a CLIENT span per `tools/call` on a `Client` of @modelcontextprotocol/sdk 1.x or
+// @modelcontextprotocol/client 2.x (legacy or 2026-07-28 negotiation), and W3C trace context injected into
+// `params._meta` of every request (also when the caller passed no `_meta`), so client and server spans share one
+// trace; the span names the server as it named itself.
 import { type Attributes, context, SpanKind } from '@opentelemetry/api';
 import { afterResponse } from '../after-response.js';
 import { readEnvConfig } from '../config.js';
@@ -20,10 +22,13 @@ import {
 } from './options.js';
 import { injectInto } from './propagation.js';
 import {
-  clientNameOf,
+  clientProtocolVersion,
+  infoString,
   isRecord,
   networkTransportOf,
   nextRequestId,
+  ownClientInfo,
+  serverInfoOf,
   transportOf,
   transportString,
 } from './sdk-access.js';
@@ -43,7 +48,7 @@ export function instrumentMcpClient<C extends object>(
   if (typeof original !== 'function') {
     throw new ToolscopeError(
       'INVALID_OPTIONS',
-      'instrumentMcpClient: expected a Client of @modelcontextprotocol/sdk',
+      'instrumentMcpClient: expected a Client of @modelcontextprotocol/sdk or @modelcontextprotocol/client',
     );
   }
   if (instrumented.has(client)) return client;
@@ -63,6 +68,17 @@ export function instrumentMcpClient<C extends object>(
     return hasher;
   };
   let negotiatedVersion: string | undefined;
+  // SDK v2 says the negotiated version itself (both eras; there is no `initialize` in 2026-07-28).
+  const saysVersion = typeof Reflect.get(client, 'getNegotiatedProtocolVersion') === 'function';
+  const own = ownClientInfo(client);
+  const clientName = infoString(own, 'name');
+  const clientVersion = infoString(own, 'version');
+  // The server's info object and its name and version, read again only when the object changes (a reconnect).
+  let server: { info: unknown; name: string | undefined; version: string | undefined } = {
+    info: undefined,
+    name: undefined,
+    version: undefined,
+  };
   const outputs = new AdvertisedOutputs();
   // `tools/call {tool}` made once per tool instead of a new string per call.
   const spanNames = new Map<string, string>();
@@ -133,9 +149,22 @@ export function instrumentMcpClient<C extends object>(
     if (id !== undefined) attributes[sc.ATTR_JSONRPC_REQUEST_ID] = String(id);
     const session = transportString(transport, 'sessionId');
     if (session) attributes[sc.ATTR_MCP_SESSION_ID] = session;
-    const clientName = clientNameOf(client, 'client');
     if (clientName) attributes[sc.ATTR_TOOLSCOPE_MCP_CLIENT_NAME] = clientName;
-    const version = transportString(transport, 'protocolVersion') ?? negotiatedVersion;
+    if (clientVersion) attributes[sc.ATTR_TOOLSCOPE_MCP_CLIENT_VERSION] = clientVersion;
+    const serverInfo = serverInfoOf(client);
+    if (serverInfo !== server.info) {
+      server = {
+        info: serverInfo,
+        name: infoString(serverInfo, 'name'),
+        version: infoString(serverInfo, 'version'),
+      };
+    }
+    if (server.name) attributes[sc.ATTR_TOOLSCOPE_MCP_SERVER_NAME] = server.name;
+    if (server.version) attributes[sc.ATTR_TOOLSCOPE_MCP_SERVER_VERSION] = server.version;
+    const version =
+      (saysVersion ? clientProtocolVersion(client) : undefined) ??
+      transportString(transport, 'protocolVersion') ??
+      negotiatedVersion;
     if (version) attributes[sc.ATTR_MCP_PROTOCOL_VERSION] = version;
     const network = networkTransportOf(transport);
     if (network) attributes[sc.ATTR_NETWORK_TRANSPORT] = network;

@@ -1,5 +1,6 @@
 // `instrumentMcpServer`: one SERVER span per `tools/call` on an `McpServer` (or a low-level `Server`) of
-// @modelcontextprotocol/sdk, for tools registered before or after, with trace context from `params._meta`.
+// @modelcontextprotocol/sdk 1.x or @modelcontextprotocol/server 2.x, for tools registered before or after, with
+// trace context from `params._meta`.
 import { diag } from '@opentelemetry/api';
 import { ToolscopeError } from '../errors.js';
 import * as sc from '../semconv.js';
@@ -9,10 +10,30 @@ import {
   type McpServerInstrumentationOptions,
   mcpServerOptionsSchema,
   parseOptions,
+  type ResolvedMcpServerOptions,
 } from './options.js';
 import { plainToolsCall } from './plain-tool.js';
 import { isRecord, lowLevelServerOf, type RawHandler } from './sdk-access.js';
 import { createServerState, definedToolsOf, serverStateOf } from './server-state.js';
+
+// Options parsed once per options object: SDK v2's serving entries call a factory per connection or per request,
+// and a factory passes the same options each time (an options object changed after its first use keeps its first
+// reading).
+const parsedOptions = new WeakMap<object, ResolvedMcpServerOptions>();
+let defaultOptions: ResolvedMcpServerOptions | undefined;
+
+function resolveOptions(options: McpServerInstrumentationOptions | undefined) {
+  if (options === undefined) {
+    defaultOptions ??= parseOptions(mcpServerOptionsSchema, {}, 'instrumentMcpServer');
+    return defaultOptions;
+  }
+  let resolved = parsedOptions.get(options);
+  if (!resolved) {
+    resolved = parseOptions(mcpServerOptionsSchema, options, 'instrumentMcpServer');
+    parsedOptions.set(options, resolved);
+  }
+  return resolved;
+}
 
 /**
  * Instruments an MCP server. Returns the same server. Calling it twice is harmless (the first options stay).
@@ -22,12 +43,12 @@ export function instrumentMcpServer<S extends object>(
   server: S,
   options?: McpServerInstrumentationOptions,
 ): S {
-  const resolved = parseOptions(mcpServerOptionsSchema, options, 'instrumentMcpServer');
+  const resolved = resolveOptions(options);
   const found = lowLevelServerOf(server);
   if (!found) {
     throw new ToolscopeError(
       'INVALID_OPTIONS',
-      'instrumentMcpServer: expected an McpServer or Server of @modelcontextprotocol/sdk',
+      'instrumentMcpServer: expected an McpServer or Server of @modelcontextprotocol/sdk or @modelcontextprotocol/server',
     );
   }
   const { low, high } = found;

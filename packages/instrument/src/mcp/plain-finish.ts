@@ -23,6 +23,8 @@ export type PlainCall = {
   schemas: { input: unknown; output: unknown } | undefined;
   /** What the handler threw, read when the response was ready (the request itself is not kept). */
   threw: { error: unknown } | undefined;
+  /** The `structuredContent` the handler returned, kept for a failed result (the SDK may have refused it). */
+  output: { structuredContent: unknown } | undefined;
   /** `performance.now()` when the handler's result was ready. */
   endTime: number;
 };
@@ -40,7 +42,7 @@ export function finishPlainCall(call: PlainCall): void {
 /** The end-of-call attributes and exception event; returns the error code the span ends with, if any. */
 function recordPlainResult(call: PlainCall): string | undefined {
   const { state, span, result } = call;
-  const outcome = outcomeOfPlainResult(result, call.args, call.schemas);
+  const outcome = outcomeOfPlainResult(result, call.args, call.schemas, call.output);
   // What the model receives: content plus structuredContent, measured without a copy (output-size.ts).
   const end: Attributes = {};
   if (span.recording) {

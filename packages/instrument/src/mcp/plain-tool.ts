@@ -9,9 +9,10 @@ import { startSafeSpanOf, withContext } from '../telemetry.js';
 import { callStartAttributes, setCallAttributes } from './call-attributes.js';
 import { finishPlainCall, type PlainCall } from './plain-finish.js';
 import { serverParent } from './propagation.js';
-import { decodeExtra, isRecord, type RawHandler } from './sdk-access.js';
+import { decodeExtra } from './request-context.js';
+import { isRecord, type RawHandler } from './sdk-access.js';
 import { mcpServerCallAttributes, type ServerState } from './server-state.js';
-import { thrownFor } from './thrown.js';
+import { outputFor, thrownFor } from './thrown.js';
 import { plainToolVersion, toolProfile } from './tool-profile.js';
 
 const INVALID_PARAMS = '-32602';
@@ -101,6 +102,7 @@ export function plainToolsCall(state: ServerState, isDefined: (name: string) => 
         args: failed ? args : undefined,
         schemas: profile ? profile.schemas : undefined,
         threw: failed ? thrownFor(extra) : undefined,
+        output: failed ? outputFor(extra) : undefined,
         endTime: performance.now(),
       };
       afterResponse(finishPlainCall, call);

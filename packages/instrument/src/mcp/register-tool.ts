@@ -22,7 +22,8 @@ import type { Tool } from '../types.js';
 import { type CallToolResultShape, toCallToolResult } from './call-result.js';
 import { wrapRequestHandler } from './handlers.js';
 import { serverParent } from './propagation.js';
-import { decodeExtra, isRecord, lowLevelServerOf, type RawHandler } from './sdk-access.js';
+import { decodeExtra } from './request-context.js';
+import { isRecord, lowLevelServerOf, type RawHandler } from './sdk-access.js';
 import { callIds, definedToolsOf, mcpServerAttributes, serverStateOf } from './server-state.js';
 
 export type RegisterMcpToolOptions = {
@@ -90,7 +91,7 @@ export function registerMcpTool(
   if (!found?.high || typeof registerTool !== 'function') {
     throw new ToolscopeError(
       'INVALID_OPTIONS',
-      'registerMcpTool: expected an McpServer of @modelcontextprotocol/sdk',
+      'registerMcpTool: expected an McpServer of @modelcontextprotocol/sdk or @modelcontextprotocol/server',
     );
   }
   for (const [which, schema] of [

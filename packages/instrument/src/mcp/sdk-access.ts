@@ -1,5 +1,6 @@
-// Every reach into @modelcontextprotocol/sdk objects, duck-typed in one place: the SDK is an optional peer, and
-// a few of the fields used here are private in its types (the request handler map, the tool registry).
+// Every reach into the MCP SDK's objects, duck-typed in one place, for both majors (@modelcontextprotocol/sdk 1.x,
+// @modelcontextprotocol/server and /client 2.x, which keep the same private names): the SDK is an optional peer,
+// and a few of the fields used here are private in its types (the request handler map, the tool registry).
 // Each access checks what it finds and degrades to "unknown" instead of throwing.
 
 export type RawHandler = (request: unknown, extra: unknown) => unknown;
@@ -90,22 +91,35 @@ export function registeredTool(
 const wrappedHandlers = new WeakSet<object>();
 
 /**
- * Wraps the handler function of a registered tool (private `handler`, set again by the SDK's `update()`) once;
- * a task handler (an object) is left alone.
+ * The function the SDK calls for a registered tool: SDK v2's `executor` (made from the handler at registration
+ * and again by `update()`, called as `(args, ctx)`), else SDK v1's `handler` (read at each call).
+ */
+export function toolHandlerKey(tool: Record<string, unknown>): 'executor' | 'handler' {
+  return typeof tool.executor === 'function' ? 'executor' : 'handler';
+}
+
+/**
+ * Wraps the function the SDK calls for a registered tool (private `executor` in v2, `handler` in v1, both set again
+ * by the SDK's `update()`) once; a task handler (an object) is left alone.
  */
 export function wrapToolHandler(
   high: object | undefined,
   name: string,
-  wrap: (handler: (...args: unknown[]) => unknown) => (...args: unknown[]) => unknown,
+  wrap: (
+    handler: (...args: unknown[]) => unknown,
+    tool: Record<string, unknown>,
+  ) => (...args: unknown[]) => unknown,
 ): void {
   const registry = get(high, '_registeredTools');
   const tool = isRecord(registry) && Object.hasOwn(registry, name) ? registry[name] : undefined;
-  const handler = get(tool, 'handler');
-  if (typeof handler !== 'function' || wrappedHandlers.has(handler) || !isRecord(tool)) return;
-  const next = wrap(handler as (...args: unknown[]) => unknown);
+  if (!isRecord(tool)) return;
+  const key = toolHandlerKey(tool);
+  const handler = get(tool, key);
+  if (typeof handler !== 'function' || wrappedHandlers.has(handler)) return;
+  const next = wrap(handler as (...args: unknown[]) => unknown, tool);
   wrappedHandlers.add(next);
   try {
-    tool.handler = next;
+    tool[key] = next;
   } catch {
     // A frozen registry entry: the cause of a throw stays unknown, the call is still traced.
   }
@@ -113,7 +127,11 @@ export function wrapToolHandler(
 
 const transportKinds = new WeakMap<object, 'pipe' | 'tcp' | 'other'>();
 
-/** `network.transport` of an SDK transport: stdio is a pipe, HTTP and SSE run over TCP, others unknown. */
+/**
+ * `network.transport` of an SDK transport: stdio is a pipe (v2's `serveStdio` connects a `StdioConnectionChannel`),
+ * HTTP and SSE run over TCP (v1's `StreamableHTTPServerTransport`, v2's `NodeStreamableHTTPServerTransport`,
+ * `WebStandardStreamableHTTPServerTransport` and `createMcpHandler`'s `PerRequestHTTPServerTransport`), others unknown.
+ */
 export function networkTransportOf(transport: unknown): 'pipe' | 'tcp' | undefined {
   if (typeof transport !== 'object' || transport === null) return undefined;
   let kind = transportKinds.get(transport);
@@ -121,7 +139,7 @@ export function networkTransportOf(transport: unknown): 'pipe' | 'tcp' | undefin
     const name = transport.constructor?.name ?? '';
     kind = name.startsWith('Stdio')
       ? 'pipe'
-      : name.startsWith('StreamableHTTP') || name.startsWith('SSE')
+      : name.includes('HTTP') || name.startsWith('SSE')
         ? 'tcp'
         : 'other';
     transportKinds.set(transport, kind);
@@ -138,64 +156,48 @@ export function transportString(
   return typeof value === 'string' && value !== '' ? value : undefined;
 }
 
-/** What a server's `getClientVersion()` (public, set by `initialize`) answers now: the client's info object. */
-export function clientInfoOf(server: object): unknown {
-  const getter = get(server, 'getClientVersion');
+/** What a public getter method of an SDK object answers now; undefined when it is missing or throws. */
+function callGetter(obj: object, method: string): unknown {
+  const getter = get(obj, method);
   try {
-    return typeof getter === 'function' ? getter.call(server) : undefined;
+    return typeof getter === 'function' ? getter.call(obj) : undefined;
   } catch {
     return undefined;
   }
 }
 
-/** The `name` of a client info object, cut to 128 characters, as it comes from the peer. */
-export function clientNameOfInfo(info: unknown): string | undefined {
-  const name = get(info, 'name');
-  return typeof name === 'string' && name !== '' ? name.slice(0, 128) : undefined;
+/** What a server's `getClientVersion()` (public, set by `initialize`) answers now: the client's info object. */
+export function clientInfoOf(server: object): unknown {
+  return callGetter(server, 'getClientVersion');
+}
+
+/** A string field (`name`, `version`) of a peer's info object, cut to 128 characters, as it comes from the peer. */
+export function infoString(info: unknown, key: 'name' | 'version'): string | undefined {
+  const value = get(info, key);
+  return typeof value === 'string' && value !== '' ? value.slice(0, 128) : undefined;
+}
+
+/** The client's own info (private `_clientInfo`, both majors). */
+export function ownClientInfo(client: object): unknown {
+  return get(client, '_clientInfo');
 }
 
 /**
- * The MCP client's name: a server's `getClientVersion()` (public, set by `initialize`), or a client's own
- * `clientInfo` (private `_clientInfo`); cut to 128 characters, as it comes from the peer.
+ * The server a client is connected to as it named itself (public `getServerVersion()`, both majors): `serverInfo`
+ * of `initialize`, or in the 2026-07-28 revision the `io.modelcontextprotocol/serverInfo` `_meta` of `server/discover`.
  */
-export function clientNameOf(protocol: object, side: 'server' | 'client'): string | undefined {
-  return clientNameOfInfo(
-    side === 'server' ? clientInfoOf(protocol) : get(protocol, '_clientInfo'),
-  );
+export function serverInfoOf(client: object): unknown {
+  return callGetter(client, 'getServerVersion');
+}
+
+/** The protocol version a client negotiated (public `getNegotiatedProtocolVersion()`, SDK v2 only). */
+export function clientProtocolVersion(client: object): string | undefined {
+  const version = callGetter(client, 'getNegotiatedProtocolVersion');
+  return typeof version === 'string' && version !== '' ? version : undefined;
 }
 
 /** The id the client's next request will carry (private `_requestMessageId`, assigned synchronously). */
 export function nextRequestId(client: object): number | undefined {
   const id = get(client, '_requestMessageId');
   return typeof id === 'number' ? id : undefined;
-}
-
-export type DecodedExtra = {
-  requestId: string | undefined;
-  sessionId: string | undefined;
-  meta: Record<string, unknown> | undefined;
-  headers: Record<string, unknown> | undefined;
-  signal: AbortSignal | undefined;
-};
-
-/** The handler `extra` of a request, decoded field by field. */
-export function decodeExtra(extra: unknown): DecodedExtra {
-  // The SDK passes a plain object: read it directly (this runs on every call), checking each field's type.
-  const e = isRecord(extra) ? extra : {};
-  const requestId = e.requestId;
-  const sessionId = e.sessionId;
-  const meta = e._meta;
-  const info = e.requestInfo;
-  const headers = isRecord(info) ? info.headers : undefined;
-  const signal = e.signal;
-  return {
-    requestId:
-      typeof requestId === 'string' || typeof requestId === 'number'
-        ? String(requestId)
-        : undefined,
-    sessionId: typeof sessionId === 'string' ? sessionId : undefined,
-    meta: isRecord(meta) ? meta : undefined,
-    headers: isRecord(headers) ? headers : undefined,
-    signal: signal instanceof AbortSignal ? signal : undefined,
-  };
 }

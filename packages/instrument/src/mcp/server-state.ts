@@ -7,7 +7,8 @@ import { createRedactor, type Redactor } from '../redact.js';
 import * as sc from '../semconv.js';
 import type { ResolvedMcpServerOptions } from './options.js';
 import { skipper } from './options.js';
-import { clientNameOf, type DecodedExtra, networkTransportOf, transportOf } from './sdk-access.js';
+import { type DecodedExtra, requestClientInfo, requestProtocolVersion } from './request-context.js';
+import { infoString, networkTransportOf, transportOf } from './sdk-access.js';
 
 export type ServerState = {
   low: object;
@@ -22,6 +23,19 @@ export type ServerState = {
 
 const states = new WeakMap<object, ServerState>();
 const definedTools = new WeakMap<object, Map<string, unknown>>();
+// One hasher per key for the process: SDK v2's serving entries make a server per connection, or per request in
+// 2026-07-28 over HTTP, and preparing a key's pads costs more than hashing a call's input (hmac-sha256.ts).
+const hashers = new Map<string | undefined, Hasher>();
+const MAX_HASHERS = 16;
+
+function hasherFor(key: string | undefined): Hasher {
+  let hasher = hashers.get(key);
+  if (!hasher) {
+    hasher = createHasher(key);
+    if (hashers.size < MAX_HASHERS) hashers.set(key, hasher);
+  }
+  return hasher;
+}
 
 export function createServerState(
   low: object,
@@ -35,7 +49,7 @@ export function createServerState(
     high,
     options,
     skip: skipper(options.skipTools),
-    hasher: createHasher(options.hashKey ?? env.hashKey),
+    hasher: hasherFor(options.hashKey ?? env.hashKey),
     capture: capture !== false,
     redactor: createRedactor(typeof capture === 'object' ? capture : {}, undefined),
     negotiatedVersion: undefined,
@@ -120,10 +134,12 @@ export function mcpServerAttributes(
   };
   if (extra.requestId !== undefined) attributes[sc.ATTR_JSONRPC_REQUEST_ID] = extra.requestId;
   if (extra.sessionId !== undefined) attributes[sc.ATTR_MCP_SESSION_ID] = extra.sessionId;
-  const clientName = clientNameOf(low, 'server');
+  const client = requestClientInfo(low, extra);
+  const clientName = infoString(client, 'name');
   if (clientName !== undefined) attributes[sc.ATTR_TOOLSCOPE_MCP_CLIENT_NAME] = clientName;
-  const header = extra.headers?.['mcp-protocol-version'];
-  const version = typeof header === 'string' ? header : state?.negotiatedVersion;
+  const clientVersion = infoString(client, 'version');
+  if (clientVersion !== undefined) attributes[sc.ATTR_TOOLSCOPE_MCP_CLIENT_VERSION] = clientVersion;
+  const version = requestProtocolVersion(extra, state?.negotiatedVersion);
   if (version !== undefined) attributes[sc.ATTR_MCP_PROTOCOL_VERSION] = version;
   const transport = networkTransportOf(transportOf(low));
   if (transport !== undefined) attributes[sc.ATTR_NETWORK_TRANSPORT] = transport;

@@ -6,7 +6,13 @@ import { deprecationAttributes, deprecationOfMcpTool } from '../deprecation.js';
 import { inputJsonSchemaOf, outputJsonSchemaOf, schemaHashOf } from '../schema-hash.js';
 import * as sc from '../semconv.js';
 import type { CallTemplate } from './call-attributes.js';
-import { isRecord, type RegisteredTool, registeredTool, toolRecord } from './sdk-access.js';
+import {
+  isRecord,
+  type RegisteredTool,
+  registeredTool,
+  toolHandlerKey,
+  toolRecord,
+} from './sdk-access.js';
 import type { ServerState } from './server-state.js';
 import { keepThrown } from './thrown.js';
 
@@ -44,7 +50,7 @@ export function plainToolVersion(state: ServerState, name: string, meta: unknown
 export type ToolProfile = {
   /** The registry's view of the tool, as read when this profile was made. */
   registered: RegisteredTool;
-  /** The handler function found in the record when its throws were last made to be kept. */
+  /** The function the SDK calls (`executor` in v2, `handler` in v1) when it was last made to keep its throws. */
   handler: unknown;
   /** Attributes every call of this tool carries, in span-contract order. */
   attributes: Attributes;
@@ -106,10 +112,11 @@ export function toolProfile(state: ServerState, name: string): ToolProfile | und
     profile = profileOf(state, name, registered);
     profiles.set(record, profile);
   }
-  if (profile.registered.enabled && record.handler !== profile.handler) {
+  const handler = record[toolHandlerKey(record)];
+  if (profile.registered.enabled && handler !== profile.handler) {
     keepThrown(state.high, name);
     // The wrapped handler now: a handler set again later (the SDK's `update()`) is wrapped in turn.
-    profile.handler = record.handler;
+    profile.handler = record[toolHandlerKey(record)];
   }
   return profile;
 }

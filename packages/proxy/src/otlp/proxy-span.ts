@@ -14,6 +14,7 @@ import type {
 } from '@opentelemetry/api';
 import { SpanStatusCode } from '@opentelemetry/api';
 import type { ProxyTracer } from './proxy-tracer.js';
+import type { ServerIdentity } from './resources.js';
 import { nowNs, type SpanRef } from './trace-context.js';
 
 /** Where ended spans go. */
@@ -44,6 +45,8 @@ export class ProxySpan implements Span {
   readonly remoteParent: boolean;
   readonly kind: SpanKind;
   readonly scope: number;
+  /** The server of the session the span belongs to (its resource is decided from it as the span ends). */
+  readonly service: ServerIdentity | undefined;
   readonly startNs: bigint;
   name: string;
   endNs = 0n;
@@ -67,6 +70,7 @@ export class ProxySpan implements Span {
   ) {
     this.#tracer = tracer;
     this.scope = tracer.scope;
+    this.service = tracer.service;
     this.name = name;
     this.kind = kind;
     this.ref = ref;

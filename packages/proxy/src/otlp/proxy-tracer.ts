@@ -23,6 +23,7 @@ import {
   timeNs,
   truncated,
 } from './proxy-span.js';
+import type { ServerIdentity } from './resources.js';
 import { type SdkEnv, sampled } from './sdk-env.js';
 import { attributes as encodeAttributes } from './span-encoder.js';
 import { FLAG_SAMPLED, newSpanId, newTraceId, nowNs, type SpanRef } from './trace-context.js';
@@ -32,11 +33,14 @@ export class ProxyTracer implements Tracer {
   readonly scope: number;
   readonly sink: SpanSink;
   readonly env: SdkEnv;
+  /** The session's server its spans are exported under; none for the proxy's own. */
+  readonly service: ServerIdentity | undefined;
 
-  constructor(scope: number, sink: SpanSink, env: SdkEnv) {
+  constructor(scope: number, sink: SpanSink, env: SdkEnv, service?: ServerIdentity) {
     this.scope = scope;
     this.sink = sink;
     this.env = env;
+    this.service = service;
   }
 
   /**
@@ -157,26 +161,33 @@ export class ProxyTracer implements Tracer {
   }
 }
 
-/** The provider: one tracer per scope, all ending into one sink. */
+/**
+ * The provider: one tracer per scope, all ending into one sink. Each session has a provider of its own (its
+ * spans go under its server's resource); they share the sink and the list of scopes.
+ */
 export class ProxyTracerProvider implements TracerProvider {
   /** The scopes of the tracers made so far; a span names its scope by index in this list. */
   readonly scopes: Scope[];
   readonly #tracers = new Map<string, ProxyTracer>();
   readonly #sink: SpanSink;
   readonly #env: SdkEnv;
+  readonly #service: ServerIdentity | undefined;
 
-  constructor(sink: SpanSink, env: SdkEnv, scopes: Scope[] = []) {
+  constructor(sink: SpanSink, env: SdkEnv, scopes: Scope[] = [], service?: ServerIdentity) {
     this.#sink = sink;
     this.#env = env;
     this.scopes = scopes;
+    this.#service = service;
   }
 
   getTracer(name: string, version?: string): ProxyTracer {
     const key = `${name}@${version ?? ''}`;
     let tracer = this.#tracers.get(key);
     if (!tracer) {
-      this.scopes.push({ name, version });
-      tracer = new ProxyTracer(this.scopes.length - 1, this.#sink, this.#env);
+      // Another session's provider may have listed the scope already: a handful of scopes, read once each.
+      let scope = this.scopes.findIndex((s) => s.name === name && s.version === version);
+      if (scope === -1) scope = this.scopes.push({ name, version }) - 1;
+      tracer = new ProxyTracer(scope, this.#sink, this.#env, this.#service);
       this.#tracers.set(key, tracer);
     }
     return tracer;

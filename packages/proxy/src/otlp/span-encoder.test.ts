@@ -20,6 +20,7 @@ import { createOtlpExporter } from './http-exporter.js';
 import { ProtoWriter } from './proto-writer.js';
 import { ProxySpan, type Scope } from './proxy-span.js';
 import { ProxyTracerProvider } from './proxy-tracer.js';
+import { otlpResource } from './resources.js';
 import { readSdkEnv } from './sdk-env.js';
 import { encodeSpan } from './span-encoder.js';
 
@@ -77,7 +78,12 @@ describe('the proxy span encoding', () => {
     const log = createLogger('error', () => {});
     // The queue and the provider share the scope list, as telemetry.ts wires them.
     const scopes: Scope[] = [];
-    const queue = new ExportQueue(createOtlpExporter(url, 5000, {}), { resource, scopes }, log);
+    const fixed = otlpResource(resource);
+    const queue = new ExportQueue(
+      createOtlpExporter(url, 5000, {}),
+      { resource: () => fixed, scopes },
+      log,
+    );
     const ours = new ProxyTracerProvider(queue, readSdkEnv({}), scopes);
     const mine = ours
       .getTracer('@toolscope/proxy', '0.1.0')

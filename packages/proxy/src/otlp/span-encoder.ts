@@ -1,5 +1,5 @@
 // OTLP/protobuf of the proxy's spans (opentelemetry/proto trace/v1 and collector/trace/v1): each span is encoded
-// once as it ends; an export request wraps the encoded spans of each scope under the one resource, whose bytes
+// once as it ends; an export request wraps the encoded spans of each scope under their resource, whose bytes
 // and each scope's are written once. Fields are written in the order and with the zero counts the OTel JS
 // exporter writes, so the bytes are the SDK's own.
 import type { Attributes } from '@opentelemetry/api';
@@ -173,22 +173,34 @@ export type ScopePart = { scope: Buffer; spans: Buffer };
 
 const fieldSize = (length: number) => 1 + varintSize(length) + length;
 
+/** One ResourceSpans of a request: its encoded `resource` field and a ScopeSpans per part. */
+export type ResourcePart = { resource: Buffer; scopes: readonly ScopePart[] };
+
 /**
- * An ExportTraceServiceRequest: one ResourceSpans of the encoded `resource`, then a ScopeSpans per part (in the
- * order of the provider's scopes, as the SDK writes them). Sizes are known, so it is written in one buffer.
+ * An ExportTraceServiceRequest: a ResourceSpans per part (a proxy serving several servers exports each one's spans
+ * under its own resource), each with a ScopeSpans per scope part (in the order of the provider's scopes, as the
+ * SDK writes them). Sizes are known, so it is written in one buffer.
  */
-export function encodeRequest(resource: Buffer, parts: readonly ScopePart[]): Buffer {
-  let rs = resource.length;
-  for (const p of parts) rs += fieldSize(p.scope.length + p.spans.length);
-  const w = new ProtoWriter(fieldSize(rs));
-  w.tag(1, WIRE_LEN);
-  w.varint(rs);
-  w.raw(resource);
-  for (const p of parts) {
-    w.tag(2, WIRE_LEN);
-    w.varint(p.scope.length + p.spans.length);
-    w.raw(p.scope);
-    w.raw(p.spans);
+export function encodeRequest(parts: readonly ResourcePart[]): Buffer {
+  const sizes: number[] = [];
+  let total = 0;
+  for (const part of parts) {
+    let rs = part.resource.length;
+    for (const p of part.scopes) rs += fieldSize(p.scope.length + p.spans.length);
+    sizes.push(rs);
+    total += fieldSize(rs);
   }
+  const w = new ProtoWriter(total);
+  parts.forEach((part, i) => {
+    w.tag(1, WIRE_LEN);
+    w.varint(sizes[i] as number);
+    w.raw(part.resource);
+    for (const p of part.scopes) {
+      w.tag(2, WIRE_LEN);
+      w.varint(p.scope.length + p.spans.length);
+      w.raw(p.scope);
+      w.raw(p.spans);
+    }
+  });
   return w.written();
 }

@@ -28,8 +28,24 @@ export const LOOP_KINDS = [
 ] as const;
 export type LoopKind = (typeof LOOP_KINDS)[number];
 
-/** What a loop cost: the calls after the first round, their time and result tokens, the model's tokens. */
-export type Wasted = { calls: number; ms: number; resultTokens: number; modelTokens: number };
+/**
+ * One call a loop counts as wasted (a call after its first round) and its share of the loop's cost: the time
+ * from the latest end of the loop's calls before it to its own end, its result tokens, and the tokens of the
+ * model calls that started in that time (wasted.ts). A loop's shares add up to its totals.
+ */
+export type WastedCall = { spanId: string; ms: number; resultTokens: number; modelTokens: number };
+
+/**
+ * What a loop cost: the calls after the first round, their time and result tokens, the model's tokens; and
+ * which calls those are (`spans`), so that a sum over several flags counts each call once (waste-total.ts).
+ */
+export type Wasted = {
+  calls: number;
+  ms: number;
+  resultTokens: number;
+  modelTokens: number;
+  spans: WastedCall[];
+};
 
 export type LoopFlag = {
   kind: LoopKind;

@@ -37,6 +37,14 @@ describe('evidence.wasted', () => {
     ms: 900, // 300 ms (first round's end) to 1200 ms (the loop's last end)
     resultTokens: 50, // 10 + 20 + 0 (unknown) + 20
     modelTokens: 9507, // 2000 + 3000 + 4000 + 500 + 7
+    // Each later call's share: from the latest end before it to its own end, and the model calls started then.
+    // The last fetch ends inside the long search, so its share is empty.
+    spans: [
+      { spanId: 's2', ms: 200, resultTokens: 10, modelTokens: 2000 },
+      { spanId: 's3', ms: 200, resultTokens: 20, modelTokens: 3000 },
+      { spanId: 's4', ms: 500, resultTokens: 0, modelTokens: 4000 + 500 + 7 },
+      { spanId: 's5', ms: 0, resultTokens: 20, modelTokens: 0 },
+    ],
   };
 
   it('is exact on a cycle with model calls between its rounds', () => {
@@ -63,6 +71,10 @@ describe('evidence.wasted', () => {
       ms: 1400,
       resultTokens: 9,
       modelTokens: 1000,
+      spans: [
+        { spanId: 's1', ms: 100, resultTokens: 4, modelTokens: 800 },
+        { spanId: 's2', ms: 1300, resultTokens: 5, modelTokens: 200 },
+      ],
     });
     expect(flag?.summary).toBe(
       'get was called 3 times with the same input; 3 of those calls failed. Wasted: 2 more calls, 1.4 s, about 1k model tokens.',
@@ -104,18 +116,32 @@ describe('evidence.wasted', () => {
         ms: 100 * (f.count - 1),
         resultTokens: 0,
         modelTokens: 0,
+        // The calls after the first, each 100 ms after the one before.
+        spans: f.spanIds.slice(1).map((spanId) => ({
+          spanId,
+          ms: 100,
+          resultTokens: 0,
+          modelTokens: 0,
+        })),
       });
     }
   });
 
   it('is nothing for a loop of one round, and 0 model tokens when none are traced', () => {
     const one = scopeOf([c('a', 'x'), c('b', 'y')]).calls;
-    expect(computeWasted(one, 2, [])).toEqual({ calls: 0, ms: 0, resultTokens: 0, modelTokens: 0 });
+    expect(computeWasted(one, 2, [])).toEqual({
+      calls: 0,
+      ms: 0,
+      resultTokens: 0,
+      modelTokens: 0,
+      spans: [],
+    });
     expect(computeWasted(one, 1, [])).toEqual({
       calls: 1,
       ms: 100,
       resultTokens: 0,
       modelTokens: 0,
+      spans: [{ spanId: 's1', ms: 100, resultTokens: 0, modelTokens: 0 }],
     });
   });
 });
@@ -126,6 +152,7 @@ describe('wasted in words', () => {
     ms,
     resultTokens: 0,
     modelTokens,
+    spans: [],
   });
   it.each([
     { w: w(4200, 9000), rounds: 3, words: '3 more rounds, 4.2 s, about 9k model tokens' },

@@ -1,16 +1,20 @@
 // What a loop wasted (evidence.wasted): the calls after its first round, the time and result tokens they took,
-// and the model's tokens spent between them; and the same in words for a flag's summary.
-import type { ScopeCall, ScopeModelCall, Wasted } from './scope.js';
+// the model's tokens spent between them, and each of those calls' share; and the same in words for a summary.
+import type { ScopeCall, ScopeModelCall, Wasted, WastedCall } from './scope.js';
 
 /**
  * What a loop wasted, from its calls in start order and the scope's model calls.
  *
  * - `calls`: the calls after the first round (`firstRound` calls; 1 for a repeat, k for a cycle of k steps).
- * - `ms`: from the end of the first round (its last call's `endNs`) to the end of the loop's last call (the
- *   greatest `endNs` among the loop's calls, not the scope's), in milliseconds; never negative.
+ * - `ms`: from the end of the first round (its last call's `endNs`) to the latest end among the later calls, in
+ *   milliseconds; never negative.
  * - `resultTokens`: the sum of the later calls' `resultTokens` (an unknown count adds 0).
  * - `modelTokens`: the sum of `tokens` of the model calls that start strictly after the first round ends and
  *   strictly before the last call ends: the model's reading and writing while the loop went on.
+ * - `spans`: each later call with its share of those: the time from the latest end among the loop's calls
+ *   before it (the first round's end for the first) to its own end (0 when an earlier call ended later), its
+ *   result tokens, and the model calls that started in that time. The shares add up to the totals, so a sum
+ *   over flags that share calls can count each call once (waste-total.ts).
  *
  * A loop with no call after its first round wasted nothing.
  */
@@ -22,22 +26,51 @@ export function computeWasted(
   const later = calls.slice(firstRound);
   const roundEnd = calls[Math.min(firstRound, calls.length) - 1];
   if (later.length === 0 || roundEnd === undefined) {
-    return { calls: 0, ms: 0, resultTokens: 0, modelTokens: 0 };
+    return { calls: 0, ms: 0, resultTokens: 0, modelTokens: 0, spans: [] };
   }
   const from = roundEnd.endNs;
+  // The end each share reaches: the running latest end, so that shares never overlap and add up to the total.
+  const reached: bigint[] = [];
   let to = from;
-  for (const c of calls) if (c.endNs > to) to = c.endNs;
-  let resultTokens = 0;
-  for (const c of later) resultTokens += c.resultTokens ?? 0;
-  let modelTokens = 0;
-  for (const m of modelCalls) if (m.startNs > from && m.startNs < to) modelTokens += m.tokens;
-  return {
-    calls: later.length,
+  for (const c of later) {
+    if (c.endNs > to) to = c.endNs;
+    reached.push(to);
+  }
+  const spans: WastedCall[] = later.map((c) => ({
+    spanId: c.spanId,
+    ms: 0,
+    resultTokens: c.resultTokens ?? 0,
+    modelTokens: 0,
+  }));
+  let shareStart = from;
+  for (let i = 0; i < later.length; i++) {
+    const end = reached[i] as bigint;
     // Exact in nanoseconds first, then one division: a float of the absolute times would lose the sub-ms part.
-    ms: Number(to - from) / 1e6,
-    resultTokens,
-    modelTokens,
-  };
+    (spans[i] as WastedCall).ms = Number(end - shareStart) / 1e6;
+    shareStart = end;
+  }
+  let modelTokens = 0;
+  for (const m of modelCalls) {
+    if (m.startNs <= from || m.startNs >= to) continue;
+    modelTokens += m.tokens;
+    // The share whose time the model call started in: the first that reaches past its start.
+    (spans[firstPast(reached, m.startNs)] as WastedCall).modelTokens += m.tokens;
+  }
+  let resultTokens = 0;
+  for (const s of spans) resultTokens += s.resultTokens;
+  return { calls: later.length, ms: Number(to - from) / 1e6, resultTokens, modelTokens, spans };
+}
+
+/** The first index of non-decreasing `ends` whose value is past `ns` (ends.length when none is). */
+function firstPast(ends: readonly bigint[], ns: bigint): number {
+  let lo = 0;
+  let hi = ends.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if ((ends[mid] as bigint) > ns) hi = mid;
+    else lo = mid + 1;
+  }
+  return lo;
 }
 
 /**

@@ -15,6 +15,7 @@ import type {
   ContractSummary,
   ConversationSpans,
   FailingPath,
+  FailingToolCalls,
   InputShape,
   ResultCrossings,
   SchemaVersion,
@@ -47,7 +48,7 @@ import { exceptionTypes } from './exception-reader.js';
 import { search } from './search-reader.js';
 import { timeseries } from './timeseries.js';
 import { resultSizes, toolCounts, toolStats } from './tool-aggregates.js';
-import { failingTraces, resultCrossings, toolUsage, versionCalls } from './tool-call-reads.js';
+import { failingCalls, resultCrossings, toolUsage, versionCalls } from './tool-call-reads.js';
 import { aggregateTools, sourcesOf, statsOf } from './tool-stats.js';
 import * as tables from './tool-tables.js';
 import { spansOf } from './trace-reader.js';
@@ -221,8 +222,13 @@ export class SqlReader implements SpanReader {
     return toolStats(this.#db, tool, sinceNs, untilNs);
   }
 
-  failingTraces(tool: string, code: string, sinceNs: bigint, untilNs: bigint): Promise<number> {
-    return failingTraces(this.#db, tool, code, sinceNs, untilNs);
+  failingCalls(
+    tool: string,
+    code: string,
+    sinceNs: bigint,
+    untilNs: bigint,
+  ): Promise<FailingToolCalls> {
+    return failingCalls(this.#db, tool, code, sinceNs, untilNs);
   }
 
   resultCrossings(
@@ -236,7 +242,7 @@ export class SqlReader implements SpanReader {
 
   versionCalls(
     tool: string,
-    version: string | null,
+    version: string | null | undefined,
     sinceNs: bigint,
     untilNs: bigint,
   ): Promise<VersionCalls> {

@@ -1,31 +1,56 @@
-// What one tool's calls in a window show, read from tool_calls through its (tool, start_ns) index: distinct
-// failing traces of a code, the calls whose result crossed a size, a version's first and newest call, and who
+// What one tool's calls in a window show, read from tool_calls through its (tool, start_ns) index: the calls
+// failing with a code, the calls whose result crossed a size, a version's first and newest call, and who
 // called it. Each is asked only for the few tools a flag is about.
 
 import { KIND_CLIENT } from '../../calls/sides.js';
 import { TOOL_IS } from '../call-row.js';
 import { sideWhere } from '../call-side.js';
-import type { ResultCrossings, ToolUsage, VersionCalls } from '../read-records.js';
+import type {
+  CallRef,
+  FailingToolCall,
+  FailingToolCalls,
+  ResultCrossing,
+  ResultCrossings,
+  ToolUsage,
+  VersionCalls,
+} from '../read-records.js';
 import { CODE_KEY_SQL } from './code-sql.js';
-import { big, num, type ReadDb, text, textOrNull } from './db.js';
+import { big, num, type ReadDb, type Row, text, textOrNull } from './db.js';
 
 const LISTED = 20;
 const COUNT_CAP = 100_000;
 
-/** Distinct traces with a call of `tool` failing with `code` (counted over at most 10,000 calls). */
-export async function failingTraces(
+const FAILING_NEWEST = 500;
+
+const failingCallOf = (r: Row): FailingToolCall => ({
+  traceId: text(r.trace_id),
+  spanId: text(r.span_id),
+  conversationId: textOrNull(r.conversation_id),
+  inputHash: textOrNull(r.input_hash),
+  startNs: big(r.start_ns),
+});
+
+/**
+ * The calls of `tool` failing with `code` in the window, counted once each: the newest 500 and the first,
+ * through the index. A call's conversation is its own, else that of its trace (a span may not carry it).
+ */
+export async function failingCalls(
   db: ReadDb,
   tool: string,
   code: string,
   sinceNs: bigint,
   untilNs: bigint,
-): Promise<number> {
-  const rows = await db.all(
-    `SELECT COUNT(DISTINCT trace_seq) AS n FROM (SELECT trace_seq FROM tool_calls
-       WHERE ${TOOL_IS} AND start_ns >= ? AND start_ns < ? AND ${CODE_KEY_SQL} = ? AND ${sideWhere('any')} LIMIT 10000) AS recent`,
-    [tool, sinceNs, untilNs, code],
-  );
-  return num(rows[0]?.n);
+): Promise<FailingToolCalls> {
+  const select = `SELECT trace_id, span_id, input_hash, start_ns, COALESCE(conversation_id,
+      (SELECT MIN(ct.conversation_id) FROM conversation_traces ct WHERE ct.trace_seq = tool_calls.trace_seq))
+      AS conversation_id FROM tool_calls
+     WHERE ${TOOL_IS} AND start_ns >= ? AND start_ns < ? AND ${CODE_KEY_SQL} = ? AND ${sideWhere('any')}`;
+  const args = [tool, sinceNs, untilNs, code];
+  const [newest, first] = await Promise.all([
+    db.all(`${select} ORDER BY start_ns DESC LIMIT ${FAILING_NEWEST}`, args),
+    db.all(`${select} ORDER BY start_ns LIMIT 1`, args),
+  ]);
+  return { newest: newest.map(failingCallOf), first: first[0] ? failingCallOf(first[0]) : null };
 }
 
 /**
@@ -48,50 +73,56 @@ export async function resultCrossings(
   );
   if (newest.length === 0) return null;
   const first = await db.all(
-    `SELECT start_ns FROM tool_calls WHERE ${where} ORDER BY start_ns LIMIT 1`,
+    `SELECT trace_id, span_id, version, result_tokens, start_ns FROM tool_calls WHERE ${where}
+      ORDER BY start_ns LIMIT 1`,
     args,
   );
   const counted = await db.all(
     `SELECT COUNT(*) AS n FROM (SELECT 1 AS one FROM tool_calls WHERE ${where} LIMIT ${COUNT_CAP}) AS crossed`,
     args,
   );
+  const calls = newest.map(crossingOf);
   return {
-    calls: newest.map((r) => ({
-      traceId: text(r.trace_id),
-      spanId: text(r.span_id),
-      version: textOrNull(r.version),
-      tokens: num(r.result_tokens),
-      startNs: big(r.start_ns),
-    })),
-    firstNs: big(first[0]?.start_ns ?? newest[0]?.start_ns),
+    calls,
+    first: first[0] ? crossingOf(first[0]) : (calls.at(-1) as ResultCrossing),
     count: num(counted[0]?.n),
   };
 }
 
-/** The first and newest call of one version of a tool (null: its calls without a version). */
+const crossingOf = (r: Row): ResultCrossing => ({
+  traceId: text(r.trace_id),
+  spanId: text(r.span_id),
+  version: textOrNull(r.version),
+  tokens: num(r.result_tokens),
+  startNs: big(r.start_ns),
+});
+
+const callRefOf = (r: Row): CallRef => ({
+  startNs: big(r.start_ns),
+  traceId: text(r.trace_id),
+  spanId: text(r.span_id),
+});
+
+/**
+ * The first and newest call of one version of a tool (null: its calls without a version; undefined: of any
+ * version).
+ */
 export async function versionCalls(
   db: ReadDb,
   tool: string,
-  version: string | null,
+  version: string | null | undefined,
   sinceNs: bigint,
   untilNs: bigint,
 ): Promise<VersionCalls> {
-  const where = `${TOOL_IS} AND ${version === null ? 'version IS NULL' : 'version = ?'} AND start_ns >= ? AND start_ns < ?`;
-  const args = version === null ? [tool, sinceNs, untilNs] : [tool, version, sinceNs, untilNs];
-  const [first] = await db.all(
-    `SELECT start_ns FROM tool_calls WHERE ${where} ORDER BY start_ns LIMIT 1`,
-    args,
-  );
-  const [last] = await db.all(
-    `SELECT start_ns, trace_id, span_id FROM tool_calls WHERE ${where} ORDER BY start_ns DESC LIMIT 1`,
-    args,
-  );
-  return {
-    firstNs: first ? big(first.start_ns) : null,
-    newest: last
-      ? { startNs: big(last.start_ns), traceId: text(last.trace_id), spanId: text(last.span_id) }
-      : null,
-  };
+  const which =
+    version === undefined ? '' : version === null ? ' AND version IS NULL' : ' AND version = ?';
+  const where = `${TOOL_IS}${which} AND start_ns >= ? AND start_ns < ?`;
+  const args =
+    typeof version === 'string' ? [tool, version, sinceNs, untilNs] : [tool, sinceNs, untilNs];
+  const select = `SELECT start_ns, trace_id, span_id FROM tool_calls WHERE ${where}`;
+  const [first] = await db.all(`${select} ORDER BY start_ns LIMIT 1`, args);
+  const [last] = await db.all(`${select} ORDER BY start_ns DESC LIMIT 1`, args);
+  return { first: first ? callRefOf(first) : null, newest: last ? callRefOf(last) : null };
 }
 
 /** Who called a tool in the window: services per side, conversations, clients, traces. */

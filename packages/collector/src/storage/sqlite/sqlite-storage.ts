@@ -7,8 +7,9 @@ import Database from 'better-sqlite3';
 import { createLoopDetection, type LoopThresholds } from '../../detection/index.js';
 import type { SpanReader, Storage } from '../contract.js';
 import { READ_SETTINGS_KEY, type ReadSettingsOptions, settingsOf } from '../read-settings.js';
+import { type RecoveryReader, recoveryMethods } from '../recovery-reader.js';
 import { readerMethods } from '../span-reader.js';
-import { SqlReader } from '../sql/reader.js';
+import { sqlReaders } from '../sql/readers.js';
 import { planWrite } from '../write-plan.js';
 import { BlockWriter } from './block-writer.js';
 import { Checkpointer, WRITER_AUTOCHECKPOINT_PAGES } from './checkpointer.js';
@@ -76,7 +77,7 @@ export function openSqliteStorage(path: string, options: SqliteOptions = {}): St
   const onDamage =
     options.onDamage ?? ((what: string) => process.emitWarning(`toolscope: ${what}`));
   const reads = readsOnThread ? readerThread(path, onDamage, shares.cacheKiB) : undefined;
-  const reader: SpanReader = reads ?? new SqlReader(sqliteReadDb(db, onDamage));
+  const reader: SpanReader & RecoveryReader = reads ?? sqlReaders(sqliteReadDb(db, onDamage));
   const balance = thread && new PackBalance(eluReadings(() => thread.utilization()));
   return {
     backend: 'sqlite',
@@ -92,6 +93,7 @@ export function openSqliteStorage(path: string, options: SqliteOptions = {}): St
       return (inProcess as BlockWriter).deleteBefore(cutoffNs, maxTraces);
     },
     ...readerMethods(reader),
+    ...recoveryMethods(reader),
     readSettings: () => settings,
     ready: async () => {
       try {
