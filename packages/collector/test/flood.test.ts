@@ -4,16 +4,12 @@
 // (default 10 s, past the few seconds in which the resident set reaches its plateau; `pnpm flood` runs a minute).
 // The process's peak resident set, read from /proc outside it, stays within the limit; every refusal is a 429
 // with Retry-After or a RESOURCE_EXHAUSTED with RetryInfo, counted in /metrics; every acknowledged span is stored.
-import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { type AddressInfo, createServer } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { FloodBatches, floodGrpc, floodHttp, sampleRss, statusMiB } from '../bench/flood-load.js';
 import type { ToolsResponse } from '../src/index.js';
 import { BACKENDS } from './backends.js';
-import { startServe } from './harness.js';
+import { servedCollectors } from './served.js';
 
 /**
  * The limit the test holds the collector to. It runs from sources under tsx, whose loader threads and compiled
@@ -26,24 +22,7 @@ const SECONDS = Number(process.env.TOOLSCOPE_FLOOD_SECONDS ?? 10);
 const HTTP_CONNECTIONS = 64;
 const GRPC_CALLS = 16;
 
-const children: ChildProcess[] = [];
-const dir = mkdtempSync(join(tmpdir(), 'toolscope-flood-'));
-afterAll(() => {
-  for (const child of children) child.kill('SIGKILL');
-  rmSync(dir, { recursive: true, force: true });
-});
-
-/** A port free now, for `--grpc-port` (where 0 turns gRPC off). */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
+const served = servedCollectors('flood');
 
 const metric = (text: string, name: string) =>
   text
@@ -58,14 +37,11 @@ describe.concurrent('flood within the memory limit', () => {
       `${backend.name}: keeps the peak resident set within ${LIMIT_MIB} MiB and stores every acknowledged span`,
       async () => {
         const store = await backend.location();
-        const db = backend.name === 'sqlite' ? join(dir, 'flood.db') : store.db;
-        const grpcPort = await freePort();
-        const serve = await startServe(db, [
-          ...['--grpc-port', String(grpcPort), '--memory-limit-mib', String(LIMIT_MIB)],
-          ...['--log-level', 'warn'],
+        const db = backend.name === 'sqlite' ? join(served.dir, 'flood.db') : store.db;
+        const serve = await served.start(db, [
+          ...['--memory-limit-mib', String(LIMIT_MIB), '--log-level', 'warn'],
         ]);
-        children.push(serve.child);
-        const pid = serve.child.pid as number;
+        const { pid, grpcPort } = serve;
         const atStart = statusMiB(pid, 'VmRSS');
         const batches = new FloodBatches(64);
         const end = Date.now() + SECONDS * 1000;

@@ -5,16 +5,12 @@
 // cases. grpc-js's server inflated all forty before any check: the same load grew the collector from 106 MB to
 // 1.32 GB without a token and to 1.33 GB with one. The memory limit is off here (TOOLSCOPE_MEMORY_LIMIT_MIB=0),
 // so the receiver's own checks are what is measured; flood.test.ts measures the limit.
-import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
 import { connect } from 'node:http2';
-import { type AddressInfo, createServer } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { sendCompressed, statusMiB } from '../bench/flood-load.js';
-import { startServe } from './harness.js';
+import { servedCollectors } from './served.js';
 
 const TOKEN = 'grpc-memory-token-123456';
 const CONCURRENT = 40;
@@ -23,23 +19,7 @@ const MESSAGE_MIB = 15;
 /** `serve`'s default in-flight budget (--max-inflight-mb) when no memory limit scales it down. */
 const BUDGET_MIB = 64;
 
-const children: ChildProcess[] = [];
-const dir = mkdtempSync(join(tmpdir(), 'toolscope-grpc-memory-'));
-afterAll(() => {
-  for (const child of children) child.kill('SIGKILL');
-  rmSync(dir, { recursive: true, force: true });
-});
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
+const served = servedCollectors('grpc-memory');
 
 /** ROUNDS rounds of CONCURRENT bombs at once over one connection; the statuses they got, counted. */
 async function bombard(port: number, token?: string): Promise<Record<string, number>> {
@@ -63,12 +43,10 @@ async function bombard(port: number, token?: string): Promise<Record<string, num
 describe('OTLP/gRPC memory before authentication and within the budget', () => {
   it(`refuses ${CONCURRENT} concurrent ${MESSAGE_MIB} MiB gzip messages without growing by the messages`, async () => {
     process.env.TOOLSCOPE_MEMORY_LIMIT_MIB = '0';
-    const port = await freePort();
-    const serve = await startServe(join(dir, 'grpc.db'), [
-      ...['--grpc-port', String(port), '--token', TOKEN, '--log-level', 'warn'],
+    const serve = await served.start(join(served.dir, 'grpc.db'), [
+      ...['--token', TOKEN, '--log-level', 'warn'],
     ]);
-    children.push(serve.child);
-    const pid = serve.child.pid as number;
+    const { pid, grpcPort: port } = serve;
     const atStart = statusMiB(pid, 'VmRSS');
 
     const anonymous = await bombard(port);
