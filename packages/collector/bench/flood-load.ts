@@ -2,9 +2,8 @@
 // batch encoded once, then per send a copy with new trace, call and conversation ids written in place (no
 // encoding per send), over many HTTP connections or gRPC calls at once, each sending its next batch as soon as
 // the last is answered. It counts what was acknowledged, so a test can check that every acknowledged span is
-// stored, and reads the collector's memory from /proc, outside the process.
+// stored; process-memory.ts reads the collector's memory from /proc, outside the process.
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import type { ClientHttp2Session, IncomingHttpHeaders } from 'node:http2';
 import * as grpc from '@grpc/grpc-js';
 import { TRACE_EXPORT_PATH, TRACE_SERVICE } from '../src/api/grpc-receiver.js';
@@ -242,12 +241,6 @@ export async function floodGrpc(port: number, o: GrpcFloodOptions): Promise<Floo
   return counts;
 }
 
-/** A field of /proc/<pid>/status in MiB: VmHWM is the peak resident set, VmRSS the current one. */
-export function statusMiB(pid: number, field: 'VmHWM' | 'VmRSS'): number {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  return Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1]) / 1024;
-}
-
 /**
  * One OTLP/gRPC Export over a raw HTTP/2 stream, `message` sent as it is with the compressed flag set and
  * `grpc-encoding: gzip`: a bomb costs the sender only its compressed bytes. Resolves with the grpc-status.
@@ -281,22 +274,4 @@ export function sendCompressed(
     prefix.writeUInt32BE(message.length, 1);
     stream.end(Buffer.concat([prefix, message]));
   });
-}
-
-/** VmRSS of `pid` every `everyMs`, in MiB, until stopped. */
-export function sampleRss(pid: number, everyMs = 500): { stop(): number[] } {
-  const samples: number[] = [];
-  const timer = setInterval(() => {
-    try {
-      samples.push(Math.round(statusMiB(pid, 'VmRSS')));
-    } catch {
-      // The process is gone; the samples so far stand.
-    }
-  }, everyMs);
-  return {
-    stop: () => {
-      clearInterval(timer);
-      return samples;
-    },
-  };
 }

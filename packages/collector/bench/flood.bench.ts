@@ -10,14 +10,8 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freshPgDatabase, PG_URL } from '../test/backends.js';
-import {
-  FloodBatches,
-  type FloodCounts,
-  floodGrpc,
-  floodHttp,
-  sampleRss,
-  statusMiB,
-} from './flood-load.js';
+import { FloodBatches, type FloodCounts, floodGrpc, floodHttp } from './flood-load.js';
+import { sampleRss, statusMiB } from './process-memory.js';
 
 const SECONDS = Number(process.env.TOOLSCOPE_FLOOD_SECONDS ?? 60);
 const LIMIT_MIB = process.env.FLOOD_LIMIT_MIB;

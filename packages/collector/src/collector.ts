@@ -36,14 +36,14 @@ export type CollectorOptions = {
    * Ingest bodies held in memory at once (as received plus inflated), beyond which ingest answers 429 (default
    * 64 MiB, less under a small memory limit: ingest/memory-limit.ts).
    */
-  maxInflightBytes?: number;
+  maxInflightBytes?: number | undefined;
   /**
    * Resident set the process should stay within, in bytes: past four fifths of it ingest answers 429 /
    * RESOURCE_EXHAUSTED (docs/reliability.md). No limit when absent (`serve` passes its default, 200 MiB).
    */
   memoryLimitBytes?: number | undefined;
   /** Spans accepted but not yet committed, beyond which ingest answers 429 (default 200,000, or fewer, as above). */
-  maxPendingSpans?: number;
+  maxPendingSpans?: number | undefined;
   /** Most spans committed in one transaction. */
   maxBatchSpans?: number;
   synchronous?: 'NORMAL' | 'FULL';

@@ -6,7 +6,8 @@
 // with Retry-After or a RESOURCE_EXHAUSTED with RetryInfo, counted in /metrics; every acknowledged span is stored.
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { FloodBatches, floodGrpc, floodHttp, sampleRss, statusMiB } from '../bench/flood-load.js';
+import { FloodBatches, floodGrpc, floodHttp } from '../bench/flood-load.js';
+import { sampleRss, statusMiB } from '../bench/process-memory.js';
 import type { ToolsResponse } from '../src/index.js';
 import { BACKENDS } from './backends.js';
 import { servedCollectors } from './served.js';

@@ -9,7 +9,8 @@ import { connect } from 'node:http2';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { sendCompressed, statusMiB } from '../bench/flood-load.js';
+import { sendCompressed } from '../bench/flood-load.js';
+import { statusMiB } from '../bench/process-memory.js';
 import { servedCollectors } from './served.js';
 
 const TOKEN = 'grpc-memory-token-123456';

@@ -44,6 +44,23 @@ export function resolveToken(
   return { ok: true, token: env.TOOLSCOPE_TOKEN || undefined };
 }
 
+/** The token of `serve`, checked against where its ports are published. */
+export function serveToken(
+  token: unknown,
+  tokenFile: unknown,
+  env: NodeJS.ProcessEnv,
+): TokenSource {
+  const source = resolveToken(
+    {
+      token: typeof token === 'string' ? token : undefined,
+      'token-file': typeof tokenFile === 'string' ? tokenFile : undefined,
+    },
+    env,
+  );
+  const published = source.ok ? publishProblem(env, source.token) : undefined;
+  return published ? { ok: false, message: published } : source;
+}
+
 /**
  * TOOLSCOPE_PUBLISH_ADDRESS is where a container's ports are published (docker-compose.yml sets it): inside the
  * container the collector listens on every interface of the container's network, so --host says nothing about

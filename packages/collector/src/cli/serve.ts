@@ -8,6 +8,7 @@ import { randomHashKey } from '../ingest/content-policy.js';
 import { createLogger, logLevelSchema, logProcessWarnings } from '../ops/logger.js';
 import { redactDbUrl } from '../storage/open.js';
 import type { CliIo } from './io.js';
+import { boundFlags, boundOptions } from './serve-bounds.js';
 import {
   DEFAULT_GRPC_PORT,
   type GrpcOutcome,
@@ -16,7 +17,7 @@ import {
   startServing,
   startupText,
 } from './serve-start.js';
-import { publishProblem, resolveToken } from './serve-token.js';
+import { serveToken } from './serve-token.js';
 
 export const SERVE_USAGE = `Usage: toolscope serve [options]
 
@@ -39,17 +40,14 @@ Options:
   --capture-content  keep other instrumentations' tool arguments and results, redacted (default: drop
                      them once hashed; or set TOOLSCOPE_CAPTURE_CONTENT=true)
   --retention AGE    delete data older than AGE, e.g. 7d, 24h (default: keep everything)
-  --token TOKEN      require "Authorization: Bearer TOKEN" on every route; local users can read a
-                     command line, so prefer --token-file or TOOLSCOPE_TOKEN
-  --token-file PATH  the token, read from a file (or set TOOLSCOPE_TOKEN_FILE)
+  --token TOKEN      require "Authorization: Bearer TOKEN" on every route (local users read command lines:
+                     prefer --token-file PATH, TOOLSCOPE_TOKEN_FILE or TOOLSCOPE_TOKEN)
   --max-body-mb N    largest accepted body after decompression, in MiB (default 16)
   --max-inflight-mb N   request bodies held in memory at once, received plus inflated, in MiB;
                      beyond it ingest answers 429 (default 64, or an eighth of the memory limit)
   --max-pending-spans N   spans accepted but not yet committed; beyond it ingest answers 429
                      (default 200000, or 80 per MiB of the memory limit)
-  --memory-limit-mib N   resident memory the collector stays within; past four fifths of it ingest
-                     answers 429 / RESOURCE_EXHAUSTED with a retry hint (default 200, or set
-                     TOOLSCOPE_MEMORY_LIMIT_MIB; 0 turns the limit off)
+  --memory-limit-mib N   resident memory to stay within; past 4/5 ingest gets 429 (default 200; 0: none)
   --log-level LEVEL  JSON log lines on stdout from this level: fatal, error, warn, info (default), debug,
                      trace or silent
   --sync MODE        SQLite synchronous mode: normal (survives a process kill) or full (also power loss)
@@ -98,14 +96,7 @@ const serveFlagsSchema = z.object({
     })
     .optional(),
   token: z.string().min(8, 'use at least 8 characters').optional(),
-  'max-body-mb': z.coerce.number().min(0.001).max(1024).default(16),
-  'max-inflight-mb': z.coerce.number().min(0.001).max(65_536).optional(),
-  'max-pending-spans': z.coerce.number().int().min(1).max(100_000_000).optional(),
-  'memory-limit-mib': z.coerce
-    .number()
-    .int()
-    .refine((n) => n === 0 || (n >= 64 && n <= 1_048_576), 'use 0 (no limit) or 64 to 1048576')
-    .default(200),
+  ...boundFlags,
   sync: z.enum(['normal', 'full']).default('normal'),
   'log-level': logLevelSchema.default('info'),
   'alert-webhook': z.url({ protocol: /^https?$/ }).optional(),
@@ -177,10 +168,7 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
     return 0;
   }
   const { help: _help, 'token-file': tokenFile, ...flags } = values;
-  const token = resolveToken(
-    { token: flags.token as string | undefined, 'token-file': tokenFile as string | undefined },
-    io.env,
-  );
+  const token = serveToken(flags.token, tokenFile, io.env);
   if (!token.ok) {
     io.err(`toolscope serve: ${token.message}\n`);
     return 2;
@@ -200,11 +188,6 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
     return 2;
   }
   const f = parsed.data;
-  const published = publishProblem(io.env, f.token);
-  if (published) {
-    io.err(`toolscope serve: ${published}\n`);
-    return 2;
-  }
   const loopback = f.host === '127.0.0.1' || f.host === 'localhost' || f.host === '::1';
   if (!loopback && !f.token) {
     io.err(
@@ -234,12 +217,7 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
       captureContent: f['capture-content'],
       token: f.token,
       retentionMs: f.retention,
-      maxBodyBytes: Math.round(f['max-body-mb'] * 1024 * 1024),
-      ...(f['max-inflight-mb'] !== undefined
-        ? { maxInflightBytes: Math.round(f['max-inflight-mb'] * 1024 * 1024) }
-        : {}),
-      ...(f['max-pending-spans'] !== undefined ? { maxPendingSpans: f['max-pending-spans'] } : {}),
-      memoryLimitBytes: f['memory-limit-mib'] * 1024 * 1024,
+      ...boundOptions(f),
       synchronous: f.sync === 'full' ? 'FULL' : 'NORMAL',
       alertWebhook: f['alert-webhook'],
       thresholds: {
