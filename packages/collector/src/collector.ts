@@ -210,6 +210,7 @@ export async function startCollector(options: CollectorOptions): Promise<Collect
           queue,
           metrics,
           content,
+          onError: (error) => log.error({ cause: causeOf(error) }, 'OTLP/gRPC export failed'),
         }).catch(abandon);
   const address = await app
     .listen({ host: options.host ?? '127.0.0.1', port: options.port ?? 4318 })

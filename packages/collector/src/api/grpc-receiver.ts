@@ -46,6 +46,8 @@ export type GrpcReceiverOptions = IntakeOptions & {
   retryAfterSeconds: number;
   token: TokenCheck | undefined;
   memory?: MemoryLimiter | undefined;
+  /** Told of a call that failed unexpectedly (answered INTERNAL), to log it with its cause. */
+  onError?: (error: unknown) => void;
 };
 
 export type GrpcReceiver = { port: number; close(): Promise<void> };
@@ -80,7 +82,10 @@ export async function startGrpcReceiver(o: GrpcReceiverOptions): Promise<GrpcRec
   });
   server.on('stream', (stream, headers) => {
     stream.on('error', () => stream.destroy());
-    void exportCall(stream, headers, o);
+    exportCall(stream, headers, o).catch((error: unknown) => {
+      o.onError?.(error);
+      answerStatus(stream, GRPC_STATUS.INTERNAL, 'internal error');
+    });
   });
   const port = await new Promise<number>((resolve, reject) => {
     server.once('error', (error: NodeJS.ErrnoException) =>
