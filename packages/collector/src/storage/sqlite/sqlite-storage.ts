@@ -13,6 +13,7 @@ import { sqlReaders } from '../sql/readers.js';
 import { planWrite } from '../write-plan.js';
 import { BlockWriter } from './block-writer.js';
 import { Checkpointer, WRITER_AUTOCHECKPOINT_PAGES } from './checkpointer.js';
+import { sqliteMemory } from './memory-shares.js';
 import { eluReadings, PackBalance } from './pack-balance.js';
 import { sqliteReadDb, tuneConnection } from './read-db.js';
 import { readerThread } from './reader-thread.js';
@@ -30,6 +31,8 @@ export type SqliteOptions = ReadSettingsOptions & {
   thresholds?: Partial<LoopThresholds>;
   /** Told of stored values a read could not use (left out of its answer). */
   onDamage?: (what: string) => void;
+  /** The collector's memory limit: page caches and the writer's heap are sized from it (memory-shares.ts). */
+  memoryLimitBytes?: number | undefined;
 };
 
 /** How often the checkpointer thread copies the WAL into the database file. */
@@ -42,7 +45,8 @@ export function openSqliteStorage(path: string, options: SqliteOptions = {}): St
   db.pragma('page_size = 8192');
   db.pragma('journal_mode = WAL');
   db.pragma(`synchronous = ${options.synchronous ?? 'NORMAL'}`);
-  tuneConnection(db);
+  const shares = sqliteMemory(options.memoryLimitBytes);
+  tuneConnection(db, shares.cacheKiB);
   migrate(db);
   const threaded = !memory && options.writerThread !== false;
   const thresholds = options.thresholds ?? {};
@@ -68,11 +72,11 @@ export function openSqliteStorage(path: string, options: SqliteOptions = {}): St
       );
   if (checkpointer && !threaded) db.pragma(`wal_autocheckpoint = ${WRITER_AUTOCHECKPOINT_PAGES}`);
   const inProcess = threaded ? undefined : new BlockWriter(db, createLoopDetection(thresholds));
-  const thread = threaded ? new WriterThread(path, synchronous, thresholds) : undefined;
+  const thread = threaded ? new WriterThread(path, synchronous, thresholds, shares) : undefined;
   const readsOnThread = !memory && options.readerThread !== false;
   const onDamage =
     options.onDamage ?? ((what: string) => process.emitWarning(`toolscope: ${what}`));
-  const reads = readsOnThread ? readerThread(path, onDamage) : undefined;
+  const reads = readsOnThread ? readerThread(path, onDamage, shares.cacheKiB) : undefined;
   const reader: SpanReader & RecoveryReader = reads ?? sqlReaders(sqliteReadDb(db, onDamage));
   const balance = thread && new PackBalance(eluReadings(() => thread.utilization()));
   return {
