@@ -70,6 +70,11 @@ export class WriteQueue<B = WriteBatch> {
     return this.#pendingSpans;
   }
 
+  /** Whether any batch but a lone one would be refused now: receivers refuse before reading, not after decoding. */
+  get full(): boolean {
+    return this.#pendingSpans >= this.#opts.maxPendingSpans;
+  }
+
   /**
    * Processes spans into a batch and queues it for the next commit, or refuses (without processing them) when
    * the queue is full or closing.

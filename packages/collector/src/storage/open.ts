@@ -25,6 +25,8 @@ export type BackendOptions = ReadSettingsOptions & {
   log?: PgLog;
   /** Told of stored values a read could not use (left out of its answer). */
   onDamage?: (what: string) => void;
+  /** SQLite: the collector's memory limit, which its page caches and writer thread are sized from. */
+  memoryLimitBytes?: number | undefined;
 };
 
 export function isPostgresUrl(db: string): boolean {
@@ -55,5 +57,6 @@ export async function openBackend(db: string, options: BackendOptions): Promise<
     ...(options.rememberReadSettings ? { rememberReadSettings: true } : {}),
     ...(options.recallReadSettings ? { recallReadSettings: true } : {}),
     ...(options.onDamage ? { onDamage: options.onDamage } : {}),
+    ...(options.memoryLimitBytes ? { memoryLimitBytes: options.memoryLimitBytes } : {}),
   });
 }

@@ -14,9 +14,10 @@ export type ReaderBody = { type: 'read'; method: ReadMethod; args: unknown[] } |
 export function readerThread(
   path: string,
   onDamage: (what: string) => void,
+  cacheKiB: number,
 ): SpanReader & RecoveryReader & { close(): Promise<void> } {
   const client = new ThreadClient<ReaderBody>(
-    () => startStorageWorker('reader-worker', { path }),
+    () => startStorageWorker('reader-worker', { path, cacheKiB }),
     (notice) => {
       if (notice.notice === 'damage' && typeof notice.what === 'string') onDamage(notice.what);
     },

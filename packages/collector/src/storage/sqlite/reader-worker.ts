@@ -7,14 +7,14 @@ import { sqliteReadDb, tuneConnection } from './read-db.js';
 import type { ReaderBody } from './reader-thread.js';
 import { failureReply, type ThreadReply } from './thread-client.js';
 
-type Init = { path: string };
+type Init = { path: string; cacheKiB: number };
 
 const init = workerData as Init;
 const port = parentPort;
 if (!port) throw new Error('reader-worker must run in a worker thread');
 
 const db = new Database(init.path);
-tuneConnection(db);
+tuneConnection(db, init.cacheKiB);
 // Damage found while reading goes to the main thread, which logs it.
 const damaged = (what: string) => port.postMessage({ notice: 'damage', what });
 const reader = sqlReaders(sqliteReadDb(db, damaged));

@@ -12,6 +12,7 @@ import { readerMethods } from '../span-reader.js';
 import { sqlReaders } from '../sql/readers.js';
 import { BlockWriter } from './block-writer.js';
 import { Checkpointer, WRITER_AUTOCHECKPOINT_PAGES } from './checkpointer.js';
+import { sqliteMemory } from './memory-shares.js';
 import { sqliteReadDb, tuneConnection } from './read-db.js';
 import { readerThread } from './reader-thread.js';
 import { migrate } from './schema.js';
@@ -28,6 +29,8 @@ export type SqliteOptions = ReadSettingsOptions & {
   readerThread?: boolean;
   /** Told of stored values a read could not use (left out of its answer). */
   onDamage?: (what: string) => void;
+  /** The collector's memory limit: page caches and the writer's heap are sized from it (memory-shares.ts). */
+  memoryLimitBytes?: number | undefined;
 };
 
 /** How often the checkpointer thread copies the WAL into the database file. */
@@ -40,7 +43,8 @@ export function openSqliteStorage(path: string, options: SqliteOptions): Storage
   db.pragma('page_size = 8192');
   db.pragma('journal_mode = WAL');
   db.pragma(`synchronous = ${options.synchronous ?? 'NORMAL'}`);
-  tuneConnection(db);
+  const shares = sqliteMemory(options.memoryLimitBytes);
+  tuneConnection(db, shares.cacheKiB);
   migrate(db);
   const threaded = !memory && options.writerThread !== false;
   const settings = settingsOf(
@@ -70,11 +74,11 @@ export function openSqliteStorage(path: string, options: SqliteOptions): Storage
     : loadWriteStages(options.stages).then((stages) => new BlockWriter(db, stages));
   // A failure to build them fails every write (each awaits it), not the process.
   inProcess?.catch(() => {});
-  const thread = threaded ? new WriterThread(path, synchronous, options.stages) : undefined;
+  const thread = threaded ? new WriterThread(path, synchronous, options.stages, shares) : undefined;
   const readsOnThread = !memory && options.readerThread !== false;
   const onDamage =
     options.onDamage ?? ((what: string) => process.emitWarning(`toolscope: ${what}`));
-  const reads = readsOnThread ? readerThread(path, onDamage) : undefined;
+  const reads = readsOnThread ? readerThread(path, onDamage, shares.cacheKiB) : undefined;
   const reader: SpanReader & RecoveryReader = reads ?? sqlReaders(sqliteReadDb(db, onDamage));
   return {
     backend: 'sqlite',

@@ -3,6 +3,7 @@
 import type { WriteStagesSource } from '../batch-rows.js';
 import type { WriteOutcome } from '../contract.js';
 import type { WriteBatch } from '../write-batch.js';
+import type { SqliteMemory } from './memory-shares.js';
 import { startStorageWorker } from './storage-worker.js';
 import { ThreadClient } from './thread-client.js';
 
@@ -14,9 +15,22 @@ export type WriterBody =
 export class WriterThread {
   readonly #client: ThreadClient<WriterBody>;
 
-  constructor(path: string, synchronous: 'NORMAL' | 'FULL', stages: WriteStagesSource) {
+  constructor(
+    path: string,
+    synchronous: 'NORMAL' | 'FULL',
+    stages: WriteStagesSource,
+    memory: SqliteMemory,
+  ) {
+    const limits = {
+      maxYoungGenerationSizeMb: memory.writerYoungMb,
+      ...(memory.writerOldMb ? { maxOldGenerationSizeMb: memory.writerOldMb } : {}),
+    };
     this.#client = new ThreadClient(() =>
-      startStorageWorker('writer-worker', { path, synchronous, stages }),
+      startStorageWorker(
+        'writer-worker',
+        { path, synchronous, stages, cacheKiB: memory.cacheKiB },
+        limits,
+      ),
     );
   }
 
