@@ -21,3 +21,40 @@ export { mcpOutputAttributes } from './output-size.js';
 export { createRedactor, type Redactor } from './redact.js';
 export { schemaHashOf } from './schema-hash.js';
 export { PACKAGE_VERSION as INSTRUMENT_VERSION } from './version.js';
+// One span contract and one logical call for every producer (decisions 0046, 0047).
+export {
+  isTerminal,
+  type LogicalCall,
+  newLogicalCall,
+  nextLeg,
+  type TaskProgress,
+  taskPolled,
+  waitForInput,
+} from './logical-call.js';
+export {
+  echoedStateOf,
+  type Poll,
+  pollOf,
+  taskIdOf,
+  type Unfinished,
+  unfinishedOf,
+} from './mcp/answer.js';
+export { Parked, type ParkedEnd } from './parked.js';
+export {
+  brokenContractFailure,
+  type CallFailure,
+  rpcFailure,
+  setClient,
+  setDeclaration,
+  setFailure,
+  setInput,
+  setLogical,
+  setMcpCall,
+  setMcpResult,
+  setProxy,
+  setRequestIds,
+  type ToolDeclaration,
+  taskFailure,
+  toolErrorFailure,
+  UNKNOWN_TOOL,
+} from './span-contract.js';

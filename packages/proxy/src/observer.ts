@@ -2,13 +2,16 @@
 // opens a span per `tools/call` request and ends it with the upstream's answer, learns who is at either end from
 // `initialize` (in the stateless 2026-07-28 revision, from each request's `_meta` envelope and each answer's
 // `serverInfo`) and the contracts from `tools/list`. It never throws into the forwarding path.
+import {
+  echoedStateOf,
+  newLogicalCall,
+  taskIdOf,
+  unfinishedOf,
+} from '@toolscope/instrument/proxy-kit';
 import * as sc from '@toolscope/instrument/semconv';
+import { checkOutput, endUnanswered, endWithError, endWithResult } from './call-end.js';
 import {
   type CallContext,
-  checkOutput,
-  endUnanswered,
-  endWithError,
-  endWithResult,
   type OpenCall,
   parentOf,
   startCall,
@@ -18,7 +21,9 @@ import { enforcedResponse } from './enforce.js';
 import { readEnvelope, readInitialize, readServer } from './envelope.js';
 import { idKey, looksLikeJson, parseLine, type RpcMessage } from './jsonrpc.js';
 import { causeOf, type Logger } from './log.js';
+import type { LogicalCalls } from './logical-calls.js';
 import { mayBeWatched } from './method-filter.js';
+import type { ParentRef } from './otlp/proxy-span.js';
 import { formatTraceparent, nowNs } from './otlp/trace-context.js';
 import type { SessionTelemetry } from './telemetry.js';
 import type { ToolTable } from './tool-table.js';
@@ -27,7 +32,8 @@ import { withTraceparent } from './trace-meta.js';
 type Pending =
   | { kind: 'bootstrap' }
   | { kind: 'list'; firstPage: boolean }
-  | { kind: 'call'; call: OpenCall };
+  | { kind: 'call'; call: OpenCall }
+  | { kind: 'poll'; method: string; taskId: string; parent: ParentRef | undefined };
 
 /** Counts of what the proxy saw; malformed lines were forwarded all the same. */
 export type TrafficCounts = {
@@ -49,6 +55,8 @@ export type ObserverOptions = {
    * Without it, or once the traffic has a session, every call of the observer is the session's conversation.
    */
   conversationOf?: (meta: Record<string, unknown> | undefined) => string;
+  /** The proxy's calls waiting for a later leg or a poll (logical-calls.ts); without it each request is a call. */
+  calls?: LogicalCalls;
 };
 
 // Requests in flight per session, at most (the SDK's clients time a request out after 60 s).
@@ -159,6 +167,10 @@ export class McpObserver {
       u.request,
       this.#o.tools.get(u.request.tool),
     );
+    if (u.resumes !== undefined) {
+      call.logical = newLogicalCall();
+      call.logical.resumes = u.resumes;
+    }
     const prior = this.#pending.get(u.key);
     // A client that reuses an id in flight: the first call can no longer be matched to its answer.
     if (prior?.kind === 'call') endUnanswered(prior.call);
@@ -270,15 +282,47 @@ export class McpObserver {
       const startNs = nowNs();
       const meta = isRecord(m.params._meta) ? m.params._meta : undefined;
       const parent = parentOf(meta);
-      const ref = this.#o.telemetry.tracer().reserve(parent);
       const conversation = parent ? undefined : this.#sessionConversation(meta);
       // Passed on only where `_meta` has no conversation member at all: the client's own is never overwritten.
       this.#passOn = meta?.[sc.MCP_META_CONVERSATION_ID] === undefined ? conversation : undefined;
+      // A later leg of a multi round-trip call goes on under its first leg's span (logical-calls.ts).
+      const echoed = this.#o.calls ? echoedStateOf(m.params) : undefined;
+      let resumes: string | undefined;
+      if (echoed !== undefined && this.#o.calls) {
+        const leg = this.#o.calls.resume(
+          m.params.name,
+          m.params.arguments,
+          parent?.spanId ?? '',
+          echoed,
+        );
+        if (leg.call) {
+          this.#pending.set(key, { kind: 'call', call: leg.call });
+          calls?.push(key);
+          const context = leg.call.span.spanContext();
+          return formatTraceparent(context.traceId, context.spanId, context.traceFlags);
+        }
+        resumes = leg.stateHash;
+      }
+      const ref = this.#o.telemetry.tracer().reserve(parent);
       const request = { id: String(m.id), tool: m.params.name, args: m.params.arguments, meta };
-      this.#unopened.push({ key, opening: { parent, ref, startNs, conversation }, request });
+      this.#unopened.push({
+        key,
+        opening: { parent, ref, startNs, conversation },
+        resumes,
+        request,
+      });
       calls?.push(key);
       this.counts.calls++;
       return formatTraceparent(ref.traceId, ref.spanId, ref.flags);
+    } else if (
+      (m.method === sc.MCP_METHOD_TASKS_GET || m.method === sc.MCP_METHOD_TASKS_RESULT) &&
+      this.#o.calls
+    ) {
+      // A task's poll: counted for the call that created the task when its answer comes.
+      const taskId = taskIdOf(m.params);
+      const meta = isRecord(m.params?._meta) ? m.params._meta : undefined;
+      if (taskId)
+        this.#pending.set(key, { kind: 'poll', method: m.method, taskId, parent: parentOf(meta) });
     }
     return undefined;
   }
@@ -325,9 +369,29 @@ export class McpObserver {
       }
       return undefined;
     }
+    if (pending.kind === 'poll') {
+      if (m.kind === 'result') {
+        const { method, taskId, parent } = pending;
+        this.#o.calls?.answered(
+          method,
+          taskId,
+          m.result,
+          this.#o.context,
+          this.#o.telemetry.tracer(),
+          parent,
+        );
+      }
+      return undefined;
+    }
     const { call } = pending;
     if (m.kind === 'error') {
       endWithError(call, m.code, m.message);
+      return undefined;
+    }
+    // An answer that leaves the call open (input asked for, a task): its span waits for the next leg or poll.
+    const open = this.#o.calls ? unfinishedOf(m.result) : undefined;
+    if (open) {
+      this.#o.calls?.park(call, open);
       return undefined;
     }
     const broken = checkOutput(call, m.result);

@@ -1,18 +1,29 @@
-// The legs of a client's multi round-trip calls (2026-07-28, decision 0046). SDK v2's client answers an
+// The legs of a client's calls that ask for input (decision 0046). In 2026-07-28 SDK v2's client answers an
 // `input_required` answer itself (its registered elicitation, sampling and roots handlers) and sends the call again
-// through its internal codec, not through `client.request`: the instrumented `request` sees one call, and the
-// legs only pass its transport. So the transport is watched, for the clients that negotiated that revision: an
-// `input_required` answer to a leg of an open call starts a wait, and the `tools/call` that echoes its
-// `requestState` is the call's next leg.
-import { type LogicalCall, nextLeg, waitForInput } from '../logical-call.js';
+// through its internal codec, not through `client.request`: the instrumented `request` sees one call, and the legs
+// only pass its transport, which is watched for the clients that negotiated that revision (an `input_required`
+// answer to a leg of an open call starts a wait; the `tools/call` that echoes its `requestState` is the next leg).
+// On a 2025 connection the server asks with requests of its own (`elicitation/create`, …) inside the call: the
+// client's handlers of those are timed, and counted for the call when it is the client's only one open.
+import {
+  inputRound,
+  type LogicalCall,
+  newLogicalCall,
+  nextLeg,
+  waitForInput,
+} from '../logical-call.js';
 import { echoedStateOf } from './answer.js';
-import { isRecord } from './sdk-access.js';
+import { wrapRequestHandler } from './handlers.js';
+import { isRecord, type RawHandler } from './sdk-access.js';
+
+/** Requests a 2025-era server sends its client to ask for input. */
+const INPUT_METHODS = ['elicitation/create', 'sampling/createMessage', 'roots/list'] as const;
 
 type Send = (message: unknown, ...rest: unknown[]) => unknown;
 type OnMessage = (message: unknown, ...rest: unknown[]) => unknown;
 
-/** One open call of the client: the JSON-RPC ids of its legs so far, and its record. */
-export type ClientLegCall = { ids: string[]; logical: LogicalCall };
+/** One open call of the client: the JSON-RPC ids of its legs so far, and its record once it has one. */
+export type ClientLegCall = { ids: string[] | undefined; logical: LogicalCall | undefined };
 
 const watchedTransports = new WeakSet<object>();
 
@@ -20,19 +31,51 @@ const watchedTransports = new WeakSet<object>();
 export class ClientLegs {
   readonly #byId = new Map<string, ClientLegCall>();
   readonly #waiting = new Map<string, ClientLegCall>();
+  /** Calls open now, and the last one opened: the one a 2025-era input request belongs to when it is alone. */
+  #open = 0;
+  #last: ClientLegCall | undefined;
 
-  /** Follows a call whose first leg goes out under `id`. */
-  open(id: string, logical: LogicalCall): ClientLegCall {
-    const call = { ids: [id], logical };
-    this.#byId.set(id, call);
+  /** Follows a call whose first leg goes out under `id`; its legs on the transport only when `modern`. */
+  open(id: string, modern: boolean): ClientLegCall {
+    const call: ClientLegCall = { ids: undefined, logical: undefined };
+    if (modern) {
+      call.ids = [id];
+      call.logical = newLogicalCall();
+      this.#byId.set(id, call);
+    }
+    this.#open++;
+    this.#last = call;
     return call;
   }
 
   /** Forgets a call that has its final answer (or failed). */
   close(call: ClientLegCall): void {
-    for (const id of call.ids) this.#byId.delete(id);
-    if (call.logical.waitingSince !== undefined)
+    this.#open--;
+    if (this.#last === call) this.#last = undefined;
+    if (call.ids) for (const id of call.ids) this.#byId.delete(id);
+    if (call.logical?.waitingSince !== undefined)
       for (const [state, c] of this.#waiting) if (c === call) this.#waiting.delete(state);
+  }
+
+  /** Times the client's handlers of 2025-era input requests (once per client; `legacy` says the era now). */
+  watchInputHandlers(client: object, legacy: () => boolean): void {
+    for (const method of INPUT_METHODS)
+      wrapRequestHandler(client, method, (original: RawHandler) => {
+        const legs = this;
+        return function inputHandler(request: unknown, extra: unknown): unknown {
+          const call = legs.#open === 1 && legacy() ? legs.#last : undefined;
+          if (!call) return original(request, extra);
+          const since = performance.now();
+          const settle = () => {
+            call.logical ??= newLogicalCall();
+            inputRound(call.logical, performance.now() - since);
+          };
+          const out = original(request, extra);
+          if (out instanceof Promise) out.then(settle, settle);
+          else settle();
+          return out;
+        };
+      });
   }
 
   /** Watches `transport`'s messages (once per transport): answers that ask for input, and the legs that follow. */
@@ -62,9 +105,9 @@ export class ClientLegs {
     const result = message.result;
     if (result.resultType !== 'input_required') return;
     const call = this.#byId.get(String(message.id));
-    if (!call) return;
+    if (!call?.logical) return;
     const state = typeof result.requestState === 'string' ? result.requestState : '';
-    // The hash is only the server side's linking key; the client keeps the raw state to match its next leg.
+    // The hash is the server side's linking key; the client keeps the raw state to match its next leg.
     waitForInput(call.logical, '', performance.now());
     call.logical.awaits = undefined;
     this.#waiting.set(state, call);
@@ -75,11 +118,11 @@ export class ClientLegs {
     const state = echoedStateOf(isRecord(message.params) ? message.params : undefined);
     if (state === undefined) return;
     const call = this.#waiting.get(state);
-    if (!call) return;
+    if (!call?.logical) return;
     this.#waiting.delete(state);
     nextLeg(call.logical, performance.now());
     const id = String(message.id);
-    call.ids.push(id);
+    call.ids?.push(id);
     this.#byId.set(id, call);
   }
 }

@@ -7,7 +7,7 @@ import { readEnvConfig } from '../config.js';
 import type { ValidationIssue } from '../contract.js';
 import { ToolscopeError } from '../errors.js';
 import { createHasher, type Hasher } from '../hashing.js';
-import { type LogicalCall, newLogicalCall } from '../logical-call.js';
+import type { LogicalCall } from '../logical-call.js';
 import { createRedactor } from '../redact.js';
 import * as sc from '../semconv.js';
 import {
@@ -24,7 +24,7 @@ import {
 } from '../span-contract.js';
 import { type SafeSpan, startSafeSpanOf, withContext } from '../telemetry.js';
 import { outcomeOfPlainResult } from './call-result.js';
-import { type ClientLegCall, ClientLegs } from './client-legs.js';
+import { ClientLegs } from './client-legs.js';
 import { AdvertisedOutputs } from './client-outputs.js';
 import {
   type McpClientInstrumentationOptions,
@@ -93,6 +93,10 @@ export function instrumentMcpClient<C extends object>(
   };
   const outputs = new AdvertisedOutputs();
   const legs = new ClientLegs();
+  legs.watchInputHandlers(client, () => {
+    const era = saysVersion ? clientProtocolVersion(client) : negotiatedVersion;
+    return !isModernRevision(era);
+  });
   // `tools/call {tool}` made once per tool instead of a new string per call.
   const spanNames = new Map<string, string>();
   const spanNameOf = (tool: string): string => {
@@ -190,17 +194,15 @@ export function instrumentMcpClient<C extends object>(
     const spanContext = span.context;
     injectInto(meta, spanContext);
     // In 2026-07-28 the SDK sends the legs of a multi round-trip call itself: followed on the transport.
-    let legCall: ClientLegCall | undefined;
-    if (id !== undefined && isModernRevision(version)) {
-      legs.watch(transport);
-      legCall = legs.open(String(id), newLogicalCall());
-    }
+    const modern = id !== undefined && isModernRevision(version);
+    if (modern) legs.watch(transport);
+    const legCall = legs.open(String(id), modern);
     try {
       const result = await withContext(spanContext, () =>
         request.call(client, withMeta(message, params, meta), ...rest),
       );
       // Ended before the caller has the result: a flush right after the call exports it (decision 0047).
-      endWithResult(span, result, redact, toolName, outputs, hasherOf, legCall?.logical);
+      endWithResult(span, result, redact, toolName, outputs, hasherOf, legCall.logical);
       return result;
     } catch (error) {
       const code =
@@ -213,12 +215,12 @@ export function instrumentMcpClient<C extends object>(
         isRecord(error) && typeof error.code === 'number'
           ? setFailure({}, rpcFailure(code))
           : setFailure({}, { type: code });
-      if (legCall) setLogical(end, legCall.logical);
+      if (legCall.logical) setLogical(end, legCall.logical);
       span.setAttributes(end);
       span.end(error instanceof Error ? error.message : code);
       throw error;
     } finally {
-      if (legCall) legs.close(legCall);
+      legs.close(legCall);
     }
   };
   Object.defineProperty(client, 'request', { configurable: true, writable: true, value: patched });

@@ -8,7 +8,7 @@ import { newLogicalCall } from '../logical-call.js';
 import * as sc from '../semconv.js';
 import { rpcFailure, setDeclaration, setInput, UNKNOWN_TOOL } from '../span-contract.js';
 import { startSafeSpanOf, withContext } from '../telemetry.js';
-import { echoedStateOf, unfinishedOf } from './answer.js';
+import { unfinishedOf } from './answer.js';
 import { callStartAttributes, setCallAttributes } from './call-attributes.js';
 import { takeInputRounds } from './input-rounds.js';
 import { endPlainCall, endPlainFailure, type PlainEnd } from './plain-finish.js';
@@ -33,7 +33,7 @@ export function plainToolsCall(state: ServerState, isDefined: (name: string) => 
       const e = decodeExtra(extra);
       const args = params?.arguments;
       // A later leg of a multi round-trip call: its span is the one its first leg opened, when this process has it.
-      const echoed = echoedStateOf(params);
+      const echoed = e.echoedState;
       let resumes: string | undefined;
       if (echoed !== undefined) {
         const leg = resumeLeg(state, name, args, parentSpanIdOf(e.meta), echoed);
