@@ -9,19 +9,6 @@ export { exceptionAttributes } from './exception.js';
 export { fingerprint } from './fingerprint.js';
 export { createHasher, type Hasher } from './hashing.js';
 export { compileSchemaCheck, type SchemaCheck } from './json-schema-check.js';
-export { outcomeOfPlainResult, type ToolOutcome } from './mcp/call-result.js';
-export {
-  type SdkValidation,
-  sdkValidationOfResult,
-  sdkValidationOfText,
-} from './mcp/sdk-validation.js';
-export { mcpOutputFacts } from './output-facts.js';
-export { mcpOutputHash } from './output-hash.js';
-export { mcpOutputAttributes } from './output-size.js';
-export { createRedactor, type Redactor } from './redact.js';
-export { schemaHashOf } from './schema-hash.js';
-export { PACKAGE_VERSION as INSTRUMENT_VERSION } from './version.js';
-// One span contract and one logical call for every producer (decisions 0046, 0047).
 export {
   isTerminal,
   type LogicalCall,
@@ -39,7 +26,18 @@ export {
   type Unfinished,
   unfinishedOf,
 } from './mcp/answer.js';
+export { outcomeOfPlainResult, type ToolOutcome } from './mcp/call-result.js';
+export {
+  type SdkValidation,
+  sdkValidationOfResult,
+  sdkValidationOfText,
+} from './mcp/sdk-validation.js';
+export { mcpOutputFacts } from './output-facts.js';
+export { mcpOutputHash } from './output-hash.js';
+export { mcpOutputAttributes } from './output-size.js';
 export { Parked, type ParkedEnd } from './parked.js';
+export { createRedactor, type Redactor } from './redact.js';
+export { schemaHashOf } from './schema-hash.js';
 export {
   brokenContractFailure,
   type CallFailure,
@@ -58,3 +56,4 @@ export {
   toolErrorFailure,
   UNKNOWN_TOOL,
 } from './span-contract.js';
+export { PACKAGE_VERSION as INSTRUMENT_VERSION } from './version.js';
