@@ -10,6 +10,7 @@ export { fingerprint } from './fingerprint.js';
 export { createHasher, type Hasher } from './hashing.js';
 export { compileSchemaCheck, type SchemaCheck } from './json-schema-check.js';
 export {
+  inputRound,
   isTerminal,
   type LogicalCall,
   newLogicalCall,

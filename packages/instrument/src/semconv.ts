@@ -175,6 +175,15 @@ export const INSTRUMENTATION_SCOPE = '@toolscope/instrument' as const;
 export const MCP_METHOD_TOOLS_CALL = 'tools/call' as const;
 /** A task's poll (Tasks extension `io.modelcontextprotocol/tasks`); also the span name of a poll seen alone. */
 export const MCP_METHOD_TASKS_GET = 'tasks/get' as const;
+/**
+ * What a server asks its client for input with: requests of its own on a 2025 connection, requests embedded in an
+ * `input_required` answer in 2026-07-28.
+ */
+export const MCP_INPUT_METHODS = [
+  'elicitation/create',
+  'sampling/createMessage',
+  'roots/list',
+] as const;
 /** The 2025-11-25 Tasks extension's fetch of a finished task's result. */
 export const MCP_METHOD_TASKS_RESULT = 'tasks/result' as const;
 export const MCP_META_CONVERSATION_ID = 'toolscope.dev/conversation-id' as const;

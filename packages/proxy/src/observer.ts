@@ -4,6 +4,7 @@
 // `serverInfo`) and the contracts from `tools/list`. It never throws into the forwarding path.
 import {
   echoedStateOf,
+  inputRound,
   newLogicalCall,
   taskIdOf,
   unfinishedOf,
@@ -59,6 +60,10 @@ export type ObserverOptions = {
   calls?: LogicalCalls;
 };
 
+const INPUT_METHODS: ReadonlySet<string> = new Set(sc.MCP_INPUT_METHODS);
+// Input requests the client has not answered yet, at most (a client that never answers must not grow the map).
+const MAX_ASKED = 256;
+
 // Requests in flight per session, at most (the SDK's clients time a request out after 60 s).
 const MAX_PENDING = 10_000;
 
@@ -73,6 +78,8 @@ export class McpObserver {
   #conversationOf: ObserverOptions['conversationOf'];
   /** The conversation the last `tools/call` read passes on to the upstream in `_meta` (none: it has its own). */
   #passOn: string | undefined;
+  /** Input the upstream asked the client for inside a call (a 2025 session), by the request's id, until answered. */
+  readonly #asked = new Map<string, { call: OpenCall; since: number }>();
   readonly counts: TrafficCounts = {
     calls: 0,
     malformedFromClient: 0,
@@ -115,6 +122,7 @@ export class McpObserver {
    * calls the line carries are added to `calls` when given (an HTTP request ends only its own calls).
    */
   fromClient(line: Buffer, calls?: string[]): Buffer {
+    if (this.#asked.size > 0) this.#inputAnswered(line);
     if (!mayBeWatched(line)) {
       if (line.length > 0 && !looksLikeJson(line)) this.#malformed('client');
       return line;
@@ -346,7 +354,11 @@ export class McpObserver {
         );
       return undefined;
     }
-    if ((m.kind !== 'result' && m.kind !== 'error') || m.id === null) return undefined;
+    if (m.kind === 'request') {
+      this.#inputAsked(m.id, m.method);
+      return undefined;
+    }
+    if (m.id === null) return undefined;
     const key = idKey(m.id);
     const pending = this.#pending.get(key);
     if (!pending) return undefined;
@@ -401,6 +413,40 @@ export class McpObserver {
       return enforcedResponse(m.id, call.tool, broken);
     }
     return undefined;
+  }
+
+  /**
+   * The upstream asks the client for input while a call is open (a 2025 session, where the SDK's shim or the
+   * handler sends `elicitation/create` and the like inside the `tools/call`): a round of that call when it is the
+   * session's only one in flight (the request does not say which call it serves).
+   */
+  #inputAsked(id: string | number, method: string): void {
+    if (!this.#o.calls || !INPUT_METHODS.has(method)) return;
+    let call: OpenCall | undefined;
+    for (const p of this.#pending.values()) {
+      if (p.kind !== 'call') continue;
+      if (call) return;
+      call = p.call;
+    }
+    if (!call) return;
+    if (this.#asked.size >= MAX_ASKED) this.#asked.clear();
+    this.#asked.set(idKey(id), { call, since: performance.now() });
+  }
+
+  /** The client's answer to an input request: the round's wait counted for its call. */
+  #inputAnswered(line: Buffer): void {
+    try {
+      for (const m of parseLine(line.toString('utf8')) ?? []) {
+        if ((m.kind !== 'result' && m.kind !== 'error') || m.id === null) continue;
+        const asked = this.#asked.get(idKey(m.id));
+        if (!asked) continue;
+        this.#asked.delete(idKey(m.id));
+        asked.call.logical ??= newLogicalCall();
+        inputRound(asked.call.logical, performance.now() - asked.since);
+      }
+    } catch (error) {
+      this.#unreadable('client', error);
+    }
   }
 
   /** The protocol version `initialize` agreed on (`server/discover` answers with the versions it supports). */

@@ -12,12 +12,10 @@ import {
   nextLeg,
   waitForInput,
 } from '../logical-call.js';
+import { MCP_INPUT_METHODS } from '../semconv.js';
 import { echoedStateOf } from './answer.js';
 import { wrapRequestHandler } from './handlers.js';
 import { isRecord, type RawHandler } from './sdk-access.js';
-
-/** Requests a 2025-era server sends its client to ask for input. */
-const INPUT_METHODS = ['elicitation/create', 'sampling/createMessage', 'roots/list'] as const;
 
 type Send = (message: unknown, ...rest: unknown[]) => unknown;
 type OnMessage = (message: unknown, ...rest: unknown[]) => unknown;
@@ -59,7 +57,7 @@ export class ClientLegs {
 
   /** Times the client's handlers of 2025-era input requests (once per client; `legacy` says the era now). */
   watchInputHandlers(client: object, legacy: () => boolean): void {
-    for (const method of INPUT_METHODS)
+    for (const method of MCP_INPUT_METHODS)
       wrapRequestHandler(client, method, (original: RawHandler) => {
         const legs = this;
         return function inputHandler(request: unknown, extra: unknown): unknown {

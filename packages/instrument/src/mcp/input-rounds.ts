@@ -3,13 +3,9 @@
 // related to the `tools/call` being served and waits for its answer. Those requests are followed here, so the
 // call's span counts them as legs and their time as input wait, as a 2026-07-28 call's separate legs are.
 import { inputRound, type LogicalCall, newLogicalCall } from '../logical-call.js';
+import { MCP_INPUT_METHODS } from '../semconv.js';
 
-/** Server-to-client requests that ask the client for input. */
-const INPUT_METHODS: ReadonlySet<string> = new Set([
-  'elicitation/create',
-  'sampling/createMessage',
-  'roots/list',
-]);
+const INPUT_METHODS: ReadonlySet<string> = new Set(MCP_INPUT_METHODS);
 
 /** The input requests of one `tools/call` in flight: concurrent ones (one round) count once. */
 type Rounds = { logical: LogicalCall; open: number; since: number };

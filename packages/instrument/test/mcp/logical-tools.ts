@@ -15,7 +15,8 @@ export const MODERN = '2026-07-28';
 export const ANSWER_MS = 40;
 /** The task server's poll interval, and how many polls a report takes to complete. */
 export const POLL_MS = 25;
-export const POLLS_TO_COMPLETE = 4;
+// More polls than the collector's polling threshold (5): were each poll read as a call, it would be flagged.
+export const POLLS_TO_COMPLETE = 6;
 
 const timeSchema = z.object({ time: z.string() });
 const TASKS = 'io.modelcontextprotocol/tasks';
@@ -59,6 +60,12 @@ export function logicalServer(instrument: (server: McpServer) => McpServer = (s)
         });
       return { content: [{ type: 'text', text: `booked ${day} at ${answer.time}` }] };
     },
+  );
+  // A plain tool, for a loop the collector must flag beside the calls it must not.
+  server.registerTool(
+    'look',
+    { description: 'Free tables on a day', inputSchema: z.object({ day: z.string() }) },
+    async ({ day }) => ({ content: [{ type: 'text', text: `no free table on ${day}` }] }),
   );
   server.registerTool(
     'report',
