@@ -20,8 +20,8 @@ import { isRecord, type RawHandler } from './sdk-access.js';
 type Send = (message: unknown, ...rest: unknown[]) => unknown;
 type OnMessage = (message: unknown, ...rest: unknown[]) => unknown;
 
-/** One open call of the client: the JSON-RPC ids of its legs so far, and its record once it has one. */
-export type ClientLegCall = { ids: string[] | undefined; logical: LogicalCall | undefined };
+/** One open 2026-07-28 call of the client: the JSON-RPC ids of its legs so far, and its record. */
+export type ClientLegCall = { ids: string[]; logical: LogicalCall };
 
 const watchedTransports = new WeakSet<object>();
 
@@ -29,30 +29,41 @@ const watchedTransports = new WeakSet<object>();
 export class ClientLegs {
   readonly #byId = new Map<string, ClientLegCall>();
   readonly #waiting = new Map<string, ClientLegCall>();
-  /** Calls open now, and the last one opened: the one a 2025-era input request belongs to when it is alone. */
+  /** Calls open now, and the token of the last one opened: a 2025-era input request's call when it is alone. */
   #open = 0;
-  #last: ClientLegCall | undefined;
+  #token = 0;
+  #last = 0;
+  /** The rounds of input counted for the call of `token` (a 2025 connection). */
+  #rounds: { token: number; logical: LogicalCall } | undefined;
 
-  /** Follows a call whose first leg goes out under `id`; its legs on the transport only when `modern`. */
-  open(id: string, modern: boolean): ClientLegCall {
-    const call: ClientLegCall = { ids: undefined, logical: undefined };
-    if (modern) {
-      call.ids = [id];
-      call.logical = newLogicalCall();
-      this.#byId.set(id, call);
-    }
+  /** A call begins: its token, for `end` (no object made per call). */
+  begin(): number {
     this.#open++;
-    this.#last = call;
+    this.#last = ++this.#token;
+    return this.#last;
+  }
+
+  /** Follows, on the transport, the legs of a 2026-07-28 call whose first leg goes out under `id`. */
+  open(id: string): ClientLegCall {
+    const call: ClientLegCall = { ids: [id], logical: newLogicalCall() };
+    this.#byId.set(id, call);
     return call;
   }
 
-  /** Forgets a call that has its final answer (or failed). */
-  close(call: ClientLegCall): void {
+  /** A call has its final answer (or failed): what it went through, if anything. */
+  end(token: number, call: ClientLegCall | undefined): LogicalCall | undefined {
     this.#open--;
-    if (this.#last === call) this.#last = undefined;
-    if (call.ids) for (const id of call.ids) this.#byId.delete(id);
-    if (call.logical?.waitingSince !== undefined)
-      for (const [state, c] of this.#waiting) if (c === call) this.#waiting.delete(state);
+    if (this.#last === token) this.#last = 0;
+    if (call) {
+      for (const id of call.ids) this.#byId.delete(id);
+      if (call.logical.waitingSince !== undefined)
+        for (const [state, c] of this.#waiting) if (c === call) this.#waiting.delete(state);
+      return call.logical;
+    }
+    const rounds = this.#rounds;
+    if (rounds?.token !== token) return undefined;
+    this.#rounds = undefined;
+    return rounds.logical;
   }
 
   /** Times the client's handlers of 2025-era input requests (once per client; `legacy` says the era now). */
@@ -61,12 +72,12 @@ export class ClientLegs {
       wrapRequestHandler(client, method, (original: RawHandler) => {
         const legs = this;
         return function inputHandler(request: unknown, extra: unknown): unknown {
-          const call = legs.#open === 1 && legacy() ? legs.#last : undefined;
-          if (!call) return original(request, extra);
+          const token = legs.#open === 1 && legacy() ? legs.#last : 0;
+          if (token === 0) return original(request, extra);
           const since = performance.now();
           const settle = () => {
-            call.logical ??= newLogicalCall();
-            inputRound(call.logical, performance.now() - since);
+            if (legs.#rounds?.token !== token) legs.#rounds = { token, logical: newLogicalCall() };
+            inputRound(legs.#rounds.logical, performance.now() - since);
           };
           const out = original(request, extra);
           if (out instanceof Promise) out.then(settle, settle);
@@ -103,7 +114,7 @@ export class ClientLegs {
     const result = message.result;
     if (result.resultType !== 'input_required') return;
     const call = this.#byId.get(String(message.id));
-    if (!call?.logical) return;
+    if (!call) return;
     const state = typeof result.requestState === 'string' ? result.requestState : '';
     // The hash is the server side's linking key; the client keeps the raw state to match its next leg.
     waitForInput(call.logical, '', performance.now());
@@ -116,11 +127,11 @@ export class ClientLegs {
     const state = echoedStateOf(isRecord(message.params) ? message.params : undefined);
     if (state === undefined) return;
     const call = this.#waiting.get(state);
-    if (!call?.logical) return;
+    if (!call) return;
     this.#waiting.delete(state);
     nextLeg(call.logical, performance.now());
     const id = String(message.id);
-    call.ids?.push(id);
+    call.ids.push(id);
     this.#byId.set(id, call);
   }
 }

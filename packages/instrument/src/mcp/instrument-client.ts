@@ -196,15 +196,20 @@ export function instrumentMcpClient<C extends object>(
     // In 2026-07-28 the SDK sends the legs of a multi round-trip call itself: followed on the transport.
     const modern = id !== undefined && isModernRevision(version);
     if (modern) legs.watch(transport);
-    const legCall = legs.open(String(id), modern);
+    const token = legs.begin();
+    const legCall = modern ? legs.open(String(id)) : undefined;
+    let result: unknown;
     try {
-      const result = await withContext(spanContext, () =>
-        request.call(client, withMeta(message, params, meta), ...rest),
+      result = await withContext(
+        spanContext,
+        send,
+        request,
+        client,
+        withMeta(message, params, meta),
+        rest,
       );
-      // Ended before the caller has the result: a flush right after the call exports it (decision 0047).
-      endWithResult(span, result, redact, toolName, outputs, hasherOf, legCall.logical);
-      return result;
     } catch (error) {
+      const logical = legs.end(token, legCall);
       const code =
         isRecord(error) && typeof error.code === 'number'
           ? String(error.code)
@@ -215,16 +220,23 @@ export function instrumentMcpClient<C extends object>(
         isRecord(error) && typeof error.code === 'number'
           ? setFailure({}, rpcFailure(code))
           : setFailure({}, { type: code });
-      if (legCall.logical) setLogical(end, legCall.logical);
+      if (logical) setLogical(end, logical);
       span.setAttributes(end);
       span.end(error instanceof Error ? error.message : code);
       throw error;
-    } finally {
-      legs.close(legCall);
     }
+    // Ended before the caller has the result: a flush right after the call exports it (decision 0047).
+    const logical = legs.end(token, legCall);
+    endWithResult(span, result, redact, toolName, outputs, hasherOf, logical);
+    return result;
   };
   Object.defineProperty(client, 'request', { configurable: true, writable: true, value: patched });
   return client;
+}
+
+/** The SDK's own `request`, called as the caller called it (a function, not a closure made per call). */
+function send(request: RequestFn, client: object, message: unknown, rest: unknown[]) {
+  return request.call(client, message, ...rest);
 }
 
 function withMeta(
@@ -232,7 +244,10 @@ function withMeta(
   params: Record<string, unknown>,
   meta: Record<string, unknown>,
 ) {
-  if (Object.keys(meta).length > 0) params._meta = meta;
+  for (const _key in meta) {
+    params._meta = meta;
+    break;
+  }
   return { ...message, params };
 }
 
