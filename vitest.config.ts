@@ -11,6 +11,9 @@ export default defineConfig({
     // made the suite take the sum of its files); the tests wait on progress, not on wall-clock guesses.
     maxWorkers: 2,
     testTimeout: 20_000,
+    // `toolscope serve` from sources runs under tsx, whose loader threads take about 70 MiB more than the built
+    // collector the default memory limit (200 MiB) is for; the spawned collectors inherit this instead.
+    env: { TOOLSCOPE_MEMORY_LIMIT_MIB: '320' },
     hookTimeout: 30_000,
   },
 });

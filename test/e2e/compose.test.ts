@@ -45,6 +45,11 @@ const flagValue = (args: string[], flag: string) => {
   const i = args.indexOf(flag);
   return i >= 0 ? args[i + 1] : undefined;
 };
+/** A value as compose interpolates it: `${VAR}` and `${VAR:-default}` from `env` (what this file uses). */
+const interpolate = (value: string, env: Record<string, string> = {}) =>
+  value.replace(/\$\{(\w+)(?::-([^}]*))?\}/g, (_, name: string, fallback?: string) =>
+    env[name] ? env[name] : (fallback ?? ''),
+  );
 const healthPort = (s: Service) =>
   /127\.0\.0\.1:(\d+)\//.exec(s.healthcheck?.test.join(' ') ?? '')?.[1];
 
@@ -142,7 +147,25 @@ describe('docker-compose.yml', () => {
       expect(existsSync(join(ROOT, 'packages/collector', cmd[1] ?? ''))).toBe(true);
       const port = flagValue(cmd, '--port');
       const grpcPort = flagValue(cmd, '--grpc-port');
-      expect(c.ports).toEqual([`${port}:${port}`, `${grpcPort}:${grpcPort}`]);
+      // Published on loopback unless told otherwise, and the collector is told where (it refuses to start
+      // published wider without a token).
+      const published = (env: Record<string, string>) =>
+        (c.ports ?? []).map((p) => interpolate(p, env));
+      expect(published({})).toEqual([
+        `127.0.0.1:${port}:${port}`,
+        `127.0.0.1:${grpcPort}:${grpcPort}`,
+      ]);
+      const wide = { TOOLSCOPE_PUBLISH_ADDRESS: '0.0.0.0' };
+      expect(published(wide)).toEqual([
+        `0.0.0.0:${port}:${port}`,
+        `0.0.0.0:${grpcPort}:${grpcPort}`,
+      ]);
+      const collectorEnv = (env: Record<string, string>) =>
+        Object.fromEntries(
+          Object.entries(c.environment ?? {}).map(([k, v]) => [k, interpolate(v, env)]),
+        );
+      expect(collectorEnv({}).TOOLSCOPE_PUBLISH_ADDRESS).toBe('127.0.0.1');
+      expect(collectorEnv(wide).TOOLSCOPE_PUBLISH_ADDRESS).toBe('0.0.0.0');
       expect(healthPort(c)).toBe(port);
       // The same flags, on a free port and a temporary database, through the real CLI.
       const dir = mkdtempSync(join(tmpdir(), 'toolscope-compose-'));
@@ -161,9 +184,16 @@ describe('docker-compose.yml', () => {
       const healthPath = new URL(
         /fetch\('([^']+)'/.exec(c.healthcheck?.test.join(' ') ?? '')?.[1] ?? '',
       ).pathname;
+      const refused = start(
+        'packages/collector/src/cli/main.ts',
+        ['serve', ...args],
+        collectorEnv(wide),
+      );
+      expect(await refused.exited).toBe(2);
+      expect(refused.output()).toContain('beyond loopback: set a token');
       for (const token of ['', 'compose-token-123456']) {
         const proc = start('packages/collector/src/cli/main.ts', ['serve', ...args], {
-          TOOLSCOPE_TOKEN: token,
+          ...collectorEnv(token ? { ...wide, TOOLSCOPE_TOKEN: token } : {}),
         });
         const url = (await proc.waitFor(/listening on (\S+)/))[1] as string;
         expect((await fetch(`${url}${healthPath}`)).status, `token "${token}"`).toBe(200);
@@ -219,6 +249,21 @@ describe('docker-compose.yml', () => {
     },
     PROCESS_TEST_MS,
   );
+
+  it('captures no tool content by default: the demo records arguments and results only when asked', () => {
+    for (const name of ['orders-stable', 'orders-canary', 'agent']) {
+      const env = svc(name).environment ?? {};
+      expect(interpolate(env.TOOLSCOPE_CAPTURE_CONTENT ?? '', {}), name).toBe('false');
+      expect(
+        interpolate(env.TOOLSCOPE_CAPTURE_CONTENT ?? '', { TOOLSCOPE_CAPTURE_CONTENT: 'true' }),
+      ).toBe('true');
+    }
+    // Neither collector turns capture of other producers' content on.
+    for (const name of ['collector', 'collector-replica']) {
+      expect(svc(name).command ?? []).not.toContain('--capture-content');
+      expect(svc(name).environment ?? {}).not.toHaveProperty('TOOLSCOPE_CAPTURE_CONTENT');
+    }
+  });
 
   it('sets only environment variables that the code or the OTel SDK reads, pointing at real services', () => {
     const exporterEnv = exporterEnvSource();

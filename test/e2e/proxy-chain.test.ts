@@ -28,7 +28,8 @@ describe('the proxy in front of an instrumented server', () => {
       ...tsNode(`${ROOT}test/e2e/proxy-instrumented-upstream.ts`),
     ];
     const p = await throughProxy(upstream, {
-      flags: ['--otlp-endpoint', collector.url],
+      // The server flushes its own spans when stdin closes; on a loaded machine that outlasts the default 2 s.
+      flags: ['--otlp-endpoint', collector.url, '--exit-grace-ms', '30000'],
       env: { TOOLSCOPE_HASH_KEY: KEY, OTEL_EXPORTER_OTLP_ENDPOINT: collector.url },
     });
     await p.client.listTools();

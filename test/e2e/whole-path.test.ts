@@ -256,13 +256,13 @@ describe('agent → MCP server → collector → API, report and dashboard', () 
     const rates = Object.fromEntries(
       body.tools.map((t) => [t.name, [t.calls, t.errors, t.errorRate]]),
     );
-    // get_order: loop 3/3, repair 1/2, transient 0/1, canary 0/5, enum 3/3, cycle 0/3, poll 0/5;
-    // catalogue_list: rollout 0/10, old clients 4/4, cycle 0/3; order_intent: rejected 2/2, timeout 2/2,
-    // keyed 0/2, churn 4/4; order_history: flood 0/10.
+    // get_order: loop 3/3, repair 1/2, transient 0/1, canary 0/5, enum 3/3, cycle 0/3, poll 0/5, and the
+    // recovery scenes 8/10; catalogue_list: rollout 0/10, old clients 4/4, cycle 0/3, recovery 0/1;
+    // order_intent: rejected 2/2, timeout 2/2, keyed 0/2, churn 4/4, recovery 2/3; order_history: flood 0/10.
     expect(rates).toEqual({
-      get_order: [22, 7, 0.3182],
-      catalogue_list: [17, 4, 0.2353],
-      order_intent: [10, 8, 0.8],
+      get_order: [32, 15, 0.4688],
+      catalogue_list: [18, 4, 0.2222],
+      order_intent: [13, 10, 0.7692],
       list_catalogue: [1, 0, 0],
       order_history: [10, 0, 0],
     });

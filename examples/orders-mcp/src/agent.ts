@@ -10,10 +10,11 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { trace } from '@opentelemetry/api';
-import { instrumentMcpClient, MCP_META_IDEMPOTENCY_KEY } from '@toolscope/instrument';
+import { instrumentMcpClient } from '@toolscope/instrument';
 import { setupToolscope } from '@toolscope/instrument/setup';
 import { z } from 'zod';
-import { type Call, SCENES, type Scene } from './scenarios.js';
+import { type Player, playScene } from './play.js';
+import { SCENES } from './scenarios.js';
 import type { Variant } from './tools.js';
 
 const target = z.union([z.literal('stdio'), z.url({ protocol: /^https?$/ })]);
@@ -43,8 +44,7 @@ if (!parsed.success) {
 const opts = parsed.data;
 
 const sdk = setupToolscope({ serviceName: 'scripted-agent' });
-const tracer = trace.getTracer('scripted-agent');
-let conversation = '';
+const conversation = { id: '' };
 
 function transportFor(variant: Variant, where: string): Transport {
   if (where !== 'stdio') return new StreamableHTTPClientTransport(new URL(where));
@@ -61,7 +61,7 @@ function transportFor(variant: Variant, where: string): Transport {
 
 async function connect(variant: Variant, where: string): Promise<Client> {
   const client = instrumentMcpClient(new Client({ name: 'scripted-agent', version: '1.0.0' }), {
-    conversationId: () => conversation || undefined,
+    conversationId: () => conversation.id || undefined,
   });
   await client.connect(transportFor(variant, where));
   return client;
@@ -72,55 +72,17 @@ const clients: Record<Variant, Client> = {
   canary: await connect('canary', opts.canary),
 };
 
-type Envelope = { ok?: boolean; code?: string; issues?: { path: string }[] };
-const envelopeOf = (r: unknown): Envelope =>
-  (typeof r === 'object' && r !== null && 'structuredContent' in r
-    ? (r.structuredContent as Envelope)
-    : {}) ?? {};
-
-async function call(c: Call): Promise<Envelope> {
-  const result = await clients[c.server].callTool({
-    name: c.tool,
-    arguments: c.args,
-    ...(c.key ? { _meta: { [MCP_META_IDEMPOTENCY_KEY]: c.key } } : {}),
-  });
-  const env = envelopeOf(result);
-  const outcome = result.isError ? (env.code ?? 'ERROR') : 'ok';
-  process.stdout.write(`    ${c.server} ${c.tool} ${JSON.stringify(c.args)} → ${outcome}\n`);
-  return env;
-}
-
-async function play(scene: Scene): Promise<string[]> {
-  process.stdout.write(`▶ ${scene.title}\n`);
-  conversation = `conv-${scene.id}-${Date.now().toString(36)}`;
-  const traces: string[] = [];
-  for (const [i, turn] of scene.turns.entries()) {
-    if (i > 0 && scene.pauseMs) await new Promise((r) => setTimeout(r, scene.pauseMs));
-    if (i > 0 && scene.clientPerTurn)
-      conversation = `conv-${scene.id}-${i}-${Date.now().toString(36)}`;
-    await tracer.startActiveSpan(`agent.turn ${scene.id}`, async (span) => {
-      traces.push(span.spanContext().traceId);
-      try {
-        for (const c of turn) {
-          const env = await call(c);
-          if (scene.repair && env.code === 'INVALID_INPUT') {
-            const paths = (env.issues ?? []).map((x) => x.path);
-            await call({ ...c, args: scene.repair(c.args, paths) });
-          }
-        }
-      } finally {
-        span.end();
-      }
-    });
-  }
-  return traces;
-}
+const player: Player = {
+  clients,
+  tracer: trace.getTracer('scripted-agent'),
+  conversation,
+  onScene: (scene) => process.stdout.write(`▶ ${scene.title}\n`),
+  onCall: (c, outcome) =>
+    process.stdout.write(`    ${c.server} ${c.tool} ${JSON.stringify(c.args)} → ${outcome}\n`),
+};
 
 const manifest: Record<string, { conversationId: string; traceIds: string[] }> = {};
-for (const scene of SCENES) {
-  const traceIds = await play(scene);
-  manifest[scene.id] = { conversationId: conversation, traceIds };
-}
+for (const scene of SCENES) manifest[scene.id] = await playScene(scene, player);
 if (opts.manifest) writeFileSync(opts.manifest, `${JSON.stringify(manifest, null, 2)}\n`);
 
 await Promise.all([clients.stable.close(), clients.canary.close()]);

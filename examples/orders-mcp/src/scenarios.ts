@@ -1,5 +1,6 @@
 // What the scripted agent does, scene by scene, and which flag each scene must (or must not) produce. The
 // end-to-end test and `pnpm demo` both read EXPECTED_FLAGS, so the story and its checks cannot drift apart.
+import { RECOVERY_SCENES } from './recovery-scenes.js';
 import type { Variant } from './tools.js';
 
 export type Call = {
@@ -160,6 +161,8 @@ export const SCENES: Scene[] = [
       })),
     ],
   },
+  // What agents do after failed calls, with an exactly known mix (recovery-scenes.ts).
+  ...RECOVERY_SCENES,
 ];
 
 /** Every flag kind the story must produce, with its tool and, for retry loops, the scene it comes from. */

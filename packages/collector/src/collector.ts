@@ -3,7 +3,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { DestinationStream } from 'pino';
 import { startWebhook } from './alerts/webhook.js';
-import { buildApp, DEFAULT_INFLIGHT_BYTES } from './api/app.js';
+import { buildApp } from './api/app.js';
 import { tokenCheck } from './api/auth.js';
 import { startGrpcReceiver } from './api/grpc-receiver.js';
 import type { LoopThresholds } from './detection/index.js';
@@ -12,6 +12,7 @@ import type { DriftThresholds } from './detectors/drift.js';
 import { CollectorError } from './errors.js';
 import { BodyBudget } from './ingest/body-budget.js';
 import { createContentPolicy, randomHashKey } from './ingest/content-policy.js';
+import { ingestBounds, startMemoryLimiter } from './ingest/memory-limit.js';
 import { startRetention } from './ingest/retention.js';
 import { WriteQueue } from './ingest/write-queue.js';
 import { causeOf, createLogger, type LogLevel, onceEach } from './ops/logger.js';
@@ -31,10 +32,18 @@ export type CollectorOptions = {
   /** Delete data older than this many milliseconds. */
   retentionMs?: number | undefined;
   maxBodyBytes?: number;
-  /** Ingest bodies held in memory at once (as received plus inflated), beyond which ingest answers 429. */
-  maxInflightBytes?: number;
-  /** Spans accepted but not yet committed, beyond which ingest answers 429. */
-  maxPendingSpans?: number;
+  /**
+   * Ingest bodies held in memory at once (as received plus inflated), beyond which ingest answers 429 (default
+   * 64 MiB, less under a small memory limit: ingest/memory-limit.ts).
+   */
+  maxInflightBytes?: number | undefined;
+  /**
+   * Resident set the process should stay within, in bytes: past four fifths of it ingest answers 429 /
+   * RESOURCE_EXHAUSTED (docs/reliability.md). No limit when absent (`serve` passes its default, 200 MiB).
+   */
+  memoryLimitBytes?: number | undefined;
+  /** Spans accepted but not yet committed, beyond which ingest answers 429 (default 200,000, or fewer, as above). */
+  maxPendingSpans?: number | undefined;
   /** Most spans committed in one transaction. */
   maxBatchSpans?: number;
   synchronous?: 'NORMAL' | 'FULL';
@@ -96,6 +105,7 @@ export async function startCollector(options: CollectorOptions): Promise<Collect
       waitForDatabase: options.waitForDatabase ?? true,
       ...(options.statementTimeoutMs ? { statementTimeoutMs: options.statementTimeoutMs } : {}),
       onDamage: onceEach((what) => log.error({ damage: what }, 'stored data could not be read')),
+      ...(options.memoryLimitBytes ? { memoryLimitBytes: options.memoryLimitBytes } : {}),
       ...(options.poolSize ? { poolSize: options.poolSize } : {}),
       ...(options.synchronous ? { synchronous: options.synchronous } : {}),
       ...(options.thresholds ? { thresholds: options.thresholds } : {}),
@@ -104,9 +114,10 @@ export async function startCollector(options: CollectorOptions): Promise<Collect
       rememberReadSettings: true,
     }));
   const metrics = new CollectorMetrics();
+  const bounds = ingestBounds(options.memoryLimitBytes);
   let lastWriteFailed: string | undefined;
   const queue = new WriteQueue(storage, {
-    maxPendingSpans: options.maxPendingSpans ?? 200_000,
+    maxPendingSpans: options.maxPendingSpans ?? bounds.pendingSpans,
     maxBatchSpans: options.maxBatchSpans ?? 8192,
     maxInFlight: storage.concurrentWrites,
     observer: {
@@ -134,7 +145,10 @@ export async function startCollector(options: CollectorOptions): Promise<Collect
       },
     },
   });
-  const bodyBudget = new BodyBudget(options.maxInflightBytes ?? DEFAULT_INFLIGHT_BYTES);
+  const bodyBudget = new BodyBudget(options.maxInflightBytes ?? bounds.inflightBytes);
+  const memory = options.memoryLimitBytes
+    ? startMemoryLimiter({ limitBytes: options.memoryLimitBytes, budget: bodyBudget, queue, log })
+    : undefined;
   if (!options.hashKey) log.warn(NO_HASH_KEY_WARNING);
   const content = createContentPolicy({
     hashKey: options.hashKey ?? randomHashKey(),
@@ -146,6 +160,7 @@ export async function startCollector(options: CollectorOptions): Promise<Collect
     content,
     maxBodyBytes: options.maxBodyBytes ?? 16 * 1024 * 1024,
     bodyBudget,
+    memory,
     token: options.token,
     loggerInstance: log,
     metrics,
@@ -159,6 +174,7 @@ export async function startCollector(options: CollectorOptions): Promise<Collect
     version: COLLECTOR_VERSION,
   });
   metrics.observe(queue, bodyBudget, storage);
+  if (memory) metrics.observeMemory(memory);
   const retention = options.retentionMs
     ? startRetention(storage, queue, options.retentionMs, 60_000, (error) =>
         log.error(
@@ -172,6 +188,7 @@ export async function startCollector(options: CollectorOptions): Promise<Collect
     : undefined;
   // A start that fails closes what it opened (the pool's connections would keep the process alive).
   const abandon = async (error: unknown): Promise<never> => {
+    memory?.stop();
     retention?.stop();
     await webhook?.stop();
     await app.close();
@@ -187,11 +204,13 @@ export async function startCollector(options: CollectorOptions): Promise<Collect
           port: options.grpcPort,
           maxBodyBytes: options.maxBodyBytes ?? 16 * 1024 * 1024,
           budget: bodyBudget,
+          memory,
           retryAfterSeconds: 1,
           token: tokenCheck(options.token),
           queue,
           metrics,
           content,
+          onError: (error) => log.error({ cause: causeOf(error) }, 'OTLP/gRPC export failed'),
         }).catch(abandon);
   const address = await app
     .listen({ host: options.host ?? '127.0.0.1', port: options.port ?? 4318 })
@@ -210,6 +229,7 @@ export async function startCollector(options: CollectorOptions): Promise<Collect
     grpcPort: grpc?.port,
     close: () => {
       closing ??= (async () => {
+        memory?.stop();
         retention?.stop();
         await webhook?.stop();
         // Stop accepting connections first; requests in flight still get their answer.

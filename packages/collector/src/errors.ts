@@ -55,6 +55,11 @@ export const COLLECTOR_ERRORS = {
     rpc: RPC_CODE.RESOURCE_EXHAUSTED,
     message: 'Too many request bytes in flight; retry after the indicated delay',
   },
+  MEMORY_LIMIT: {
+    status: 429,
+    rpc: RPC_CODE.RESOURCE_EXHAUSTED,
+    message: 'The collector is over its memory limit; retry after the indicated delay',
+  },
   STORAGE_UNAVAILABLE: {
     status: 503,
     rpc: RPC_CODE.UNAVAILABLE,

@@ -43,6 +43,9 @@ describe('memory under hostile concurrency', () => {
       '32',
       '--max-pending-spans',
       '20000',
+      // The body budget alone is measured here; flood.test.ts measures the memory limit.
+      '--memory-limit-mib',
+      '0',
     ]);
     child = proc;
     const pid = proc.pid as number;

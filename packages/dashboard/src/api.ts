@@ -25,6 +25,12 @@ export function setToken(token: string): void {
   else sessionStorage.removeItem(TOKEN_KEY);
 }
 
+/** The authorization header of this session's token, for requests that do not go through getApi. */
+export function authHeaders(): Record<string, string> {
+  const token = sessionStorage.getItem(TOKEN_KEY);
+  return token ? { authorization: `Bearer ${token}` } : {};
+}
+
 export function hasToken(): boolean {
   return sessionStorage.getItem(TOKEN_KEY) !== null;
 }

@@ -72,13 +72,3 @@ export const href = {
   },
   search: (q: string) => `#/search?${new URLSearchParams({ q }).toString()}`,
 };
-
-/** An external link target from data: only http(s) URLs, anything else is shown as text. */
-export function safeExternalUrl(value: string): string | undefined {
-  try {
-    const u = new URL(value);
-    return u.protocol === 'http:' || u.protocol === 'https:' ? u.href : undefined;
-  } catch {
-    return undefined;
-  }
-}

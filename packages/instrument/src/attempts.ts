@@ -73,7 +73,8 @@ export async function attempts(
           ? { issues: toValidationIssues(out.issues) }
           : { reason: 'output_validation_crashed' }),
       });
-      return { result, replay: false, failedAttempts: i };
+      // The output that broke the contract: recorded (redacted) on the span when capture is on.
+      return { result, replay: false, failedAttempts: i, rawOutput: outcome.value };
     }
     if (outcome.kind === 'rejected') {
       const result = failure({

@@ -119,6 +119,12 @@ export const ATTR_TOOLSCOPE_OUTPUT_RESOURCE_LINKS = 'toolscope.output.resource_l
  * envelope of a `defineTool` call, `content` plus `structuredContent` of an MCP result. Equal results, equal hash.
  */
 export const ATTR_TOOLSCOPE_OUTPUT_HASH = 'toolscope.output.hash' as const;
+/**
+ * With content capture on, the output that broke the output contract (INVALID_OUTPUT), redacted as
+ * `gen_ai.tool.call.result` is: the caller got the envelope, so this is the only record of what the service
+ * answered, and what a regression fixture replays through today's output schema (docs/fixtures.md).
+ */
+export const ATTR_TOOLSCOPE_OUTPUT_REJECTED = 'toolscope.output.rejected' as const;
 
 /** Deprecation of a tool (`defineTool({ deprecated })`, MCP annotations or description), on every call span. */
 export const ATTR_TOOLSCOPE_DEPRECATED = 'toolscope.deprecated' as const;

@@ -13,7 +13,12 @@ import * as sc from './semconv.js';
 import { envelopeFailure, setFailure } from './span-contract.js';
 import type { SafeSpan } from './telemetry.js';
 
-type ExecutedLike = { result: ToolResult<unknown>; replay: boolean; error?: unknown };
+type ExecutedLike = {
+  result: ToolResult<unknown>;
+  replay: boolean;
+  error?: unknown;
+  rawOutput?: unknown;
+};
 
 /** Sets the end-of-call attributes (DESIGN.md §1) on the span. */
 export function recordResult(
@@ -40,7 +45,11 @@ export function recordResult(
   if (r.attempt !== firstAttempt) attributes[sc.ATTR_TOOLSCOPE_ATTEMPT] = r.attempt;
   if (executed.replay) attributes[sc.ATTR_TOOLSCOPE_IDEMPOTENT_REPLAY] = true;
   if (!r.ok) setFailure(attributes, envelopeFailure(r));
-  if (captureResult) attributes[sc.ATTR_GEN_AI_TOOL_CALL_RESULT] = captureResult(r.ok ? r.data : r);
+  if (captureResult) {
+    attributes[sc.ATTR_GEN_AI_TOOL_CALL_RESULT] = captureResult(r.ok ? r.data : r);
+    if (!r.ok && r.code === 'INVALID_OUTPUT' && executed.rawOutput !== undefined)
+      attributes[sc.ATTR_TOOLSCOPE_OUTPUT_REJECTED] = captureResult(executed.rawOutput);
+  }
   span.setAttributes(attributes);
 }
 

@@ -41,6 +41,7 @@ export async function main(argv: string[]): Promise<number> {
       log,
       enforceOutput: options.enforceOutput,
       drainTimeoutMs: options.drainTimeoutMs,
+      exitGraceMs: options.exitGraceMs,
       finish: flush,
     });
     const memory = process.memoryUsage();

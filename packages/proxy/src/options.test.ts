@@ -48,6 +48,13 @@ describe('parseProxyArgs', () => {
       parseProxyArgs(['--upstream', 'http://h/mcp', '--port', '1', '--drain-timeout-ms', '5']),
     ).toMatchObject({ ok: false, error: '--drain-timeout-ms applies to stdio mode only' });
     expect(
+      parseProxyArgs(['--upstream', 'http://h/mcp', '--port', '1', '--exit-grace-ms', '5']),
+    ).toMatchObject({ ok: false, error: '--exit-grace-ms applies to stdio mode only' });
+    expect(parseProxyArgs(['--exit-grace-ms', '9000', '--', 'srv'])).toMatchObject({
+      ok: true,
+      options: { exitGraceMs: 9000 },
+    });
+    expect(
       parseProxyArgs(['--upstream', 'http://h/mcp', '--port', '1', '--max-body-mb', '0']),
     ).toMatchObject({ ok: false, error: expect.stringContaining('max-body-mb') });
   });

@@ -19,6 +19,8 @@ Options:
 
 Stdio mode:
   --drain-timeout-ms N  after the client closes stdin, how long calls in flight may still take (default 30000)
+  --exit-grace-ms N     then how long the server may take to exit before SIGTERM, and after it before SIGKILL
+                        (default 2000; a server that flushes its own spans to a slow backend may need more)
 
 HTTP mode (docs/proxy.md, "A well-behaved local server", has each bound and check):
   --allowed-hosts LIST    Host names served besides localhost, 127.0.0.1, [::1] and --host; * for any
@@ -53,6 +55,7 @@ export const HTTP_DEFAULTS = {
   idleTimeoutMs: 10_000,
 } as const;
 export const DRAIN_TIMEOUT_MS = 30_000;
+export const EXIT_GRACE_MS = 2_000;
 const common = {
   otlpEndpoint: httpUrl.optional(),
   serviceName: z.string().min(1).max(256).optional(),
@@ -66,6 +69,7 @@ export const proxyOptionsSchema = z.discriminatedUnion('mode', [
     command: z.string().min(1),
     args: z.array(z.string()),
     drainTimeoutMs: count(0, 3_600_000).default(DRAIN_TIMEOUT_MS),
+    exitGraceMs: count(0, 600_000).default(EXIT_GRACE_MS),
     ...common,
   }),
   z.object({
@@ -126,6 +130,7 @@ export function parseProxyArgs(argv: string[]): ParsedArgs {
         'max-connections': { type: 'string' },
         'idle-timeout-ms': { type: 'string' },
         'drain-timeout-ms': { type: 'string' },
+        'exit-grace-ms': { type: 'string' },
         'log-level': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -166,6 +171,7 @@ export function parseProxyArgs(argv: string[]): ParsedArgs {
           command: child[0],
           args: child.slice(1),
           drainTimeoutMs: values['drain-timeout-ms'],
+          exitGraceMs: values['exit-grace-ms'],
           ...shared,
         };
   if (raw.mode === 'http' && child.length > 0)
@@ -177,7 +183,7 @@ export function parseProxyArgs(argv: string[]): ParsedArgs {
   if (raw.mode === 'stdio' && values.port !== undefined)
     return { ok: false, help: false, error: '--port needs --upstream' };
   const misplaced = Object.keys(values).find((k) =>
-    raw.mode === 'stdio' ? HTTP_ONLY.has(k) : k === 'drain-timeout-ms',
+    raw.mode === 'stdio' ? HTTP_ONLY.has(k) : k === 'drain-timeout-ms' || k === 'exit-grace-ms',
   );
   if (misplaced)
     return {

@@ -13,6 +13,7 @@ import {
 } from '../errors.js';
 import { BodyBudget } from '../ingest/body-budget.js';
 import { type ContentPolicy, defaultContentPolicy } from '../ingest/content-policy.js';
+import type { MemoryLimiter } from '../ingest/memory-limiter.js';
 import type { WriteQueue } from '../ingest/write-queue.js';
 import { CollectorMetrics } from '../ops/metrics.js';
 import { CONTENT_TYPES, statusBody } from '../otlp/responses.js';
@@ -20,9 +21,11 @@ import type { Storage } from '../storage/contract.js';
 import { tokenCheck } from './auth.js';
 import { registerContractRoutes } from './contract-routes.js';
 import { registerDetailRoutes } from './detail-routes.js';
+import { registerFixtureRoutes } from './fixture-routes.js';
 import { OPEN_ROUTES, type Readiness, registerOpsRoutes } from './ops-routes.js';
 import { BODIES_IN_FLIGHT, encodingOf, registerOtlpRoute, spreadRetryAfter } from './otlp-route.js';
 import { registerQueryRoutes } from './query-routes.js';
+import { registerRecoveryRoutes } from './recovery-routes.js';
 import { sendError } from './replies.js';
 import {
   isDashboardAsset,
@@ -41,6 +44,8 @@ export type AppOptions = {
   maxBodyBytes: number;
   /** Ingest bodies held in memory at once (received plus inflated); default 64 MiB. */
   bodyBudget?: BodyBudget;
+  /** Refuses ingest past the soft memory limit (--memory-limit-mib); no limit when absent. */
+  memory?: MemoryLimiter | undefined;
   token?: string | undefined;
   /** Folder of the built dashboard; defaults to the one built into this package. */
   dashboardDir?: string | undefined;
@@ -152,6 +157,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     queue: opts.queue,
     maxBodyBytes: opts.maxBodyBytes,
     budget,
+    memory: opts.memory,
     retryAfterSeconds,
     metrics,
     content: opts.content ?? defaultContentPolicy(),
@@ -164,6 +170,8 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   });
   registerDetailRoutes(app, opts.storage);
   registerContractRoutes(app, opts.storage);
+  registerFixtureRoutes(app, opts.storage);
+  registerRecoveryRoutes(app, opts.storage);
   registerOpsRoutes(app, {
     metrics,
     ready: opts.ready ?? (() => opts.storage.ready()),

@@ -1,19 +1,32 @@
 // OTLP/gRPC: opentelemetry.proto.collector.trace.v1.TraceService/Export on its own port (--grpc-port), with the
-// HTTP receiver's rules: the same token (as `authorization: Bearer` metadata), body cap and in-flight budget,
-// queue and acknowledgement after commit, and the status codes the OTLP specification gives for gRPC.
-// Messages stay raw bytes through grpc-js (it handles gzip): the HTTP receiver's protobuf decoder reads them.
-import * as grpc from '@grpc/grpc-js';
+// HTTP receiver's rules: the same token (as `authorization: Bearer` metadata), memory limit, body cap and
+// in-flight budget, queue and acknowledgement after commit, and the status codes the OTLP specification gives for
+// gRPC. Served on node:http2 rather than grpc-js's server, which reads and inflates every message before a
+// handler sees the call: here the token and the memory limit are checked on the headers, before a byte of the
+// message is read, and the message's declared length against the limit and the budget before it is buffered.
+import type { Http2Server, Http2Session, IncomingHttpHeaders, ServerHttp2Stream } from 'node:http2';
+import { createServer } from 'node:http2';
+import type { Socket } from 'node:net';
 import type { BodyBudget } from '../ingest/body-budget.js';
+import { inflateBounded } from '../ingest/bounded-inflate.js';
 import { type IntakeOptions, takeInDecoded } from '../ingest/intake.js';
+import type { MemoryLimiter } from '../ingest/memory-limiter.js';
 import { decodeProtobuf } from '../otlp/decode-proto.js';
 import { exportResponse, retryStatus } from '../otlp/responses.js';
 import type { TokenCheck } from './auth.js';
+import {
+  answerMessage,
+  answerStatus,
+  GRPC_STATUS,
+  type GrpcStatus,
+  readMessage,
+} from './grpc-wire.js';
 
 export const TRACE_EXPORT_PATH = '/opentelemetry.proto.collector.trace.v1.TraceService/Export';
 
 const raw = (b: Buffer) => b;
-/** The service with messages left as raw bytes; clients (tests) use the same definition. */
-export const TRACE_SERVICE: grpc.ServiceDefinition = {
+/** The service with messages left as raw bytes, for grpc-js clients (tests, the flood benchmark). */
+export const TRACE_SERVICE = {
   Export: {
     path: TRACE_EXPORT_PATH,
     requestStream: false,
@@ -23,7 +36,7 @@ export const TRACE_SERVICE: grpc.ServiceDefinition = {
     responseSerialize: raw,
     responseDeserialize: raw,
   },
-};
+} as const;
 
 export type GrpcReceiverOptions = IntakeOptions & {
   host: string;
@@ -32,22 +45,19 @@ export type GrpcReceiverOptions = IntakeOptions & {
   budget: BodyBudget;
   retryAfterSeconds: number;
   token: TokenCheck | undefined;
+  memory?: MemoryLimiter | undefined;
+  /** Told of a call that failed unexpectedly (answered INTERNAL), to log it with its cause. */
+  onError?: (error: unknown) => void;
 };
 
 export type GrpcReceiver = { port: number; close(): Promise<void> };
 
-type Reply = grpc.sendUnaryData<Buffer>;
-
-function refuse(callback: Reply, code: grpc.status, details: string, retrySeconds?: number): void {
-  const metadata = new grpc.Metadata();
-  if (retrySeconds !== undefined)
-    metadata.set('grpc-status-details-bin', retryStatus(code, details, retrySeconds));
-  callback({ code, details, metadata });
-}
+/** Streams one connection may have open at once; a client with more waits for one to finish. */
+const MAX_CONCURRENT_STREAMS = 128;
 
 /** A failed bind as the HTTP listener's error looks: the system's code (EADDRINUSE, EACCES), host and port. */
-function bindError(error: Error, host: string, port: number): Error {
-  const code = /\b(E[A-Z]+)\b/.exec(error.message)?.[1] ?? 'EBIND';
+function bindError(error: NodeJS.ErrnoException, host: string, port: number): Error {
+  const code = error.code ?? 'EBIND';
   return Object.assign(new Error(`cannot listen for OTLP/gRPC on ${host}:${port} (${code})`), {
     code,
     address: host,
@@ -56,98 +66,171 @@ function bindError(error: Error, host: string, port: number): Error {
   });
 }
 
-/** grpc-js's own verbosity: GRPC_VERBOSITY (or GRPC_NODE_VERBOSITY), else errors only. */
-function defaultVerbosity(): grpc.logVerbosity {
-  const named = (process.env.GRPC_NODE_VERBOSITY ?? process.env.GRPC_VERBOSITY ?? '').toUpperCase();
-  const levels: Record<string, grpc.logVerbosity> = {
-    DEBUG: grpc.logVerbosity.DEBUG,
-    INFO: grpc.logVerbosity.INFO,
-    NONE: grpc.logVerbosity.NONE,
-  };
-  return levels[named] ?? grpc.logVerbosity.ERROR;
+export async function startGrpcReceiver(o: GrpcReceiverOptions): Promise<GrpcReceiver> {
+  const server = createServer({ settings: { maxConcurrentStreams: MAX_CONCURRENT_STREAMS } });
+  const sessions = new Set<Http2Session>();
+  const sockets = new Set<Socket>();
+  server.on('connection', (socket: Socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+  });
+  server.on('session', (session) => {
+    sessions.add(session);
+    session.once('close', () => sessions.delete(session));
+    // A peer that breaks the protocol or vanishes ends its own session; nothing to log per connection.
+    session.on('error', () => session.destroy());
+  });
+  server.on('stream', (stream, headers) => {
+    stream.on('error', () => stream.destroy());
+    exportCall(stream, headers, o).catch((error: unknown) => {
+      o.onError?.(error);
+      answerStatus(stream, GRPC_STATUS.INTERNAL, 'internal error');
+    });
+  });
+  const port = await new Promise<number>((resolve, reject) => {
+    server.once('error', (error: NodeJS.ErrnoException) =>
+      reject(bindError(error, o.host, o.port)),
+    );
+    server.listen(o.port, o.host, () => {
+      const address = server.address();
+      resolve(typeof address === 'object' && address ? address.port : o.port);
+    });
+  });
+  return { port, close: () => closeServer(server, sessions, sockets) };
 }
 
-export async function startGrpcReceiver(o: GrpcReceiverOptions): Promise<GrpcReceiver> {
-  const server = new grpc.Server({
-    // grpc-js refuses larger messages itself (RESOURCE_EXHAUSTED), after inflating a compressed one.
-    'grpc.max_receive_message_length': o.maxBodyBytes,
-  });
-  const exportTraces: grpc.handleUnaryCall<Buffer, Buffer> = (call, callback) => {
-    if (o.token) {
-      const auth = call.metadata.get('authorization')[0];
-      if (!o.token(typeof auth === 'string' ? auth : undefined)) {
-        refuse(callback, grpc.status.UNAUTHENTICATED, 'missing or wrong bearer token');
-        return;
-      }
-    }
-    const body = call.request;
-    const key = {};
-    if (!o.budget.take(key, body.length)) {
-      refuse(
-        callback,
-        grpc.status.RESOURCE_EXHAUSTED,
-        'too many request bytes in flight',
-        o.retryAfterSeconds,
-      );
-      return;
-    }
-    void handle(body)
-      .then((reply) => reply(callback))
-      .finally(() => o.budget.release(key));
-  };
+/** A refusal with a RetryInfo, which OTLP exporters need to retry RESOURCE_EXHAUSTED. */
+function refuseForNow(
+  stream: ServerHttp2Stream,
+  code: GrpcStatus,
+  message: string,
+  o: GrpcReceiverOptions,
+) {
+  answerStatus(stream, code, message, retryStatus(code, message, o.retryAfterSeconds));
+}
 
-  async function handle(body: Buffer): Promise<(callback: Reply) => void> {
-    // Waits holding only what the answer needs, not the decoded batch (intake.ts).
-    const taken = takeInDecoded(
-      decodeProtobuf(body),
-      { protocol: 'grpc', encoding: 'protobuf' },
+async function exportCall(
+  stream: ServerHttp2Stream,
+  headers: IncomingHttpHeaders,
+  o: GrpcReceiverOptions,
+): Promise<void> {
+  const refused = (reason: 'memory_limit' | 'bodies_in_flight' | 'queue_full') =>
+    o.metrics.requestsRefused.inc({ protocol: 'grpc', reason });
+  if (!String(headers['content-type'] ?? '').startsWith('application/grpc')) {
+    // Not a gRPC call at all: the specification's answer is an HTTP status.
+    if (!stream.headersSent && !stream.destroyed)
+      stream.respond({ ':status': 415 }, { endStream: true });
+    return;
+  }
+  if (headers[':method'] !== 'POST' || headers[':path'] !== TRACE_EXPORT_PATH) {
+    answerStatus(stream, GRPC_STATUS.UNIMPLEMENTED, `no method ${String(headers[':path'])}`);
+    return;
+  }
+  // Checked on the headers: an unauthenticated or refused call costs no more than its headers.
+  if (o.token && !o.token(headers.authorization)) {
+    answerStatus(stream, GRPC_STATUS.UNAUTHENTICATED, 'missing or wrong bearer token');
+    return;
+  }
+  if (o.memory && !o.memory.admit()) {
+    refused('memory_limit');
+    refuseForNow(
+      stream,
+      GRPC_STATUS.RESOURCE_EXHAUSTED,
+      'the collector is over its memory limit',
       o,
     );
-    if (!taken.ok) {
-      const { message } = taken;
-      return (cb) => refuse(cb, grpc.status.INVALID_ARGUMENT, message);
-    }
-    const { rejected, errors } = taken;
-    const outcome = await taken.outcome;
-    if (outcome.ok)
-      return (cb) => cb(null, exportResponse('protobuf', rejected, errors.join('; ')) as Buffer);
-    // OTLP/gRPC: RESOURCE_EXHAUSTED is retried only with RetryInfo; UNAVAILABLE always is.
-    if (outcome.reason === 'full')
-      return (cb) =>
-        refuse(cb, grpc.status.RESOURCE_EXHAUSTED, 'write queue is full', o.retryAfterSeconds);
-    const message =
-      outcome.reason === 'closed'
-        ? 'collector is shutting down'
-        : 'storage cannot accept writes right now';
-    return (cb) => refuse(cb, grpc.status.UNAVAILABLE, message, o.retryAfterSeconds);
+    return;
   }
+  // Decoding a message only to find the queue full would spend the time the queue needs to drain.
+  if (o.queue.full) {
+    refused('queue_full');
+    refuseForNow(stream, GRPC_STATUS.RESOURCE_EXHAUSTED, 'write queue is full', o);
+    return;
+  }
+  const encoding = String(headers['grpc-encoding'] ?? 'identity');
+  if (encoding !== 'identity' && encoding !== 'gzip' && encoding !== 'deflate') {
+    answerStatus(stream, GRPC_STATUS.UNIMPLEMENTED, `unsupported grpc-encoding ${encoding}`);
+    return;
+  }
+  const key = {};
+  stream.once('close', () => o.budget.release(key));
+  const read = await readMessage(stream, {
+    maxBytes: o.maxBodyBytes,
+    take: (bytes) => o.budget.take(key, bytes),
+  });
+  if (!read.ok) {
+    if (read.retry) refused('bodies_in_flight');
+    if (read.retry) refuseForNow(stream, read.code, read.message, o);
+    else answerStatus(stream, read.code, read.message);
+    return;
+  }
+  let body = read.body;
+  if (read.compressed) {
+    if (encoding === 'identity') {
+      answerStatus(stream, GRPC_STATUS.INTERNAL, 'compressed message without grpc-encoding');
+      return;
+    }
+    const inflated = await inflateBounded(body, encoding, o.maxBodyBytes, o.budget, key);
+    // The compressed bytes are not needed any more.
+    o.budget.giveBack(key, body.length);
+    if (!inflated.ok) {
+      if (inflated.error === 'BODIES_IN_FLIGHT') {
+        refused('bodies_in_flight');
+        refuseForNow(stream, GRPC_STATUS.RESOURCE_EXHAUSTED, inflated.message, o);
+      } else if (inflated.error === 'PAYLOAD_TOO_LARGE') {
+        answerStatus(stream, GRPC_STATUS.RESOURCE_EXHAUSTED, inflated.message);
+      } else answerStatus(stream, GRPC_STATUS.INVALID_ARGUMENT, inflated.message);
+      return;
+    }
+    body = inflated.body;
+  }
+  // Waits holding only what the answer needs, not the decoded batch (intake.ts).
+  const taken = takeInDecoded(decodeProtobuf(body), { protocol: 'grpc', encoding: 'protobuf' }, o);
+  if (!taken.ok) {
+    answerStatus(stream, GRPC_STATUS.INVALID_ARGUMENT, taken.message);
+    return;
+  }
+  const { rejected, errors } = taken;
+  const outcome = await taken.outcome;
+  if (outcome.ok) {
+    answerMessage(stream, exportResponse('protobuf', rejected, errors.join('; ')) as Buffer);
+    return;
+  }
+  // OTLP/gRPC: RESOURCE_EXHAUSTED is retried only with RetryInfo; UNAVAILABLE always is.
+  if (outcome.reason === 'full') {
+    refused('queue_full');
+    refuseForNow(stream, GRPC_STATUS.RESOURCE_EXHAUSTED, 'write queue is full', o);
+    return;
+  }
+  const message =
+    outcome.reason === 'closed'
+      ? 'collector is shutting down'
+      : 'storage cannot accept writes right now';
+  refuseForNow(stream, GRPC_STATUS.UNAVAILABLE, message, o);
+}
 
-  server.addService(TRACE_SERVICE, { Export: exportTraces });
-  const host = o.host.includes(':') ? `[${o.host}]` : o.host;
-  // grpc-js prints its own line for a failed bind ("E No address added …"); the error says it once, clearly.
-  grpc.setLogVerbosity(grpc.logVerbosity.NONE);
-  const port = await new Promise<number>((resolve, reject) =>
-    server.bindAsync(
-      `${host}:${o.port}`,
-      grpc.ServerCredentials.createInsecure(),
-      (error, bound) => (error ? reject(bindError(error, o.host, o.port)) : resolve(bound)),
-    ),
-  ).finally(() => grpc.setLogVerbosity(defaultVerbosity()));
-  return {
-    port,
-    close: () =>
-      new Promise<void>((resolve) => {
-        // Calls in flight get their answer; a shutdown that hangs on a dead client is forced. A connection that
-        // never began HTTP/2 keeps tryShutdown from calling back even after the force (test/shutdown.test.ts),
-        // so the force ends the wait itself: the port is closed, and the process exits after close.
-        const force = setTimeout(() => {
-          server.forceShutdown();
-          resolve();
-        }, 5_000);
-        server.tryShutdown(() => {
-          clearTimeout(force);
-          resolve();
-        });
-      }),
-  };
+/** How long calls in flight get to finish when the collector stops, before their connections are cut. */
+const CLOSE_GRACE_MS = 5_000;
+
+/**
+ * Stops listening and ends every connection once its calls are answered (GOAWAY); connections still open after
+ * the grace (a dead peer, one that never spoke HTTP/2) are cut.
+ */
+function closeServer(
+  server: Http2Server,
+  sessions: Set<Http2Session>,
+  sockets: Set<Socket>,
+): Promise<void> {
+  return new Promise<void>((resolve) => {
+    // A connection that never sent the HTTP/2 preface outlives its session's destroy(): its socket is cut.
+    const force = setTimeout(() => {
+      for (const session of sessions) session.destroy();
+      for (const socket of sockets) socket.destroy();
+    }, CLOSE_GRACE_MS);
+    server.close(() => {
+      clearTimeout(force);
+      resolve();
+    });
+    for (const session of sessions) session.close();
+  });
 }

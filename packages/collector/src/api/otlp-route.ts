@@ -1,12 +1,12 @@
 // POST /v1/traces: OTLP/HTTP as the specification says (protobuf and JSON, gzip, response in the request's
 // encoding, partial success, 400/413/415/429/503), answering 200 only after the spans are committed.
-import type { IncomingMessage } from 'node:http';
 import { Transform } from 'node:stream';
-import { gunzip } from 'node:zlib';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { COLLECTOR_ERRORS, type CollectorErrorCode } from '../errors.js';
 import type { BodyBudget } from '../ingest/body-budget.js';
+import { BUSY_MESSAGE, inflateBounded } from '../ingest/bounded-inflate.js';
 import { type IntakeOptions, takeInDecoded } from '../ingest/intake.js';
+import type { MemoryLimiter } from '../ingest/memory-limiter.js';
 import { decodeJson } from '../otlp/decode-json.js';
 import { decodeProtobuf } from '../otlp/decode-proto.js';
 import { CONTENT_TYPES, type Encoding, exportResponse, statusBody } from '../otlp/responses.js';
@@ -15,11 +15,12 @@ export type OtlpRouteOptions = IntakeOptions & {
   maxBodyBytes: number;
   budget: BodyBudget;
   retryAfterSeconds: number;
+  /** Refuses requests before they are read while the process is over its soft memory limit. */
+  memory?: MemoryLimiter | undefined;
 };
 
 /** Error for bodies that do not fit the in-flight budget now; the app's error handler answers 429. */
 export const BODIES_IN_FLIGHT = 'TOOLSCOPE_BODIES_IN_FLIGHT';
-const BUSY_MESSAGE = 'too many request bytes in flight: retry after the indicated delay';
 const busy = () =>
   Object.assign(new Error(BUSY_MESSAGE), {
     statusCode: COLLECTOR_ERRORS.BODIES_IN_FLIGHT.status,
@@ -33,50 +34,12 @@ const busy = () =>
 export const spreadRetryAfter = (baseSeconds: number) =>
   String(baseSeconds + Math.floor(Math.random() * 3));
 
-type Gunzip =
-  | { ok: true; body: Buffer }
-  | {
-      ok: false;
-      error: 'INVALID_OTLP' | 'PAYLOAD_TOO_LARGE' | 'BODIES_IN_FLIGHT';
-      message: string;
-    };
-
-/**
- * Inflates at most `limit` bytes, and at most what the budget has room for: the room is reserved before
- * inflating (concurrent inflations would each see the same room otherwise) and the unused part given back.
- */
-async function gunzipBounded(
-  body: Buffer,
-  limit: number,
-  budget: BodyBudget,
-  request: IncomingMessage,
-): Promise<Gunzip> {
-  const cap = budget.takeUpTo(request, limit);
-  if (cap <= 0) return { ok: false, error: 'BODIES_IN_FLIGHT', message: BUSY_MESSAGE };
-  const result = await new Promise<Gunzip>((resolve) => {
-    // maxOutputLength stops inflating at the cap: a gzip bomb costs at most `cap` bytes of memory.
-    gunzip(body, { maxOutputLength: cap }, (error, out) => {
-      if (!error) resolve({ ok: true, body: out });
-      else if ((error as NodeJS.ErrnoException).code !== 'ERR_BUFFER_TOO_LARGE') {
-        resolve({ ok: false, error: 'INVALID_OTLP', message: 'invalid gzip body' });
-      } else if (cap < limit) {
-        // Over what was free but maybe not over the limit: later, with other bodies gone, it may fit.
-        resolve({ ok: false, error: 'BODIES_IN_FLIGHT', message: BUSY_MESSAGE });
-      } else {
-        resolve({
-          ok: false,
-          error: 'PAYLOAD_TOO_LARGE',
-          message: `decompressed body is larger than ${limit} bytes`,
-        });
-      }
-    });
-  });
-  budget.giveBack(request, result.ok ? cap - result.body.length : cap);
-  return result;
-}
-
 /** Counts a body without a Content-Length against the budget as its chunks arrive. */
-function counted(payload: NodeJS.ReadableStream, take: (bytes: number) => boolean) {
+function counted(
+  payload: NodeJS.ReadableStream,
+  take: (bytes: number) => boolean,
+  refuse: () => Error,
+) {
   const stream = new Transform({
     transform(chunk: Buffer, _encoding, callback) {
       if (take(chunk.length)) {
@@ -88,7 +51,7 @@ function counted(payload: NodeJS.ReadableStream, take: (bytes: number) => boolea
       payload.unpipe(stream);
       payload.pause();
       callback();
-      setImmediate(() => stream.destroy(busy()));
+      setImmediate(() => stream.destroy(refuse()));
     },
   });
   payload.on('error', (error) => stream.destroy(error));
@@ -116,6 +79,29 @@ export function registerOtlpRoute(app: FastifyInstance, opts: OtlpRouteOptions):
       .send(statusBody(encoding, COLLECTOR_ERRORS[error].rpc, message));
 
   const { budget } = opts;
+  const refused = (reason: 'memory_limit' | 'bodies_in_flight' | 'queue_full') =>
+    opts.metrics.requestsRefused.inc({ protocol: 'http', reason });
+  const overBudget = () => {
+    refused('bodies_in_flight');
+    return busy();
+  };
+
+  /**
+   * Past the soft memory limit, or with the write queue full already, a request is refused before a byte of its
+   * body is read: decoding it only to refuse it would spend the time the queue needs to drain.
+   */
+  const onRequest = async (request: FastifyRequest, reply: FastifyReply) => {
+    const overMemory = opts.memory !== undefined && !opts.memory.admit();
+    if (!overMemory && !opts.queue.full) return;
+    refused(overMemory ? 'memory_limit' : 'queue_full');
+    const code = overMemory ? 'MEMORY_LIMIT' : 'QUEUE_FULL';
+    await fail(
+      reply.header('retry-after', spreadRetryAfter(opts.retryAfterSeconds)),
+      encodingOf(request.headers['content-type']) ?? 'json',
+      code,
+      COLLECTOR_ERRORS[code].message,
+    );
+  };
 
   const preParsing = async (
     request: FastifyRequest,
@@ -129,75 +115,84 @@ export function registerOtlpRoute(app: FastifyInstance, opts: OtlpRouteOptions):
     if (Number.isSafeInteger(declared) && declared >= 0) {
       // Over the body limit: fastify answers 413 without reading it, so nothing is held for it.
       // The app's error handler answers the thrown error: 429 with Retry-After.
-      if (declared <= opts.maxBodyBytes && !budget.take(raw, declared)) throw busy();
+      if (declared <= opts.maxBodyBytes && !budget.take(raw, declared)) throw overBudget();
       return payload;
     }
-    return counted(payload, (bytes) => budget.take(raw, bytes));
+    return counted(payload, (bytes) => budget.take(raw, bytes), overBudget);
   };
 
-  app.post('/v1/traces', { preParsing }, async (request: FastifyRequest, reply: FastifyReply) => {
-    const encoding = encodingOf(request.headers['content-type']);
-    if (!encoding) {
-      return fail(
-        reply,
-        'json',
-        'UNSUPPORTED_MEDIA_TYPE',
-        'unsupported content type: send application/x-protobuf or application/json',
-      );
-    }
-    let body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
-    const contentEncoding = (request.headers['content-encoding'] ?? 'identity')
-      .toLowerCase()
-      .trim();
-    if (contentEncoding === 'gzip') {
-      const out = await gunzipBounded(body, opts.maxBodyBytes, budget, request.raw);
-      if (!out.ok) {
-        if (out.error === 'BODIES_IN_FLIGHT')
-          reply.header('retry-after', spreadRetryAfter(opts.retryAfterSeconds));
-        return fail(reply, encoding, out.error, out.message);
+  app.post(
+    '/v1/traces',
+    { onRequest, preParsing },
+    async (request: FastifyRequest, reply: FastifyReply) => {
+      const encoding = encodingOf(request.headers['content-type']);
+      if (!encoding) {
+        return fail(
+          reply,
+          'json',
+          'UNSUPPORTED_MEDIA_TYPE',
+          'unsupported content type: send application/x-protobuf or application/json',
+        );
       }
-      body = out.body;
-    } else if (contentEncoding !== 'identity' && contentEncoding !== '') {
-      return fail(
-        reply,
-        encoding,
-        'UNSUPPORTED_MEDIA_TYPE',
-        'unsupported content encoding: use gzip or none',
+      let body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
+      const contentEncoding = (request.headers['content-encoding'] ?? 'identity')
+        .toLowerCase()
+        .trim();
+      if (contentEncoding === 'gzip') {
+        const out = await inflateBounded(body, 'gzip', opts.maxBodyBytes, budget, request.raw);
+        if (!out.ok) {
+          if (out.error === 'BODIES_IN_FLIGHT') {
+            refused('bodies_in_flight');
+            reply.header('retry-after', spreadRetryAfter(opts.retryAfterSeconds));
+          }
+          return fail(reply, encoding, out.error, out.message);
+        }
+        body = out.body;
+      } else if (contentEncoding !== 'identity' && contentEncoding !== '') {
+        return fail(
+          reply,
+          encoding,
+          'UNSUPPORTED_MEDIA_TYPE',
+          'unsupported content encoding: use gzip or none',
+        );
+      }
+      // Waits holding only what the answer needs, not the decoded batch (intake.ts).
+      const taken = takeInDecoded(
+        encoding === 'protobuf' ? decodeProtobuf(body) : decodeJson(body),
+        { protocol: 'http', encoding },
+        opts,
       );
-    }
-    // Waits holding only what the answer needs, not the decoded batch (intake.ts).
-    const taken = takeInDecoded(
-      encoding === 'protobuf' ? decodeProtobuf(body) : decodeJson(body),
-      { protocol: 'http', encoding },
-      opts,
-    );
-    if (!taken.ok) return fail(reply, encoding, 'INVALID_OTLP', taken.message);
-    const { rejected, errors } = taken;
-    const outcome = await taken.outcome;
-    if (!outcome.ok) {
-      const { reason } = outcome;
-      // A full queue clears soon (spread the retries); closing and storage failures take longer.
-      reply.header(
-        'retry-after',
-        reason === 'full'
-          ? spreadRetryAfter(opts.retryAfterSeconds)
-          : String(opts.retryAfterSeconds),
-      );
-      if (reason === 'full') return fail(reply, encoding, 'QUEUE_FULL', 'write queue is full');
-      return fail(
-        reply,
-        encoding,
-        reason === 'closed' ? 'SHUTTING_DOWN' : 'STORAGE_UNAVAILABLE',
-        reason === 'closed'
-          ? 'collector is shutting down'
-          : 'storage cannot accept writes right now',
-      );
-    }
-    return reply
-      .code(200)
-      .type(CONTENT_TYPES[encoding])
-      .send(exportResponse(encoding, rejected, errors.join('; ')));
-  });
+      if (!taken.ok) return fail(reply, encoding, 'INVALID_OTLP', taken.message);
+      const { rejected, errors } = taken;
+      const outcome = await taken.outcome;
+      if (!outcome.ok) {
+        const { reason } = outcome;
+        // A full queue clears soon (spread the retries); closing and storage failures take longer.
+        reply.header(
+          'retry-after',
+          reason === 'full'
+            ? spreadRetryAfter(opts.retryAfterSeconds)
+            : String(opts.retryAfterSeconds),
+        );
+        if (reason === 'full') {
+          refused('queue_full');
+          return fail(reply, encoding, 'QUEUE_FULL', 'write queue is full');
+        }
+        return fail(
+          reply,
+          encoding,
+          reason === 'closed' ? 'SHUTTING_DOWN' : 'STORAGE_UNAVAILABLE',
+          reason === 'closed'
+            ? 'collector is shutting down'
+            : 'storage cannot accept writes right now',
+        );
+      }
+      return reply
+        .code(200)
+        .type(CONTENT_TYPES[encoding])
+        .send(exportResponse(encoding, rejected, errors.join('; ')));
+    },
+  );
 
   app.route({
     method: ['GET', 'PUT', 'DELETE', 'PATCH'],

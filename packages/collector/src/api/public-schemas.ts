@@ -5,4 +5,5 @@ export { LOG_BUCKET_BASE, logBucketOfUpperBound } from '../aggregation/log-bucke
 export { clientPairKeys, serverPairKeys } from '../calls/pairing.js';
 export * from '../detectors/flag.js';
 export * from '../format.js';
+export * from './recovery-schemas.js';
 export * from './schemas.js';

@@ -7,7 +7,7 @@ import type { Verdict } from './report-format.js';
 import type { Breach, DeltaThreshold } from './thresholds.js';
 
 /** XML text: escaped, and without the control characters XML 1.0 cannot carry at all. */
-function xml(text: string): string {
+export function xml(text: string): string {
   let out = '';
   for (const ch of text) {
     const code = ch.charCodeAt(0);

@@ -12,6 +12,8 @@ Commands:
   report     print per-tool error rates and flags for CI (markdown, json, junit) with thresholds
   ci         run a command against a temporary collector, then report
   proxy      trace an MCP server without touching its code (stdio: -- <command>; HTTP: --upstream URL --port N)
+  fixtures   write regression fixtures and a test from a trace, a flag or a tool's failing calls
+  replay     replay fixtures against a live MCP server (stdio or Streamable HTTP) and report what changed
 
 Run "toolscope <command> --help" for the options of a command.
 `;
@@ -25,6 +27,10 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
       return (await import('./report.js')).report(rest, io);
     case 'ci':
       return (await import('./ci.js')).ci(rest, io);
+    case 'fixtures':
+      return (await import('./fixtures.js')).fixtures(rest, io);
+    case 'replay':
+      return (await import('./replay.js')).replay(rest, io);
     case 'proxy': {
       // The proxy is a package of its own (no native dependency, so `npx @toolscope/proxy` compiles nothing).
       // Its heap settings come before its modules load, as its own bin sets them: V8 grows the young generation

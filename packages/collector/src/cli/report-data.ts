@@ -19,6 +19,7 @@ import { type Flag, flagsResponseSchema } from '../detectors/flag.js';
 import type { Storage, ToolContract } from '../storage/contract.js';
 import { isPostgresUrl, openStorage, redactDbUrl } from '../storage/open.js';
 import type { ContractSchemas } from './baseline.js';
+import { apiRecovery, type ReportRecovery, storeRecovery } from './report-recovery.js';
 
 /** One run's numbers as the report shows them. */
 export type ReportData = {
@@ -28,6 +29,8 @@ export type ReportData = {
   contracts: ContractWeight[];
   /** The schemas of each tool's newest contract, when they were reported. */
   contractSchemas: ContractSchemas[];
+  /** What agents did after failed calls, per tool (null from a collector that predates it). */
+  recovery: ReportRecovery | null;
 };
 
 /** Where a report reads from: a store by path or URL, a collector's API, or an open store (`ci`). */
@@ -85,6 +88,7 @@ function storageReader(storage: Storage, close: () => Promise<void>): ReportRead
         servers: serverWeights(summaries),
         contracts,
         contractSchemas: await schemasOf(contracts, (name) => storage.contracts(name)),
+        recovery: await storeRecovery(storage, sinceNs, untilNs),
       };
     },
     async contractDiff(tool, from, to) {
@@ -138,6 +142,7 @@ function apiReader(url: string, token: string | undefined): ReportReader {
         servers: t.data.servers,
         contracts: t.data.contracts,
         contractSchemas: await schemasOf(t.data.contracts, contractsOf),
+        recovery: await apiRecovery(get, since),
       };
     },
     async contractDiff(tool, from, to) {

@@ -9,6 +9,7 @@ import { type ContractSchemas, REPORT_FORMAT_VERSION } from './baseline.js';
 import { deltaMarkdown } from './delta-markdown.js';
 import { cell } from './markdown-cell.js';
 import type { Delta } from './report-delta.js';
+import { type ReportRecovery, recoveryMarkdown } from './report-recovery.js';
 import type { Breach, DeltaLimits } from './thresholds.js';
 
 /** What a report decided, every rendering's input. */
@@ -31,6 +32,8 @@ export type Verdict = {
   delta: Delta | null;
   limits: DeltaLimits | null;
   breaches: Breach[];
+  /** What agents did after each tool's failed calls (report-recovery.ts); null when not known. */
+  recovery: ReportRecovery | null;
   passed: boolean;
 };
 
@@ -61,6 +64,7 @@ export function markdown(v: Verdict, sinceLabel: string): string {
   }
   if (v.delta && v.limits) lines.push(...deltaMarkdown(v.delta, v.limits, v.breaches));
   lines.push(...causes(v.tools), ...weights(v), ...heaviestResults(v.tools));
+  lines.push(...recoveryMarkdown(v.recovery));
   lines.push('');
   if (v.flags.length === 0) lines.push('No flags.');
   else {
@@ -179,6 +183,7 @@ export function json(v: Verdict): string {
         : {}),
     },
     contractSchemas: v.contractSchemas,
+    recovery: v.recovery,
     ...(v.delta
       ? {
           baseline: {

@@ -11,6 +11,7 @@ import { openReader, type ReportReader, type Source } from './report-data.js';
 import { compare, onlyTools } from './report-delta.js';
 import { parseReportFlags, REPORT_OPTIONS, type ReportFlags } from './report-flags.js';
 import { json, markdown, type Verdict } from './report-format.js';
+import { recoveryOfTools } from './report-recovery.js';
 import { sarif } from './sarif.js';
 import { breachesOf, type DeltaLimits } from './thresholds.js';
 
@@ -85,6 +86,7 @@ async function decide(
     servers: data.servers,
     contracts: data.contracts,
     contractSchemas: data.contractSchemas,
+    recovery: recoveryOfTools(data.recovery, keep),
     flags: allFlags,
     maxErrorRate: max,
     failOn,

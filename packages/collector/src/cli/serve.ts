@@ -8,6 +8,7 @@ import { randomHashKey } from '../ingest/content-policy.js';
 import { createLogger, logLevelSchema, logProcessWarnings } from '../ops/logger.js';
 import { redactDbUrl } from '../storage/open.js';
 import type { CliIo } from './io.js';
+import { boundFlags, boundOptions } from './serve-bounds.js';
 import {
   DEFAULT_GRPC_PORT,
   type GrpcOutcome,
@@ -16,6 +17,7 @@ import {
   startServing,
   startupText,
 } from './serve-start.js';
+import { serveToken } from './serve-token.js';
 
 export const SERVE_USAGE = `Usage: toolscope serve [options]
 
@@ -38,12 +40,14 @@ Options:
   --capture-content  keep other instrumentations' tool arguments and results, redacted (default: drop
                      them once hashed; or set TOOLSCOPE_CAPTURE_CONTENT=true)
   --retention AGE    delete data older than AGE, e.g. 7d, 24h (default: keep everything)
-  --token TOKEN      require "Authorization: Bearer TOKEN" on every route (or set TOOLSCOPE_TOKEN)
+  --token TOKEN      require "Authorization: Bearer TOKEN" on every route (local users read command lines:
+                     prefer --token-file PATH, TOOLSCOPE_TOKEN_FILE or TOOLSCOPE_TOKEN)
   --max-body-mb N    largest accepted body after decompression, in MiB (default 16)
   --max-inflight-mb N   request bodies held in memory at once, received plus inflated, in MiB;
-                     beyond it ingest answers 429 (default 64)
+                     beyond it ingest answers 429 (default 64, or an eighth of the memory limit)
   --max-pending-spans N   spans accepted but not yet committed; beyond it ingest answers 429
-                     (default 200000)
+                     (default 200000, or 80 per MiB of the memory limit)
+  --memory-limit-mib N   resident memory to stay within; past 4/5 ingest gets 429 (default 200; 0: none)
   --log-level LEVEL  JSON log lines on stdout from this level: fatal, error, warn, info (default), debug,
                      trace or silent
   --sync MODE        SQLite synchronous mode: normal (survives a process kill) or full (also power loss)
@@ -92,9 +96,7 @@ const serveFlagsSchema = z.object({
     })
     .optional(),
   token: z.string().min(8, 'use at least 8 characters').optional(),
-  'max-body-mb': z.coerce.number().min(0.001).max(1024).default(16),
-  'max-inflight-mb': z.coerce.number().min(0.001).max(65_536).default(64),
-  'max-pending-spans': z.coerce.number().int().min(1).max(100_000_000).default(200_000),
+  ...boundFlags,
   sync: z.enum(['normal', 'full']).default('normal'),
   'log-level': logLevelSchema.default('info'),
   'alert-webhook': z.url({ protocol: /^https?$/ }).optional(),
@@ -136,9 +138,11 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
         'capture-content': { type: 'boolean' },
         retention: { type: 'string' },
         token: { type: 'string' },
+        'token-file': { type: 'string' },
         'max-body-mb': { type: 'string' },
         'max-inflight-mb': { type: 'string' },
         'max-pending-spans': { type: 'string' },
+        'memory-limit-mib': { type: 'string' },
         sync: { type: 'string' },
         'log-level': { type: 'string' },
         'alert-webhook': { type: 'string' },
@@ -163,14 +167,20 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
     io.out(SERVE_USAGE);
     return 0;
   }
-  const { help: _help, ...flags } = values;
+  const { help: _help, 'token-file': tokenFile, ...flags } = values;
+  const token = serveToken(flags.token, tokenFile, io.env);
+  if (!token.ok) {
+    io.err(`toolscope serve: ${token.message}\n`);
+    return 2;
+  }
   const parsed = serveFlagsSchema.safeParse({
     ...flags,
     db: flags.db ?? (io.env.TOOLSCOPE_DB || undefined),
-    // An empty TOOLSCOPE_TOKEN (e.g. `${TOOLSCOPE_TOKEN:-}` in compose) means no token, not a bad one.
-    token: flags.token ?? (io.env.TOOLSCOPE_TOKEN || undefined),
+    token: token.token,
     'hash-key': flags['hash-key'] ?? (io.env.TOOLSCOPE_HASH_KEY || undefined),
     'capture-content': flags['capture-content'] ?? io.env.TOOLSCOPE_CAPTURE_CONTENT === 'true',
+    'memory-limit-mib':
+      flags['memory-limit-mib'] ?? (io.env.TOOLSCOPE_MEMORY_LIMIT_MIB || undefined),
   });
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
@@ -207,9 +217,7 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
       captureContent: f['capture-content'],
       token: f.token,
       retentionMs: f.retention,
-      maxBodyBytes: Math.round(f['max-body-mb'] * 1024 * 1024),
-      maxInflightBytes: Math.round(f['max-inflight-mb'] * 1024 * 1024),
-      maxPendingSpans: f['max-pending-spans'],
+      ...boundOptions(f),
       synchronous: f.sync === 'full' ? 'FULL' : 'NORMAL',
       alertWebhook: f['alert-webhook'],
       thresholds: {

@@ -4,6 +4,7 @@
 
 import type { DriftThresholds } from '../detectors/drift.js';
 import type { Flag } from '../detectors/flag.js';
+import { flagIdOf } from '../detectors/flag-id.js';
 import { RESULT_FLAG_KINDS } from '../detectors/result-flags.js';
 import type { SpanReader, Storage, StoredFlag } from '../storage/contract.js';
 import { readContractFlags } from './read-contract-flags.js';
@@ -66,7 +67,8 @@ export async function readFlags(
       : Promise.resolve([]),
   ]);
   const all = [...stored.map(flagOfStored), ...schemaFlags, ...resultFlags];
-  return filter.kind ? all.filter((f) => f.kind === filter.kind) : all;
+  const kept = filter.kind ? all.filter((f) => f.kind === filter.kind) : all;
+  return kept.map((f) => ({ id: flagIdOf(f), ...f }));
 }
 
 /** The flags of a store, read with the thresholds it was opened with (its read settings). */

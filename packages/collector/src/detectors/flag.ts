@@ -15,6 +15,8 @@ export const FLAG_KINDS = [
 ] as const;
 
 export const flagSchema = z.object({
+  /** Stable across reads (detectors/flag-id.ts): what `toolscope fixtures --flag` and /api/fixtures take. */
+  id: z.string().optional(),
   kind: z.enum(FLAG_KINDS),
   severity: z.enum(['warning', 'error']),
   tool: z.string(),

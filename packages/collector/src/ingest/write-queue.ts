@@ -53,6 +53,11 @@ export class WriteQueue {
     return this.#pendingSpans;
   }
 
+  /** Whether any batch but a lone one would be refused now: receivers refuse before reading, not after decoding. */
+  get full(): boolean {
+    return this.#pendingSpans >= this.#opts.maxPendingSpans;
+  }
+
   /** Queues spans for the next commit, or refuses when the queue is full or closing. */
   enqueue(spans: NormalizedSpan[]): Enqueued {
     if (this.#closed) return { ok: false, reason: 'closed' };

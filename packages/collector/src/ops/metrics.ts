@@ -1,10 +1,11 @@
 // The collector's own metrics (GET /metrics, Prometheus text format, prom-client): what ingest received,
-// stored and refused, the write queue and body budget, write and acknowledgement durations, HTTP answers,
-// active flags and the store's size. One registry per collector, so several in one process do not collide.
+// stored and refused, the write queue, body budget and memory limit, write and acknowledgement durations, HTTP
+// answers, active flags and the store's size. One registry per collector, so several in one process do not collide.
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { flagsOf } from '../detection/read-flags.js';
 import { FLAG_KINDS } from '../detectors/flag.js';
 import type { BodyBudget } from '../ingest/body-budget.js';
+import type { MemoryLimiter } from '../ingest/memory-limiter.js';
 import type { WriteQueue } from '../ingest/write-queue.js';
 import type { Storage } from '../storage/contract.js';
 
@@ -53,12 +54,58 @@ export class CollectorMetrics {
     buckets: SECONDS,
     registers: [this.registry],
   });
+  readonly requestsRefused = new Counter({
+    name: 'toolscope_ingest_requests_refused_total',
+    help:
+      'Ingest requests refused with 429 / RESOURCE_EXHAUSTED and a retry hint, by protocol and reason ' +
+      '(memory_limit, bodies_in_flight, queue_full)',
+    labelNames: ['protocol', 'reason'] as const,
+    registers: [this.registry],
+  });
   readonly httpRequests = new Counter({
     name: 'toolscope_http_requests_total',
     help: 'HTTP requests answered, by route pattern, method and status',
     labelNames: ['route', 'method', 'status'] as const,
     registers: [this.registry],
   });
+
+  /** Gauges of the memory limit, read when scraped: the resident set, the limits, whether ingest is refused. */
+  observeMemory(limiter: MemoryLimiter): void {
+    const gauge = (name: string, help: string, value: () => number) =>
+      new Gauge({
+        name,
+        help,
+        registers: [this.registry],
+        collect() {
+          this.set(value());
+        },
+      });
+    gauge('toolscope_memory_resident_bytes', 'Resident set of the collector process', () =>
+      process.memoryUsage.rss(),
+    );
+    gauge(
+      'toolscope_memory_limit_bytes',
+      'The memory limit (--memory-limit-mib): the resident set the process should never pass',
+      () => limiter.limitBytes,
+    );
+    gauge(
+      'toolscope_memory_soft_limit_bytes',
+      'Past this resident set, ingest is refused with a retry hint (the limit less a fifth)',
+      () => limiter.softLimitBytes,
+    );
+    gauge('toolscope_memory_limited', '1 while ingest is refused for memory, else 0', () =>
+      limiter.reading.limited ? 1 : 0,
+    );
+    new Counter({
+      name: 'toolscope_memory_forced_gc_total',
+      help: 'Full garbage collections forced by the memory limiter',
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        this.inc(limiter.forcedGcs);
+      },
+    });
+  }
 
   /** Gauges read when scraped: the queue, the body budget, the store's size and the active flags. */
   observe(queue: WriteQueue, budget: BodyBudget, storage: Storage): void {

@@ -9,10 +9,12 @@ import type { CallRecord } from '../calls/call-record.js';
 import type { SequenceCall, SequenceModelCall } from '../calls/sequence.js';
 import type { CallSide } from '../calls/sides.js';
 import type { NormalizedSpan } from '../otlp/model.js';
+import type { RecoveryReader } from './recovery-reader.js';
 import type { VersionResultSizes } from './result-sizes.js';
 import type { SpanReader } from './span-reader.js';
 
 export type * from './read-records.js';
+export type * from './recovery-reader.js';
 export type { SpanReader } from './span-reader.js';
 
 /** What a write did: spans stored, spans already stored (exporter retries), tool calls among the stored. */
@@ -242,7 +244,7 @@ export interface SpanWriter {
 
 export type BackendKind = 'sqlite' | 'postgres';
 
-export interface Storage extends SpanWriter, SpanReader {
+export interface Storage extends SpanWriter, SpanReader, RecoveryReader {
   readonly backend: BackendKind;
   /** Where the data lives, without credentials (for logs and the start-up banner). */
   readonly location: string;

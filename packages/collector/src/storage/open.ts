@@ -23,6 +23,8 @@ export type OpenOptions = ReadSettingsOptions & {
   log?: PgLog;
   /** Told of stored values a read could not use (left out of its answer). */
   onDamage?: (what: string) => void;
+  /** SQLite: the collector's memory limit, which its page caches and writer thread are sized from. */
+  memoryLimitBytes?: number | undefined;
 };
 
 export function isPostgresUrl(db: string): boolean {
@@ -53,5 +55,6 @@ export async function openStorage(db: string, options: OpenOptions = {}): Promis
     ...(options.rememberReadSettings ? { rememberReadSettings: true } : {}),
     ...(options.recallReadSettings ? { recallReadSettings: true } : {}),
     ...(options.onDamage ? { onDamage: options.onDamage } : {}),
+    ...(options.memoryLimitBytes ? { memoryLimitBytes: options.memoryLimitBytes } : {}),
   });
 }

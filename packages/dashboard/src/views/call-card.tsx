@@ -3,20 +3,15 @@
 import type { SpanCall } from '@toolscope/collector/schemas';
 import type { ComponentChildren } from 'preact';
 import { whyNotRetry } from '../retry-advice';
-import { safeExternalUrl } from '../route';
 import { prettyJson, valueText } from '../span-model';
 import { Code, Head, Mono, short, versionLabel } from '../ui';
 
+/**
+ * A span attribute's value, as text whatever it holds: any span sender could otherwise put a clickable link to
+ * a site of its choosing into the dashboard. The dashboard links only to the views it makes itself (route.ts).
+ */
 export function AttrValue({ value }: { value: unknown }) {
-  const text = valueText(value);
-  const url = typeof value === 'string' ? safeExternalUrl(value) : undefined;
-  return url ? (
-    <a href={url} rel="noopener noreferrer nofollow" target="_blank">
-      {text}
-    </a>
-  ) : (
-    <span>{text}</span>
-  );
+  return <span>{valueText(value)}</span>;
 }
 
 export function Attributes({ attrs, label }: { attrs: Record<string, unknown>; label: string }) {

@@ -11,6 +11,7 @@ import { useApi } from '../hooks';
 import { href } from '../route';
 import { rangeLabel, rangeParams, type TimeRange } from '../time';
 import { counted, Load, Mono, Section, short, Time } from '../ui';
+import { FixtureDownload } from './fixture-download';
 
 const KIND_TITLES: Record<Flag['kind'], string> = {
   identical_retry: 'Identical retries',
@@ -147,7 +148,16 @@ export function LoopWaste({ flags }: { flags: Flag[] }) {
   );
 }
 
-export function FlagList({ flags, compact }: { flags: Flag[]; compact?: boolean }) {
+export function FlagList({
+  flags,
+  compact,
+  range,
+}: {
+  flags: Flag[];
+  compact?: boolean;
+  /** The range the flags were read over: a flag's fixture download looks for it there. */
+  range?: TimeRange;
+}) {
   if (flags.length === 0) {
     return (
       <p class="state" role="status">
@@ -174,6 +184,9 @@ export function FlagList({ flags, compact }: { flags: Flag[]; compact?: boolean 
           </div>
           <p class="summary">{f.summary}</p>
           <Evidence flag={f} />
+          {f.id && (
+            <FixtureDownload params={{ flag: f.id, ...(range ? rangeParams(range) : {}) }} />
+          )}
         </li>
       ))}
     </ul>
@@ -206,7 +219,7 @@ export function Flags({ range, tick }: { range: TimeRange; tick: number }) {
                   key={k}
                   title={`${kindTitle(first.kind)} (${first.severity}, ${list.length})`}
                 >
-                  <FlagList flags={list} />
+                  <FlagList flags={list} range={range} />
                 </Section>
               );
             })}

@@ -14,6 +14,7 @@ import { useFittedSeries } from '../series';
 import { formatMs, formatPercent, rangeLabel, rangeParams, type TimeRange } from '../time';
 import { Code, counted, Load, Section, SortHeader, type SortState, versionLabel } from '../ui';
 import { FlagList, LoopWaste } from './flags';
+import { RecoveryShare } from './recovery';
 import { drawable, ToolSpark } from './sparkline';
 
 type Key = 'name' | 'calls' | 'errors' | 'errorRate' | 'p50Ms' | 'p95Ms';
@@ -168,8 +169,9 @@ export function Overview({ range, tick }: { range: TimeRange; tick: number }) {
         <Load loaded={flags} what="flags">
           {(data) => (
             <>
+              <RecoveryShare range={range} tick={tick} />
               <LoopWaste flags={data.flags} />
-              <FlagList flags={data.flags.slice(0, 8)} compact />
+              <FlagList flags={data.flags.slice(0, 8)} compact range={range} />
               {data.flags.length > 8 && (
                 <p data-testid="flags-left-out">
                   {data.flags.length - 8} more not shown: {leftOut(data.flags.slice(8))}.{' '}

@@ -14,6 +14,7 @@ import { modelSteps, storyRows } from '../story-model';
 import { formatMs } from '../time';
 import { counted, Load, Mono, Section, short, Time } from '../ui';
 import { Attributes, CallCard } from './call-card';
+import { TraceFixtures } from './fixture-download';
 import { ModelFacts } from './model-step';
 import { Story } from './story';
 
@@ -141,6 +142,10 @@ function StoryWithFlags({
 
 const HOUR_MS = 3_600_000;
 
+/** The tools of a trace's calls, each call counted once (a client span whose server span is known is left out). */
+const calledTools = (spans: SpanOut[]) =>
+  [...new Set(spans.flatMap((s) => (s.call && !s.call.paired ? [s.call.tool] : [])))].sort();
+
 export function TraceView({
   traceId,
   spanId,
@@ -166,6 +171,7 @@ export function TraceView({
                   Part of <a href={href.conversation(conv)}>conversation {conv}</a>
                 </p>
               )}
+              <TraceFixtures traceId={traceId} tools={calledTools(t.spans)} />
               <Section title="What the agent tried and what it was told">
                 <StoryWithFlags spans={t.spans} conversationId={null} tick={tick} />
               </Section>

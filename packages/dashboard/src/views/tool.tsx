@@ -17,6 +17,7 @@ import { formatMs, formatPercent, rangeParams, type TimeRange } from '../time';
 import { Head, Load, Mono, plural, Section, short, Time, versionLabel } from '../ui';
 import { CallTable } from './calls';
 import { Contracts } from './contracts';
+import { ToolRecovery } from './recovery';
 import { ResultSizes } from './result-sizes';
 
 function Versions({ versions }: { versions: ToolDetailResponse['versions'] }) {
@@ -201,6 +202,7 @@ export function ToolView({ name, range, tick }: { name: string; range: TimeRange
           </>
         )}
       </Load>
+      <ToolRecovery name={name} range={range} tick={tick} />
       <Section title="Calls and error rate over time">
         <Load loaded={series} what="the time series">
           {(s) => <CallsChart points={s.points} label={`calls and error rate of ${name}`} />}

@@ -8,8 +8,7 @@ import { createLoopDetection, type LoopThresholds } from '../../detection/index.
 import type { Storage } from '../contract.js';
 import { redactDbUrl } from '../open.js';
 import { READ_SETTINGS_KEY, type ReadSettingsOptions, settingsOf } from '../read-settings.js';
-import { readerMethods } from '../span-reader.js';
-import { SqlReader } from '../sql/reader.js';
+import { sqlReaders } from '../sql/readers.js';
 import { planWrite } from '../write-plan.js';
 import { migratePostgres } from './migrations.js';
 import { createPool, type PoolBounds, pgReadDb, withClient } from './pg-db.js';
@@ -122,9 +121,7 @@ export async function openPostgresStorage(
     };
   const writer = new PgWriter(pool, createLoopDetection(options.thresholds));
   const guard = { check: () => health.check(), translate: failure };
-  const reader = new SqlReader(
-    pgReadDb(pool, options.onDamage ?? warnDamage, guard, bounds.max * 2),
-  );
+  const reader = sqlReaders(pgReadDb(pool, options.onDamage ?? warnDamage, guard, bounds.max * 2));
   return {
     backend: 'postgres',
     location: redactDbUrl(url),
@@ -135,7 +132,7 @@ export async function openPostgresStorage(
     deleteBefore: guarded((cutoffNs: bigint, maxTraces: number) =>
       deleteBefore(pool, cutoffNs, maxTraces),
     ),
-    ...readerMethods(reader),
+    ...reader,
     readSettings: () => settings,
     ready: async () => {
       const down = health.downReason;

@@ -24,8 +24,8 @@ export function sqliteReadDb(db: Database.Database, damaged: (what: string) => v
 }
 
 /** Pragmas of every connection of a collector's database file (the writer adds its own). */
-export function tuneConnection(db: Database.Database): void {
+export function tuneConnection(db: Database.Database, cacheKiB = 65_536): void {
   db.pragma('busy_timeout = 5000');
-  db.pragma('cache_size = -65536');
+  db.pragma(`cache_size = -${Math.round(cacheKiB)}`);
   db.pragma('temp_store = MEMORY');
 }

@@ -2,22 +2,22 @@
 // (flags over a day of a million calls) never holds the HTTP thread that acknowledges ingest.
 import { parentPort, workerData } from 'node:worker_threads';
 import Database from 'better-sqlite3';
-import { SqlReader } from '../sql/reader.js';
+import { sqlReaders } from '../sql/readers.js';
 import { sqliteReadDb, tuneConnection } from './read-db.js';
 import type { ReaderBody } from './reader-thread.js';
 import { failureReply, type ThreadReply } from './thread-client.js';
 
-type Init = { path: string };
+type Init = { path: string; cacheKiB: number };
 
 const init = workerData as Init;
 const port = parentPort;
 if (!port) throw new Error('reader-worker must run in a worker thread');
 
 const db = new Database(init.path);
-tuneConnection(db);
+tuneConnection(db, init.cacheKiB);
 // Damage found while reading goes to the main thread, which logs it.
 const damaged = (what: string) => port.postMessage({ notice: 'damage', what });
-const reader = new SqlReader(sqliteReadDb(db, damaged));
+const reader = sqlReaders(sqliteReadDb(db, damaged));
 
 async function answer(request: ReaderBody): Promise<unknown> {
   switch (request.type) {

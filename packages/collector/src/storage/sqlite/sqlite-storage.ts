@@ -7,11 +7,13 @@ import Database from 'better-sqlite3';
 import { createLoopDetection, type LoopThresholds } from '../../detection/index.js';
 import type { SpanReader, Storage } from '../contract.js';
 import { READ_SETTINGS_KEY, type ReadSettingsOptions, settingsOf } from '../read-settings.js';
+import { type RecoveryReader, recoveryMethods } from '../recovery-reader.js';
 import { readerMethods } from '../span-reader.js';
-import { SqlReader } from '../sql/reader.js';
+import { sqlReaders } from '../sql/readers.js';
 import { planWrite } from '../write-plan.js';
 import { BlockWriter } from './block-writer.js';
 import { Checkpointer, WRITER_AUTOCHECKPOINT_PAGES } from './checkpointer.js';
+import { sqliteMemory } from './memory-shares.js';
 import { eluReadings, PackBalance } from './pack-balance.js';
 import { sqliteReadDb, tuneConnection } from './read-db.js';
 import { readerThread } from './reader-thread.js';
@@ -29,6 +31,8 @@ export type SqliteOptions = ReadSettingsOptions & {
   thresholds?: Partial<LoopThresholds>;
   /** Told of stored values a read could not use (left out of its answer). */
   onDamage?: (what: string) => void;
+  /** The collector's memory limit: page caches and the writer's heap are sized from it (memory-shares.ts). */
+  memoryLimitBytes?: number | undefined;
 };
 
 /** How often the checkpointer thread copies the WAL into the database file. */
@@ -41,7 +45,8 @@ export function openSqliteStorage(path: string, options: SqliteOptions = {}): St
   db.pragma('page_size = 8192');
   db.pragma('journal_mode = WAL');
   db.pragma(`synchronous = ${options.synchronous ?? 'NORMAL'}`);
-  tuneConnection(db);
+  const shares = sqliteMemory(options.memoryLimitBytes);
+  tuneConnection(db, shares.cacheKiB);
   migrate(db);
   const threaded = !memory && options.writerThread !== false;
   const thresholds = options.thresholds ?? {};
@@ -67,12 +72,12 @@ export function openSqliteStorage(path: string, options: SqliteOptions = {}): St
       );
   if (checkpointer && !threaded) db.pragma(`wal_autocheckpoint = ${WRITER_AUTOCHECKPOINT_PAGES}`);
   const inProcess = threaded ? undefined : new BlockWriter(db, createLoopDetection(thresholds));
-  const thread = threaded ? new WriterThread(path, synchronous, thresholds) : undefined;
+  const thread = threaded ? new WriterThread(path, synchronous, thresholds, shares) : undefined;
   const readsOnThread = !memory && options.readerThread !== false;
   const onDamage =
     options.onDamage ?? ((what: string) => process.emitWarning(`toolscope: ${what}`));
-  const reads = readsOnThread ? readerThread(path, onDamage) : undefined;
-  const reader: SpanReader = reads ?? new SqlReader(sqliteReadDb(db, onDamage));
+  const reads = readsOnThread ? readerThread(path, onDamage, shares.cacheKiB) : undefined;
+  const reader: SpanReader & RecoveryReader = reads ?? sqlReaders(sqliteReadDb(db, onDamage));
   const balance = thread && new PackBalance(eluReadings(() => thread.utilization()));
   return {
     backend: 'sqlite',
@@ -88,6 +93,7 @@ export function openSqliteStorage(path: string, options: SqliteOptions = {}): St
       return (inProcess as BlockWriter).deleteBefore(cutoffNs, maxTraces);
     },
     ...readerMethods(reader),
+    ...recoveryMethods(reader),
     readSettings: () => settings,
     ready: async () => {
       try {

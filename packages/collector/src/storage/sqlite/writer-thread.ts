@@ -4,6 +4,7 @@ import type { EventLoopUtilization } from 'node:perf_hooks';
 import type { LoopThresholds } from '../../detection/index.js';
 import type { WriteOutcome } from '../contract.js';
 import type { WritePlan } from '../write-plan.js';
+import type { SqliteMemory } from './memory-shares.js';
 import { startStorageWorker } from './storage-worker.js';
 import { ThreadClient } from './thread-client.js';
 
@@ -15,9 +16,22 @@ export type WriterBody =
 export class WriterThread {
   readonly #client: ThreadClient<WriterBody>;
 
-  constructor(path: string, synchronous: 'NORMAL' | 'FULL', thresholds: Partial<LoopThresholds>) {
+  constructor(
+    path: string,
+    synchronous: 'NORMAL' | 'FULL',
+    thresholds: Partial<LoopThresholds>,
+    memory: SqliteMemory,
+  ) {
+    const limits = {
+      maxYoungGenerationSizeMb: memory.writerYoungMb,
+      ...(memory.writerOldMb ? { maxOldGenerationSizeMb: memory.writerOldMb } : {}),
+    };
     this.#client = new ThreadClient(() =>
-      startStorageWorker('writer-worker', { path, synchronous, thresholds }),
+      startStorageWorker(
+        'writer-worker',
+        { path, synchronous, thresholds, cacheKiB: memory.cacheKiB },
+        limits,
+      ),
     );
   }
 

@@ -10,7 +10,12 @@ import type { WriterBody } from './writer-thread.js';
 
 type WorkerRequest = WriterBody & { id: number };
 
-type Init = { path: string; synchronous: 'NORMAL' | 'FULL'; thresholds: Partial<LoopThresholds> };
+type Init = {
+  path: string;
+  synchronous: 'NORMAL' | 'FULL';
+  thresholds: Partial<LoopThresholds>;
+  cacheKiB: number;
+};
 
 const init = workerData as Init;
 const port = parentPort;
@@ -20,7 +25,7 @@ const db = new Database(init.path);
 db.pragma('journal_mode = WAL');
 db.pragma(`synchronous = ${init.synchronous === 'FULL' ? 'FULL' : 'NORMAL'}`);
 db.pragma('busy_timeout = 5000');
-db.pragma('cache_size = -65536');
+db.pragma(`cache_size = -${Math.round(init.cacheKiB)}`);
 db.pragma('temp_store = MEMORY');
 // The checkpointer thread copies the WAL back as it grows; this connection checkpoints only every
 // WRITER_AUTOCHECKPOINT_PAGES, to finish the copy and let the WAL start over (checkpointer.ts).

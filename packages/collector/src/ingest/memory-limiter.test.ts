@@ -1,0 +1,119 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { MemoryLimiter } from './memory-limiter.js';
+
+const MiB = 1024 * 1024;
+
+/** A limiter of 100 MiB (soft limit 80) over a resident set the test sets. */
+function limiter(o: { idle?: boolean; gc?: () => void } = {}) {
+  const state = { rss: 50 * MiB, idle: o.idle ?? false, limited: 0, heap: 0 };
+  const l = new MemoryLimiter({
+    limitBytes: 100 * MiB,
+    idle: () => state.idle,
+    readRss: () => state.rss,
+    heapBytes: () => state.heap,
+    collectGarbage: o.gc,
+    onLimited: () => state.limited++,
+  });
+  return { l, state };
+}
+
+afterEach(() => vi.useRealTimers());
+
+describe('MemoryLimiter', () => {
+  it('admits under the soft limit, refuses past it while work is in flight, and admits again once under', () => {
+    vi.useFakeTimers();
+    const { l, state } = limiter();
+    expect(l.softLimitBytes).toBe(80 * MiB);
+    expect(l.admit()).toBe(true);
+    state.rss = 81 * MiB;
+    vi.advanceTimersByTime(10);
+    expect(l.admit()).toBe(false);
+    expect(l.reading).toMatchObject({ rssBytes: 81 * MiB, limited: true });
+    expect(state.limited).toBe(1);
+    state.rss = 79 * MiB;
+    vi.advanceTimersByTime(10);
+    expect(l.admit()).toBe(true);
+    expect(l.reading.limited).toBe(false);
+  });
+
+  it('lets one request in when nothing is in flight, whatever the reading', () => {
+    vi.useFakeTimers();
+    const { l, state } = limiter();
+    state.rss = 150 * MiB;
+    vi.advanceTimersByTime(10);
+    expect(l.admit()).toBe(false);
+    state.idle = true;
+    expect(l.admit()).toBe(true);
+  });
+
+  it('reads the resident set again on admission once the last reading is 10 ms old, not before', () => {
+    vi.useFakeTimers();
+    const { l, state } = limiter();
+    state.rss = 90 * MiB;
+    expect(l.admit()).toBe(true); // the reading taken at construction
+    vi.advanceTimersByTime(10);
+    expect(l.admit()).toBe(false);
+  });
+
+  it('forces a collection past the soft limit at most once a second, four times a second past the limit', () => {
+    vi.useFakeTimers();
+    const gc = vi.fn();
+    const { l, state } = limiter({ gc });
+    // The heap has always grown enough since the last collection.
+    l.start();
+    const grow = setInterval(() => {
+      state.heap += 32 * MiB;
+    }, 10).unref();
+    state.rss = 85 * MiB;
+    vi.advanceTimersByTime(3_000);
+    expect(gc).toHaveBeenCalledTimes(3);
+    gc.mockClear();
+    state.rss = 120 * MiB;
+    vi.advanceTimersByTime(1_000);
+    expect(gc.mock.calls.length).toBeGreaterThanOrEqual(3);
+    expect(gc.mock.calls.length).toBeLessThanOrEqual(4);
+    expect(l.forcedGcs).toBe(3 + gc.mock.calls.length);
+    gc.mockClear();
+    clearInterval(grow);
+    state.heap = 0;
+    state.rss = 50 * MiB;
+    vi.advanceTimersByTime(1_000);
+    expect(gc).not.toHaveBeenCalled();
+    l.stop();
+  });
+
+  it('forces a collection under the soft limit too once the heap holds a fifth of the limit and grew', () => {
+    vi.useFakeTimers();
+    const gc = vi.fn();
+    const { l, state } = limiter({ gc });
+    l.start();
+    state.heap = 19 * MiB;
+    vi.advanceTimersByTime(2_000);
+    expect(gc).not.toHaveBeenCalled();
+    state.heap = 21 * MiB;
+    vi.advanceTimersByTime(200);
+    expect(gc).toHaveBeenCalledTimes(1);
+    expect(l.reading.limited).toBe(false);
+    // Still over a fifth, but not grown since: no more collections.
+    vi.advanceTimersByTime(5_000);
+    expect(gc).toHaveBeenCalledTimes(1);
+    l.stop();
+  });
+
+  it('forces no collection while the heap has not grown, however long it stays over the limit', () => {
+    vi.useFakeTimers();
+    const gc = vi.fn();
+    const { l, state } = limiter({ gc });
+    l.start();
+    state.heap = 100 * MiB;
+    state.rss = 150 * MiB;
+    vi.advanceTimersByTime(500);
+    expect(gc).toHaveBeenCalledTimes(1);
+    vi.advanceTimersByTime(10_000);
+    expect(gc).toHaveBeenCalledTimes(1);
+    state.heap += 16 * MiB;
+    vi.advanceTimersByTime(300);
+    expect(gc).toHaveBeenCalledTimes(2);
+    l.stop();
+  });
+});
