@@ -8,7 +8,8 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { BasicTracerProvider, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
-import { type Collector, type SpanOut, startCollector, type ToolStats } from '@toolscope/collector';
+import { type Collector, startCollector } from '@toolscope/collector';
+import type { SpanOut, ToolStats } from '@toolscope/collector/schemas';
 import {
   defineTool,
   instrumentMcpClient,

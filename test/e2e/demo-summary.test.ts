@@ -1,7 +1,7 @@
 // `pnpm demo`'s summary keeps its promise: every flag with the trace that proves it (a loop's own trace, a
 // drift flag's first listed one), a missing flag said as missing; and after --exit it no longer points at a
 // dashboard that stopped with the demo, but at the command that serves the same data again.
-import type { Flag } from '@toolscope/collector';
+import type { Flag } from '@toolscope/collector/schemas';
 import { describe, expect, it } from 'vitest';
 import { demoSummary } from '../../examples/orders-mcp/src/summary.js';
 

@@ -15,8 +15,8 @@ import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-ho
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { BasicTracerProvider, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
-import type { CallsResponse, SpanOut, TraceResponse } from '@toolscope/collector';
 import { type Collector, startCollector } from '@toolscope/collector';
+import type { CallsResponse, SpanOut, TraceResponse } from '@toolscope/collector/schemas';
 import { McpInstrumentation } from '@traceloop/instrumentation-mcp';
 import { OpenAIInstrumentation as TraceloopOpenAI } from '@traceloop/instrumentation-openai';
 import { generateText, stepCountIs, tool } from 'ai6';

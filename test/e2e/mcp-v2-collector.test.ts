@@ -21,7 +21,8 @@ import {
   InMemorySpanExporter,
   SimpleSpanProcessor,
 } from '@opentelemetry/sdk-trace-base';
-import { type Collector, type Flag, startCollector } from '@toolscope/collector';
+import { type Collector, startCollector } from '@toolscope/collector';
+import type { Flag } from '@toolscope/collector/schemas';
 import { instrumentMcpClient } from '@toolscope/instrument';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {

@@ -6,8 +6,14 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { CallsResponse, Flag, ToolStats, TraceResponse } from '@toolscope/collector';
-import { formatCount, formatMs } from '@toolscope/collector/schemas';
+import {
+  type CallsResponse,
+  type Flag,
+  formatCount,
+  formatMs,
+  type ToolStats,
+  type TraceResponse,
+} from '@toolscope/collector/schemas';
 import {
   DEMO_ROLLOUT_GRACE,
   EXPECTED_FLAGS,

@@ -5,7 +5,8 @@ import { spawn } from 'node:child_process';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { type Flag, flagsOf, startCollector } from '@toolscope/collector';
+import { startCollector } from '@toolscope/collector';
+import { type Flag, flagsResponseSchema } from '@toolscope/collector/schemas';
 import { z } from 'zod';
 import { DEMO_ROLLOUT_GRACE, DEMO_ROLLOUT_GRACE_SECONDS, EXPECTED_FLAGS } from './scenarios.js';
 import { demoSummary } from './summary.js';
@@ -70,8 +71,9 @@ if (code !== 0) process.stderr.write(`demo: the agent exited with ${code}\n`);
 
 // Everything the agent and servers exported is acknowledged; wait until it is committed too.
 while (collector.queue.pendingSpans > 0) await new Promise((r) => setTimeout(r, 50));
-const now = BigInt(Date.now()) * 1_000_000n;
-const flags: Flag[] = await flagsOf(collector.storage, now - 3_600_000n * 1_000_000n, now + 1n, {});
+// The last hour's flags, as the collector's API lists them.
+const listed = await fetch(`${collector.url}/api/flags?since=1h`);
+const flags: Flag[] = flagsResponseSchema.parse(await listed.json()).flags;
 // The database `pnpm start` opens: toolscope serve's default, run from the workspace's root.
 const startDb = fileURLToPath(new URL('../../../toolscope.db', import.meta.url));
 const summary = demoSummary(flags, EXPECTED_FLAGS, {

@@ -1,7 +1,7 @@
 // What `pnpm demo` prints once the agent is done: each flag the story must cause, with the trace that proves it
 // and what the flag says; then where to look: the dashboard while the demo runs, or, after --exit (the
 // collector has stopped with it), the command that serves the same database again.
-import type { Flag } from '@toolscope/collector';
+import type { Flag } from '@toolscope/collector/schemas';
 
 export type ExpectedFlag = { kind: string; tool: string };
 

@@ -10,8 +10,8 @@ import {
   deflateRawSync,
   inflateRawSync,
 } from 'node:zlib';
-import type { NormalizedSpan } from '../src/index.js';
 import { decodeProtobuf } from '../src/otlp/decode-proto.js';
+import type { NormalizedSpan } from '../src/otlp/model.js';
 import { encodeSpan } from '../src/storage/span-codec.js';
 import { makeSpans, protobufBatches } from './spans.js';
 

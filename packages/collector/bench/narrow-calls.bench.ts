@@ -10,7 +10,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { decodeProtobuf } from '../src/otlp/decode-proto.js';
+import { processBatch } from '../src/process/batch.js';
 import { openSqliteStorage } from '../src/storage/sqlite/sqlite-storage.js';
+import { writeStagesSource } from '../src/write-stages.js';
 import { makeSpans, protobufBatches } from './spans.js';
 
 const TRACES = Number(process.env.BENCH_TRACES ?? 25_000);
@@ -18,12 +20,12 @@ const BATCH = 512;
 const dir = mkdtempSync(join(tmpdir(), 'toolscope-narrow-'));
 const path = join(dir, 'narrow.db');
 try {
-  const storage = openSqliteStorage(path, {});
+  const storage = openSqliteStorage(path, { stages: writeStagesSource() });
   let spans = 0;
   for (const body of protobufBatches(makeSpans(TRACES), BATCH)) {
     const r = decodeProtobuf(body);
     if (!r.ok) throw new Error(r.message);
-    await storage.write(r.batch.spans);
+    await storage.write(processBatch(r.batch.spans));
     spans += r.batch.spans.length;
   }
   await storage.close();

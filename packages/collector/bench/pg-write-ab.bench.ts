@@ -5,6 +5,7 @@
 // per span for each (the server's own excluded) and the difference: an A/B of the collector's work on
 // PostgreSQL that the drift of a shared machine's load hits alike, which end-to-end runs of a few minutes apart
 // do not (decision 0030).
+import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import type { Storage } from '../src/storage/contract.js';
 import { freshPgDatabase } from '../test/backends.js';
@@ -30,13 +31,26 @@ type Decoded = { ok: true; batch: { spans: unknown[] } } | { ok: false; message:
 type Tree = {
   decode: (body: Uint8Array) => Decoded;
   open: (url: string, options: { poolSize: number }) => Promise<Storage>;
+  /** Writes decoded spans as the tree's collector does: processed first where it has the stage. */
+  write: (store: Storage, spans: unknown[]) => Promise<unknown>;
 };
 // Each checkout's own modules, so each side runs its own code; the spans come from this checkout's generator.
 async function tree(root: string): Promise<Tree> {
   const src = `${root}/packages/collector/src`;
+  const open = (await import(`${src}/storage/postgres/pg-storage.ts`)).openPostgresStorage;
+  // Trees before the stages (docs/decisions/0037) take decoded spans; later ones a processed batch.
+  if (!existsSync(`${src}/write-stages.ts`))
+    return {
+      decode: (await import(`${src}/otlp/decode-proto.ts`)).decodeProtobuf,
+      open,
+      write: (store, spans) => store.write(spans as never),
+    };
+  const { writeStagesSource } = await import(`${src}/write-stages.ts`);
+  const { processBatch } = await import(`${src}/process/batch.ts`);
   return {
     decode: (await import(`${src}/otlp/decode-proto.ts`)).decodeProtobuf,
-    open: (await import(`${src}/storage/postgres/pg-storage.ts`)).openPostgresStorage,
+    open: (url, options) => open(url, { ...options, stages: writeStagesSource() }),
+    write: (store, spans) => store.write(processBatch(spans)),
   };
 }
 const here = new URL('../../..', import.meta.url).pathname.replace(/\/$/, '');
@@ -68,7 +82,7 @@ for (let round = 0; round < ROUNDS; round++) {
         group.map((body) => {
           const decoded = trees[side].decode(body);
           if (!decoded.ok) throw new Error(decoded.message);
-          return stores[side].write(decoded.batch.spans as Parameters<Storage['write']>[0]);
+          return trees[side].write(stores[side], decoded.batch.spans);
         }),
       );
       used[side] += cpuUs() - t0;

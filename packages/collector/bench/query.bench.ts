@@ -8,8 +8,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
-import type { NormalizedSpan } from '../src/index.js';
-import { isPostgresUrl, openStorage, startCollector } from '../src/index.js';
+import { openStorage, startCollector } from '../src/index.js';
+import type { NormalizedSpan } from '../src/otlp/model.js';
+import { processBatch } from '../src/process/batch.js';
+import { isPostgresUrl } from '../src/storage/open.js';
 import { CODES, spreadCallId, TOOLS } from './spans.js';
 
 const CALLS = Number(process.env.BENCH_CALLS ?? 1_000_000);
@@ -83,7 +85,7 @@ const BATCH = 6 * 1024;
 for (let i = 0; i < CALLS; i += BATCH) {
   const batch: NormalizedSpan[] = [];
   for (let j = i; j < Math.min(CALLS, i + BATCH); j++) batch.push(span(j));
-  await storage.write(batch);
+  await storage.write(processBatch(batch));
 }
 await storage.close();
 console.log(

@@ -7,8 +7,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import type { NormalizedSpan } from '../src/index.js';
 import { openStorage, startCollector } from '../src/index.js';
+import type { NormalizedSpan } from '../src/otlp/model.js';
+import { processBatch } from '../src/process/batch.js';
 import { CODES, TOOLS } from './spans.js';
 
 const CALLS = Number(process.env.BENCH_CALLS ?? 200_000);
@@ -77,7 +78,7 @@ const storage = await openStorage(db);
 for (let i = 0; i < CALLS; i += 6144) {
   const batch: NormalizedSpan[] = [];
   for (let j = i; j < Math.min(CALLS, i + 6144); j++) batch.push(span(j));
-  await storage.write(batch);
+  await storage.write(processBatch(batch));
 }
 await storage.close();
 const collector = await startCollector({ db, port: 0 });

@@ -8,7 +8,7 @@ import { finished } from 'node:stream/promises';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
-import type { NormalizedSpan } from '../src/index.js';
+import type { NormalizedSpan } from '../src/otlp/model.js';
 import { encodeSpan } from '../src/storage/span-codec.js';
 
 export type RefRow = [

@@ -7,7 +7,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { decodeProtobuf } from '../src/otlp/decode-proto.js';
+import { processBatch } from '../src/process/batch.js';
 import { openSqliteStorage } from '../src/storage/sqlite/sqlite-storage.js';
+import { writeStagesSource } from '../src/write-stages.js';
 import { refRows, sqliteReference } from './reference.js';
 import { makeSpans, protobufBatches } from './spans.js';
 
@@ -20,13 +22,13 @@ const batches = [...protobufBatches(makeSpans(TRACES), 512)].map((body) => {
 const spans = batches.reduce((n, b) => n + b.length, 0);
 const dir = mkdtempSync(join(tmpdir(), 'toolscope-write-path-'));
 try {
-  const storage = openSqliteStorage(join(dir, 'store.db'), {});
+  const storage = openSqliteStorage(join(dir, 'store.db'), { stages: writeStagesSource() });
   const cpu0 = process.cpuUsage();
   const t0 = process.hrtime.bigint();
   let next = 0;
   await Promise.all(
     Array.from({ length: 16 }, async () => {
-      while (next < batches.length) await storage.write(batches[next++] ?? []);
+      while (next < batches.length) await storage.write(processBatch(batches[next++] ?? []));
     }),
   );
   const seconds = Number(process.hrtime.bigint() - t0) / 1e9;

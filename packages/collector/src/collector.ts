@@ -17,8 +17,10 @@ import { startRetention } from './ingest/retention.js';
 import { WriteQueue } from './ingest/write-queue.js';
 import { causeOf, createLogger, type LogLevel, onceEach } from './ops/logger.js';
 import { CollectorMetrics } from './ops/metrics.js';
+import { openStorage } from './pipeline.js';
+import { processBatch } from './process/batch.js';
+import { mergeBatches } from './process/merge.js';
 import type { Storage } from './storage/contract.js';
-import { openStorage } from './storage/open.js';
 import { COLLECTOR_VERSION } from './version.js';
 
 export type CollectorOptions = {
@@ -117,6 +119,8 @@ export async function startCollector(options: CollectorOptions): Promise<Collect
   const bounds = ingestBounds(options.memoryLimitBytes);
   let lastWriteFailed: string | undefined;
   const queue = new WriteQueue(storage, {
+    // The process stage, run on each request's spans as it is queued (write-queue.ts).
+    stages: { process: (spans) => processBatch(spans), merge: mergeBatches },
     maxPendingSpans: options.maxPendingSpans ?? bounds.pendingSpans,
     maxBatchSpans: options.maxBatchSpans ?? 8192,
     maxInFlight: storage.concurrentWrites,

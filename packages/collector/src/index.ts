@@ -1,62 +1,47 @@
-// Public API of @toolscope/collector: what users call. The collector (startCollector), the CLI (runCli), a store
-// opened directly (openStorage) with the types its methods take and give, and the JSON API's shapes and schemas
-// (also at the browser-safe subpath `@toolscope/collector/schemas`). Every export here is public contract: add,
-// never rename; internals (the write queue, decoders, the app builder, detectors) stay internal.
+// Public API of @toolscope/collector: what users call. The collector (startCollector), the CLI (runCli), and a
+// store opened directly (openStorage) with the types its methods take and give. The JSON API's shapes and
+// schemas are at the browser-safe subpath `@toolscope/collector/schemas`, and only there. Every export here is
+// public contract: add, never rename; internals (the stages, the write queue, decoders, the app builder,
+// detectors, how flags and pages are made) stay internal.
 
-export type {
-  Call,
-  CallsResponse,
-  ConversationResponse,
-  ErrorResponse,
-  SearchResponse,
-  SearchResult,
-  SpanOut,
-  TimeseriesResponse,
-  ToolDetailResponse,
-  ToolStats,
-  ToolsResponse,
-  TraceResponse,
-} from './api/schemas.js';
-export {
-  callSchema,
-  callsResponseSchema,
-  conversationResponseSchema,
-  errorResponseSchema,
-  searchResponseSchema,
-  spanSchema,
-  timeseriesResponseSchema,
-  toolDetailResponseSchema,
-  toolStatsSchema,
-  toolsResponseSchema,
-  traceResponseSchema,
-} from './api/schemas.js';
 export type { ToolDetail } from './api/tool-page.js';
-export { toolPage } from './api/tool-page.js';
 export { main as runCli } from './cli/main.js';
 export type { Collector, CollectorOptions } from './collector.js';
 export { startCollector } from './collector.js';
 export type { FlagFilter } from './detection/read-flags.js';
-export { flagsOf, readFlags } from './detection/read-flags.js';
-export type { Flag, FlagsResponse } from './detectors/flag.js';
-export { FLAG_KINDS, flagSchema, flagsResponseSchema } from './detectors/flag.js';
 export type { CollectorErrorCode } from './errors.js';
 export { COLLECTOR_ERRORS, CollectorError } from './errors.js';
-export type { AttrMap, AttrValue, NormalizedSpan } from './otlp/model.js';
+export type { AttrMap, AttrValue } from './otlp/model.js';
+export type { OpenOptions } from './pipeline.js';
+export { openStorage } from './pipeline.js';
 export type {
   BackendKind,
   CallFilter,
   CallPage,
-  CallRecord,
+  CallReader,
+  ContractReader,
+  ContractSummary,
   ConversationSpans,
+  ExceptionCount,
+  FlagReader,
+  RecordedCall,
   SearchHit,
   Series,
   SpanReader,
   SpanWriter,
   Storage,
+  StoredFlag,
   StoredSpan,
-  ToolSummary,
+  ToolAggregate,
+  ToolContract,
+  ToolReader,
+  ToolSources,
+  TraceReader,
+  WriteBatch,
   WriteOutcome,
 } from './storage/contract.js';
-export type { OpenOptions } from './storage/open.js';
-export { isPostgresUrl, openStorage } from './storage/open.js';
 export { COLLECTOR_VERSION } from './version.js';
+/** @deprecated The API's `Call` (`@toolscope/collector/schemas`); storage's reader gives `RecordedCall`s. */
+export type CallRecord = import('./api/schemas.js').Call;
+/** @deprecated The API's `ToolStats` (`@toolscope/collector/schemas`); storage gives `ToolAggregate`s. */
+export type ToolSummary = import('./api/schemas.js').ToolStats;

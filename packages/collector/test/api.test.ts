@@ -1,6 +1,6 @@
 // The query API: every parameter validated with a message naming it, cursor pagination, time ranges.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CallsResponse, ToolsResponse } from '../src/index.js';
+import type { CallsResponse, ToolsResponse } from '../src/api/schemas.js';
 import { getJson, jsonBody, postJson, startTestCollector, type TestCollector } from './harness.js';
 
 let c: TestCollector;

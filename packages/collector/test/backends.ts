@@ -6,7 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import pg from 'pg';
-import { isPostgresUrl, type OpenOptions, openStorage, type Storage } from '../src/index.js';
+import { type OpenOptions, openStorage, type Storage } from '../src/index.js';
+import { isPostgresUrl } from '../src/storage/open.js';
 
 export const PG_URL = process.env.TOOLSCOPE_TEST_PG;
 

@@ -8,18 +8,23 @@ import { join } from 'node:path';
 import { deflateRawSync } from 'node:zlib';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { type NormalizedSpan, openStorage } from '../src/index.js';
+import { openStorage } from '../src/index.js';
+import type { NormalizedSpan } from '../src/otlp/model.js';
 import { packSpans, unpackBlock } from '../src/storage/block-packing.js';
 import { SPAN_DICTIONARY_V1, SPAN_DICTIONARY_V1_SHA256 } from '../src/storage/span-dictionary.js';
 import { PG_URL } from './backends.js';
 import { callSpan, traceIdOf } from './conformance/spans.js';
 import { upgradedPostgres } from './old-databases.js';
+import { writeSpans } from './write-spans.js';
 
-/** Codec 1 as decision 0011 defines it, written out here: the codec byte, then raw deflate at level 6 with dictionary v1. */
-const codecV1 = (json: string) =>
+/**
+ * Codec 1 as decision 0011 defines it, written out here: the codec byte, then raw deflate with dictionary v1, at
+ * the level the collector writes (3 since decision 0038; the level is not part of the format).
+ */
+const codecV1 = (json: string, level = 3) =>
   Buffer.concat([
     Buffer.from([1]),
-    deflateRawSync(json, { level: 6, dictionary: SPAN_DICTIONARY_V1 }),
+    deflateRawSync(json, { level, dictionary: SPAN_DICTIONARY_V1 }),
   ]);
 
 describe('packed span blocks', () => {
@@ -66,6 +71,8 @@ describe('packed span blocks', () => {
       const packed = packSpans(spans);
       expect(packed.equals(codecV1(joined))).toBe(true);
       expect(unpackBlock(packed)).toBe(joined);
+      // A block written at level 6, as before decision 0038, reads the same.
+      expect(unpackBlock(codecV1(joined, 6))).toBe(joined);
     }
   });
 
@@ -80,8 +87,8 @@ describe('packed span blocks', () => {
         callSpan({ trace: 3, span: 2, tool: 'tool_2' }),
         callSpan({ trace: 3, span: 3, tool: 'tool_3', code: 'INVALID_INPUT', issues }),
       ] as [NormalizedSpan, NormalizedSpan, NormalizedSpan];
-      expect((await s.write([a])).inserted).toBe(1);
-      expect(await s.write([a, b, c])).toMatchObject({ inserted: 2, duplicates: 1 });
+      expect((await writeSpans(s, [a])).inserted).toBe(1);
+      expect(await writeSpans(s, [a, b, c])).toMatchObject({ inserted: 2, duplicates: 1 });
       const read = await s.trace(traceIdOf(3));
       expect(read?.map((x) => [x.spanId, x.name, x.attributes])).toEqual(
         [a, b, c].map((x) => [x.spanId, x.name, x.attributes]),
@@ -105,7 +112,7 @@ describe('packed span blocks', () => {
            SELECT 1, id, '${'ab'.repeat(8)}', '${JSON.stringify(old)}' FROM resources`,
         ],
         async (s) => {
-          await s.write([callSpan({ trace: 7, span: 2, tool: 'packed_tool' })]);
+          await writeSpans(s, [callSpan({ trace: 7, span: 2, tool: 'packed_tool' })]);
           const spans = await s.trace(traceIdOf(7));
           expect(spans?.map((x) => [x.name, x.resource['service.name']])).toEqual([
             ['execute_tool old', 'old'],
@@ -121,7 +128,7 @@ describe('packed span blocks', () => {
     const path = join(dir, 'packed.db');
     try {
       let s = await openStorage(path);
-      await s.write([callSpan({ trace: 1, span: 1, tool: 'packed_tool' })]);
+      await writeSpans(s, [callSpan({ trace: 1, span: 1, tool: 'packed_tool' })]);
       await s.close();
       const db = new Database(path);
       const stored = db.prepare('SELECT packed FROM span_blocks').pluck().get();

@@ -7,6 +7,8 @@ import { openStorage } from '../src/index.js';
 import { TOOL_IS } from '../src/storage/call-row.js';
 import { freshPgDatabase, PG_URL } from './backends.js';
 import { callSpan, HOUR_NS, nowNs } from './conformance/spans.js';
+import { readCalls } from './read-view.js';
+import { writeSpans } from './write-spans.js';
 
 describe('narrowed call rows on PostgreSQL', () => {
   it.skipIf(!PG_URL)(
@@ -22,7 +24,8 @@ describe('narrowed call rows on PostgreSQL', () => {
         // Each collector writes batches with the new tools in opposite orders, several at a time.
         const writes = [a, b].flatMap((s, side) =>
           Array.from({ length: 6 }, (_, i) =>
-            s.write(
+            writeSpans(
+              s,
               (side ? [...tools].reverse() : tools).map((tool, span) =>
                 callSpan({ trace: 100 + side * 10 + i, span: span + 1, tool }),
               ),
@@ -40,7 +43,7 @@ describe('narrowed call rows on PostgreSQL', () => {
         );
         const window = { sinceNs: nowNs() - HOUR_NS, untilNs: nowNs() + HOUR_NS, limit: 100 };
         for (const tool of tools) {
-          const { calls } = await b.calls({ ...window, tool });
+          const { calls } = await readCalls(b, { ...window, tool });
           expect(calls).toHaveLength(12);
           expect(new Set(calls.map((c) => c.tool))).toEqual(new Set([tool]));
         }

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { runCli } from '../src/index.js';
+import { openStorage, runCli } from '../src/index.js';
 import { captureIo, jsonBody } from './harness.js';
 
 describe('toolscope CLI', () => {
@@ -88,8 +88,7 @@ describe('toolscope CLI', () => {
     expect(await exit).toBe(0);
     expect(out).toContain('SIGTERM: flushing acknowledged spans and closing');
     // The data is there for the next process.
-    const { openSqliteStorage } = await import('../src/storage/sqlite/sqlite-storage.js');
-    const storage = openSqliteStorage(join(dir, 'x.db'));
+    const storage = await openStorage(join(dir, 'x.db'));
     expect(await storage.trace((77).toString(16).padStart(32, '0'))).toHaveLength(3);
     await storage.close();
   });

@@ -6,6 +6,8 @@ import type { Storage } from '../src/index.js';
 import { PG_URL } from './backends.js';
 import { callSpan } from './conformance/spans.js';
 import { upgradedPostgres, upgradedSqlite } from './old-databases.js';
+import { readCalls, readContracts, readTools } from './read-view.js';
+import { writeSpans } from './write-spans.js';
 
 const NOW = BigInt(Date.now()) * 1_000_000n;
 const AT = NOW - 120_000_000_000n;
@@ -26,21 +28,21 @@ const OLD_ROWS = [
 
 async function expectUpgraded(s: Storage): Promise<void> {
   const window = { sinceNs: NOW - 3_600_000_000_000n, untilNs: NOW, limit: 10 };
-  const server = (await s.calls({ ...window, side: 'server' })).calls;
-  const client = (await s.calls({ ...window, side: 'client' })).calls;
+  const server = (await readCalls(s, { ...window, side: 'server' })).calls;
+  const client = (await readCalls(s, { ...window, side: 'client' })).calls;
   expect(server.map((c) => [c.partialEffect, c.exceptionType, c.exceptionMessage])).toEqual([
     [false, null, null],
   ]);
   expect(client.map((c) => c.partialEffect)).toEqual([null]);
-  expect((await s.contracts('get_order'))?.map((c) => [c.schemaHash, c.reported])).toEqual([
+  expect((await readContracts(s, 'get_order'))?.map((c) => [c.schemaHash, c.reported])).toEqual([
     ['abcdabcdabcdabcd', false],
   ]);
   const threw = callSpan({ trace: 77, span: 1, tool: 'get_weather', code: 'FAILED' });
   threw.events = [
     { timeNs: threw.startNs, name: 'exception', attributes: { 'exception.type': 'RangeError' } },
   ];
-  await s.write([threw]);
-  const [weather] = await s.tools(window.sinceNs, NOW + 3_600_000_000_000n, 'get_weather');
+  await writeSpans(s, [threw]);
+  const [weather] = await readTools(s, window.sinceNs, NOW + 3_600_000_000_000n, 'get_weather');
   expect(weather?.exceptions).toEqual([{ type: 'RangeError', count: 1 }]);
 }
 

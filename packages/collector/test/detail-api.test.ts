@@ -7,7 +7,7 @@ import type {
   TimeseriesResponse,
   ToolDetailResponse,
   ToolsResponse,
-} from '../src/index.js';
+} from '../src/api/schemas.js';
 import {
   getJson,
   otlpToolCalls,

@@ -4,7 +4,7 @@
 import { defineTool } from '@toolscope/instrument';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import type { FlagsResponse } from '../src/index.js';
+import type { FlagsResponse } from '../src/detectors/flag.js';
 import {
   exportingProvider,
   getJson,

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import type { CallsResponse, TraceResponse } from '../src/index.js';
+import type { CallsResponse, TraceResponse } from '../src/api/schemas.js';
 import { getJson, jsonBody, postJson, startTestCollector } from './harness.js';
 
 const toolAttrs = (i: number) => ({

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FloodBatches, floodGrpc, floodHttp } from '../bench/flood-load.js';
 import { sampleRss, statusMiB } from '../bench/process-memory.js';
-import type { ToolsResponse } from '../src/index.js';
+import type { ToolsResponse } from '../src/api/schemas.js';
 import { BACKENDS } from './backends.js';
 import { servedCollectors } from './served.js';
 

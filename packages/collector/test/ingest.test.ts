@@ -5,7 +5,7 @@ import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-ho
 import { defineTool } from '@toolscope/instrument';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import type { CallsResponse, ToolsResponse, TraceResponse } from '../src/index.js';
+import type { CallsResponse, ToolsResponse, TraceResponse } from '../src/api/schemas.js';
 import {
   type ExporterKind,
   exportingProvider,

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
 import { makeSpans, protobufBatches } from '../bench/spans.js';
-import type { ToolsResponse } from '../src/index.js';
+import type { ToolsResponse } from '../src/api/schemas.js';
 import { startServe } from './harness.js';
 
 const CONNECTIONS = 96;

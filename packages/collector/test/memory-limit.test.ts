@@ -15,6 +15,8 @@ import { MemoryLimiter } from '../src/ingest/memory-limiter.js';
 import { WriteQueue } from '../src/ingest/write-queue.js';
 import { CollectorMetrics } from '../src/ops/metrics.js';
 import { RetryInfo, RpcStatus } from '../src/otlp/proto.js';
+import { processBatch } from '../src/process/batch.js';
+import { mergeBatches } from '../src/process/merge.js';
 import { exportingProvider } from './harness.js';
 
 const MiB = 1024 * 1024;
@@ -26,7 +28,11 @@ afterAll(async () => {
 async function limitedCollector() {
   const memory = { rss: 10 * MiB };
   const storage = await openStorage(':memory:');
-  const queue = new WriteQueue(storage, { maxPendingSpans: 100_000, maxBatchSpans: 8192 });
+  const queue = new WriteQueue(storage, {
+    stages: { process: processBatch, merge: mergeBatches },
+    maxPendingSpans: 100_000,
+    maxBatchSpans: 8192,
+  });
   const metrics = new CollectorMetrics();
   const budget = new BodyBudget(64 * MiB);
   const limiter = new MemoryLimiter({

@@ -6,6 +6,8 @@ import type { Storage } from '../src/index.js';
 import { PG_URL } from './backends.js';
 import { callSpan } from './conformance/spans.js';
 import { upgradedPostgres, upgradedSqlite } from './old-databases.js';
+import { readCalls, readTools } from './read-view.js';
+import { writeSpans } from './write-spans.js';
 
 const NOW_MS = Date.now();
 // Two minutes ago, at the start of that minute: the old row's minute, which a new call can still land in.
@@ -27,16 +29,16 @@ const OLD_ROWS = [
 async function expectUpgraded(s: Storage): Promise<void> {
   const since = AT - 3_600_000_000_000n;
   const until = BigInt(NOW_MS + 60_000) * 1_000_000n;
-  const [before] = await s.tools(since, until, 'get_order');
+  const [before] = await readTools(s, since, until, 'get_order');
   expect(before?.calls).toBe(1);
   expect([before?.resultBytesP50, before?.resultSizes]).toEqual([null, []]);
-  const [old] = (await s.calls({ sinceNs: since, untilNs: until, limit: 5 })).calls;
+  const [old] = (await readCalls(s, { sinceNs: since, untilNs: until, limit: 5 })).calls;
   expect([old?.resultBytes, old?.resultTokens]).toEqual([null, null]);
   const sized = callSpan({ trace: 91, span: 1, version: '2', agoMs: NOW_MS - MINUTE_MS - 1_000 });
   sized.attributes['toolscope.output.bytes'] = 4_000;
   sized.attributes['toolscope.output.tokens'] = 1_200;
-  await s.write([sized]);
-  const [after] = await s.tools(since, until, 'get_order');
+  await writeSpans(s, [sized]);
+  const [after] = await readTools(s, since, until, 'get_order');
   expect(after?.calls).toBe(2);
   expect(after?.resultSizes.map((v) => [v.version, v.measured, v.bytesMax, v.tokensMax])).toEqual([
     ['2', 1, 4_000, 1_200],

@@ -5,7 +5,8 @@
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { BasicTracerProvider, BatchSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { describe, expect, it } from 'vitest';
-import type { Storage, ToolsResponse } from '../src/index.js';
+import type { ToolsResponse } from '../src/api/schemas.js';
+import type { Storage } from '../src/index.js';
 import { getJson, startTestCollector } from './harness.js';
 
 describe('overload', () => {

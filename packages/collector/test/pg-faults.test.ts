@@ -11,6 +11,7 @@ import { startRetention } from '../src/ingest/retention.js';
 import { PG_MIGRATIONS } from '../src/storage/postgres/migrations.js';
 import type { PgLog } from '../src/storage/postgres/pg-health.js';
 import { openPostgresStorage, type PostgresOptions } from '../src/storage/postgres/pg-storage.js';
+import { writeStagesSource } from '../src/write-stages.js';
 import { freshPgDatabase, PG_URL } from './backends.js';
 import { getJson, jsonBody, postJson, serveUntilExit, startServe } from './harness.js';
 import { tcpGate } from './tcp-gate.js';
@@ -29,9 +30,14 @@ function capture(): { log: PgLog; lines: Logged[] } {
 }
 
 /** An in-process collector on its own storage, whose outage lines are captured. */
-async function collectorOn(db: string, options: PostgresOptions = {}) {
+async function collectorOn(db: string, options: Partial<PostgresOptions> = {}) {
   const { log, lines } = capture();
-  const storage = await openPostgresStorage(db, { log, waitForDatabase: true, ...options });
+  const storage = await openPostgresStorage(db, {
+    log,
+    waitForDatabase: true,
+    stages: writeStagesSource(),
+    ...options,
+  });
   const c: Collector = await startCollector({ db, storage, port: 0 });
   stops.push(() => c.close().then(() => storage.close()));
   return { c, lines };
@@ -208,8 +214,8 @@ describe.skipIf(!PG_URL)('PostgreSQL faults', () => {
 
   it('rolls a migration that meets a fault back whole, retries it and finishes', async () => {
     const db = await freshPgDatabase();
-    // A database at the schema before the last step; the last step (v8: it drops and makes again the view
-    // tool_calls, and adds model_calls) then waits for a lock on tool_calls.
+    // A database at the schema before the last step; the last step (v9: it drops the call-id slot index of
+    // tool_call_rows and makes the block index) then waits for a lock on tool_call_rows, under the view.
     const last = PG_MIGRATIONS.length - 1;
     await sql(db, PG_MIGRATIONS.slice(0, last).join(';\n'));
     await sql(db, 'CREATE TABLE toolscope_schema (version INTEGER NOT NULL)');
@@ -219,7 +225,11 @@ describe.skipIf(!PG_URL)('PostgreSQL faults', () => {
     await holder.query('BEGIN');
     await holder.query('LOCK TABLE tool_calls IN ACCESS SHARE MODE');
     const { log, lines } = capture();
-    const opening = openPostgresStorage(db, { log, waitForDatabase: true });
+    const opening = openPostgresStorage(db, {
+      log,
+      waitForDatabase: true,
+      stages: writeStagesSource(),
+    });
     const waiting = `SELECT pid FROM pg_stat_activity WHERE datname = $1
       AND application_name = 'toolscope-collector' AND wait_event_type = 'Lock'`;
     await until(async () => (await sql(db, waiting, [dbName(db)])).length > 0);
@@ -229,7 +239,12 @@ describe.skipIf(!PG_URL)('PostgreSQL faults', () => {
     expect(await storage.ready()).toMatchObject({ ok: false });
     // Nothing of the interrupted step stayed: the version and the tables are those before it.
     expect(await sql(db, 'SELECT version FROM toolscope_schema')).toEqual([{ version: last }]);
-    expect(await sql(db, "SELECT to_regclass('model_calls') AS t")).toEqual([{ t: null }]);
+    expect(
+      await sql(
+        db,
+        "SELECT to_regclass('tool_calls_by_call_slot')::text AS slot, to_regclass('tool_calls_by_call_block')::text AS block",
+      ),
+    ).toEqual([{ slot: 'tool_calls_by_call_slot', block: null }]);
     await holder.query('ROLLBACK');
     await holder.end();
     await until(async () => (await storage.ready()).ok);

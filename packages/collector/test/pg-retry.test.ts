@@ -7,6 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { Storage } from '../src/index.js';
 import { execRaw, freshPgDatabase, open, PG_URL } from './backends.js';
 import { callSpan } from './conformance/spans.js';
+import { writeSpans } from './write-spans.js';
 
 const stores: Storage[] = [];
 afterAll(async () => {
@@ -19,7 +20,7 @@ describe.skipIf(!PG_URL)('a PostgreSQL batch retried after a deadlock', () => {
     const store = await open(db);
     stores.push(store);
     // Migrated, and a first batch has cached the ids of what it stored.
-    await store.write([callSpan({ trace: 1, span: 1, tool: 'known_tool' })]);
+    await writeSpans(store, [callSpan({ trace: 1, span: 1, tool: 'known_tool' })]);
     await execRaw(
       db,
       `CREATE SEQUENCE fail_once;
@@ -37,7 +38,7 @@ describe.skipIf(!PG_URL)('a PostgreSQL batch retried after a deadlock', () => {
       ...callSpan({ trace: 2, span: 1, tool: 'brand_new_tool' }),
       resource: { 'service.name': 'brand-new-service' },
     };
-    expect(await store.write([span])).toMatchObject({ inserted: 1, toolCalls: 1 });
+    expect(await writeSpans(store, [span])).toMatchObject({ inserted: 1, toolCalls: 1 });
     const client = new pg.Client(db);
     await client.connect();
     try {

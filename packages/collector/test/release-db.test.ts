@@ -9,8 +9,11 @@ import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { type CallPage, openStorage } from '../src/index.js';
+import type { CallsResponse } from '../src/api/schemas.js';
+import { openStorage } from '../src/index.js';
 import { callSpan, traceIdOf } from './conformance/spans.js';
+import { readCalls, readConversation, readTrace } from './read-view.js';
+import { writeSpans } from './write-spans.js';
 
 const FIXTURES = new URL('./fixtures/release-db/', import.meta.url);
 const T0 = 1_796_000_000_000_000_000n;
@@ -50,7 +53,7 @@ const RELEASES = [
  * false for its rows, which
  * this checks, and are then left out of the comparison.
  */
-function withoutLaterFields(page: CallPage): unknown {
+function withoutLaterFields(page: CallsResponse): unknown {
   return {
     ...page,
     calls: page.calls.map(({ outputHash, proxy, ...rest }) => {
@@ -74,10 +77,14 @@ describe('a store written by an earlier release', () => {
       };
       const readAll = async (s: Awaited<ReturnType<typeof openStorage>>) => ({
         traces: Object.fromEntries(
-          await Promise.all([1, 2].map(async (t) => [traceIdOf(t), await s.trace(traceIdOf(t))])),
+          await Promise.all(
+            [1, 2].map(async (t) => [traceIdOf(t), await readTrace(s, traceIdOf(t))]),
+          ),
         ),
-        calls: withoutLaterFields(await s.calls({ sinceNs: 0n, untilNs: T0 * 2n, limit: 100 })),
-        conversation: await s.conversation('conv-fixture'),
+        calls: withoutLaterFields(
+          await readCalls(s, { sinceNs: 0n, untilNs: T0 * 2n, limit: 100 }),
+        ),
+        conversation: await readConversation(s, 'conv-fixture'),
       });
       try {
         let s = await openStorage(path);
@@ -89,8 +96,8 @@ describe('a store written by an earlier release', () => {
             startNs: T0 + 30_000_000n,
             endNs: T0 + 31_000_000n,
           };
-          await s.write([late, callSpan({ trace: 3, span: 1, tool: 'search_docs' })]);
-          const trace1 = await s.trace(traceIdOf(1));
+          await writeSpans(s, [late, callSpan({ trace: 3, span: 1, tool: 'search_docs' })]);
+          const trace1 = await readTrace(s, traceIdOf(1));
           expect(trace1?.map((x) => x.spanId)).toEqual([
             ...(expected.traces[traceIdOf(1)] as { spanId: string }[]).map((x) => x.spanId),
             late.spanId,

@@ -1,6 +1,6 @@
 // Retention deletes old traces with their calls and rollups, in steps, and keeps recent data.
 import { describe, expect, it } from 'vitest';
-import type { ToolsResponse } from '../src/index.js';
+import type { ToolsResponse } from '../src/api/schemas.js';
 import { startRetention } from '../src/ingest/retention.js';
 import { getJson, jsonBody, postJson, startTestCollector } from './harness.js';
 

@@ -15,9 +15,9 @@ import {
 import { defineTool, sensitive } from '@toolscope/instrument';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import type { NormalizedSpan } from '../src/index.js';
 import { applyContentPolicy, defaultContentPolicy } from '../src/ingest/content-policy.js';
 import { decodeProtobuf } from '../src/otlp/decode-proto.js';
+import type { NormalizedSpan } from '../src/otlp/model.js';
 
 function decoded(spans: ReadableSpan[]): NormalizedSpan[] {
   const body = ProtobufTraceSerializer.serializeRequest(spans);

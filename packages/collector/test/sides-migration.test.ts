@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import type { Storage } from '../src/index.js';
 import { PG_URL } from './backends.js';
 import { upgradedPostgres, upgradedSqlite } from './old-databases.js';
+import { readCalls, readTools } from './read-view.js';
 
 const NOW = BigInt(Date.now()) * 1_000_000n;
 const MINUTE = NOW / 60_000_000_000n - 2n;
@@ -26,13 +27,13 @@ const OLD_ROWS = [
 
 async function expectUpgraded(s: Storage): Promise<void> {
   const since = NOW - 3_600_000_000_000n;
-  const tools = await s.tools(since, NOW);
+  const tools = await readTools(s, since, NOW);
   expect(tools.map((t) => [t.name, t.calls, t.sources])).toEqual([
     // Counted once (the server's row); seen from both: our server and a GenAI-semconv client.
     ['get_order', 1, ['gen_ai', 'toolscope']],
     ['web_search', 1, ['gen_ai']],
   ]);
-  const clients = await s.calls({ sinceNs: since, untilNs: NOW, limit: 10, side: 'client' });
+  const clients = await readCalls(s, { sinceNs: since, untilNs: NOW, limit: 10, side: 'client' });
   expect(clients.calls.map((c) => [c.tool, c.source, c.paired])).toEqual([
     ['get_order', 'gen_ai', true],
   ]);

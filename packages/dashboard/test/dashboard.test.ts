@@ -5,7 +5,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type Collector, startCollector, type ToolsResponse } from '@toolscope/collector';
+import { type Collector, startCollector } from '@toolscope/collector';
+import type { ToolsResponse } from '@toolscope/collector/schemas';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launch, screenshot, watchedPage } from './browser.js';

@@ -3,7 +3,8 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type Collector, type FlagsResponse, runCli, startCollector } from '@toolscope/collector';
+import { type Collector, runCli, startCollector } from '@toolscope/collector';
+import type { FlagsResponse } from '@toolscope/collector/schemas';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launch, watchedPage } from './browser.js';

@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { diffContracts } from '../contracts/schema-diff.js';
 import type { Storage } from '../storage/contract.js';
 import { contractDiffQuerySchema, contractsQuerySchema, parseQuery, toolParams } from './params.js';
+import { contractsOut } from './records-out.js';
 import { badRequest, notFound } from './replies.js';
 import type { ContractDiffResponse, ContractsResponse } from './schemas.js';
 
@@ -12,7 +13,7 @@ export function registerContractRoutes(app: FastifyInstance, storage: Storage): 
     if (!p.ok) return badRequest(reply, p.message);
     const q = parseQuery(contractsQuerySchema, request.query);
     if (!q.ok) return badRequest(reply, q.message);
-    const contracts = await storage.contracts(p.data.name);
+    const contracts = await contractsOut(storage, p.data.name);
     if (!contracts)
       return notFound(reply, `tool ${JSON.stringify(p.data.name)} has no known contract`);
     const body: ContractsResponse = { contracts };

@@ -26,6 +26,7 @@ export const toolContractSchema = z.object({
   reported: z.boolean(),
   calls: z.number().int(),
 });
+export type ToolContractOut = z.infer<typeof toolContractSchema>;
 export const contractsResponseSchema = z.object({ contracts: z.array(toolContractSchema) });
 export type ContractsResponse = z.infer<typeof contractsResponseSchema>;
 export const contractChangeSchema = z.object({

@@ -4,12 +4,13 @@ import type { FastifyInstance } from 'fastify';
 import type { Storage } from '../storage/contract.js';
 import {
   parseQuery,
-  rangeOf,
+  parseRange,
   searchQuerySchema,
   timeseriesQuerySchema,
   toolDetailQuerySchema,
   toolParams,
 } from './params.js';
+import { searchOut, seriesOut } from './records-out.js';
 import { badRequest, notFound } from './replies.js';
 import type { SearchResponse, TimeseriesResponse, ToolDetailResponse } from './schemas.js';
 import { toolPage } from './tool-page.js';
@@ -20,10 +21,9 @@ export function registerDetailRoutes(app: FastifyInstance, storage: Storage): vo
   app.get('/api/tools/:name', async (request, reply) => {
     const p = parseQuery(toolParams, request.params);
     if (!p.ok) return badRequest(reply, p.message);
-    const q = parseQuery(toolDetailQuerySchema, request.query);
+    const q = parseRange(toolDetailQuerySchema, request.query);
     if (!q.ok) return badRequest(reply, q.message);
-    const range = rangeOf(q.data);
-    if ('error' in range) return badRequest(reply, range.error);
+    const { range } = q;
     const body: ToolDetailResponse | null = await toolPage(
       storage,
       p.data.name,
@@ -35,20 +35,21 @@ export function registerDetailRoutes(app: FastifyInstance, storage: Storage): vo
   });
 
   app.get('/api/timeseries', async (request, reply) => {
-    const q = parseQuery(timeseriesQuerySchema, request.query);
+    const q = parseRange(timeseriesQuerySchema, request.query);
     if (!q.ok) return badRequest(reply, q.message);
-    const range = rangeOf(q.data);
-    if ('error' in range) return badRequest(reply, range.error);
+    const { range } = q;
     // Default step: about 60 points over the range.
     const rangeMs = Number((range.untilNs - range.sinceNs) / 1_000_000n);
     const step = q.data.step ?? Math.max(60_000, Math.round(rangeMs / 60 / 60_000) * 60_000);
-    const body: TimeseriesResponse = await storage.timeseries(
-      range.sinceNs,
-      range.untilNs,
-      step,
-      q.data.tool,
-      q.data.side,
-      q.data.byTool,
+    const body: TimeseriesResponse = seriesOut(
+      await storage.timeseries(
+        range.sinceNs,
+        range.untilNs,
+        step,
+        q.data.tool,
+        q.data.side,
+        q.data.byTool,
+      ),
     );
     return body;
   });
@@ -57,7 +58,9 @@ export function registerDetailRoutes(app: FastifyInstance, storage: Storage): vo
     const q = parseQuery(searchQuerySchema, request.query);
     if (!q.ok) return badRequest(reply, q.message);
     const body: SearchResponse = {
-      results: await storage.search(q.data.q, BigInt(Date.now()) * 1_000_000n - WEEK_NS),
+      results: (await storage.search(q.data.q, BigInt(Date.now()) * 1_000_000n - WEEK_NS)).map(
+        searchOut,
+      ),
     };
     return body;
   });

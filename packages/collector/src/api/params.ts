@@ -133,6 +133,22 @@ export function rangeOf(q: {
   return { sinceNs, untilNs };
 }
 
+/** A query parsed with `schema` and its range resolved (rangeOf): the one check every ranged route makes. */
+export function parseRange<
+  S extends z.ZodType<{ since?: bigint | undefined; until?: bigint | undefined }>,
+>(
+  schema: S,
+  query: unknown,
+):
+  | { ok: true; data: z.output<S>; range: { sinceNs: bigint; untilNs: bigint } }
+  | { ok: false; message: string } {
+  const q = parseQuery(schema, query);
+  if (!q.ok) return q;
+  const range = rangeOf(q.data);
+  if ('error' in range) return { ok: false, message: range.error };
+  return { ok: true, data: q.data, range };
+}
+
 export const flagsQuerySchema = rangeQuerySchema
   .extend({
     kind: z.enum(FLAG_KINDS).optional(),

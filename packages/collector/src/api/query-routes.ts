@@ -1,6 +1,5 @@
 // GET /api/tools, /api/calls, /api/traces/:traceId, /api/conversations/:id and /api/health.
 import type { FastifyInstance } from 'fastify';
-import { contractWeights, serverWeights } from '../contracts/weights.js';
 import { flagsOf } from '../detection/read-flags.js';
 import type { FlagsResponse } from '../detectors/flag.js';
 import type { BodyBudget } from '../ingest/body-budget.js';
@@ -11,10 +10,11 @@ import {
   conversationParams,
   flagsQuerySchema,
   parseQuery,
-  rangeOf,
+  parseRange,
   toolsQuerySchema,
   traceIdParams,
 } from './params.js';
+import { callsOut } from './records-out.js';
 import { badRequest, notFound } from './replies.js';
 import type {
   CallsResponse,
@@ -23,6 +23,8 @@ import type {
   TraceResponse,
 } from './schemas.js';
 import { withReadings } from './span-reading.js';
+import { toolStats } from './tool-stats.js';
+import { contractWeights, serverWeights } from './tool-weights.js';
 
 export type QueryRouteOptions = {
   storage: Storage;
@@ -36,13 +38,12 @@ export function registerQueryRoutes(
   { storage, queue, budget, version }: QueryRouteOptions,
 ): void {
   app.get('/api/tools', async (request, reply) => {
-    const q = parseQuery(toolsQuerySchema, request.query);
+    const q = parseRange(toolsQuerySchema, request.query);
     if (!q.ok) return badRequest(reply, q.message);
-    const range = rangeOf(q.data);
-    if ('error' in range) return badRequest(reply, range.error);
+    const { range } = q;
     const summaries = await storage.contractSummaries(q.data.tool);
     const body: ToolsResponse = {
-      tools: await storage.tools(range.sinceNs, range.untilNs, q.data.tool, q.data.side),
+      tools: await toolStats(storage, range.sinceNs, range.untilNs, q.data.tool, q.data.side),
       servers: serverWeights(summaries),
       contracts: contractWeights(summaries),
     };
@@ -50,12 +51,11 @@ export function registerQueryRoutes(
   });
 
   app.get('/api/calls', async (request, reply) => {
-    const q = parseQuery(callsQuerySchema, request.query);
+    const q = parseRange(callsQuerySchema, request.query);
     if (!q.ok) return badRequest(reply, q.message);
-    const range = rangeOf(q.data);
-    if ('error' in range) return badRequest(reply, range.error);
+    const { range } = q;
     const { since: _s, until: _u, ...filters } = q.data;
-    const body: CallsResponse = await storage.calls({ ...filters, ...range });
+    const body: CallsResponse = callsOut(await storage.calls({ ...filters, ...range }));
     return body;
   });
 
@@ -82,10 +82,9 @@ export function registerQueryRoutes(
   });
 
   app.get('/api/flags', async (request, reply) => {
-    const q = parseQuery(flagsQuerySchema, request.query);
+    const q = parseRange(flagsQuerySchema, request.query);
     if (!q.ok) return badRequest(reply, q.message);
-    const range = rangeOf(q.data);
-    if ('error' in range) return badRequest(reply, range.error);
+    const { range } = q;
     const body: FlagsResponse = {
       flags: await flagsOf(storage, range.sinceNs, range.untilNs, {
         kind: q.data.kind,

@@ -65,6 +65,8 @@ export const contractWeightSchema = z.object({
   schemaTokens: z.number().int(),
   deprecated: deprecationSchema.nullable(),
 });
+export type ServerWeight = z.infer<typeof serverWeightSchema>;
+export type ContractWeight = z.infer<typeof contractWeightSchema>;
 export const toolsResponseSchema = z.object({
   tools: z.array(toolStatsSchema),
   servers: z.array(serverWeightSchema),
@@ -77,6 +79,7 @@ export const callIssueSchema = z.object({
   code: z.string(),
   message: z.string(),
 });
+export type CallIssue = z.infer<typeof callIssueSchema>;
 
 export const callSchema = z.object({
   traceId: z.string(),

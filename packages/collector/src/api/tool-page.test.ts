@@ -1,7 +1,8 @@
 // The tool page as assembled from the reader's answers: versions marked where one carried several contracts,
 // times as ISO strings, histogram buckets as their bounds.
 import { describe, expect, it } from 'vitest';
-import type { SchemaVersion, ToolSummary } from '../storage/contract.js';
+import type { SchemaVersion } from '../storage/contract.js';
+import type { ToolStats } from './schemas.js';
 import { assembleToolPage } from './tool-page.js';
 
 const T = 1_700_000_000_000n * 1_000_000n;
@@ -14,7 +15,7 @@ const version = (v: string, hash: string): SchemaVersion => ({
   calls: 2,
   lastTraceId: 'tr',
 });
-const summary = { name: 'get_order', calls: 3 } as ToolSummary;
+const summary = { name: 'get_order', calls: 3 } as ToolStats;
 const page = (versions: SchemaVersion[], latency = [{ bucket: 0, count: 1 }]) =>
   assembleToolPage('get_order', {
     stats: { summary, latency, resultBytes: [{ bucket: 100, count: 2 }] },

@@ -3,24 +3,23 @@
 // came before it), its most frequent failing paths and its input shapes.
 
 import { logBucketBounds } from '../aggregation/log-buckets.js';
-import type {
-  BucketCount,
-  FailingPath,
-  InputShape,
-  SchemaVersion,
-  SpanReader,
-  ToolStats,
-} from '../storage/contract.js';
-import type { ToolDetailResponse } from './schemas.js';
+import { emptySizes, mergeSizes } from '../aggregation/result-sizes.js';
+import type { FailingPath, InputShape, SchemaVersion } from '../storage/contract.js';
+import type { ContractReader, ToolReader } from '../storage/span-reader.js';
+import type { ToolDetailResponse, ToolStats } from './schemas.js';
+import { bucketsOf, statsOf, toolParts } from './tool-stats.js';
+
+/** A histogram's non-empty buckets in bucket order (aggregation/log-buckets.ts defines the buckets). */
+type BucketCount = { bucket: number; count: number };
 
 /** The tool page: versions and hashes, failing paths, input shapes, latency and result-size buckets. */
 export type ToolDetail = ToolDetailResponse;
 
 const iso = (ns: bigint) => new Date(Number(ns / 1_000_000n)).toISOString();
 
-/** What the page is made of, as the reader answered. */
+/** What the page is made of: the tool's statistics and distributions, and the reader's per-tool tables. */
 export type ToolPageParts = {
-  stats: ToolStats;
+  stats: { summary: ToolStats; latency: BucketCount[]; resultBytes: BucketCount[] };
   versions: SchemaVersion[];
   paths: FailingPath[];
   shapes: InputShape[];
@@ -76,19 +75,29 @@ function sizeBucket({ bucket, count }: BucketCount): ToolDetail['resultBytes'][n
 
 /** Everything the tool page shows for [sinceNs, untilNs), or null when the tool was never seen. */
 export async function toolPage(
-  reader: SpanReader,
+  reader: ToolReader & ContractReader,
   name: string,
   sinceNs: bigint,
   untilNs: bigint,
 ): Promise<ToolDetail | null> {
   // Independent questions, asked together: PostgreSQL answers them on separate connections.
-  const [stats, versions, paths, shapes] = await Promise.all([
-    reader.toolStats(name, sinceNs, untilNs),
+  const [parts, versions, paths, shapes] = await Promise.all([
+    toolParts(reader, sinceNs, untilNs, name, 'any', 'always'),
     reader.toolVersions(name),
     reader.topFailingPaths(name, sinceNs, untilNs),
     reader.inputShapes(name, sinceNs, untilNs),
   ]);
-  if (stats.summary.calls === 0 && versions.length === 0 && !(await reader.toolKnown(name)))
-    return null;
+  const tool = parts.get(name);
+  if (!tool) throw new Error('the parts of a named tool always hold it');
+  const summary = statsOf(tool);
+  if (summary.calls === 0 && versions.length === 0 && !(await reader.toolKnown(name))) return null;
+  // Result bytes of every version together.
+  const allVersions = emptySizes();
+  for (const v of tool.aggregate.sizes) mergeSizes(allVersions, v);
+  const stats = {
+    summary,
+    latency: bucketsOf(tool.aggregate.latency),
+    resultBytes: bucketsOf(allVersions.bytes),
+  };
   return assembleToolPage(name, { stats, versions, paths, shapes });
 }

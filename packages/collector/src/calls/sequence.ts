@@ -1,5 +1,8 @@
 // A tool call as one step of an agent's sequence, and a model call between steps: the fields loop detection
 // reads, the same whether the writer read them back from storage or took them from the batch in hand.
+import type { TracedCall } from './call-columns.js';
+import { callCode } from './code.js';
+import { firstIssuePath } from './issues.js';
 
 /** A counted tool call of a scope (a server row, or a client row with no server row), in start order. */
 export type SequenceCall = {
@@ -23,3 +26,24 @@ export type SequenceCall = {
 
 /** A model call of a scope: when it ran, and its input plus output tokens. */
 export type SequenceModelCall = { startNs: bigint; endNs: bigint; tokens: number };
+
+/** A new call of a batch as a step of its scopes' sequences. */
+export function sequenceCallOf(c: TracedCall): SequenceCall {
+  return {
+    traceId: c.traceId,
+    spanId: c.spanId,
+    tool: c.tool,
+    inputHash: c.inputHash,
+    inputShape: c.inputShape,
+    outputHash: c.outputHash,
+    startNs: c.startNs,
+    endNs: c.startNs + BigInt(Math.round(c.durationMs * 1e6)),
+    code: callCode(c.code, c.errorType, c.isError),
+    retryable: c.retryable === null ? null : c.retryable === 1,
+    partialEffect: c.partialEffect === 1,
+    effect: c.effect,
+    idempotencyKeyHash: c.idempotencyKeyHash,
+    firstIssuePath: firstIssuePath(c.issues),
+    resultTokens: c.resultTokens,
+  };
+}

@@ -1,14 +1,14 @@
 // The reading of stored spans that the trace and conversation pages show: each span's tool call (the same
-// record as an `/api/calls` item, with its captured payloads) and model call, by the functions intake used.
+// recorded call as a stored call row, with its captured payloads) and model call, by the functions intake used.
 import * as sc from '@toolscope/instrument/semconv';
-import { type CallRecord, callRecordOf } from './call-record.js';
+import type { RecordedCall } from './call-record.js';
 import { type ModelCall, modelCallOf } from './model-call.js';
 import { pairTrace } from './pairing.js';
 import { type CallSpan, recogniseCall } from './recognise.js';
 import { ATTR_SERVICE_NAME, type ToolCall, toolCallOf } from './tool-call.js';
 
-/** A span's call as a trace shows it: the record, the payloads kept when capture was on, a replay mark. */
-export type SpanCall = CallRecord & {
+/** A span's call as a trace shows it: the recorded call, the payloads kept when capture was on, a replay mark. */
+export type CallReading = RecordedCall & {
   /** The arguments and the result as stored (redacted JSON), when content capture was on. */
   arguments: string | null;
   result: string | null;
@@ -44,7 +44,7 @@ export type IdentifiedSpan = CallSpan & {
 };
 
 export type SpanReading = {
-  call: SpanCall | null;
+  call: CallReading | null;
   modelCall: ModelCall | null;
   /** The service that sent the span (its resource's service.name). */
   service: string | null;
@@ -57,7 +57,7 @@ function payload(v: unknown): string | null {
 
 function contentOf(
   span: CallSpan,
-): Pick<SpanCall, 'arguments' | 'result' | 'replay' | 'failedAttempts'> {
+): Pick<CallReading, 'arguments' | 'result' | 'replay' | 'failedAttempts'> {
   const r = recogniseCall(span);
   const a = span.attributes;
   return {
@@ -103,13 +103,11 @@ export function readSpans(spans: readonly IdentifiedSpan[]): SpanReading[] {
     return {
       call: c
         ? {
-            ...callRecordOf({
-              ...c,
-              traceId: s.traceId,
-              spanId: s.spanId,
-              parentSpanId: s.parentSpanId,
-              paired: paired.has(i),
-            }),
+            ...c,
+            traceId: s.traceId,
+            spanId: s.spanId,
+            parentSpanId: s.parentSpanId,
+            paired: paired.has(i),
             ...contentOf(s),
           }
         : null,

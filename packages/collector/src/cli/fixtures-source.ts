@@ -5,7 +5,8 @@ import { fixtureText, parseFixtures } from '@toolscope/instrument/fixtures';
 import { traceResponseSchema } from '../api/schemas.js';
 import { flagsOf } from '../detection/read-flags.js';
 import { type FixtureSelection, readFixtures } from '../fixtures/read-fixtures.js';
-import { isPostgresUrl, openStorage, redactDbUrl } from '../storage/open.js';
+import { openStorage } from '../pipeline.js';
+import { isPostgresUrl, redactDbUrl } from '../storage/open.js';
 
 export type FixtureSource = { db: string } | { url: string; token: string | undefined };
 

@@ -1,23 +1,27 @@
 // Where `toolscope report` gets its numbers: a SQLite or PostgreSQL store directly, or a running collector's
 // JSON API; and, for a comparison with a baseline, the contract catalog's schemas and diffs.
 import { existsSync } from 'node:fs';
+import { contractsOut } from '../api/records-out.js';
 import {
   contractDiffResponseSchema,
   contractsResponseSchema,
+  type ToolContractOut,
   type ToolStats,
   toolsResponseSchema,
 } from '../api/schemas.js';
-import { diffContracts, type SchemaChange } from '../contracts/schema-diff.js';
+import { toolStats } from '../api/tool-stats.js';
 import {
   type ContractWeight,
   contractWeights,
   type ServerWeight,
   serverWeights,
-} from '../contracts/weights.js';
+} from '../api/tool-weights.js';
+import { diffContracts, type SchemaChange } from '../contracts/schema-diff.js';
 import { flagsOf } from '../detection/read-flags.js';
 import { type Flag, flagsResponseSchema } from '../detectors/flag.js';
-import type { Storage, ToolContract } from '../storage/contract.js';
-import { isPostgresUrl, openStorage, redactDbUrl } from '../storage/open.js';
+import { openStorage } from '../pipeline.js';
+import type { Storage } from '../storage/contract.js';
+import { isPostgresUrl, redactDbUrl } from '../storage/open.js';
 import type { ContractSchemas } from './baseline.js';
 import { apiRecovery, type ReportRecovery, storeRecovery } from './report-recovery.js';
 
@@ -58,7 +62,7 @@ const window = (sinceMs: number) => {
 /** The schemas of `weights`' contracts among the contracts of their tools. */
 async function schemasOf(
   weights: ContractWeight[],
-  contractsOf: (name: string) => Promise<ToolContract[] | null>,
+  contractsOf: (name: string) => Promise<ToolContractOut[] | null>,
 ): Promise<ContractSchemas[]> {
   const out: ContractSchemas[] = [];
   for (const w of weights) {
@@ -83,11 +87,11 @@ function storageReader(storage: Storage, close: () => Promise<void>): ReportRead
       const summaries = await storage.contractSummaries();
       const contracts = contractWeights(summaries);
       return {
-        tools: await storage.tools(sinceNs, untilNs),
+        tools: await toolStats(storage, sinceNs, untilNs),
         flags: await flagsOf(storage, sinceNs, untilNs, {}),
         servers: serverWeights(summaries),
         contracts,
-        contractSchemas: await schemasOf(contracts, (name) => storage.contracts(name)),
+        contractSchemas: await schemasOf(contracts, (name) => contractsOut(storage, name)),
         recovery: await storeRecovery(storage, sinceNs, untilNs),
       };
     },

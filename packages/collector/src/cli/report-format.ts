@@ -2,7 +2,7 @@
 // API shapes, which a later run reads as its baseline (junit.ts and sarif.ts render the others).
 
 import type { ToolStats } from '../api/schemas.js';
-import type { ContractWeight, ServerWeight } from '../contracts/weights.js';
+import type { ContractWeight, ServerWeight } from '../api/tool-weights.js';
 import { type Flag, type TotalWasted, totalWasted } from '../detectors/flag.js';
 import { formatBytes, formatCount, formatMs, formatPercent } from '../format.js';
 import { type ContractSchemas, REPORT_FORMAT_VERSION } from './baseline.js';

@@ -1,6 +1,7 @@
-// The loop-detection stage as the writers run it (storage/contract.ts LoopDetection): which scopes a batch must
-// re-read (scopes.ts, key-filter.ts) and what their flags are (evaluate.ts). Storage reads and writes; every
-// decision is made here, from the detectors' own rules.
+// The loop-detection stage as the writers run it (storage/loop-port.ts LoopDetection): which scopes a batch must
+// re-read (scopes.ts, key-filter.ts) and what their flags are (evaluate.ts), and the one driver both backends
+// run, as steps (`steps`). Storage reads and writes what a step says; every decision is made here, from the
+// detectors' own rules.
 
 import {
   DEFAULT_LOOP_THRESHOLDS,
@@ -17,6 +18,9 @@ import type {
   LoopDetection,
   LoopFlagRecord,
   LoopScopeRef,
+  LoopStep,
+  ScopeCallsRead,
+  ScopeContextRead,
   SequenceContext,
 } from '../storage/contract.js';
 import { evaluateScope } from './evaluate.js';
@@ -58,7 +62,33 @@ class Batch implements BatchLoopDetection {
     this.conversations = [...conversations].sort();
   }
 
-  checks(traceExisted: (traceId: string) => boolean, stored: ReadonlyMap<string, unknown>) {
+  /**
+   * The driver: each scope to re-read, its flags from its calls (and, when there are flags, from what they need
+   * beyond them), then the changed filters. A read is answered by the writer before the next step is taken.
+   */
+  *steps(
+    traceExisted: (traceId: string) => boolean,
+    stored: ReadonlyMap<string, unknown>,
+  ): Generator<LoopStep, void, void> {
+    for (const check of this.#checks(traceExisted, stored)) {
+      const calls: ScopeCallsRead = { step: 'calls', check, answer: null };
+      yield calls;
+      const sequence = answered(calls);
+      let flags = this.#evaluate(check, sequence);
+      // Most re-reads find no loop; without one, the context changes nothing (it only prices a loop, or drops
+      // one a kept flag explains), so it is read only for flags.
+      if (flags.length > 0) {
+        const context: ScopeContextRead = { step: 'context', check, sequence, answer: null };
+        yield context;
+        flags = this.#evaluate(check, sequence, answered(context));
+      }
+      yield { step: 'flags', check, fromNs: sequence.fromNs, flags };
+    }
+    const filters = this.#changedFilters();
+    if (filters.size > 0) yield { step: 'filters', filters };
+  }
+
+  #checks(traceExisted: (traceId: string) => boolean, stored: ReadonlyMap<string, unknown>) {
     const filterFor = (id: string) => {
       let f = this.#filters.get(id);
       if (!f) {
@@ -81,11 +111,11 @@ class Batch implements BatchLoopDetection {
     }));
   }
 
-  evaluate(
+  #evaluate(
     check: LoopScopeRef,
     sequence: CallSequence,
     context?: SequenceContext,
-  ): LoopFlagRecord[] | 'needs-context' {
+  ): LoopFlagRecord[] {
     const f = check.scope === 'conversation' ? this.#filters.get(check.key) : undefined;
     if (f && check.tools === null && this.#legacy.delete(check.key)) {
       // A filter of an earlier format said "maybe" to every key: a read of the whole conversation (which holds
@@ -99,18 +129,15 @@ class Batch implements BatchLoopDetection {
       addKeys(f, read);
       this.#changed.add(check.key);
     }
-    const flags = evaluateScope(
+    // A detector's flag is already the record storage keeps (same fields, its kind a string there).
+    return evaluateScope(
       check,
       { calls: sequence.calls, modelCalls: context?.modelCalls ?? [], known: context?.known ?? [] },
       this.#thresholds,
     );
-    // Without loops the context changes nothing (it only prices a loop, or drops one a kept flag explains).
-    if (!context && flags.length > 0) return 'needs-context';
-    // A detector's flag is already the record storage keeps (same fields, its kind a string there).
-    return flags;
   }
 
-  changedFilters(): Map<string, Uint8Array> {
+  #changedFilters(): Map<string, Uint8Array> {
     const out = new Map<string, Uint8Array>();
     for (const id of this.#changed) {
       const f = this.#filters.get(id);
@@ -118,4 +145,10 @@ class Batch implements BatchLoopDetection {
     }
     return out;
   }
+}
+
+/** A read's answer, which the writer sets before it takes the next step. */
+function answered<T>(read: { step: string; answer: T | null }): T {
+  if (read.answer === null) throw new Error(`the writer did not answer the ${read.step} read`);
+  return read.answer;
 }

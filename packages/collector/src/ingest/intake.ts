@@ -21,8 +21,8 @@ export type IntakeOutcome = { ok: true } | { ok: false; reason: 'full' | 'closed
 
 /**
  * Counts, filters and queues the batch; resolves once it is committed or refused. Does not wait while holding
- * the batch: the queue hands the spans to storage, which lets them go once its plan is made, and the receivers
- * keep only what they answer with, so a batch waiting for its commit keeps only its plan alive.
+ * the batch: the queue processes the spans as it takes them (write-queue.ts) and keeps only the processed
+ * batch, and the receivers keep only what they answer with, so the decoded spans die with the request's turn.
  */
 export function takeIn(
   batch: DecodedBatch,

@@ -3,8 +3,14 @@
 // how many writes are outstanding at once and what a retention step waits for, so this stand-in records that.
 import { describe, expect, it } from 'vitest';
 import type { NormalizedSpan } from '../otlp/model.js';
-import type { Storage, WriteOutcome } from '../storage/contract.js';
-import { WriteQueue } from './write-queue.js';
+import type { WriteOutcome } from '../storage/contract.js';
+import { type BatchStages, WriteQueue } from './write-queue.js';
+
+/** Batches as their span counts: the queue's rules do not look inside them. */
+const counting: BatchStages<number> = {
+  process: (spans) => spans.length,
+  merge: (counts) => counts.reduce((a, b) => a + b, 0),
+};
 
 type Gate = { spans: number; finish: (fail?: Error) => void };
 
@@ -13,28 +19,37 @@ function gatedStorage() {
   const events: string[] = [];
   let outstanding = 0;
   let maxOutstanding = 0;
-  const write = (spans: NormalizedSpan[]) =>
+  const write = (spans: number) =>
     new Promise<WriteOutcome>((resolve, reject) => {
       outstanding++;
       maxOutstanding = Math.max(maxOutstanding, outstanding);
-      events.push(`start ${spans.length}`);
+      events.push(`start ${spans}`);
       started.push({
-        spans: spans.length,
+        spans,
         finish: (fail) => {
           outstanding--;
-          events.push(`end ${spans.length}`);
+          events.push(`end ${spans}`);
           if (fail) reject(fail);
-          else resolve({ inserted: spans.length, duplicates: 0, toolCalls: 0 });
+          else resolve({ inserted: spans, duplicates: 0, toolCalls: 0 });
         },
       });
     });
   return {
-    storage: { write } as unknown as Storage,
+    storage: { write },
     started,
     events,
     maxOutstanding: () => maxOutstanding,
   };
 }
+
+/** A queue writing to `g`'s storage, with `maxInFlight` writes out at once when given (default 2). */
+const queueOn = (g: ReturnType<typeof gatedStorage>, maxInFlight?: number) =>
+  new WriteQueue(g.storage, {
+    stages: counting,
+    maxPendingSpans: 10_000,
+    maxBatchSpans: 1_000,
+    ...(maxInFlight === undefined ? {} : { maxInFlight }),
+  });
 
 const spans = (n: number) => Array.from({ length: n }, () => ({}) as NormalizedSpan);
 const tick = () => new Promise((r) => setImmediate(r));
@@ -42,7 +57,7 @@ const tick = () => new Promise((r) => setImmediate(r));
 describe('WriteQueue', () => {
   it('keeps at most two writes outstanding and merges what queued meanwhile into the next', async () => {
     const g = gatedStorage();
-    const queue = new WriteQueue(g.storage, { maxPendingSpans: 10_000, maxBatchSpans: 1_000 });
+    const queue = queueOn(g);
     const a = queue.enqueue(spans(1));
     await tick();
     const b = queue.enqueue(spans(2));
@@ -67,7 +82,7 @@ describe('WriteQueue', () => {
 
   it('runs a retention step only after every write handed out before it has committed', async () => {
     const g = gatedStorage();
-    const queue = new WriteQueue(g.storage, { maxPendingSpans: 10_000, maxBatchSpans: 1_000 });
+    const queue = queueOn(g);
     queue.enqueue(spans(1));
     await tick();
     queue.enqueue(spans(2));
@@ -86,11 +101,7 @@ describe('WriteQueue', () => {
 
   it('fails only the requests of a failed write, and close waits for the rest', async () => {
     const g = gatedStorage();
-    const queue = new WriteQueue(g.storage, {
-      maxPendingSpans: 10_000,
-      maxBatchSpans: 1_000,
-      maxInFlight: 1,
-    });
+    const queue = queueOn(g, 1);
     const a = queue.enqueue(spans(1));
     await tick();
     const b = queue.enqueue(spans(2));

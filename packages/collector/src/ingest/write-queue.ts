@@ -1,17 +1,33 @@
-// The single writer: requests queue their spans; each write takes everything queued meanwhile (up to a batch
-// cap) as one transaction, so batches grow by themselves under load. Two writes may be in flight: while the
-// writer thread commits one, this thread prepares the next (planWrite and the copy to the thread), so neither
-// waits for the other; the writer applies them in order. Each request learns when its spans are committed.
-// The queue is bounded: overload becomes a 429 with Retry-After instead of unbounded memory.
+// The single writer: a request's spans go through the process stage as they are queued, so only their compact
+// batch waits (the decoded spans are let go with the request's turn); each write takes every batch queued
+// meanwhile (up to a span cap), joined, as one transaction, so batches grow by themselves under load. Writes
+// in flight are bounded (storage says how many are worth it: one committing while the next is copied to the
+// writer thread, or several connections); each request learns when its spans are committed. The queue is
+// bounded: overload becomes a 429 with Retry-After instead of unbounded memory.
 import type { NormalizedSpan } from '../otlp/model.js';
-import type { Storage, WriteOutcome } from '../storage/contract.js';
+import type { WriteOutcome } from '../storage/contract.js';
+import type { WriteBatch } from '../storage/write-batch.js';
 
 export type Enqueued =
   | { ok: true; committed: Promise<void> }
   | { ok: false; reason: 'full' | 'closed' };
 
-type Pending = { spans: NormalizedSpan[]; resolve: () => void; reject: (error: unknown) => void };
-const NO_SPANS: NormalizedSpan[] = [];
+/** What the queue asks of the process stage: a request's spans as a batch, and several batches as one write. */
+export type BatchStages<B> = {
+  process(spans: NormalizedSpan[]): B;
+  merge(batches: B[]): B;
+};
+
+/** Where batches are committed: storage's writer side. */
+export type BatchSink<B> = { write(batch: B): Promise<WriteOutcome> };
+
+type Pending<B> = {
+  /** Null once handed to storage, which holds it from then on. */
+  batch: B | null;
+  spans: number;
+  resolve: () => void;
+  reject: (error: unknown) => void;
+};
 type Job = {
   run: () => Promise<void> | void;
   resolve: () => void;
@@ -24,7 +40,8 @@ export type WriteObserver = {
   failed?(error: unknown, spans: number, requests: number): void;
 };
 
-export type WriteQueueOptions = {
+export type WriteQueueOptions<B> = {
+  stages: BatchStages<B>;
   maxPendingSpans: number;
   maxBatchSpans: number;
   /** Writes handed to storage and not yet committed (default 2: one committing, one being prepared). */
@@ -32,10 +49,10 @@ export type WriteQueueOptions = {
   observer?: WriteObserver;
 };
 
-export class WriteQueue {
-  readonly #storage: Storage;
-  readonly #opts: WriteQueueOptions;
-  #pending: Pending[] = [];
+export class WriteQueue<B = WriteBatch> {
+  readonly #sink: BatchSink<B>;
+  readonly #opts: WriteQueueOptions<B>;
+  #pending: Pending<B>[] = [];
   #jobs: Job[] = [];
   #pendingSpans = 0;
   #running = false;
@@ -44,8 +61,8 @@ export class WriteQueue {
   /** Wakes a drain that waits on a commit with nothing queued, so new spans can go out as the second write. */
   #wake: (() => void) | undefined;
 
-  constructor(storage: Storage, opts: WriteQueueOptions) {
-    this.#storage = storage;
+  constructor(sink: BatchSink<B>, opts: WriteQueueOptions<B>) {
+    this.#sink = sink;
     this.#opts = opts;
   }
 
@@ -58,15 +75,20 @@ export class WriteQueue {
     return this.#pendingSpans >= this.#opts.maxPendingSpans;
   }
 
-  /** Queues spans for the next commit, or refuses when the queue is full or closing. */
+  /**
+   * Processes spans into a batch and queues it for the next commit, or refuses (without processing them) when
+   * the queue is full or closing.
+   */
   enqueue(spans: NormalizedSpan[]): Enqueued {
     if (this.#closed) return { ok: false, reason: 'closed' };
-    if (this.#pendingSpans > 0 && this.#pendingSpans + spans.length > this.#opts.maxPendingSpans) {
+    const count = spans.length;
+    if (this.#pendingSpans > 0 && this.#pendingSpans + count > this.#opts.maxPendingSpans) {
       return { ok: false, reason: 'full' };
     }
-    this.#pendingSpans += spans.length;
+    const batch = this.#opts.stages.process(spans);
+    this.#pendingSpans += count;
     const committed = new Promise<void>((resolve, reject) => {
-      this.#pending.push({ spans, resolve, reject });
+      this.#pending.push({ batch, spans: count, resolve, reject });
     });
     this.#schedule();
     return { ok: true, committed };
@@ -123,15 +145,15 @@ export class WriteQueue {
           job.reject(error);
         }
       }
-      const batch: Pending[] = [];
+      const batch: Pending<B>[] = [];
       let count = 0;
       while (
         this.#pending.length > 0 &&
-        (count === 0 || count + (this.#pending[0]?.spans.length ?? 0) <= this.#opts.maxBatchSpans)
+        (count === 0 || count + (this.#pending[0]?.spans ?? 0) <= this.#opts.maxBatchSpans)
       ) {
-        const next = this.#pending.shift() as Pending;
+        const next = this.#pending.shift() as Pending<B>;
         batch.push(next);
-        count += next.spans.length;
+        count += next.spans;
       }
       if (batch.length === 0) continue;
       const write = this.#start(batch, count).finally(() => inFlight.delete(write));
@@ -143,29 +165,31 @@ export class WriteQueue {
   }
 
   /**
-   * Hands a batch's spans to storage and resolves once its requests are answered. A plain method, not part of
-   * #drain: an async frame that awaits would keep the last batch's spans alive.
+   * Hands the queued batches to storage as one and resolves once their requests are answered. A plain method,
+   * not part of #drain: an async frame that awaits would keep the last write's batches alive.
    */
-  #start(batch: Pending[], count: number): Promise<void> {
-    const spans = batch.length === 1 ? (batch[0] as Pending).spans : batch.flatMap((p) => p.spans);
-    // From here storage holds the spans, and lets them go once its plan is made: a request waiting for its
-    // commit no longer keeps them alive, nor does this queue (under load, many batches are in flight, and
-    // what they keep alive is what every young-generation collection copies).
-    for (const p of batch) p.spans = NO_SPANS;
+  #start(pending: Pending<B>[], count: number): Promise<void> {
     const started = process.hrtime.bigint();
+    const batches: B[] = [];
+    for (const p of pending) {
+      if (p.batch !== null) batches.push(p.batch);
+      // Storage holds the write from here: a request waiting for its commit keeps nothing of it alive (under
+      // load many wait, and what they keep alive is what every young-generation collection copies).
+      p.batch = null;
+    }
     let writing: Promise<WriteOutcome>;
     try {
-      writing = this.#storage.write(spans);
+      writing = this.#sink.write(this.#opts.stages.merge(batches));
     } catch (error) {
       writing = Promise.reject(error);
     }
-    return this.#settle(writing, started, batch, count);
+    return this.#settle(writing, started, pending, count);
   }
 
   async #settle(
     writing: Promise<WriteOutcome>,
     started: bigint,
-    batch: Pending[],
+    batch: Pending<B>[],
     count: number,
   ): Promise<void> {
     try {

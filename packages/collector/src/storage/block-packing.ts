@@ -4,15 +4,16 @@
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { SPAN_DICTIONARY_V1 } from './span-dictionary.js';
 
-/** Codec 1: raw deflate, level 6, preset dictionary v1. */
+/** Codec 1: raw deflate, preset dictionary v1 (written at level 6 until decision 0038, at 3 since). */
 const CODEC_DEFLATE_V1 = 1;
 const CODEC_BYTE = Buffer.from([CODEC_DEFLATE_V1]);
 /**
- * Level 6 and the dictionary are the codec; the output chunk is not. zlib's default chunk (16 KiB) is allocated
- * for each block and kept under the packed bytes, whose usual size is under 1 KiB: 2 KiB measured 1.5–2.3 µs
- * faster per 8-span block (of 50–55), with 21–40 % less GC time, for the same bytes.
+ * The dictionary is the codec; the level and the output chunk are not (inflate needs neither). Level 3: 6.0
+ * against 8.4 µs per span at level 6 on the bench's blocks, for 84 against 76 bytes (decision 0038). zlib's
+ * default chunk (16 KiB) is allocated for each block and kept under the packed bytes, whose usual size is under
+ * 1 KiB: 2 KiB measured 1.5–2.3 µs faster per 8-span block (of 50–55), with 21–40 % less GC time.
  */
-const DEFLATE_OPTIONS = { level: 6, dictionary: SPAN_DICTIONARY_V1, chunkSize: 2048 };
+const DEFLATE_OPTIONS = { level: 3, dictionary: SPAN_DICTIONARY_V1, chunkSize: 2048 };
 
 /**
  * The block whose spans' JSON is `spans` (span-codec.ts), packed: the codec byte, then the deflated text of

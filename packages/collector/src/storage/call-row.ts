@@ -2,7 +2,7 @@
 // input shape, service, source and effect as ids into `strings`. SQLite also stores keys as bytes
 // (sqlite/call-rows.ts); PostgreSQL keeps them as text. The view `tool_calls` (callView) gives back the columns
 // the shared read SQL (storage/sql) has always read, with the same names and values.
-import type { PlannedCall } from './write-plan.js';
+import type { TracedCall } from '../calls/call-columns.js';
 
 /** The physical table's columns in the order `callRow` gives their values. */
 export const CALL_ROW_COLUMNS = `trace_seq, span_id, parent_span_id, tool_id, version, schema_hash, attempt, code,
@@ -30,7 +30,7 @@ const KEYED = [
 ] as const;
 
 /** The strings of a call that callRow interns, for a backend that looks their ids up in bulk. */
-export function internedOf(c: PlannedCall): (string | null)[] {
+export function internedOf(c: TracedCall): (string | null)[] {
   return [c.tool, c.effect, c.inputShape, c.service, c.source];
 }
 
@@ -41,7 +41,7 @@ export type RowEncoding = {
 };
 
 /** The row of one call, in CALL_ROW_COLUMNS order. */
-export function callRow(seq: number, c: PlannedCall, paired: number, e: RowEncoding): unknown[] {
+export function callRow(seq: number, c: TracedCall, paired: number, e: RowEncoding): unknown[] {
   const idOrNull = (v: string | null) => (v === null ? null : e.id(v));
   // The trace id is in `traces`.
   return [

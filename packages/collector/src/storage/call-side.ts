@@ -1,12 +1,11 @@
 // Which rows a statistic counts, in SQL and in rollups (calls/sides.ts defines the sides). A client row is
 // `paired` once the server's row of the same call is known, and a proxy row once the server's row below it is
 // (calls/pairing.ts); `any` counts the rows not paired, so an agent instrumented only on its own side gets
-// statistics, and a call traced by agent, proxy and server counts once. Rollups keep four sides: server, client,
-// `paired` (client calls that also have a server row) and `proxied` (proxy rows that have a server row below),
-// so any = server + client − paired − proxied and server = server − proxied, read without touching raw rows.
+// statistics, and a call traced by agent, proxy and server counts once. Rollups keep four sides
+// (aggregation/rollups.ts): any = server + client − paired − proxied and server = server − proxied, read without
+// touching raw rows.
+import type { RollupSide } from '../aggregation/rollups.js';
 import type { CallSide } from '../calls/sides.js';
-
-export type RollupSide = 'server' | 'client' | 'paired' | 'proxied';
 
 /** SQL condition over tool_calls: the rows `side` counts. */
 export function sideWhere(side: CallSide): string {

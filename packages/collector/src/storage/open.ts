@@ -1,18 +1,20 @@
 // Opens the backend a `--db` value names: a `postgres://` or `postgresql://` URL is PostgreSQL, anything else
-// a SQLite file (`:memory:` for a throwaway store).
+// a SQLite file (`:memory:` for a throwaway store). The write stages come from the composition root
+// (src/pipeline.ts), which opens stores through here.
 
-import type { LoopThresholds } from '../detection/index.js';
+import type { WriteStagesSource } from './batch-rows.js';
 import type { Storage } from './contract.js';
 import type { PgLog } from './postgres/pg-health.js';
 import type { ReadSettingsOptions } from './read-settings.js';
 import { openSqliteStorage } from './sqlite/sqlite-storage.js';
 
-export type OpenOptions = ReadSettingsOptions & {
+export type BackendOptions = ReadSettingsOptions & {
+  /** The stages a batch's writes run (batch-rows.ts). */
+  stages: WriteStagesSource;
   /** SQLite `synchronous` pragma (ignored by PostgreSQL, which commits durably). */
   synchronous?: 'NORMAL' | 'FULL';
   /** Most PostgreSQL connections this process opens (default 10). */
   poolSize?: number;
-  thresholds?: Partial<LoopThresholds>;
   /** Told of errors of PostgreSQL connections (the pool replaces them). */
   onPoolError?: (error: Error) => void;
   /** PostgreSQL: start while the database is unreachable and connect with backoff (pg-storage.ts). */
@@ -43,14 +45,14 @@ export function redactDbUrl(db: string): string {
   }
 }
 
-export async function openStorage(db: string, options: OpenOptions = {}): Promise<Storage> {
+export async function openBackend(db: string, options: BackendOptions): Promise<Storage> {
   if (isPostgresUrl(db)) {
     const { openPostgresStorage } = await import('./postgres/pg-storage.js');
     return openPostgresStorage(db, options);
   }
   return openSqliteStorage(db, {
+    stages: options.stages,
     ...(options.synchronous ? { synchronous: options.synchronous } : {}),
-    ...(options.thresholds ? { thresholds: options.thresholds } : {}),
     ...(options.readSettings !== undefined ? { readSettings: options.readSettings } : {}),
     ...(options.rememberReadSettings ? { rememberReadSettings: true } : {}),
     ...(options.recallReadSettings ? { recallReadSettings: true } : {}),

@@ -1,9 +1,10 @@
 // The records the reader side answers with beyond calls, spans and contracts: stored loop flags, the per-tool
 // tables (schema versions, input shapes, failing paths), per-tool counts and distributions over a window, and
 // what one tool's calls show. Plain data of storage's own; times are nanoseconds since the epoch. Detection
-// and the API turn them into flags and pages (detection/read-flags.ts, api/tool-page.ts).
+// and the API turn them into flags and pages (detection/read-flags.ts, api/tool-stats.ts, api/tool-page.ts).
 
-import type { ToolSummary } from './contract.js';
+import type { Histogram } from '../aggregation/histogram.js';
+import type { ResultSizesSummary } from '../aggregation/result-sizes.js';
 
 /** A loop flag as stored (the writer's LoopFlagRecord read back): its evidence as the JSON the writer stored. */
 export type StoredFlag = {
@@ -55,23 +56,43 @@ export type FailingPath = {
 /** A tool's calls over a window, counted once each (call-side.ts), and how many failed with each code. */
 export type ToolCallCounts = { name: string; calls: number; codes: Record<string, number> };
 
-/** A tool's result sizes over a window, overall and per version (oldest first). */
-export type ToolResultSizes = Pick<
-  ToolSummary,
-  'name' | 'resultTokensP95' | 'resultBytesP95' | 'resultSizes'
+/** A tool's result-size percentiles over a window, overall and per version (oldest first). */
+export type ToolResultSizes = { name: string } & Pick<
+  ResultSizesSummary,
+  'resultTokensP95' | 'resultBytesP95' | 'resultSizes'
 >;
 
-/** A histogram's non-empty buckets in bucket order (aggregation/log-buckets.ts defines the buckets). */
-export type BucketCount = { bucket: number; count: number };
-
-/** One tool over a window: its statistics (zero calls when none fell in it) and its distributions. */
-export type ToolStats = {
-  summary: ToolSummary;
-  /** Durations in the latency buckets. */
-  latency: BucketCount[];
-  /** Result bytes of every version together, in the size buckets. */
-  resultBytes: BucketCount[];
+/** Result sizes of one version's calls over a window ('' for calls without a version). */
+export type VersionSizesRecord = {
+  version: string;
+  /** When its first call in the window was, to the minute for calls read from rollups. */
+  firstNs: bigint;
+  bytes: Histogram;
+  tokens: Histogram;
+  maxBytes: number;
+  maxTokens: number;
 };
+
+/**
+ * One tool's calls over a window, each counted once for the side asked (call-side.ts): how many failed and with
+ * which code, its versions, its latency histogram (in µs log buckets, aggregation/histogram.ts) and its result
+ * sizes per version, oldest first.
+ */
+export type ToolAggregate = {
+  name: string;
+  calls: number;
+  errors: number;
+  codes: Record<string, number>;
+  versions: string[];
+  latency: Histogram;
+  sizes: VersionSizesRecord[];
+};
+
+/** The dialects a tool's calls were read from over a window (calls/dialects.ts). */
+export type ToolSources = { tool: string; sources: string[] };
+
+/** How often calls of a tool threw one exception type over a window. */
+export type ExceptionCount = { tool: string; type: string; count: number };
 
 /** A tool's calls whose result took more than a number of tokens: the newest few, the first, how many. */
 export type ResultCrossings = {

@@ -57,16 +57,18 @@ const num = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v)
 const obj = (v: unknown): Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
 const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
+/** Attributes as stored: a JSON object parsed, whose values are JSON values, which AttrValue covers. */
+const attrs = (v: unknown): AttrMap => obj(v) as AttrMap;
 
 function nanos(v: unknown): bigint {
   return typeof v === 'string' && /^\d{1,20}$/.test(v) ? BigInt(v) : 0n;
 }
 
-/** The spans of a block, as the API returns them. */
+/** The spans of a block, as stored (the API maps them to its span shape, api/span-reading.ts). */
 export function decodeSpans(
   traceId: string,
   json: string,
-  resource: Record<string, unknown>,
+  resource: AttrMap,
   onDamage?: (what: string) => void,
 ): StoredSpan[] {
   let parsed: unknown;
@@ -80,35 +82,37 @@ export function decodeSpans(
     onDamage?.(`a span block of trace ${traceId} is not a list; its spans are left out`);
   return list(parsed).map((item) => {
     const o = obj(item);
-    const startNs = nanos(o.st);
-    const endNs = nanos(o.en);
     return {
       traceId,
       spanId: str(o.s),
       parentSpanId: typeof o.p === 'string' ? o.p : null,
       name: str(o.n),
       kind: num(o.k),
-      startTime: new Date(Number(startNs / 1_000_000n)).toISOString(),
-      startTimeUnixNano: startNs.toString(),
-      endTimeUnixNano: endNs.toString(),
-      durationMs: Number(endNs > startNs ? endNs - startNs : 0n) / 1e6,
-      status: { code: num(o.sc), message: str(o.sm) },
-      attributes: obj(o.a),
+      startNs: nanos(o.st),
+      endNs: nanos(o.en),
+      statusCode: num(o.sc),
+      statusMessage: str(o.sm),
+      attributes: attrs(o.a),
       events: list(o.e).map((e) => {
         const ev = obj(e);
         return {
-          timeUnixNano: str(ev.timeUnixNano),
+          timeNs: nanos(ev.timeUnixNano),
           name: str(ev.name),
-          attributes: obj(ev.attributes),
+          attributes: attrs(ev.attributes),
         };
       }),
       links: list(o.l).map((l) => {
         const lk = obj(l);
-        return { traceId: str(lk.traceId), spanId: str(lk.spanId), attributes: obj(lk.attributes) };
+        return {
+          traceId: str(lk.traceId),
+          spanId: str(lk.spanId),
+          attributes: attrs(lk.attributes),
+        };
       }),
       resource,
-      scope: { name: str(o.sn), version: str(o.sv) },
-      truncatedAttributes: list(o.t).filter((x): x is string => typeof x === 'string'),
+      scopeName: str(o.sn),
+      scopeVersion: str(o.sv),
+      truncatedKeys: list(o.t).filter((x): x is string => typeof x === 'string'),
       droppedAttributes: num(o.d),
     };
   });

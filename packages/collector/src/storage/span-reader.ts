@@ -1,5 +1,6 @@
-// The reader side of the storage contract (contract.ts): neutral questions every backend answers, and the list
-// of its methods that a backend's handle forwards (the SQLite reader thread, the backends' objects).
+// The reader side of the storage contract (contract.ts): neutral questions every backend answers, by role (calls,
+// tools, contracts, flags, traces: a consumer takes the roles it reads), and the list of its methods that a
+// backend's handle forwards (the SQLite reader thread, the backends' objects).
 import type { CallSide } from '../calls/sides.js';
 import type {
   CallFilter,
@@ -10,63 +11,27 @@ import type {
   Series,
   StoredSpan,
   ToolContract,
-  ToolSummary,
 } from './contract.js';
 import type {
   ContractSchema,
+  ExceptionCount,
   FailingPath,
   FailingToolCalls,
   InputShape,
   ResultCrossings,
   SchemaVersion,
   StoredFlag,
+  ToolAggregate,
   ToolCallCounts,
   ToolResultSizes,
-  ToolStats,
+  ToolSources,
   ToolUsage,
   VersionCalls,
 } from './read-records.js';
 
-/** The reader side: what the JSON API, `report`, the webhook and detection at read time come from. */
-export interface SpanReader {
-  tools(sinceNs: bigint, untilNs: bigint, tool?: string, side?: CallSide): Promise<ToolSummary[]>;
+/** Calls, one by one: pages by scope and time, and what one tool's calls show. */
+export interface CallReader {
   calls(filter: CallFilter): Promise<CallPage>;
-  /** Spans of one trace in start order, or null when the trace is unknown. */
-  trace(traceId: string): Promise<StoredSpan[] | null>;
-  conversation(id: string): Promise<ConversationSpans | null>;
-  /** Calls and errors (split by code) per step, of all tools or one; with `byTool`, also per tool. */
-  timeseries(
-    sinceNs: bigint,
-    untilNs: bigint,
-    stepMs: number,
-    tool?: string,
-    side?: CallSide,
-    byTool?: boolean,
-  ): Promise<Series>;
-  /** What a search term can mean: trace, conversation, call id, tool, error code. */
-  search(query: string, sinceNs: bigint): Promise<SearchHit[]>;
-  /** Every contract of a tool, oldest first, or null for a tool never seen. */
-  contracts(name: string): Promise<ToolContract[] | null>;
-  /** The newest reported contract of every tool (or of one). */
-  contractSummaries(tool?: string): Promise<ContractSummary[]>;
-  /** The schemas of every reported contract (or of one tool's), at most 2,000. */
-  contractSchemas(tool?: string): Promise<ContractSchema[]>;
-  /** Stored loop flags active in the window, newest last activity first, at most 1,000. */
-  storedFlags(sinceNs: bigint, untilNs: bigint, tool?: string): Promise<StoredFlag[]>;
-  /** Schema versions seen on calls in the window. */
-  schemaVersions(sinceNs: bigint, untilNs: bigint, tool?: string): Promise<SchemaVersion[]>;
-  /** One tool's schema versions over all time, oldest first, at most 200. */
-  toolVersions(tool: string): Promise<SchemaVersion[]>;
-  /** Input shapes with refused calls seen since `sinceNs`, at most 500. */
-  invalidShapes(sinceNs: bigint, tool?: string): Promise<InputShape[]>;
-  /** One tool's input shapes seen in the window, most used first, at most 50. */
-  inputShapes(tool: string, sinceNs: bigint, untilNs: bigint): Promise<InputShape[]>;
-  /** Failures per tool, code and path in the minutes of the window. */
-  failingPaths(sinceNs: bigint, untilNs: bigint, tool?: string): Promise<FailingPath[]>;
-  /** One tool's most frequent failing paths in the minutes of the window, at most 25. */
-  topFailingPaths(tool: string, sinceNs: bigint, untilNs: bigint): Promise<FailingPath[]>;
-  /** Calls per tool and code over the window (from the rollups). */
-  toolCounts(sinceNs: bigint, untilNs: bigint, tool?: string): Promise<ToolCallCounts[]>;
   /** The calls of `tool` failing with `code` in the window: the newest 500 and the first. */
   failingCalls(
     tool: string,
@@ -74,12 +39,6 @@ export interface SpanReader {
     sinceNs: bigint,
     untilNs: bigint,
   ): Promise<FailingToolCalls>;
-  /** Result sizes per tool over the window, overall and per version. */
-  resultSizes(sinceNs: bigint, untilNs: bigint, tool?: string): Promise<ToolResultSizes[]>;
-  /** One tool's statistics and distributions over the window. */
-  toolStats(tool: string, sinceNs: bigint, untilNs: bigint): Promise<ToolStats>;
-  /** Whether any call of the tool was ever counted. */
-  toolKnown(tool: string): Promise<boolean>;
   /** A tool's calls in the window whose result took more than `tokens`, or null when none did. */
   resultCrossings(
     tool: string,
@@ -98,9 +57,96 @@ export interface SpanReader {
   toolUsage(tool: string, sinceNs: bigint, untilNs: bigint): Promise<ToolUsage>;
 }
 
+/** Tools over a window: aggregates from the rollups, and the per-tool tables. */
+export interface ToolReader {
+  /** Each tool's calls of `side` (default any) over the window, or of one tool: counts and histograms. */
+  toolAggregates(
+    sinceNs: bigint,
+    untilNs: bigint,
+    tool?: string,
+    side?: CallSide,
+  ): Promise<ToolAggregate[]>;
+  /** The dialects each tool's calls of `side` were read from in the window. */
+  toolSources(
+    sinceNs: bigint,
+    untilNs: bigint,
+    side: CallSide,
+    tool?: string,
+  ): Promise<ToolSources[]>;
+  /** The most frequent exception types per tool of its calls of `side` in the window (at most 5 each). */
+  exceptionTypes(
+    sinceNs: bigint,
+    untilNs: bigint,
+    tool?: string,
+    side?: CallSide,
+  ): Promise<ExceptionCount[]>;
+  /** Calls and errors (split by code) per step, of all tools or one; with `byTool`, also per tool. */
+  timeseries(
+    sinceNs: bigint,
+    untilNs: bigint,
+    stepMs: number,
+    tool?: string,
+    side?: CallSide,
+    byTool?: boolean,
+  ): Promise<Series>;
+  /** Calls per tool and code over the window (from the rollups). */
+  toolCounts(sinceNs: bigint, untilNs: bigint, tool?: string): Promise<ToolCallCounts[]>;
+  /** Result sizes per tool over the window, overall and per version. */
+  resultSizes(sinceNs: bigint, untilNs: bigint, tool?: string): Promise<ToolResultSizes[]>;
+  /** Schema versions seen on calls in the window. */
+  schemaVersions(sinceNs: bigint, untilNs: bigint, tool?: string): Promise<SchemaVersion[]>;
+  /** One tool's schema versions over all time, oldest first, at most 200. */
+  toolVersions(tool: string): Promise<SchemaVersion[]>;
+  /** Input shapes with refused calls seen since `sinceNs`, at most 500. */
+  invalidShapes(sinceNs: bigint, tool?: string): Promise<InputShape[]>;
+  /** One tool's input shapes seen in the window, most used first, at most 50. */
+  inputShapes(tool: string, sinceNs: bigint, untilNs: bigint): Promise<InputShape[]>;
+  /** Failures per tool, code and path in the minutes of the window. */
+  failingPaths(sinceNs: bigint, untilNs: bigint, tool?: string): Promise<FailingPath[]>;
+  /** One tool's most frequent failing paths in the minutes of the window, at most 25. */
+  topFailingPaths(tool: string, sinceNs: bigint, untilNs: bigint): Promise<FailingPath[]>;
+  /** Whether any call of the tool was ever counted. */
+  toolKnown(tool: string): Promise<boolean>;
+}
+
+/** The contract catalog. */
+export interface ContractReader {
+  /** Every contract of a tool, oldest first, or null for a tool never seen. */
+  contracts(name: string): Promise<ToolContract[] | null>;
+  /** The newest reported contract of every tool (or of one). */
+  contractSummaries(tool?: string): Promise<ContractSummary[]>;
+  /** The schemas of every reported contract (or of one tool's), at most 2,000. */
+  contractSchemas(tool?: string): Promise<ContractSchema[]>;
+}
+
+/** The loop flags the writers stored. */
+export interface FlagReader {
+  /** Stored loop flags active in the window, newest last activity first, at most 1,000. */
+  storedFlags(sinceNs: bigint, untilNs: bigint, tool?: string): Promise<StoredFlag[]>;
+}
+
+/** Spans: of a trace, of a conversation, and what a search term names. */
+export interface TraceReader {
+  /** Spans of one trace in start order, or null when the trace is unknown. */
+  trace(traceId: string): Promise<StoredSpan[] | null>;
+  conversation(id: string): Promise<ConversationSpans | null>;
+  /** What a search term can mean: trace, conversation, call id, tool, error code. */
+  search(query: string, sinceNs: bigint): Promise<SearchHit[]>;
+}
+
+/** The whole reader side: what the JSON API, `report`, the webhook and detection at read time come from. */
+export interface SpanReader
+  extends CallReader,
+    ToolReader,
+    ContractReader,
+    FlagReader,
+    TraceReader {}
+
 // Every method of SpanReader, once (a method added to the interface and not here fails to compile).
 const METHODS: Record<keyof SpanReader, true> = {
-  tools: true,
+  toolAggregates: true,
+  toolSources: true,
+  exceptionTypes: true,
   calls: true,
   trace: true,
   conversation: true,
@@ -119,7 +165,6 @@ const METHODS: Record<keyof SpanReader, true> = {
   toolCounts: true,
   failingCalls: true,
   resultSizes: true,
-  toolStats: true,
   toolKnown: true,
   resultCrossings: true,
   versionCalls: true,

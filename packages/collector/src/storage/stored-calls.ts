@@ -2,7 +2,7 @@
 // one column list and one row converter for both writers.
 
 import type { StoredCall } from '../calls/pairing.js';
-import type { StoredCallRow } from './assemble.js';
+import type { StoredCallRow } from './batch-rows.js';
 import { big, num, numOrNull, type Row, text, textOrNull } from './sql/db.js';
 
 export const STORED_CALL_COLUMNS = `id, trace_seq, span_id, parent_span_id, call_id, tool, kind, paired, proxy, version,

@@ -5,8 +5,10 @@
 
 import { describe, expect, it } from 'vitest';
 import { flagsOf } from '../../src/detection/read-flags.js';
-import type { NormalizedSpan } from '../../src/index.js';
+import type { NormalizedSpan } from '../../src/otlp/model.js';
 import { BACKENDS } from '../backends.js';
+import { readCalls, readContracts, readTools } from '../read-view.js';
+import { writeSpans } from '../write-spans.js';
 import { callSpan, HOUR_NS, nowNs } from './spans.js';
 import { readingWith, useStores } from './stores.js';
 
@@ -67,7 +69,7 @@ for (const backend of BACKENDS) {
         service: 'stable',
         statuses: ['pending', 'shipped'],
       });
-      await s.write([stable]);
+      await writeSpans(s, [stable]);
       // The same contract again from a second replica, and in one batch twice (a retry): still one row.
       const replica = {
         ...contractSpan({
@@ -77,8 +79,8 @@ for (const backend of BACKENDS) {
           statuses: ['pending', 'shipped'],
         }),
       };
-      await s.write([replica, { ...replica, spanId: 'ffffffffffffffff' }]);
-      await s.write([
+      await writeSpans(s, [replica, { ...replica, spanId: 'ffffffffffffffff' }]);
+      await writeSpans(s, [
         contractSpan({
           tool: 'get_order',
           hash: '2222222222222222',
@@ -89,7 +91,7 @@ for (const backend of BACKENDS) {
         callSpan({ trace: 2, span: 1, version: '2', schemaHash: '2222222222222222' }),
         callSpan({ trace: 3, span: 1, version: '2', schemaHash: '3333333333333333' }),
       ]);
-      const contracts = (await s.contracts('get_order')) ?? [];
+      const contracts = (await readContracts(s, 'get_order')) ?? [];
       expect(contracts.map((c) => [c.schemaHash, c.services, c.reported, c.calls])).toEqual([
         ['1111111111111111', ['stable', 'stable-2'], true, 1],
         ['2222222222222222', ['canary'], true, 1],
@@ -100,7 +102,7 @@ for (const backend of BACKENDS) {
         properties: { status: { enum: ['pending', 'shipped', 'cancelled'] } },
       });
       expect(contracts[0]?.schemaTokens).toBeGreaterThan(20);
-      expect(await s.contracts('never_seen')).toBeNull();
+      expect(await readContracts(s, 'never_seen')).toBeNull();
 
       const since = nowNs() - HOUR_NS;
       const until = nowNs() + HOUR_NS;
@@ -110,13 +112,13 @@ for (const backend of BACKENDS) {
       expect(flags.filter((f) => f.kind === 'heavy_schema').map((f) => f.tool)).toEqual([
         'get_order',
       ]);
-      const [tool] = await s.tools(since, until, 'get_order');
+      const [tool] = await readTools(s, since, until, 'get_order');
       expect(tool?.schemaTokens).toBe(contracts[1]?.schemaTokens);
     });
 
     it('lists the callers of a deprecated tool', async () => {
       const s = await openAt(await fresh());
-      await s.write([
+      await writeSpans(s, [
         contractSpan({
           tool: 'catalogue.list',
           hash: '4444444444444444',
@@ -157,17 +159,17 @@ for (const backend of BACKENDS) {
       ];
       const client = callSpan({ trace: 21, span: 1, tool: 'get_weather', kind: 3 });
       delete client.attributes['toolscope.partial_effect'];
-      await s.write([threw, client]);
+      await writeSpans(s, [threw, client]);
       const window = { sinceNs: nowNs() - HOUR_NS, untilNs: nowNs() + HOUR_NS, limit: 10 };
-      const server = (await s.calls({ ...window, side: 'server' })).calls[0];
+      const server = (await readCalls(s, { ...window, side: 'server' })).calls[0];
       expect(server).toMatchObject({
         exceptionType: 'TypeError',
         exceptionMessage: 'boom',
         partialEffect: false,
       });
-      const caller = (await s.calls({ ...window, side: 'client' })).calls[0];
+      const caller = (await readCalls(s, { ...window, side: 'client' })).calls[0];
       expect(caller).toMatchObject({ exceptionType: null, partialEffect: null });
-      const [tool] = await s.tools(window.sinceNs, window.untilNs, 'get_weather');
+      const [tool] = await readTools(s, window.sinceNs, window.untilNs, 'get_weather');
       expect(tool?.exceptions).toEqual([{ type: 'TypeError', count: 1 }]);
     });
 
@@ -177,7 +179,7 @@ for (const backend of BACKENDS) {
         ...readingWith({ schemaTokenBudget: 7 }),
         rememberReadSettings: true,
       });
-      await writer.write([
+      await writeSpans(writer, [
         contractSpan({ tool: 't', hash: '5555555555555555', service: 'x', statuses: ['a'] }),
       ]);
       const reader = await openAt(place, { recallReadSettings: true });

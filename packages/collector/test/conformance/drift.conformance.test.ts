@@ -4,6 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { flagsOf } from '../../src/detection/read-flags.js';
 import { BACKENDS } from '../backends.js';
+import { writeSpans } from '../write-spans.js';
 import { callSpan, nowNs, traceIdOf } from './spans.js';
 import { useStores } from './stores.js';
 
@@ -44,7 +45,7 @@ for (const backend of BACKENDS) {
           callSpan({ trace: t, span: 1, tool: 'get-prod', agoMs: 70_000 - i * 1000, ...refused }),
         ),
       ];
-      await s.write(spans);
+      await writeSpans(s, spans);
       const since = nowNs() - 60n * MINUTE_NS;
       const until = nowNs() + MINUTE_NS;
 

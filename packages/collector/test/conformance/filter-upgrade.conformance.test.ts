@@ -5,8 +5,9 @@ import Database from 'better-sqlite3';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { flagsOf } from '../../src/detection/read-flags.js';
-import type { NormalizedSpan } from '../../src/index.js';
+import type { NormalizedSpan } from '../../src/otlp/model.js';
 import { BACKENDS, type Backend } from '../backends.js';
+import { writeSpans } from '../write-spans.js';
 import { callSpan, nowNs, traceIdOf } from './spans.js';
 import { useStores } from './stores.js';
 
@@ -87,15 +88,15 @@ for (const backend of BACKENDS) {
           const place = await fresh();
           const base = nowNs() - 60_000n * MS;
           const before = await openAt(place);
-          await before.write(round(base, 0));
-          await before.write(round(base, 1));
+          await writeSpans(before, round(base, 0));
+          await writeSpans(before, round(base, 1));
           await before.close();
           closedByTest(before);
           // What the earlier collector left: a filter in its own format (it held these keys, hashed its way).
           await storedKeys(backend, place.db, bytes);
 
           const after = await openAt(place);
-          await after.write(round(base, 2));
+          await writeSpans(after, round(base, 2));
           const { since, until } = window();
           const flags = (await flagsOf(after, since, until, {})).filter(
             (f) => f.conversationId === CONVERSATION,

@@ -3,8 +3,10 @@
 // served), a size flag from its first crossing call even when that is not among the newest listed.
 import { describe, expect, it } from 'vitest';
 import { flagsOf } from '../../src/detection/read-flags.js';
-import type { Flag, NormalizedSpan } from '../../src/index.js';
+import type { Flag } from '../../src/detectors/flag.js';
+import type { NormalizedSpan } from '../../src/otlp/model.js';
 import { BACKENDS } from '../backends.js';
+import { writeSpans } from '../write-spans.js';
 import { callSpan, nowNs, traceIdOf } from './spans.js';
 import { useStores } from './stores.js';
 
@@ -48,7 +50,7 @@ for (const backend of BACKENDS) {
         x.attributes['toolscope.output.bytes'] = i < 5 ? 400 : 48_000;
         x.attributes['toolscope.output.tokens'] = i < 5 ? 100 : 12_000;
       }
-      await s.write([...silent, ...skew, ...sized]);
+      await writeSpans(s, [...silent, ...skew, ...sized]);
       const flags = await flagsOf(
         s,
         nowNs() - 60n * 60_000_000_000n,

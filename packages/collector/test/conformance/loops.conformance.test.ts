@@ -3,8 +3,10 @@
 // straddles a retention step, polling without progress, and argument churn.
 import { describe, expect, it } from 'vitest';
 import { flagsOf as storeFlags } from '../../src/detection/read-flags.js';
-import type { Flag, NormalizedSpan } from '../../src/index.js';
+import type { Flag } from '../../src/detectors/flag.js';
+import type { NormalizedSpan } from '../../src/otlp/model.js';
 import { BACKENDS } from '../backends.js';
+import { writeSpans } from '../write-spans.js';
 import { callSpan, HOUR_NS, modelSpan, nowNs, traceIdOf } from './spans.js';
 import { useStores } from './stores.js';
 
@@ -69,9 +71,9 @@ for (const backend of BACKENDS) {
       const base = nowNs() - 60_000n * MS;
       // Three rounds, one trace each, one batch each; a model call after each round's calls, and one before
       // the cycle began.
-      await s.write([model(40, 90, base - 500n * MS)]);
+      await writeSpans(s, [model(40, 90, base - 500n * MS)]);
       for (let r = 0; r < 3; r++)
-        await s.write([
+        await writeSpans(s, [
           ...round(41 + r, base, r, 'conv-cycle'),
           model(41 + r, 91, base + BigInt(r * 1000 + 400) * MS),
         ]);
@@ -109,7 +111,7 @@ for (const backend of BACKENDS) {
       const s = await openAt(await fresh());
       const base = nowNs() - 60_000n * MS;
       for (let r = 0; r < 3; r++)
-        await s.write([
+        await writeSpans(s, [
           ...round(60, base, r),
           model(60, 90 + r, base + BigInt(r * 1000 + 400) * MS),
         ]);
@@ -128,11 +130,11 @@ for (const backend of BACKENDS) {
     it('still flags a cycle whose last round comes after a retention step', async () => {
       const s = await openAt(await fresh());
       const base = nowNs() - 60_000n * MS;
-      await s.write(round(50, base, 0));
-      await s.write(round(50, base, 1));
-      await s.write([callSpan({ trace: 51, span: 1, agoMs: 3 * 3_600_000 })]);
+      await writeSpans(s, round(50, base, 0));
+      await writeSpans(s, round(50, base, 1));
+      await writeSpans(s, [callSpan({ trace: 51, span: 1, agoMs: 3 * 3_600_000 })]);
       expect(await s.deleteBefore(nowNs() - 2n * HOUR_NS, 200)).toBe(1);
-      await s.write(round(50, base, 2));
+      await writeSpans(s, round(50, base, 2));
       const flags = (await flagsOf(s)).filter((f) => f.traceId === traceIdOf(50));
       expect(flags.map((f) => [f.kind, f.count])).toEqual([['tool_cycle', 6]]);
     });
@@ -142,7 +144,7 @@ for (const backend of BACKENDS) {
       const base = nowNs() - 60_000n * MS;
       for (let i = 0; i < 5; i++) {
         const t = base + BigInt(i * 1000) * MS;
-        await s.write([
+        await writeSpans(s, [
           at(
             callSpan({
               trace: 60,
@@ -179,7 +181,7 @@ for (const backend of BACKENDS) {
         { path: 'priority', code: 'invalid_enum_value', message: 'bad' },
       ]);
       for (let i = 0; i < 4; i++)
-        await s.write([
+        await writeSpans(s, [
           at(
             callSpan({
               trace: 70,
@@ -218,9 +220,9 @@ for (const backend of BACKENDS) {
         );
       // conv-churn: four failures in a row, one trace and one batch each; the success that came before them
       // arrives after the third, so the counts beside the filter must not take it for a break.
-      for (let i = 1; i <= 3; i++) await s.write([ticket('conv-churn', 100 + i, i, true)]);
-      await s.write([ticket('conv-churn', 100, 0, false)]);
-      await s.write([ticket('conv-churn', 104, 4, true)]);
+      for (let i = 1; i <= 3; i++) await writeSpans(s, [ticket('conv-churn', 100 + i, i, true)]);
+      await writeSpans(s, [ticket('conv-churn', 100, 0, false)]);
+      await writeSpans(s, [ticket('conv-churn', 104, 4, true)]);
       // conv-fixed: the same four failures with a success after the second: no run of four.
       for (const [i, fails] of [
         [1, true],
@@ -229,7 +231,7 @@ for (const backend of BACKENDS) {
         [4, true],
         [5, true],
       ] as const)
-        await s.write([ticket('conv-fixed', 110 + i, i, fails)]);
+        await writeSpans(s, [ticket('conv-fixed', 110 + i, i, fails)]);
       const flags = await flagsOf(s);
       const churns = (c: string) =>
         flags.filter((f) => f.conversationId === c).map((f) => [f.kind, f.count]);

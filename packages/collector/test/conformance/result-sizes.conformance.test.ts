@@ -4,8 +4,10 @@
 // version's p95 at least doubles; quiet for a small growth and under the budget.
 import { describe, expect, it } from 'vitest';
 import { flagsOf } from '../../src/detection/read-flags.js';
-import type { NormalizedSpan } from '../../src/index.js';
+import type { NormalizedSpan } from '../../src/otlp/model.js';
 import { BACKENDS } from '../backends.js';
+import { readTools } from '../read-view.js';
+import { writeSpans } from '../write-spans.js';
 import { callSpan, HOUR_NS, nowNs, traceIdOf } from './spans.js';
 import { readingWith, useStores } from './stores.js';
 
@@ -58,9 +60,9 @@ for (const backend of BACKENDS) {
 
     it('gives p50/p95/max per tool and version, and flags the oversized and grown results', async () => {
       const s = await openAt(await fresh());
-      await s.write(history());
+      await writeSpans(s, history());
       // A small tool that grows from 40 to 90 tokens: doubled, but not worth a flag.
-      await s.write([
+      await writeSpans(s, [
         ...Array.from({ length: 5 }, (_, i) =>
           sized(
             { trace: 300 + i, span: 1, tool: 'ping', version: '1', agoMs: 90 * MINUTE_MS },
@@ -77,7 +79,7 @@ for (const backend of BACKENDS) {
         ),
       ]);
       const { since, until } = window();
-      const [h] = await s.tools(since, until, 'order_history');
+      const [h] = await readTools(s, since, until, 'order_history');
       expect(h?.resultSizes.map((v) => [v.version, v.measured])).toEqual([
         ['1', 6],
         ['2', 6],
@@ -118,10 +120,10 @@ for (const backend of BACKENDS) {
       const s = await openAt(await fresh(), readingWith({ resultTokenBudget: 500 }));
       const server = sized({ trace: 400, span: 2, parent: 1, kind: 2, tool: 'lookup' }, 2000, 700);
       const client = sized({ trace: 400, span: 1, kind: 3, tool: 'lookup' }, 2000, 700);
-      await s.write([client]);
-      await s.write([server]);
+      await writeSpans(s, [client]);
+      await writeSpans(s, [server]);
       const { since, until } = window();
-      const [t] = await s.tools(since, until, 'lookup');
+      const [t] = await readTools(s, since, until, 'lookup');
       expect(t?.calls).toBe(1);
       expect(t?.resultSizes.map((v) => v.measured)).toEqual([1]);
       const flags = await flagsOf(s, since, until, { kind: 'oversized_result' });
@@ -130,9 +132,9 @@ for (const backend of BACKENDS) {
 
     it('leaves tools without sizes out of the distributions and the flags', async () => {
       const s = await openAt(await fresh());
-      await s.write([callSpan({ trace: 500, span: 1, tool: 'unsized' })]);
+      await writeSpans(s, [callSpan({ trace: 500, span: 1, tool: 'unsized' })]);
       const { since, until } = window();
-      const [t] = await s.tools(since, until, 'unsized');
+      const [t] = await readTools(s, since, until, 'unsized');
       expect([t?.resultBytesP50, t?.resultTokensP95, t?.resultSizes]).toEqual([null, null, []]);
       expect((await flagsOf(s, since, until, {})).filter((f) => f.tool === 'unsized')).toEqual([]);
     });

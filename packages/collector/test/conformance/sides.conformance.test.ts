@@ -5,6 +5,8 @@
 import { describe, expect, it } from 'vitest';
 import { flagsOf } from '../../src/detection/read-flags.js';
 import { BACKENDS } from '../backends.js';
+import { readCalls, readSeries, readTools } from '../read-view.js';
+import { writeSpans } from '../write-spans.js';
 import { callSpan, HOUR_NS, nowNs } from './spans.js';
 import { useStores } from './stores.js';
 
@@ -17,17 +19,17 @@ for (const backend of BACKENDS) {
     it('counts a call traced on both sides once, in any arrival order, and a client-only call once', async () => {
       const s = await openAt(await fresh());
       // Call A: client first, server (its child) in a later batch. The server's failure is what counts.
-      await s.write([callSpan({ trace: 1, span: 1, kind: CLIENT, agoMs: 3 * 60_000 })]);
-      await s.write([
+      await writeSpans(s, [callSpan({ trace: 1, span: 1, kind: CLIENT, agoMs: 3 * 60_000 })]);
+      await writeSpans(s, [
         callSpan({ trace: 1, span: 2, parent: 1, code: 'INVALID_INPUT', agoMs: 3 * 60_000 }),
       ]);
       // Call B: server first, then the client; linked by call id, not by parentage.
-      await s.write([callSpan({ trace: 2, span: 2, callId: 'call-b', agoMs: 3 * 60_000 })]);
-      await s.write([
+      await writeSpans(s, [callSpan({ trace: 2, span: 2, callId: 'call-b', agoMs: 3 * 60_000 })]);
+      await writeSpans(s, [
         callSpan({ trace: 2, span: 1, kind: CLIENT, callId: 'call-b', agoMs: 3 * 60_000 }),
       ]);
       // Call C: both sides in one batch. Call D: only the client saw it (an agent instrumented on its side).
-      await s.write([
+      await writeSpans(s, [
         callSpan({ trace: 3, span: 1, kind: CLIENT, agoMs: 3 * 60_000 }),
         callSpan({ trace: 3, span: 2, parent: 1, agoMs: 3 * 60_000 }),
         callSpan({ trace: 4, span: 1, kind: CLIENT, code: 'RETRYABLE', agoMs: 3 * 60_000 }),
@@ -38,17 +40,17 @@ for (const backend of BACKENDS) {
         [now - HOUR_NS, now + HOUR_NS],
         [now - 5n * 60_000_000_000n + 1n, now],
       ] as const) {
-        const [any] = await s.tools(since, until, 'get_order');
+        const [any] = await readTools(s, since, until, 'get_order');
         expect(any).toMatchObject({
           calls: 4,
           errors: 2,
           codes: { INVALID_INPUT: 1, RETRYABLE: 1 },
         });
-        const [server] = await s.tools(since, until, 'get_order', 'server');
+        const [server] = await readTools(s, since, until, 'get_order', 'server');
         expect(server).toMatchObject({ calls: 3, errors: 1 });
-        const [client] = await s.tools(since, until, 'get_order', 'client');
+        const [client] = await readTools(s, since, until, 'get_order', 'client');
         expect(client).toMatchObject({ calls: 4, errors: 1, codes: { RETRYABLE: 1 } });
-        const series = await s.timeseries(since, until, 60_000, 'get_order', 'any', true);
+        const series = await readSeries(s, since, until, 60_000, 'get_order', 'any', true);
         expect(series.points.reduce((n, p) => n + p.calls, 0)).toBe(4);
         // Errors by code, with the paired client's view of a server's failure counted once.
         const byCode: Record<string, number> = {};
@@ -63,26 +65,26 @@ for (const backend of BACKENDS) {
         expect(perTool?.errors.reduce((n, c) => n + c, 0)).toBe(2);
       }
       const window = { sinceNs: now - HOUR_NS, untilNs: now + HOUR_NS, limit: 50 };
-      const listed = await s.calls(window);
+      const listed = await readCalls(s, window);
       expect(listed.calls.map((c) => `${c.side}:${c.paired}`).sort()).toEqual([
         'client:false',
         'server:false',
         'server:false',
         'server:false',
       ]);
-      const clients = await s.calls({ ...window, side: 'client' });
+      const clients = await readCalls(s, { ...window, side: 'client' });
       expect(clients.calls.filter((c) => c.paired)).toHaveLength(3);
       expect(clients.calls.every((c) => c.side === 'client' && c.source === 'toolscope')).toBe(
         true,
       );
-      const [summary] = await s.tools(now - HOUR_NS, now + HOUR_NS);
+      const [summary] = await readTools(s, now - HOUR_NS, now + HOUR_NS);
       expect(summary?.sources).toEqual(['toolscope']);
     });
 
     it('finds a loop once when both sides of each repeated call are stored', async () => {
       const s = await openAt(await fresh());
       for (let i = 1; i <= 3; i++) {
-        await s.write([
+        await writeSpans(s, [
           callSpan({
             trace: 5,
             span: i * 2,
@@ -91,7 +93,7 @@ for (const backend of BACKENDS) {
             code: 'FAILED',
           }),
         ]);
-        await s.write([
+        await writeSpans(s, [
           callSpan({
             trace: 5,
             span: i * 2 - 1,

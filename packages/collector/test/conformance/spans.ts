@@ -1,6 +1,6 @@
 // Tool-call spans built directly in the collector's model, for the conformance suite: each backend gets the
 // same spans, so every difference in what it answers is a difference of the backend.
-import type { NormalizedSpan } from '../../src/index.js';
+import type { NormalizedSpan } from '../../src/otlp/model.js';
 
 const hex = (n: number, len: number) => n.toString(16).padStart(len, '0');
 export const traceIdOf = (n: number) => hex(n, 32);

@@ -4,6 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { toolPage } from '../../src/api/tool-page.js';
 import { flagsOf } from '../../src/detection/read-flags.js';
 import { BACKENDS, execRaw } from '../backends.js';
+import { readCalls, readSearch, readSeries, readTools } from '../read-view.js';
+import { writeSpans } from '../write-spans.js';
 import { callSpan, HOUR_NS, nowNs, traceIdOf } from './spans.js';
 import { useStores } from './stores.js';
 
@@ -40,10 +42,10 @@ for (const backend of BACKENDS) {
       // Characters that bulk-load formats reserve (COPY text: tab, newline, backslash) survive the round trip.
       const awkward = 'tab\there\nnew line\\ back\\slash \r \u0000 end';
       if (batch[0]) batch[0].attributes.note = awkward;
-      expect(await s.write(batch)).toEqual({ inserted: 4, duplicates: 0, toolCalls: 4 });
-      expect(await s.write(batch)).toEqual({ inserted: 0, duplicates: 4, toolCalls: 0 });
+      expect(await writeSpans(s, batch)).toEqual({ inserted: 4, duplicates: 0, toolCalls: 4 });
+      expect(await writeSpans(s, batch)).toEqual({ inserted: 0, duplicates: 4, toolCalls: 0 });
       const { since, until } = window();
-      const tools = await s.tools(since, until);
+      const tools = await readTools(s, since, until);
       // The CLIENT span is the parent of its call's server span: the call counts once (call-side.ts).
       expect(tools.map((t) => [t.name, t.calls, t.errors])).toEqual([
         ['get_order', 2, 1],
@@ -51,10 +53,10 @@ for (const backend of BACKENDS) {
       ]);
       expect(tools[0]?.codes).toEqual({ RETRYABLE: 1 });
       expect(tools[0]?.p99Ms).toBeGreaterThan(30);
-      const page = await s.calls({ sinceNs: since, untilNs: until, limit: 2 });
+      const page = await readCalls(s, { sinceNs: since, untilNs: until, limit: 2 });
       expect(page.calls).toHaveLength(2);
       expect(page.nextCursor).not.toBeNull();
-      const failing = await s.calls({
+      const failing = await readCalls(s, {
         sinceNs: since,
         untilNs: until,
         limit: 10,
@@ -63,7 +65,7 @@ for (const backend of BACKENDS) {
       expect(failing.calls.map((c) => [c.tool, c.retryable, c.conversationId])).toEqual([
         ['get_order', true, 'conv-a'],
       ]);
-      const byCallId = await s.calls({
+      const byCallId = await readCalls(s, {
         sinceNs: since,
         untilNs: until,
         limit: 10,
@@ -83,22 +85,24 @@ for (const backend of BACKENDS) {
         ['1', 'aaaaaaaaaaaaaaaa', 2],
       ]);
       expect(await toolPage(s, 'never_called', since, until)).toBeNull();
-      const series = await s.timeseries(since, until, 60_000);
+      const series = await readSeries(s, since, until, 60_000);
       expect(series.points.reduce((n, p) => n + p.calls, 0)).toBe(3);
-      const hits = await s.search('call_x1', since);
+      const hits = await readSearch(s, 'call_x1', since);
       expect(hits.map((h) => h.kind)).toContain('call');
       // A call id by its first characters, compared in byte order on both backends (PostgreSQL's collation
       // aside); `%` and `_` are characters.
       const callHits = async (q: string) =>
-        (await s.search(q, since)).filter((h) => h.kind === 'call').map((h) => h.label);
+        (await readSearch(s, q, since)).filter((h) => h.kind === 'call').map((h) => h.label);
       expect(await callHits('call_x')).toEqual(['call call_x1 (get_order)']);
       expect(await callHits('CALL_X')).toEqual([]);
       expect(await callHits('call%')).toEqual([]);
-      expect((await s.search('list_', since)).map((h) => h.value)).toEqual(['list_orders']);
-      expect((await s.search(traceIdOf(2), since)).map((h) => h.kind)).toEqual(['trace']);
+      expect((await readSearch(s, 'list_', since)).map((h) => h.value)).toEqual(['list_orders']);
+      expect((await readSearch(s, traceIdOf(2), since)).map((h) => h.kind)).toEqual(['trace']);
       // A conversation by prefix or substring, whatever the case; `_` is a character, not a wildcard.
       const conversations = async (q: string) =>
-        (await s.search(q, since)).filter((h) => h.kind === 'conversation').map((h) => h.value);
+        (await readSearch(s, q, since))
+          .filter((h) => h.kind === 'conversation')
+          .map((h) => h.value);
       expect(await conversations('CONV')).toEqual(['conv-a']);
       expect(await conversations('nv-')).toEqual(['conv-a']);
       expect(await conversations('conv_')).toEqual([]);
@@ -107,7 +111,7 @@ for (const backend of BACKENDS) {
     it('flags a loop whose calls arrive in separate batches, once, and replaces it as it grows', async () => {
       const s = await openAt(await fresh());
       for (let i = 1; i <= 3; i++)
-        await s.write([
+        await writeSpans(s, [
           callSpan({
             trace: 7,
             span: i,
@@ -122,7 +126,7 @@ for (const backend of BACKENDS) {
         ['identical_retry', 3],
         ['unrepaired_invalid_input', 3],
       ]);
-      await s.write([
+      await writeSpans(s, [
         callSpan({ trace: 7, span: 4, input: 'feedfacefeedface', code: 'INVALID_INPUT' }),
       ]);
       const grown = (await flagsOf(s, since, until, { kind: 'identical_retry' })).filter(
@@ -134,7 +138,7 @@ for (const backend of BACKENDS) {
     it('flags a loop across the traces of a conversation, and stays quiet for polling that succeeds', async () => {
       const s = await openAt(await fresh());
       for (let t = 10; t < 13; t++)
-        await s.write([
+        await writeSpans(s, [
           callSpan({
             trace: t,
             span: 1,
@@ -144,7 +148,7 @@ for (const backend of BACKENDS) {
           }),
         ]);
       for (let t = 20; t < 24; t++)
-        await s.write([
+        await writeSpans(s, [
           callSpan({ trace: t, span: 1, conversation: 'conv-poll', input: 'cdcdcdcdcdcdcdcd' }),
         ]);
       const { since, until } = window();
@@ -165,20 +169,20 @@ for (const backend of BACKENDS) {
     it('keeps flagging a loop across a restart and right after a retention step', async () => {
       const place = await fresh();
       const first = await openAt(place);
-      await first.write([
+      await writeSpans(first, [
         callSpan({ trace: 30, span: 1, input: '1111111111111111', code: 'FAILED' }),
       ]);
-      await first.write([
+      await writeSpans(first, [
         callSpan({ trace: 30, span: 2, input: '1111111111111111', code: 'FAILED' }),
       ]);
       // A retention step that deletes something else in between (it used to forget every scope's counts).
-      await first.write([callSpan({ trace: 31, span: 1, agoMs: 3 * 3_600_000 })]);
+      await writeSpans(first, [callSpan({ trace: 31, span: 1, agoMs: 3 * 3_600_000 })]);
       expect(await first.deleteBefore(nowNs() - 2n * HOUR_NS, 200)).toBe(1);
       expect(await first.trace(traceIdOf(31))).toBeNull();
       await first.close();
       closedByTest(first);
       const second = await openAt(place);
-      await second.write([
+      await writeSpans(second, [
         callSpan({ trace: 30, span: 3, input: '1111111111111111', code: 'FAILED' }),
       ]);
       const { since, until } = window();
@@ -189,7 +193,7 @@ for (const backend of BACKENDS) {
 
     it('removes what retention cut off and nothing newer', async () => {
       const s = await openAt(await fresh());
-      await s.write([
+      await writeSpans(s, [
         callSpan({ trace: 40, span: 1, agoMs: 5 * 3_600_000, conversation: 'old' }),
         callSpan({ trace: 41, span: 1, agoMs: 1000, conversation: 'new' }),
       ]);
@@ -204,17 +208,19 @@ for (const backend of BACKENDS) {
       expect(await s.conversation('old')).toBeNull();
       expect((await s.trace(traceIdOf(41)))?.length).toBe(1);
       const { since, until } = window();
-      expect((await s.tools(nowNs() - 10n * HOUR_NS, until)).map((t) => t.calls)).toEqual([1]);
-      expect((await s.calls({ sinceNs: since, untilNs: until, limit: 10 })).calls).toHaveLength(1);
+      expect((await readTools(s, nowNs() - 10n * HOUR_NS, until)).map((t) => t.calls)).toEqual([1]);
+      expect(
+        (await readCalls(s, { sinceNs: since, untilNs: until, limit: 10 })).calls,
+      ).toHaveLength(1);
     });
 
     it('stores a NUL in a tool name or conversation id the same way on every backend', async () => {
       const s = await openAt(await fresh());
-      await s.write([
+      await writeSpans(s, [
         callSpan({ trace: 60, span: 1, tool: 'nul\u0000tool', conversation: 'c\u0000v' }),
       ]);
       const { since, until } = window();
-      expect((await s.tools(since, until)).map((t) => t.name)).toEqual(['nul\uFFFDtool']);
+      expect((await readTools(s, since, until)).map((t) => t.name)).toEqual(['nul\uFFFDtool']);
       expect((await s.conversation('c\uFFFDv'))?.spans).toHaveLength(1);
     });
 
@@ -237,12 +243,12 @@ for (const backend of BACKENDS) {
         );
         // Shuffled, so arrival order says nothing about the answer.
         spans.sort(() => Math.random() - 0.5);
-        await s.write(spans);
+        await writeSpans(s, spans);
       }
       const { since, until } = window();
       // A 5-second window holds no whole minute: answered from raw calls only.
-      const raw = await s.tools(nowNs() - 5_000_000_000n, nowNs(), 'recent_tool');
-      for (const t of [...(await s.tools(since, until)), ...raw]) {
+      const raw = await readTools(s, nowNs() - 5_000_000_000n, nowNs(), 'recent_tool');
+      for (const t of [...(await readTools(s, since, until)), ...raw]) {
         expect(t.calls).toBe(200);
         for (const [got, exact] of [
           [t.p50Ms, 100],
@@ -259,7 +265,7 @@ for (const backend of BACKENDS) {
       const place = await fresh();
       const damage: string[] = [];
       const first = await openAt(place);
-      await first.write([
+      await writeSpans(first, [
         callSpan({ trace: 80, span: 1 }),
         callSpan({ trace: 81, span: 1, durationMs: 7 }),
         callSpan({ trace: 82, span: 1 }),
@@ -283,7 +289,7 @@ for (const backend of BACKENDS) {
       expect((await s.trace(traceIdOf(81)))?.length).toBe(1);
       expect(await s.trace(traceIdOf(82))).toEqual([]);
       const { since, until } = window();
-      expect((await s.tools(since, until)).map((t) => t.calls)).toEqual([3]);
+      expect((await readTools(s, since, until)).map((t) => t.calls)).toEqual([3]);
       // Reports arrive from a reader thread on SQLite: wait for them, not for a guess at a delay.
       for (let i = 0; i < 200 && damage.length < 3; i++)
         await new Promise((r) => setTimeout(r, 10));
@@ -302,8 +308,8 @@ for (const backend of BACKENDS) {
 
     it('reports drift: one version served with two contracts', async () => {
       const s = await openAt(await fresh());
-      await s.write([callSpan({ trace: 50, span: 1, schemaHash: '1111222233334444' })]);
-      await s.write([callSpan({ trace: 51, span: 1, schemaHash: '5555666677778888' })]);
+      await writeSpans(s, [callSpan({ trace: 50, span: 1, schemaHash: '1111222233334444' })]);
+      await writeSpans(s, [callSpan({ trace: 51, span: 1, schemaHash: '5555666677778888' })]);
       const { since, until } = window();
       const silent = await flagsOf(s, since, until, { kind: 'silent_schema_change' });
       expect(silent.map((f) => [f.tool, f.version, f.evidence.schemaHashes?.sort()])).toEqual([

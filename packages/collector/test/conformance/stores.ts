@@ -4,7 +4,7 @@ import { afterEach } from 'vitest';
 import { encodeThresholds, resolveThresholds } from '../../src/detection/read-thresholds.js';
 import type { DriftThresholds } from '../../src/detectors/drift.js';
 import type { Storage } from '../../src/index.js';
-import type { OpenOptions } from '../../src/storage/open.js';
+import type { OpenOptions } from '../../src/pipeline.js';
 import { type Backend, open, type StoreLocation } from '../backends.js';
 import { HOUR_NS, nowNs } from './spans.js';
 

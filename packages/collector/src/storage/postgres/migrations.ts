@@ -189,7 +189,7 @@ export const PG_MIGRATIONS: readonly string[] = [
   CONTRACTS_MIGRATION,
   // v4: a call's result size (sql/output-migration.ts).
   OUTPUT_MIGRATION,
-  // v5: call ids by prefix (call-slot.ts): the index becomes (ten-minute slot, call_id in byte order), so a
+  // v5: call ids by prefix (decision 0012): the index becomes (ten-minute slot, call_id in byte order), so a
   // prefix range is a prefix whatever the database's collation; the bucket column is no longer written.
   `
   DROP INDEX IF EXISTS tool_calls_by_call;
@@ -209,6 +209,11 @@ export const PG_MIGRATIONS: readonly string[] = [
   PG_CALL_ROWS_MIGRATION,
   // v8: result hashes and model calls, for loop detection (call-layout.ts).
   PG_LOOP_EVIDENCE_MIGRATION,
+  // v9: call ids by (block of 4,096 rows, call_id in byte order) instead of (ten-minute slot, call_id)
+  // (call-block.ts, decision 0038): a new call lands in the newest block's small subtree whatever the rate.
+  `DROP INDEX tool_calls_by_call_slot;
+  CREATE INDEX tool_calls_by_call_block ON tool_call_rows((id / 4096), (call_id COLLATE "C"))
+    WHERE call_id IS NOT NULL;`,
 ];
 
 export type PgMigration = { from: number; to: number };

@@ -1,13 +1,8 @@
-// The loop flags of the scopes a PostgreSQL batch must re-evaluate, and the conversations' key filters it
-// changed; upserts go in key order (see pg-writer.ts on lock order). The batch's other shared rows, the per-tool
-// detector tables and the rollups, are pg-tallies.ts.
+// The detection stage's steps of a PostgreSQL batch (loop-port.ts): the scopes it re-reads, their flags replaced,
+// and the conversations' key filters it changed; upserts go in key order (see pg-writer.ts on lock order). The
+// batch's other shared rows, the per-tool detector tables and the rollups, are pg-tallies.ts.
 import type pg from 'pg';
-import type {
-  BatchLoopDetection,
-  CallSequence,
-  LoopScopeRef,
-  SequenceContext,
-} from '../contract.js';
+import type { BatchLoopDetection, LoopScopeRef, LoopStep, SequenceContext } from '../contract.js';
 import type { Row, SqlValue } from '../sql/db.js';
 import {
   contextOf,
@@ -31,11 +26,11 @@ async function readContext(
   rows: Rows,
   check: LoopScopeRef,
   seq: number,
-  sequence: CallSequence,
+  from: bigint,
 ): Promise<SequenceContext> {
   const models = await rows(scopeModelCallsSql(check.scope), [
     check.scope === 'trace' ? seq : check.key,
-    modelCallsFrom(sequence),
+    from,
   ]);
   const kept =
     check.keep.length === 0
@@ -45,8 +40,9 @@ async function readContext(
 }
 
 /**
- * The loop scopes the detection stage asks for, read and their flags replaced; the conversations' key filters
- * come locked with the batch's conversation rows (pg-writer.ts) and the changed ones are written back.
+ * The detection stage's loop work for a batch, step by step: its scopes read and their flags replaced; the
+ * conversations' key filters come locked with the batch's conversation rows (pg-writer.ts) and the changed
+ * ones are written back.
  */
 export async function evaluateLoops(
   client: pg.PoolClient,
@@ -57,38 +53,55 @@ export async function evaluateLoops(
 ): Promise<void> {
   const rows: Rows = async (sql, args) =>
     (await client.query(toDollars(sql), args.map(param))).rows;
-  for (const check of batch.checks((traceId) => !created.has(traceId), filters)) {
-    const seq = seqs.get(check.key) ?? -1;
-    const sequence = sequenceOf(
-      await rows(scopeCallsSql(check.scope, check.tools?.length ?? 0), scopeCallsArgs(check, seq)),
-    );
-    let flags = batch.evaluate(check, sequence);
-    if (flags === 'needs-context')
-      flags = batch.evaluate(check, sequence, await readContext(rows, check, seq, sequence));
-    if (flags === 'needs-context') throw new Error('the detection stage asked twice for context');
-    await client.query(
-      toDollars(deleteScopeFlagsSql(check)),
-      deleteScopeFlagsArgs(check, sequence.fromNs).map(param),
-    );
-    for (const f of flags)
-      await client.query(toDollars(INSERT_FLAG_SQL), flagRowOf(check, f).map(param));
-  }
-  const changed = batch.changedFilters();
-  if (changed.size > 0) {
-    // The filters as one bytea, cut apart by the server: a Buffer parameter goes in binary, while a bytea[] is
-    // sent as text, each element hex-encoded (twice the bytes, and a hex string per conversation to collect).
-    const filters = [...changed.values()];
-    const starts: number[] = [];
-    let at = 1; // substring() counts from 1
-    for (const f of filters) {
-      starts.push(at);
-      at += f.length;
+  for (const step of batch.steps((traceId) => !created.has(traceId), filters))
+    await take(client, rows, step, seqs);
+}
+
+/** One step of the detection stage's loop work, answered or made in the batch's transaction. */
+async function take(
+  client: pg.PoolClient,
+  rows: Rows,
+  step: LoopStep,
+  seqs: Map<string, number>,
+): Promise<void> {
+  const seq = step.step === 'filters' ? -1 : (seqs.get(step.check.key) ?? -1);
+  switch (step.step) {
+    case 'calls':
+      step.answer = sequenceOf(
+        await rows(
+          scopeCallsSql(step.check.scope, step.check.tools?.length ?? 0),
+          scopeCallsArgs(step.check, seq),
+        ),
+      );
+      return;
+    case 'context':
+      step.answer = await readContext(rows, step.check, seq, modelCallsFrom(step.sequence));
+      return;
+    case 'flags':
+      await client.query(
+        toDollars(deleteScopeFlagsSql(step.check)),
+        deleteScopeFlagsArgs(step.check, step.fromNs).map(param),
+      );
+      for (const f of step.flags)
+        await client.query(toDollars(INSERT_FLAG_SQL), flagRowOf(step.check, f).map(param));
+      return;
+    case 'filters': {
+      // The filters as one bytea, cut apart by the server: a Buffer parameter goes in binary, while a bytea[]
+      // is sent as text, each element hex-encoded (twice the bytes, and a hex string per conversation).
+      const filters = [...step.filters.values()];
+      const starts: number[] = [];
+      let at = 1; // substring() counts from 1
+      for (const f of filters) {
+        starts.push(at);
+        at += f.length;
+      }
+      await client.query(
+        `UPDATE conversations SET keys = substring($2::bytea FROM d.start FOR d.length)
+          FROM unnest($1::text[], $3::int[], $4::int[]) AS d(id, start, length)
+          WHERE conversation_id = d.id`,
+        [[...step.filters.keys()], Buffer.concat(filters), starts, filters.map((f) => f.length)],
+      );
+      return;
     }
-    await client.query(
-      `UPDATE conversations SET keys = substring($2::bytea FROM d.start FOR d.length)
-        FROM unnest($1::text[], $3::int[], $4::int[]) AS d(id, start, length)
-        WHERE conversation_id = d.id`,
-      [[...changed.keys()], Buffer.concat(filters), starts, filters.map((f) => f.length)],
-    );
   }
 }

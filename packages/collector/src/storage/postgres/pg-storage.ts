@@ -4,12 +4,11 @@
 // the database is a value for the caller (STORAGE_UNAVAILABLE, 503), never the end of the process: pg-health.ts
 // tracks whether the database is there, and a collector may start before it is.
 
-import { createLoopDetection, type LoopThresholds } from '../../detection/index.js';
+import { loadWriteStages, type WriteStagesSource } from '../batch-rows.js';
 import type { Storage } from '../contract.js';
 import { redactDbUrl } from '../open.js';
 import { READ_SETTINGS_KEY, type ReadSettingsOptions, settingsOf } from '../read-settings.js';
 import { sqlReaders } from '../sql/readers.js';
-import { planWrite } from '../write-plan.js';
 import { migratePostgres } from './migrations.js';
 import { createPool, type PoolBounds, pgReadDb, withClient } from './pg-db.js';
 import { isConnectionFault, PgHealth, type PgLog, SILENT_LOG, unavailable } from './pg-health.js';
@@ -17,6 +16,8 @@ import { deleteBefore } from './pg-retention.js';
 import { PgWriter } from './pg-writer.js';
 
 export type PostgresOptions = ReadSettingsOptions & {
+  /** The stages a batch's writes run (batch-rows.ts). */
+  stages: WriteStagesSource;
   /** Most connections this process opens (default 10). */
   poolSize?: number;
   /** Bound of one statement, lock waits included, in ms (default 10 s, an OTLP exporter's own timeout). */
@@ -30,7 +31,6 @@ export type PostgresOptions = ReadSettingsOptions & {
   waitForDatabase?: boolean;
   /** Where outages and their end are logged, one line each (default: nowhere). */
   log?: PgLog;
-  thresholds?: Partial<LoopThresholds>;
   /** Told of every error of a connection (the pool replaces it). */
   onPoolError?: (error: Error) => void;
   /** Told of stored values a read could not use. */
@@ -40,10 +40,8 @@ export type PostgresOptions = ReadSettingsOptions & {
 const warnDamage = (what: string) => process.emitWarning(`toolscope: ${what}`);
 const POOL_WAIT = /timeout exceeded when trying to connect/;
 
-export async function openPostgresStorage(
-  url: string,
-  options: PostgresOptions = {},
-): Promise<Storage> {
+export async function openPostgresStorage(url: string, options: PostgresOptions): Promise<Storage> {
+  const stages = await loadWriteStages(options.stages);
   const bounds: PoolBounds = {
     max: options.poolSize ?? 10,
     statementTimeoutMs: options.statementTimeoutMs ?? 10_000,
@@ -119,7 +117,7 @@ export async function openPostgresStorage(
         throw failure(error);
       });
     };
-  const writer = new PgWriter(pool, createLoopDetection(options.thresholds));
+  const writer = new PgWriter(pool, stages);
   const guard = { check: () => health.check(), translate: failure };
   const reader = sqlReaders(pgReadDb(pool, options.onDamage ?? warnDamage, guard, bounds.max * 2));
   return {
@@ -127,8 +125,9 @@ export async function openPostgresStorage(
     location: redactDbUrl(url),
     // Half the pool writes, so reads always find a connection.
     concurrentWrites: Math.max(2, Math.floor(bounds.max / 2)),
-    // Packed here, by the collectors, which scale out; not by the one server's TOAST (decision 0011).
-    write: guarded((spans) => writer.write(planWrite(spans, true))),
+    // Packed by the process stage, on the collectors, which scale out; not by the one server's TOAST
+    // (decision 0011).
+    write: guarded((batch) => writer.write(batch)),
     deleteBefore: guarded((cutoffNs: bigint, maxTraces: number) =>
       deleteBefore(pool, cutoffNs, maxTraces),
     ),

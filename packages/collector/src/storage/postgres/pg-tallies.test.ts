@@ -2,16 +2,16 @@
 // argument, each table written once, and no statement for a batch without tallies. The statement's effect on
 // a real server is what the conformance and scale-out suites check.
 import { describe, expect, it } from 'vitest';
-import { newTouch } from '../batch-touch.js';
-import { accumulate, withHours } from '../rollups.js';
+import { accumulate, withHours } from '../../aggregation/rollups.js';
+import { newTallies } from '../../aggregation/tallies.js';
 import { tallyStatement } from './pg-tallies.js';
 
 const T = 1_764_590_000_000_000_000n;
 
 describe('tallyStatement', () => {
   it('numbers the placeholders of its writes $1 to the last argument, once each table', () => {
-    const touch = newTouch();
-    touch.schemas.set('s', {
+    const tallies = newTallies();
+    tallies.schemas.set('s', {
       tool: 'get',
       version: '1',
       hash: 'h',
@@ -20,7 +20,7 @@ describe('tallyStatement', () => {
       calls: 1,
       traceId: 't',
     });
-    touch.shapes.set('s', {
+    tallies.shapes.set('s', {
       tool: 'get',
       shape: 'q:string',
       first: T,
@@ -28,8 +28,14 @@ describe('tallyStatement', () => {
       calls: 1,
       invalid: 0,
     });
-    touch.sources.set('s', { tool: 'get', source: 'toolscope', side: 'server', first: T, last: T });
-    touch.paths.set('p', {
+    tallies.sources.set('s', {
+      tool: 'get',
+      source: 'toolscope',
+      side: 'server',
+      first: T,
+      last: T,
+    });
+    tallies.paths.set('p', {
       tool: 'get',
       code: 'INVALID_INPUT',
       path: 'q',
@@ -53,7 +59,7 @@ describe('tallyStatement', () => {
       },
       'server',
     );
-    const statement = tallyStatement(touch, withHours(minutes));
+    const statement = tallyStatement(tallies, withHours(minutes));
     if (!statement) throw new Error('a batch with tallies has a statement');
     const used = [...statement.sql.matchAll(/\$(\d+)/g)].map((m) => Number(m[1]));
     expect(new Set(used)).toEqual(new Set(statement.args.map((_, i) => i + 1)));
@@ -73,6 +79,6 @@ describe('tallyStatement', () => {
   });
 
   it('is nothing for a batch without tool calls', () => {
-    expect(tallyStatement(newTouch(), [])).toBeNull();
+    expect(tallyStatement(newTallies(), [])).toBeNull();
   });
 });

@@ -2,14 +2,16 @@
 // per-tool detector tables and the rollups. Upserts go in key order (see pg-writer.ts on lock order) and add to
 // what other collectors wrote instead of overwriting it; histograms are merged by toolscope_hist_merge.
 import type pg from 'pg';
-import type { BatchTouch } from '../batch-touch.js';
-import { contractRows, contractValuesOf } from '../contract-rows.js';
-import { serialize } from '../histogram.js';
-import type { Rollup } from '../rollups.js';
+import { serialize } from '../../aggregation/histogram.js';
+import type { Rollup } from '../../aggregation/rollups.js';
+import type { Tallies } from '../../aggregation/tallies.js';
+import { contractRows } from '../../contracts/catalog-rows.js';
+import type { ContractValues } from '../../contracts/contract-span.js';
 import {
   CONTRACT_COLUMNS,
   contractConflictSql,
   contractServiceConflictSql,
+  contractValuesOf,
 } from '../sql/contracts-migration.js';
 import { ROLLUP_SIZES } from '../sql/output-migration.js';
 
@@ -18,9 +20,9 @@ const byKey = <T>(entries: Iterable<[string, T]>) =>
 const str = (v: bigint) => v.toString();
 
 /** The batch's contract reports: catalog rows and the services that served them. */
-async function saveContracts(client: pg.PoolClient, t: BatchTouch): Promise<void> {
-  if (t.contracts.length === 0) return;
-  const { contracts, services } = contractRows(t.contracts);
+async function saveContracts(client: pg.PoolClient, reports: ContractValues[]): Promise<void> {
+  if (reports.length === 0) return;
+  const { contracts, services } = contractRows(reports);
   const columns = contracts.map(contractValuesOf);
   const types = [
     'text',
@@ -130,22 +132,23 @@ const TALLIES_SQL = oneStatement([
  */
 export async function saveTallies(
   client: pg.PoolClient,
-  t: BatchTouch,
+  t: Tallies,
   rollups: Rollup[],
+  contracts: ContractValues[],
 ): Promise<void> {
-  await saveContracts(client, t);
+  await saveContracts(client, contracts);
   const statement = tallyStatement(t, rollups);
   if (statement) await client.query(statement.sql, statement.args);
 }
 
 /** The one statement of the batch's tallies, or null when it has none. */
-export function tallyStatement(t: BatchTouch, rollups: Rollup[]): Write | null {
+export function tallyStatement(t: Tallies, rollups: Rollup[]): Write | null {
   if (t.schemas.size + t.shapes.size + t.sources.size + t.paths.size + rollups.length === 0)
     return null;
   return { sql: TALLIES_SQL, args: [...detectorArgs(t), ...rollupArgs(rollups)] };
 }
 
-function detectorArgs(t: BatchTouch): unknown[] {
+function detectorArgs(t: Tallies): unknown[] {
   const schemas = byKey(t.schemas.entries());
   const shapes = byKey(t.shapes.entries());
   const sources = byKey(t.sources.entries());

@@ -5,13 +5,12 @@
 import { createHash } from 'node:crypto';
 import type pg from 'pg';
 import type { StoredCall } from '../../calls/pairing.js';
-import type { StoredCallRow } from '../assemble.js';
-import { assemble } from '../assemble.js';
+import type { StoredCallRow, WriteStages } from '../batch-rows.js';
 import { CALL_ROW_COLUMNS, callRow, internedOf, type RowEncoding } from '../call-row.js';
-import type { LoopDetection, WriteOutcome } from '../contract.js';
+import type { WriteOutcome } from '../contract.js';
 import type { Row } from '../sql/db.js';
 import { STORED_CALL_COLUMNS, storedCallOf } from '../stored-calls.js';
-import type { WritePlan } from '../write-plan.js';
+import type { WriteBatch } from '../write-batch.js';
 import { type Cell, copyRows } from './pg-copy.js';
 import { inTransaction } from './pg-db.js';
 import { evaluateLoops } from './pg-rows.js';
@@ -19,18 +18,18 @@ import { saveTallies } from './pg-tallies.js';
 
 export class PgWriter {
   readonly #pool: pg.Pool;
-  readonly #loops: LoopDetection;
+  readonly #stages: WriteStages;
   /** Resource rows never change or go away once written, so their ids can be remembered. */
   readonly #resourceIds = new Map<string, number>();
   /** Ids of `strings` (call-row.ts), never deleted either. */
   readonly #stringIds = new Map<string, number>();
 
-  constructor(pool: pg.Pool, loops: LoopDetection) {
+  constructor(pool: pg.Pool, stages: WriteStages) {
     this.#pool = pool;
-    this.#loops = loops;
+    this.#stages = stages;
   }
 
-  async write(plan: WritePlan): Promise<WriteOutcome> {
+  async write(plan: WriteBatch): Promise<WriteOutcome> {
     // The ids an attempt learns join the caches only once it has committed: an attempt run again after a
     // deadlock must not take the ids of rows its rolled-back predecessor inserted (nothing would point at a
     // stored string or resource then).
@@ -44,7 +43,7 @@ export class PgWriter {
     return outcome;
   }
 
-  async #apply(client: pg.PoolClient, plan: WritePlan, learned: Learned): Promise<WriteOutcome> {
+  async #apply(client: pg.PoolClient, plan: WriteBatch, learned: Learned): Promise<WriteOutcome> {
     const firstNs = new Map<string, bigint>();
     plan.traceIds.forEach((id, i) => {
       const ns = plan.startNs[i] as bigint;
@@ -97,7 +96,7 @@ export class PgWriter {
         storedCalls.set(seq, list);
       }
     }
-    const a = assemble(plan, {
+    const a = this.#stages.rows(plan, {
       storedCalls: (seq) => storedCalls.get(seq) ?? [],
       seqOf: (traceId) => seqs.get(traceId) ?? -1,
       storedIds: (seq) => {
@@ -112,14 +111,14 @@ export class PgWriter {
     });
 
     // The stage's work that needs no database runs before the lock.
-    const loops = this.#loops.forBatch(a.touch.calls);
+    const loops = this.#stages.loops.forBatch(a.counted);
     // Conversations with counted calls, locked in id order; their key filters come back with the lock. Taken
     // here, before the batch's writes, not just before its loops are evaluated: measured both ways
     // (docs/decisions/0028), the late lock was no faster with one collector and slower with two.
     const conversations = new Set<string>();
-    for (const c of a.touch.calls) if (c.conversationId) conversations.add(c.conversationId);
+    for (const c of a.counted) if (c.conversationId) conversations.add(c.conversationId);
     // The stage keeps what it needs of them: their objects need not outlive the waits below.
-    a.touch.calls = [];
+    a.counted = [];
     const conversationIds = [...conversations].sort();
     const filters = new Map<string, unknown>();
     if (conversationIds.length > 0) {
@@ -179,7 +178,7 @@ export class PgWriter {
       );
     }
     await evaluateLoops(client, loops, created, seqs, filters);
-    await saveTallies(client, a.touch, a.rollups);
+    await saveTallies(client, a.tallies, a.rollups, a.contracts);
     return { inserted: a.inserted, duplicates: a.duplicates, toolCalls: a.toolCalls };
   }
 

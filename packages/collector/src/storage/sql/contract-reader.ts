@@ -2,7 +2,7 @@
 // reported contracts merged with the hashes calls carried, so a contract seen only in calls still shows.
 import type { ContractSummary, ToolContract } from '../contract.js';
 import type { ContractSchema } from '../read-records.js';
-import { big, isoOf, num, type ReadDb, type Row, text, textOrNull } from './db.js';
+import { big, num, type ReadDb, type Row, text, textOrNull } from './db.js';
 
 function parseOr(v: unknown, ifBad: unknown, db: ReadDb, what: string): unknown {
   if (v === null || v === undefined) return null;
@@ -42,7 +42,7 @@ export async function readContracts(db: ReadDb, name: string): Promise<ToolContr
   );
   if (reported.length === 0 && seen.length === 0) return null;
   const services = await servicesByHash(db, name);
-  const byHash = new Map<string, ToolContract & { firstNs: bigint; lastNs: bigint }>();
+  const byHash = new Map<string, ToolContract>();
   for (const r of reported) {
     const hash = text(r.schema_hash);
     const what = `the stored contract ${hash} of ${name}`;
@@ -50,8 +50,6 @@ export async function readContracts(db: ReadDb, name: string): Promise<ToolContr
       version: text(r.version),
       schemaHash: hash,
       services: services.get(`${name}\u0000${hash}`) ?? [],
-      firstSeen: '',
-      lastSeen: '',
       firstNs: big(r.first_ns),
       lastNs: big(r.last_ns),
       description: textOrNull(r.description),
@@ -80,8 +78,6 @@ export async function readContracts(db: ReadDb, name: string): Promise<ToolContr
       version: text(r.version),
       schemaHash: hash,
       services: [],
-      firstSeen: '',
-      lastSeen: '',
       firstNs: first,
       lastNs: last,
       description: null,
@@ -95,13 +91,9 @@ export async function readContracts(db: ReadDb, name: string): Promise<ToolContr
       calls: num(r.calls),
     });
   }
-  return [...byHash.values()]
-    .sort((a, b) => (a.firstNs < b.firstNs ? -1 : a.firstNs > b.firstNs ? 1 : 0))
-    .map(({ firstNs, lastNs, ...c }) => ({
-      ...c,
-      firstSeen: isoOf(firstNs),
-      lastSeen: isoOf(lastNs),
-    }));
+  return [...byHash.values()].sort((a, b) =>
+    a.firstNs < b.firstNs ? -1 : a.firstNs > b.firstNs ? 1 : 0,
+  );
 }
 
 /** The newest reported contract per tool, with its services. */

@@ -2,6 +2,8 @@
 // SQLite's migration v7 and PostgreSQL's v3. BIGINT is an INTEGER column to SQLite, so one text serves both.
 // The catalog is kept through retention: one small row per (tool, schema hash), and a tool's contract is what
 // its callers still depend on long after the calls that carried it were deleted.
+import type { ContractRow } from '../../contracts/catalog-rows.js';
+
 export const CONTRACTS_MIGRATION = `
   ALTER TABLE tool_calls ADD COLUMN exception_type TEXT;
   ALTER TABLE tool_calls ADD COLUMN exception_message TEXT;
@@ -71,4 +73,25 @@ export function contractServiceConflictSql(min: string, max: string, table: stri
   return `ON CONFLICT (tool, schema_hash, service) DO UPDATE SET
     first_ns = ${min}(${table}.first_ns, excluded.first_ns),
     last_ns = ${max}(${table}.last_ns, excluded.last_ns)`;
+}
+
+/** A row's values in the order of CONTRACT_COLUMNS. */
+export function contractValuesOf(c: ContractRow): (string | number | bigint | null)[] {
+  return [
+    c.tool,
+    c.hash,
+    c.version,
+    c.description,
+    c.inputSchema,
+    c.outputSchema,
+    c.annotations,
+    c.deprecated,
+    c.replacedBy,
+    c.sunset,
+    c.schemaBytes,
+    c.schemaTokens,
+    c.origin,
+    c.firstNs,
+    c.lastNs,
+  ];
 }

@@ -51,8 +51,4 @@ export function numOrNull(v: unknown): number | null {
   return v === null || v === undefined ? null : num(v);
 }
 
-export const NS_PER_MINUTE = 60_000_000_000n;
-export const NS_PER_HOUR = 60n * NS_PER_MINUTE;
-
-/** ISO-8601 time of a nanosecond timestamp (the call model's one definition). */
-export { isoOfNs as isoOf } from '../../calls/call-record.js';
+export { NS_PER_HOUR, NS_PER_MINUTE } from '../../aggregation/rollups.js';

@@ -3,9 +3,8 @@
 
 import type { CallSide } from '../../calls/sides.js';
 import { sideWhere } from '../call-side.js';
+import type { ExceptionCount } from '../read-records.js';
 import { num, type ReadDb, text } from './db.js';
-
-export type ExceptionCount = { type: string; count: number };
 
 /** Up to `top` exception types per tool, most frequent first. */
 export async function exceptionTypes(
@@ -15,7 +14,7 @@ export async function exceptionTypes(
   tool: string | undefined,
   side: CallSide = 'any',
   top = 5,
-): Promise<Map<string, ExceptionCount[]>> {
+): Promise<ExceptionCount[]> {
   // `tool || ''`: an expression no index covers, so the planner reads the partial index of calls that threw
   // instead of every call of the tool in the window (bench:query: the tool page took 142 ms with `tool = ?`
   // on SQLite, which chose the (tool, start_ns) index).
@@ -25,11 +24,14 @@ export async function exceptionTypes(
       GROUP BY tool, exception_type ORDER BY n DESC LIMIT 2000`,
     tool === undefined ? [sinceNs, untilNs] : [sinceNs, untilNs, tool],
   );
-  const out = new Map<string, ExceptionCount[]>();
+  const perTool = new Map<string, number>();
+  const out: ExceptionCount[] = [];
   for (const r of rows) {
-    const list = out.get(text(r.tool)) ?? [];
-    if (list.length < top) list.push({ type: text(r.exception_type), count: num(r.n) });
-    out.set(text(r.tool), list);
+    const tool = text(r.tool);
+    const n = perTool.get(tool) ?? 0;
+    if (n >= top) continue;
+    perTool.set(tool, n + 1);
+    out.push({ tool, type: text(r.exception_type), count: num(r.n) });
   }
   return out;
 }

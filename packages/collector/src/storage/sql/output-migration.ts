@@ -1,6 +1,6 @@
 // The schema step of result sizes (what a result costs the model's context), as SQL both backends
 // run: SQLite's migration v8 and PostgreSQL's v4. A call's size is null when it was stored before, or when its
-// span carries none; the rollups gain the size histograms and maxima of their calls (result-sizes.ts), empty
+// span carries none; the rollups gain the size histograms and maxima of their calls (aggregation/result-sizes.ts), empty
 // for what they counted before.
 const ROLLUP_SIZE_COLUMNS = (table: string) => `
   ALTER TABLE ${table} ADD COLUMN bytes_hist TEXT NOT NULL DEFAULT '{}';
@@ -16,5 +16,5 @@ export const OUTPUT_MIGRATION = `
   ${ROLLUP_SIZE_COLUMNS('tool_hours')}
 `;
 
-/** The rollups' size columns in the order `sizeColumns` (result-sizes.ts) gives their values. */
+/** The rollups' size columns in the order `sizeColumns` (aggregation/result-sizes.ts) gives their values. */
 export const ROLLUP_SIZES = 'bytes_hist, tokens_hist, max_bytes, max_tokens';

@@ -1,13 +1,13 @@
-// The reader side of the contract, written once over ReadDb for every SQL backend: tool statistics and
-// aggregates (tool-stats.ts, tool-aggregates.ts), calls, traces and conversations (trace-reader.ts), the per-tool
-// tables and stored flags (tool-tables.ts), one tool's calls (tool-call-reads.ts), contracts and search.
-// SQLite runs it on a reader thread, PostgreSQL on the pool.
+// The reader side of the contract, written once over ReadDb for every SQL backend: tool aggregates
+// (tool-stats.ts, tool-aggregates.ts), calls, traces and conversations (trace-reader.ts), the per-tool tables and
+// stored flags (tool-tables.ts), one tool's calls (tool-call-reads.ts), contracts and search. SQLite runs it on a
+// reader thread, PostgreSQL on the pool.
 
-import { type CallRecord, callRecordOf } from '../../calls/call-record.js';
+import type { RecordedCall } from '../../calls/call-record.js';
 import type { CallSide } from '../../calls/sides.js';
+import { blocksSince, blockWhere } from '../call-block.js';
 import { TOOL_IS } from '../call-row.js';
 import { sideWhere } from '../call-side.js';
-import { slotWhere } from '../call-slot.js';
 import type {
   CallFilter,
   CallPage,
@@ -26,9 +26,8 @@ import type {
   StoredSpan,
   ToolCallCounts,
   ToolContract,
+  ToolReader,
   ToolResultSizes,
-  ToolStats,
-  ToolSummary,
   ToolUsage,
   VersionCalls,
 } from '../contract.js';
@@ -47,9 +46,9 @@ import {
 import { exceptionTypes } from './exception-reader.js';
 import { search } from './search-reader.js';
 import { timeseries } from './timeseries.js';
-import { resultSizes, toolCounts, toolStats } from './tool-aggregates.js';
+import { resultSizes, toolCounts } from './tool-aggregates.js';
 import { failingCalls, resultCrossings, toolUsage, versionCalls } from './tool-call-reads.js';
-import { aggregateTools, sourcesOf, statsOf } from './tool-stats.js';
+import { toolAggregates, toolSources } from './tool-stats.js';
 import * as tables from './tool-tables.js';
 import { spansOf } from './trace-reader.js';
 
@@ -63,26 +62,15 @@ export class SqlReader implements SpanReader {
     this.#db = db;
   }
 
-  async tools(
-    sinceNs: bigint,
-    untilNs: bigint,
-    tool?: string,
-    side: CallSide = 'any',
-  ): Promise<ToolSummary[]> {
-    const sources = await sourcesOf(this.#db, sinceNs, untilNs, side, tool);
-    const exceptions = await exceptionTypes(this.#db, sinceNs, untilNs, tool, side);
-    const contracts = new Map(
-      (await readContractSummaries(this.#db, tool)).map((c) => [c.tool, c]),
-    );
-    return [...(await aggregateTools(this.#db, sinceNs, untilNs, tool, side)).entries()]
-      .map(([name, a]) =>
-        statsOf(name, a, sources.get(name), contracts.get(name), exceptions.get(name)),
-      )
-      .sort((x, y) => y.calls - x.calls || (x.name < y.name ? -1 : 1));
-  }
+  readonly toolAggregates: ToolReader['toolAggregates'] = (...a) => toolAggregates(this.#db, ...a);
+  readonly toolSources: ToolReader['toolSources'] = (...a) => toolSources(this.#db, ...a);
+  readonly exceptionTypes: ToolReader['exceptionTypes'] = (...a) => exceptionTypes(this.#db, ...a);
 
   async calls(f: CallFilter): Promise<CallPage> {
-    const where: string[] = ['start_ns >= ?', 'start_ns < ?', sideWhere(f.side ?? 'any')];
+    // With a call id, the (block, call_id) index must lead: against a bare start_ns range SQLite takes the time
+    // index once the IN list passes about 200 blocks (a million calls) and reads every call of the window.
+    const start = f.callId !== undefined ? '+start_ns' : 'start_ns';
+    const where: string[] = [`${start} >= ?`, `${start} < ?`, sideWhere(f.side ?? 'any')];
     const args: SqlValue[] = [f.sinceNs, f.untilNs];
     const add = (clause: string, ...values: SqlValue[]) => {
       where.push(clause);
@@ -96,7 +84,7 @@ export class SqlReader implements SpanReader {
     }
     if (f.callId !== undefined)
       add(
-        `${slotWhere(f.sinceNs, f.untilNs)} AND ${this.#db.byteOrder('call_id')} = ? AND call_id IS NOT NULL`,
+        `${blockWhere(await blocksSince(this.#db, f.sinceNs))} AND ${this.#db.byteOrder('call_id')} = ? AND call_id IS NOT NULL`,
         f.callId,
       );
     if (f.errors !== undefined) add(f.errors ? 'is_error = 1' : 'is_error = 0');
@@ -218,10 +206,6 @@ export class SqlReader implements SpanReader {
     return resultSizes(this.#db, sinceNs, untilNs, tool);
   }
 
-  toolStats(tool: string, sinceNs: bigint, untilNs: bigint): Promise<ToolStats> {
-    return toolStats(this.#db, tool, sinceNs, untilNs);
-  }
-
   failingCalls(
     tool: string,
     code: string,
@@ -254,9 +238,9 @@ export class SqlReader implements SpanReader {
   }
 }
 
-/** A stored call row as its record: the columns as the named fields, mapped by the one rule (call-record.ts). */
-function callOf(r: Row): CallRecord {
-  return callRecordOf({
+/** A stored call row as the call model's named fields (calls/call-record.ts). */
+function callOf(r: Row): RecordedCall {
+  return {
     traceId: text(r.trace_id),
     spanId: text(r.span_id),
     parentSpanId: textOrNull(r.parent_span_id),
@@ -289,5 +273,5 @@ function callOf(r: Row): CallRecord {
     clientName: textOrNull(r.client_name),
     resultBytes: numOrNull(r.result_bytes),
     resultTokens: numOrNull(r.result_tokens),
-  });
+  };
 }

@@ -114,7 +114,7 @@ export class SqlRecoveryReader implements RecoveryReader {
       const content = callContentOf({
         attributes: span.attributes,
         name: span.name,
-        scopeName: span.scope.name,
+        scopeName: span.scopeName,
       });
       const message = failureMessageOf(content);
       if (message !== null) out[span.spanId] = message;

@@ -26,7 +26,7 @@ async function traceHit(db: ReadDb, q: string): Promise<SearchHit[]> {
   const lower = q.toLowerCase();
   if (!HEX32.test(lower)) return [];
   const found = await db.all('SELECT 1 AS one FROM traces WHERE trace_id = ?', [lower]);
-  return found.length > 0 ? [{ kind: 'trace', value: lower, label: `trace ${lower}` }] : [];
+  return found.length > 0 ? [{ kind: 'trace', value: lower }] : [];
 }
 
 async function conversationHits(db: ReadDb, q: string): Promise<SearchHit[]> {
@@ -35,8 +35,7 @@ async function conversationHits(db: ReadDb, q: string): Promise<SearchHit[]> {
     'SELECT 1 AS one FROM conversation_traces WHERE conversation_id = ? LIMIT 1',
     [q],
   );
-  if (conversation.length > 0)
-    results.push({ kind: 'conversation', value: q, label: `conversation ${q}` });
+  if (conversation.length > 0) results.push({ kind: 'conversation', value: q });
   // Conversations whose id starts with, then contains, what was typed, ignoring case: one row per conversation,
   // far fewer than calls ("conv-loop" finds conv-loop-7).
   // lower() folds ASCII only on SQLite; in byte order PostgreSQL's does the same, and skips its collation's
@@ -51,8 +50,7 @@ async function conversationHits(db: ReadDb, q: string): Promise<SearchHit[]> {
     [`%${lowered}%`, q, `${lowered}%`],
   );
   for (const r of similar) {
-    const id = text(r.conversation_id);
-    results.push({ kind: 'conversation', value: id, label: `conversation ${id}` });
+    results.push({ kind: 'conversation', value: text(r.conversation_id) });
   }
   return results;
 }
@@ -71,11 +69,7 @@ async function toolAndCodeHits(db: ReadDb, q: string, sinceNs: bigint): Promise<
     ),
   ]);
   return [
-    ...tools.map(
-      (t): SearchHit => ({ kind: 'tool', value: text(t.tool), label: `tool ${text(t.tool)}` }),
-    ),
-    ...codes.map(
-      (c): SearchHit => ({ kind: 'code', value: text(c.code), label: `code ${text(c.code)}` }),
-    ),
+    ...tools.map((t): SearchHit => ({ kind: 'tool', value: text(t.tool) })),
+    ...codes.map((c): SearchHit => ({ kind: 'code', value: text(c.code) })),
   ];
 }

@@ -32,7 +32,7 @@ export async function timeseries(
   const first = floorTo(sinceNs, stepNs);
   const count = Number((untilNs - first + stepNs - 1n) / stepNs);
   const points: Series['points'] = Array.from({ length: count }, (_, i) => ({
-    t: new Date(Number((first + BigInt(i) * stepNs) / 1_000_000n)).toISOString(),
+    startNs: first + BigInt(i) * stepNs,
     calls: 0,
     errors: 0,
     errorsByCode: {},

@@ -1,12 +1,10 @@
-// Per-tool aggregates over a window from the rollups (tool-stats.ts): calls per code, result sizes per version,
-// and one tool's statistics with its latency and result-size distributions.
+// Per-tool answers over a window from the rollups (tool-stats.ts) that detection reads at read time: calls per
+// code, and result-size percentiles per version.
 
-import type { BucketCount, ToolCallCounts, ToolResultSizes, ToolStats } from '../read-records.js';
-import { emptySizes, mergeSizes, resultSizesOf } from '../result-sizes.js';
-import { readContractSummaries } from './contract-reader.js';
+import { resultSizesOf } from '../../aggregation/result-sizes.js';
+import type { ToolCallCounts, ToolResultSizes } from '../read-records.js';
 import type { ReadDb } from './db.js';
-import { exceptionTypes } from './exception-reader.js';
-import { aggregateTools, emptyToolAgg, sourcesOf, statsOf } from './tool-stats.js';
+import { aggregateTools } from './tool-stats.js';
 
 /** Calls per tool and code over the window. */
 export async function toolCounts(
@@ -32,30 +30,4 @@ export async function resultSizes(
     const { resultTokensP95, resultBytesP95, resultSizes } = resultSizesOf(a.sizes);
     return { name, resultTokensP95, resultBytesP95, resultSizes };
   });
-}
-
-const inOrder = (h: Map<number, number>): BucketCount[] =>
-  [...h.entries()].sort(([x], [y]) => x - y).map(([bucket, count]) => ({ bucket, count }));
-
-/** One tool's summary and distributions over the window (zero calls when none fell in it). */
-export async function toolStats(
-  db: ReadDb,
-  tool: string,
-  sinceNs: bigint,
-  untilNs: bigint,
-): Promise<ToolStats> {
-  const a = (await aggregateTools(db, sinceNs, untilNs, tool)).get(tool) ?? emptyToolAgg();
-  const allVersions = emptySizes();
-  for (const v of a.sizes.values()) mergeSizes(allVersions, v);
-  return {
-    summary: statsOf(
-      tool,
-      a,
-      (await sourcesOf(db, sinceNs, untilNs, 'any', tool)).get(tool) ?? [],
-      (await readContractSummaries(db, tool))[0],
-      (await exceptionTypes(db, sinceNs, untilNs, tool)).get(tool),
-    ),
-    latency: inOrder(a.hist),
-    resultBytes: inOrder(allVersions.bytes),
-  };
 }

@@ -1,18 +1,18 @@
-// Tool statistics from the rollups: hour and minute rows for the whole minutes and hours of a range, and raw
+// Tool aggregates from the rollups: hour and minute rows for the whole minutes and hours of a range, and raw
 // tool_calls rows only for the partial minutes at its edges, so /api/tools costs the same for 1k or 1M calls.
+// Counts and histograms only: the API makes percentiles and pages of them (api/tool-stats.ts).
 
-import type { CallSide } from '../../calls/sides.js';
-import { TOOL_IS } from '../call-row.js';
-import { rollupSides, sideWhere } from '../call-side.js';
-import type { ContractSummary, ToolSummary } from '../contract.js';
-import { addSerialized, addTo, type Histogram, quantile, subtractFrom } from '../histogram.js';
+import { addSerialized, addTo, type Histogram, subtractFrom } from '../../aggregation/histogram.js';
 import {
   addSize,
-  resultSizesOf,
   sizesOf,
   subtractSizes,
   type VersionSizes,
-} from '../result-sizes.js';
+} from '../../aggregation/result-sizes.js';
+import type { CallSide } from '../../calls/sides.js';
+import { TOOL_IS } from '../call-row.js';
+import { rollupSides, sideWhere } from '../call-side.js';
+import type { ToolAggregate, ToolSources } from '../read-records.js';
 import { CODE_KEY_SQL } from './code-sql.js';
 import {
   big,
@@ -179,14 +179,35 @@ function subtractAgg(a: ToolAgg, p: ToolAgg): void {
   }
 }
 
+/** The aggregates of aggregateTools as records, each tool's sizes per version in the order first seen. */
+export async function toolAggregates(
+  db: ReadDb,
+  sinceNs: bigint,
+  untilNs: bigint,
+  tool?: string,
+  side: CallSide = 'any',
+): Promise<ToolAggregate[]> {
+  return [...(await aggregateTools(db, sinceNs, untilNs, tool, side)).entries()].map(
+    ([name, a]) => ({
+      name,
+      calls: a.calls,
+      errors: a.errors,
+      codes: Object.fromEntries([...a.codes.entries()].sort(([x], [y]) => (x < y ? -1 : 1))),
+      versions: [...a.versions].sort(),
+      latency: a.hist,
+      sizes: [...a.sizes.entries()].map(([version, v]) => ({ version, ...v })),
+    }),
+  );
+}
+
 /** The sources (dialects) each tool's calls of `side` came from in the window, from tool_sources. */
-export async function sourcesOf(
+export async function toolSources(
   db: ReadDb,
   sinceNs: bigint,
   untilNs: bigint,
   side: CallSide,
   tool?: string,
-): Promise<Map<string, string[]>> {
+): Promise<ToolSources[]> {
   const sideSql = side === 'any' ? '' : ` AND side = '${side}'`;
   const rows = await db.all(
     `SELECT DISTINCT tool, source FROM tool_sources WHERE last_ns >= ? AND first_ns < ?${sideSql}${tool ? ' AND tool = ?' : ''}
@@ -199,31 +220,5 @@ export async function sourcesOf(
     list.push(text(r.source));
     out.set(text(r.tool), list);
   }
-  return out;
-}
-
-export function statsOf(
-  name: string,
-  a: ToolAgg,
-  sources: string[] = [],
-  contract?: ContractSummary,
-  exceptions: { type: string; count: number }[] = [],
-): ToolSummary {
-  return {
-    name,
-    exceptions,
-    schemaBytes: contract?.schemaBytes ?? null,
-    schemaTokens: contract?.schemaTokens ?? null,
-    deprecated: contract?.deprecated ?? null,
-    sources,
-    calls: a.calls,
-    errors: a.errors,
-    errorRate: a.calls === 0 ? 0 : Math.round((a.errors / a.calls) * 10_000) / 10_000,
-    p50Ms: quantile(a.hist, 0.5),
-    p95Ms: quantile(a.hist, 0.95),
-    p99Ms: quantile(a.hist, 0.99),
-    codes: Object.fromEntries([...a.codes.entries()].sort(([x], [y]) => (x < y ? -1 : 1))),
-    versions: [...a.versions].sort(),
-    ...resultSizesOf(a.sizes),
-  };
+  return [...out].map(([name, sources]) => ({ tool: name, sources }));
 }

@@ -34,10 +34,9 @@ export async function spansOf(db: ReadDb, seqs: bigint[]): Promise<StoredSpan[]>
   }
   // Equal start times are common (clock granularity): then a parent comes before its children.
   const depth = depthsOf(spans);
-  const start = (s: StoredSpan) => BigInt(s.startTimeUnixNano);
   spans.sort((a, b) => {
-    const x = start(a);
-    const y = start(b);
+    const x = a.startNs;
+    const y = b.startNs;
     return x < y ? -1 : x > y ? 1 : (depth.get(a.spanId) ?? 0) - (depth.get(b.spanId) ?? 0);
   });
   return spans;

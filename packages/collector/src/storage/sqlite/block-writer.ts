@@ -1,34 +1,19 @@
-// The database half of a write (runs on the writer thread): trace ids to row numbers, duplicates (exporter
-// retries: same trace and span id) dropped, one block row per trace and resource, tool calls, and minute and
-// hour rollups, all in one transaction.
+// SQLite's writer (runs on the writer thread): trace ids to row numbers, the batch's rows (the write stages
+// make them against what is stored, batch-rows.ts) inserted, and the minute and hour rollups added to, all in
+// one transaction.
 import { createHash } from 'node:crypto';
 import type Database from 'better-sqlite3';
-import { assemble } from '../assemble.js';
+import type { WriteStages } from '../batch-rows.js';
 import { CALL_ROW_COLUMNS, callRow, type RowEncoding } from '../call-row.js';
-import type { LoopDetection, WriteOutcome } from '../contract.js';
-import { addSerialized, serialize } from '../histogram.js';
-import { sizeColumns } from '../result-sizes.js';
+import type { WriteOutcome } from '../contract.js';
 import { NS_PER_HOUR, NS_PER_MINUTE, type Row } from '../sql/db.js';
-import { ROLLUP_SIZES } from '../sql/output-migration.js';
 import { STORED_CALL_COLUMNS, storedCallOf } from '../stored-calls.js';
-import type { WritePlan } from '../write-plan.js';
+import type { WriteBatch } from '../write-batch.js';
 import { keyBytes, StringIds } from './call-rows.js';
 import { DetectorState } from './detector-state.js';
+import { RollupRows } from './rollup-rows.js';
 
 const CACHE_MAX = 50_000;
-
-type RollupRow = {
-  calls: number;
-  errors: number;
-  hist: string;
-  bytes_hist: string;
-  tokens_hist: string;
-  max_bytes: number;
-  max_tokens: number;
-};
-/** The writer merged the stored sizes with the batch's in JS, as it does the latency histogram. */
-const UPDATE_SIZES = `bytes_hist = excluded.bytes_hist, tokens_hist = excluded.tokens_hist,
-  max_bytes = excluded.max_bytes, max_tokens = excluded.max_tokens`;
 
 export class BlockWriter {
   readonly #traceSeq = new Map<string, number>();
@@ -37,18 +22,25 @@ export class BlockWriter {
   readonly #strings: StringIds;
   readonly #encoding: RowEncoding;
   readonly #stmt;
-  readonly #applyTx: (plan: WritePlan) => WriteOutcome;
+  readonly #applyTx: (batch: WriteBatch) => WriteOutcome;
+  readonly #stages: WriteStages;
   readonly #detectors: DetectorState;
+  readonly #rollups: RollupRows;
   readonly #deleteTx: (cutoffNs: bigint, maxTraces: number) => number;
 
-  constructor(db: Database.Database, loops: LoopDetection) {
-    this.#detectors = new DetectorState(db, loops);
+  constructor(db: Database.Database, stages: WriteStages) {
+    this.#stages = stages;
+    this.#detectors = new DetectorState(db, stages.loops);
+    this.#rollups = new RollupRows(db);
     const strings = new StringIds(db);
     this.#strings = strings;
     this.#encoding = { key: keyBytes, id: (v) => strings.id(v) };
     this.#stmt = {
       findTrace: db.prepare<[string], { seq: number }>('SELECT seq FROM traces WHERE trace_id = ?'),
-      insertTrace: db.prepare('INSERT INTO traces (trace_id, first_ns) VALUES (?, ?)'),
+      // A new trace is one statement: the insert says whether it was new (RETURNING only what it inserted).
+      insertTrace: db.prepare<[string, bigint], { seq: number }>(
+        'INSERT INTO traces (trace_id, first_ns) VALUES (?, ?) ON CONFLICT (trace_id) DO NOTHING RETURNING seq',
+      ),
       findResource: db.prepare<[string], { id: number }>(
         'SELECT id FROM resources WHERE digest = ?',
       ),
@@ -76,28 +68,8 @@ export class BlockWriter {
       insertConversation: db.prepare(
         'INSERT OR IGNORE INTO conversation_traces (conversation_id, trace_seq) VALUES (?, ?)',
       ),
-      findRollup: {
-        tool_minutes: db.prepare<[bigint, string, string, string, string], RollupRow>(
-          'SELECT calls, errors, hist, bytes_hist, tokens_hist, max_bytes, max_tokens FROM tool_minutes WHERE minute = ? AND tool = ? AND version = ? AND code = ? AND side = ?',
-        ),
-        tool_hours: db.prepare<[bigint, string, string, string, string], RollupRow>(
-          'SELECT calls, errors, hist, bytes_hist, tokens_hist, max_bytes, max_tokens FROM tool_hours WHERE hour = ? AND tool = ? AND version = ? AND code = ? AND side = ?',
-        ),
-      },
-      upsertRollup: {
-        tool_minutes: db.prepare(
-          `INSERT INTO tool_minutes (minute, tool, version, code, side, calls, errors, hist, ${ROLLUP_SIZES}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-           ON CONFLICT (minute, tool, version, code, side) DO UPDATE SET calls = excluded.calls, errors = excluded.errors, hist = excluded.hist,
-             ${UPDATE_SIZES}`,
-        ),
-        tool_hours: db.prepare(
-          `INSERT INTO tool_hours (hour, tool, version, code, side, calls, errors, hist, ${ROLLUP_SIZES}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-           ON CONFLICT (hour, tool, version, code, side) DO UPDATE SET calls = excluded.calls, errors = excluded.errors, hist = excluded.hist,
-             ${UPDATE_SIZES}`,
-        ),
-      },
     };
-    this.#applyTx = db.transaction((plan: WritePlan) => this.#apply(plan));
+    this.#applyTx = db.transaction((batch: WriteBatch) => this.#apply(batch));
     this.#deleteTx = db.transaction((cutoffNs: bigint, maxTraces: number) => {
       const seqs = db
         .prepare('SELECT seq FROM traces WHERE first_ns < ? ORDER BY first_ns LIMIT ?')
@@ -138,10 +110,10 @@ export class BlockWriter {
     });
   }
 
-  /** Commits a plan in one transaction; on failure nothing of it is kept. */
-  apply(plan: WritePlan): WriteOutcome {
+  /** Commits a batch in one transaction; on failure nothing of it is kept. */
+  apply(batch: WriteBatch): WriteOutcome {
     try {
-      return this.#applyTx(plan);
+      return this.#applyTx(batch);
     } catch (error) {
       // A rolled-back transaction may have inserted rows these caches now point to.
       this.forget();
@@ -161,19 +133,20 @@ export class BlockWriter {
     this.#recentIds.clear();
     this.#resourceIds.clear();
     this.#strings.forget();
+    this.#rollups.forget();
+    this.#detectors.forget();
   }
 
   /** Caches of rows this writer read or wrote; the only writer of the file, so they stay exact. */
   #seqOf(traceId: string, startNs: bigint): { seq: number; created: boolean } {
     const cached = this.#traceSeq.get(traceId);
     if (cached !== undefined) return { seq: cached, created: false };
-    const found = this.#stmt.findTrace.get(traceId);
-    const seq = found
-      ? found.seq
-      : Number(this.#stmt.insertTrace.run(traceId, startNs).lastInsertRowid);
+    const inserted = this.#stmt.insertTrace.get(traceId, startNs);
+    const seq = inserted ? inserted.seq : (this.#stmt.findTrace.get(traceId)?.seq ?? -1);
+    if (seq < 0) throw new Error('a trace row was neither inserted nor found');
     if (this.#traceSeq.size >= CACHE_MAX) this.#traceSeq.clear();
     this.#traceSeq.set(traceId, seq);
-    return { seq, created: !found };
+    return { seq, created: inserted !== undefined };
   }
 
   /** Span ids already stored for a trace: from memory for recent traces, else from its blocks. */
@@ -203,11 +176,11 @@ export class BlockWriter {
     return id;
   }
 
-  #apply(plan: WritePlan): WriteOutcome {
-    const resourceIds = plan.resources.map((json) => this.#resourceId(json));
+  #apply(batch: WriteBatch): WriteOutcome {
+    const resourceIds = batch.resources.map((json) => this.#resourceId(json));
     const seqs = new Map<string, number>();
     const created = new Set<string>();
-    const a = assemble(plan, {
+    const a = this.#stages.rows(batch, {
       seqOf: (traceId, startNs) => {
         let seq = seqs.get(traceId);
         if (seq === undefined) {
@@ -229,36 +202,8 @@ export class BlockWriter {
     for (const b of a.blocks) this.#stmt.insertBlock.run(b.seq, b.resourceId, b.spanIds, b.packed);
     for (const m of a.modelCalls)
       this.#stmt.insertModelCall.run(m.seq, m.startNs, m.endNs, m.inputTokens, m.outputTokens);
-    for (const r of a.rollups) {
-      const existing = this.#stmt.findRollup[r.table].get(
-        r.bucket,
-        r.tool,
-        r.version,
-        r.code,
-        r.side,
-      );
-      // The stored counts are added into the batch's own (its rollups are not used after this write).
-      const { hist, sizes } = r;
-      if (existing) {
-        addSerialized(hist, existing.hist);
-        addSerialized(sizes.bytes, existing.bytes_hist);
-        addSerialized(sizes.tokens, existing.tokens_hist);
-        sizes.maxBytes = Math.max(sizes.maxBytes, existing.max_bytes);
-        sizes.maxTokens = Math.max(sizes.maxTokens, existing.max_tokens);
-      }
-      this.#stmt.upsertRollup[r.table].run(
-        r.bucket,
-        r.tool,
-        r.version,
-        r.code,
-        r.side,
-        (existing?.calls ?? 0) + r.calls,
-        (existing?.errors ?? 0) + r.errors,
-        serialize(hist),
-        ...sizeColumns(sizes),
-      );
-    }
-    this.#detectors.apply(a.touch, (traceId) => seqs.get(traceId) ?? -1, created);
+    for (const r of a.rollups) this.#rollups.add(r);
+    this.#detectors.apply(a, (traceId) => seqs.get(traceId) ?? -1, created);
     return { inserted: a.inserted, duplicates: a.duplicates, toolCalls: a.toolCalls };
   }
 }

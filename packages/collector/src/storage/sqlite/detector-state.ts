@@ -1,15 +1,16 @@
-// Detector bookkeeping of each batch on the SQLite writer thread, inside the batch's transaction: the loop
-// scopes the detection stage asks for are read and their flags replaced (the stage decides which and what), and
-// the per-tool schema, shape and failing-path tables that drift detection reads are added to. Holds no detector
-// state between batches: whatever the database holds decides.
+// Detector bookkeeping of each batch on the SQLite writer thread, inside the batch's transaction: the detection
+// stage's steps taken (loop-port.ts: its scopes read, their flags replaced, the filters stored; the stage decides
+// which and what), and the per-tool schema, shape and failing-path tables that drift detection reads added to.
+// Holds no detector state between batches: whatever the database holds decides.
 import type Database from 'better-sqlite3';
-import type { BatchTouch } from '../batch-touch.js';
-import type { CallSequence, LoopDetection, LoopScopeRef, SequenceContext } from '../contract.js';
-import { contractRows, contractValuesOf } from '../contract-rows.js';
+import { contractRows } from '../../contracts/catalog-rows.js';
+import type { BatchRows } from '../batch-rows.js';
+import type { LoopDetection, LoopScopeRef, LoopStep, SequenceContext } from '../contract.js';
 import {
   CONTRACT_COLUMNS,
   contractConflictSql,
   contractServiceConflictSql,
+  contractValuesOf,
 } from '../sql/contracts-migration.js';
 import type { Row } from '../sql/db.js';
 import {
@@ -26,12 +27,20 @@ import {
   sequenceOfArrays,
 } from '../sql/scope-sql.js';
 
+/** Filters kept at most (about 600 bytes each). */
+const KEPT_FILTERS = 10_000;
+
 export class DetectorState {
   readonly #db: Database.Database;
   readonly #loops: LoopDetection;
   readonly #stmt;
   /** Statements whose SQL depends on a check (its tool and kind lists), prepared once each. */
   readonly #byText = new Map<string, Database.Statement>();
+  /**
+   * The key filters this writer read or stored, by conversation: the file's only writer, so they are what the
+   * file holds, and a batch's checks need not read them again (null: the conversation has none yet).
+   */
+  readonly #filters = new Map<string, Uint8Array | null>();
 
   constructor(db: Database.Database, loops: LoopDetection) {
     this.#db = db;
@@ -83,7 +92,8 @@ export class DetectorState {
    * Applies a batch's detector changes (inside the batch's transaction). `seqOf` maps the batch's trace ids to
    * their row numbers; `created` holds the traces this batch created.
    */
-  apply(t: BatchTouch, seqOf: (traceId: string) => number, created: Set<string>): void {
+  apply(rows: BatchRows, seqOf: (traceId: string) => number, created: Set<string>): void {
+    const t = rows.tallies;
     for (const s of t.schemas.values())
       this.#stmt.upsertSchema.run(s.tool, s.version, s.hash, s.first, s.last, s.calls, s.traceId);
     for (const s of t.shapes.values())
@@ -92,37 +102,75 @@ export class DetectorState {
       this.#stmt.upsertPath.run(p.tool, p.code, p.path, p.minute, p.count, p.traceId);
     for (const s of t.sources.values())
       this.#stmt.upsertSource.run(s.tool, s.source, s.side, s.first, s.last);
-    if (t.contracts.length > 0) {
-      const { contracts, services } = contractRows(t.contracts);
+    if (rows.contracts.length > 0) {
+      const { contracts, services } = contractRows(rows.contracts);
       for (const c of contracts) this.#stmt.upsertContract.run(...contractValuesOf(c));
       for (const s of services)
         this.#stmt.upsertContractService.run(s.tool, s.hash, s.service, s.firstNs, s.lastNs);
     }
-    if (t.calls.length === 0) return;
+    if (rows.counted.length === 0) return;
 
-    const batch = this.#loops.forBatch(t.calls);
+    const batch = this.#loops.forBatch(rows.counted);
     const filters = new Map<string, unknown>();
-    for (const id of batch.conversations) filters.set(id, this.#stmt.conversationKeys.get(id));
-    for (const check of batch.checks((traceId) => !created.has(traceId), filters)) {
-      const seq = check.scope === 'trace' ? seqOf(check.key) : -1;
-      const sequence = sequenceOfArrays(
-        this.#query(scopeCallsSql(check.scope, check.tools?.length ?? 0), true).all(
-          ...scopeCallsArgs(check, seq),
-        ) as unknown[][],
-      );
-      let flags = batch.evaluate(check, sequence);
-      if (flags === 'needs-context')
-        flags = batch.evaluate(check, sequence, this.#context(check, seq, sequence));
-      if (flags === 'needs-context') throw new Error('the detection stage asked twice for context');
-      this.#query(deleteScopeFlagsSql(check)).run(...deleteScopeFlagsArgs(check, sequence.fromNs));
-      for (const f of flags) this.#stmt.insertFlag.run(...flagRowOf(check, f));
+    for (const id of batch.conversations) filters.set(id, this.#filterOf(id));
+    for (const step of batch.steps((traceId) => !created.has(traceId), filters))
+      this.#take(step, seqOf);
+  }
+
+  /** One step of the detection stage's loop work, answered or made in the batch's transaction. */
+  #take(step: LoopStep, seqOf: (traceId: string) => number): void {
+    const seq =
+      step.step !== 'filters' && step.check.scope === 'trace' ? seqOf(step.check.key) : -1;
+    switch (step.step) {
+      case 'calls':
+        step.answer = sequenceOfArrays(
+          this.#query(scopeCallsSql(step.check.scope, step.check.tools?.length ?? 0), true).all(
+            ...scopeCallsArgs(step.check, seq),
+          ) as unknown[][],
+        );
+        return;
+      case 'context':
+        step.answer = this.#context(step.check, seq, modelCallsFrom(step.sequence));
+        return;
+      case 'flags':
+        this.#query(deleteScopeFlagsSql(step.check)).run(
+          ...deleteScopeFlagsArgs(step.check, step.fromNs),
+        );
+        for (const f of step.flags) this.#stmt.insertFlag.run(...flagRowOf(step.check, f));
+        return;
+      case 'filters':
+        for (const [id, keys] of step.filters) {
+          this.#stmt.saveConversationKeys.run(id, keys);
+          this.#keep(id, keys);
+        }
+        return;
     }
-    for (const [id, keys] of batch.changedFilters()) this.#stmt.saveConversationKeys.run(id, keys);
+  }
+
+  /** A conversation's stored key filter, as kept or read. */
+  #filterOf(id: string): Uint8Array | null {
+    const kept = this.#filters.get(id);
+    if (kept !== undefined) return kept;
+    const stored = this.#stmt.conversationKeys.get(id) ?? null;
+    this.#keep(id, stored);
+    return stored;
+  }
+
+  #keep(id: string, keys: Uint8Array | null): void {
+    if (this.#filters.size >= KEPT_FILTERS) this.#filters.clear();
+    this.#filters.set(id, keys);
+  }
+
+  /**
+   * After a rolled-back transaction (the stage changes a filter's bytes in place while it checks a batch) or a
+   * retention step (which deletes the filters of conversations it empties): read them from the file again.
+   */
+  forget(): void {
+    this.#filters.clear();
   }
 
   /** What a scope's flags need beyond its calls: model calls from its oldest call read on, kept flags. */
-  #context(check: LoopScopeRef, seq: number, sequence: CallSequence): SequenceContext {
-    const from = modelCallsFrom(sequence);
+  #context(check: LoopScopeRef, seq: number, from: bigint): SequenceContext {
     const models = (
       check.scope === 'trace'
         ? this.#stmt.traceModelCalls.all(seq, from)

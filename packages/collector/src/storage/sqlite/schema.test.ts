@@ -6,9 +6,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
+import { readCalls, readSearch } from '../../../test/read-view.js';
+import { writeSpans } from '../../../test/write-spans.js';
+import { writeStagesSource } from '../../write-stages.js';
+import { blockWhere } from '../call-block.js';
 import { CALL_BUCKETS, callBucket } from '../call-bucket.js';
 import { TOOL_IS } from '../call-row.js';
-import { slotWhere } from '../call-slot.js';
 import { MIGRATIONS } from './schema.js';
 import { openSqliteStorage } from './sqlite-storage.js';
 
@@ -89,25 +92,31 @@ describe('schema migrations', () => {
         )
         .run(now / 3_600_000_000_000n);
       old.close();
-      const storage = openSqliteStorage(path, { writerThread: false, readerThread: false });
+      const storage = openSqliteStorage(path, {
+        stages: writeStagesSource(),
+        writerThread: false,
+        readerThread: false,
+      });
       try {
         const db = new Database(path, { readonly: true });
         const names = db
           .prepare("SELECT name FROM sqlite_schema WHERE name LIKE 'tool_calls_by_call%'")
           .pluck()
           .all();
-        expect(names).toEqual(['tool_calls_by_call_slot']);
+        expect(names).toEqual(['tool_calls_by_call_block']);
         const plan = db
           .prepare(
             `EXPLAIN QUERY PLAN SELECT span_id FROM tool_calls
-              WHERE ${slotWhere(now - 3_600_000_000_000n, now + 1n)} AND call_id > ? AND call_id < ? AND call_id IS NOT NULL`,
+              WHERE ${blockWhere([1n, 0n])} AND call_id > ? AND call_id < ? AND call_id IS NOT NULL`,
           )
           .all('toolu_01', 'toolu_02') as { detail: string }[];
-        expect(plan.map((p) => p.detail).join(' ')).toContain('tool_calls_by_call_slot');
+        expect(plan.map((p) => p.detail).join(' ')).toContain('tool_calls_by_call_block');
         db.close();
         const since = now - 86_400_000_000_000n;
         const found = async (q: string) =>
-          (await storage.search(q, since)).filter((h) => h.kind === 'call').map((h) => h.label);
+          (await readSearch(storage, q, since))
+            .filter((h) => h.kind === 'call')
+            .map((h) => h.label);
         expect(await found('toolu_01A09q')).toEqual(['call toolu_01A09q (get_order)']);
         // Newest first; a prefix is not a pattern.
         expect(await found('toolu_01')).toEqual([
@@ -115,7 +124,7 @@ describe('schema migrations', () => {
           'call toolu_01A09q (get_order)',
         ]);
         expect(await found('toolu_0%')).toEqual([]);
-        const page = await storage.calls({
+        const page = await readCalls(storage, {
           sinceNs: since,
           untilNs: now + 1n,
           limit: 10,
@@ -169,12 +178,16 @@ describe('schema migrations', () => {
         )
         .run();
       old.close();
-      const storage = openSqliteStorage(path, { writerThread: false, readerThread: false });
+      const storage = openSqliteStorage(path, {
+        stages: writeStagesSource(),
+        writerThread: false,
+        readerThread: false,
+      });
       const upgraded = new Database(path, { readonly: true });
       expect(upgraded.pragma('user_version', { simple: true })).toBe(MIGRATIONS.length);
       expect(upgraded.prepare('SELECT input_hash FROM flags').pluck().get()).toBe('cdcd');
       upgraded.close();
-      await storage.write([
+      await writeSpans(storage, [
         {
           traceId: '3'.repeat(32),
           spanId: '3'.repeat(16),

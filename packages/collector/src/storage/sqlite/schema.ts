@@ -227,7 +227,7 @@ export const MIGRATIONS: readonly Migration[] = [
   CONTRACTS_MIGRATION,
   // v8: a call's result size (sql/output-migration.ts).
   OUTPUT_MIGRATION,
-  // v9: call ids by prefix (call-slot.ts): the index becomes (ten-minute slot, call_id), an expression, so no
+  // v9: call ids by prefix (decision 0012): the index becomes (ten-minute slot, call_id), an expression, so no
   // row changes; the bucket column stays for the rows that have it, and is no longer written.
   `
   DROP INDEX IF EXISTS tool_calls_by_call;
@@ -241,6 +241,10 @@ export const MIGRATIONS: readonly Migration[] = [
   narrowCallRows,
   // v12: result hashes and model calls, for loop detection (loop-evidence-migration.ts).
   LOOP_EVIDENCE_MIGRATION,
+  // v13: call ids by (block of 4,096 rows, call_id) instead of (ten-minute slot, call_id) (call-block.ts,
+  // decision 0038): a new call lands in the newest block's small subtree whatever the rate.
+  `DROP INDEX tool_calls_by_call_slot;
+  CREATE INDEX tool_calls_by_call_block ON tool_call_rows((id / 4096), call_id) WHERE call_id IS NOT NULL;`,
 ];
 
 /** A row of tool_schemas as read with safeIntegers. */

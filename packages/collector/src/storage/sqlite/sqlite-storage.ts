@@ -4,31 +4,29 @@
 import { accessSync, constants, existsSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
-import { createLoopDetection, type LoopThresholds } from '../../detection/index.js';
+import { loadWriteStages, type WriteStagesSource } from '../batch-rows.js';
 import type { SpanReader, Storage } from '../contract.js';
 import { READ_SETTINGS_KEY, type ReadSettingsOptions, settingsOf } from '../read-settings.js';
 import { type RecoveryReader, recoveryMethods } from '../recovery-reader.js';
 import { readerMethods } from '../span-reader.js';
 import { sqlReaders } from '../sql/readers.js';
-import { planWrite } from '../write-plan.js';
 import { BlockWriter } from './block-writer.js';
 import { Checkpointer, WRITER_AUTOCHECKPOINT_PAGES } from './checkpointer.js';
 import { sqliteMemory } from './memory-shares.js';
-import { eluReadings, PackBalance } from './pack-balance.js';
 import { sqliteReadDb, tuneConnection } from './read-db.js';
 import { readerThread } from './reader-thread.js';
 import { migrate } from './schema.js';
 import { WriterThread } from './writer-thread.js';
 
 export type SqliteOptions = ReadSettingsOptions & {
+  /** The stages a batch's writes run, built where the writer runs (batch-rows.ts). */
+  stages: WriteStagesSource;
   /** `synchronous` pragma: NORMAL survives a process kill (WAL); FULL also survives power loss, slower. */
   synchronous?: 'NORMAL' | 'FULL';
   /** Commit on a separate thread (default for files; `:memory:` always writes in-process). */
   writerThread?: boolean;
   /** Answer reads on a separate thread (default for files; `:memory:` always reads in-process). */
   readerThread?: boolean;
-  /** Retry-loop detector thresholds. */
-  thresholds?: Partial<LoopThresholds>;
   /** Told of stored values a read could not use (left out of its answer). */
   onDamage?: (what: string) => void;
   /** The collector's memory limit: page caches and the writer's heap are sized from it (memory-shares.ts). */
@@ -38,7 +36,7 @@ export type SqliteOptions = ReadSettingsOptions & {
 /** How often the checkpointer thread copies the WAL into the database file. */
 const CHECKPOINT_INTERVAL_MS = 250;
 
-export function openSqliteStorage(path: string, options: SqliteOptions = {}): Storage {
+export function openSqliteStorage(path: string, options: SqliteOptions): Storage {
   const memory = path === ':memory:' || path === '';
   const db = new Database(path);
   // Larger pages suit the block rows; it only takes effect on a new database.
@@ -49,7 +47,6 @@ export function openSqliteStorage(path: string, options: SqliteOptions = {}): St
   tuneConnection(db, shares.cacheKiB);
   migrate(db);
   const threaded = !memory && options.writerThread !== false;
-  const thresholds = options.thresholds ?? {};
   const settings = settingsOf(
     options,
     options.recallReadSettings
@@ -71,26 +68,29 @@ export function openSqliteStorage(path: string, options: SqliteOptions = {}): St
         process.emitWarning(`toolscope: WAL checkpoint failed (retrying): ${message}`),
       );
   if (checkpointer && !threaded) db.pragma(`wal_autocheckpoint = ${WRITER_AUTOCHECKPOINT_PAGES}`);
-  const inProcess = threaded ? undefined : new BlockWriter(db, createLoopDetection(thresholds));
-  const thread = threaded ? new WriterThread(path, synchronous, thresholds, shares) : undefined;
+  // In this thread, the stages are built before the first write; a writer thread builds its own.
+  const inProcess = threaded
+    ? undefined
+    : loadWriteStages(options.stages).then((stages) => new BlockWriter(db, stages));
+  // A failure to build them fails every write (each awaits it), not the process.
+  inProcess?.catch(() => {});
+  const thread = threaded ? new WriterThread(path, synchronous, options.stages, shares) : undefined;
   const readsOnThread = !memory && options.readerThread !== false;
   const onDamage =
     options.onDamage ?? ((what: string) => process.emitWarning(`toolscope: ${what}`));
   const reads = readsOnThread ? readerThread(path, onDamage, shares.cacheKiB) : undefined;
   const reader: SpanReader & RecoveryReader = reads ?? sqlReaders(sqliteReadDb(db, onDamage));
-  const balance = thread && new PackBalance(eluReadings(() => thread.utilization()));
   return {
     backend: 'sqlite',
     location: memory ? ':memory:' : path,
     concurrentWrites: 2,
-    write: async (spans) => {
-      if (!thread) return (inProcess as BlockWriter).apply(planWrite(spans, true));
-      // Blocks are packed here or on the writer, whichever has room (pack-balance.ts).
-      return thread.write(planWrite(spans, (balance as PackBalance).packHere()));
+    write: async (batch) => {
+      if (thread) return thread.write(batch);
+      return (await (inProcess as Promise<BlockWriter>)).apply(batch);
     },
     deleteBefore: async (cutoffNs, maxTraces) => {
       if (thread) return thread.deleteBefore(cutoffNs, maxTraces);
-      return (inProcess as BlockWriter).deleteBefore(cutoffNs, maxTraces);
+      return (await (inProcess as Promise<BlockWriter>)).deleteBefore(cutoffNs, maxTraces);
     },
     ...readerMethods(reader),
     ...recoveryMethods(reader),

@@ -1,7 +1,6 @@
 // The main-thread side of a storage worker thread (writer or reader): requests become promises, a failure comes
 // back as an Error with the SQLite code it had (SQLITE_FULL, SQLITE_READONLY, …), and a thread that dies fails
 // what was in flight and is started again for the next request.
-import type { EventLoopUtilization } from 'node:perf_hooks';
 import type { Worker } from 'node:worker_threads';
 
 type Waiter = { resolve: (value: unknown) => void; reject: (error: Error) => void };
@@ -41,11 +40,6 @@ export class ThreadClient<Body extends object> {
       this.#waiting.set(id, { resolve, reject });
       worker.postMessage({ id, ...body });
     });
-  }
-
-  /** The thread's event-loop utilization so far (node's cumulative reading), while it runs. */
-  utilization(): EventLoopUtilization | undefined {
-    return this.#worker?.performance.eventLoopUtilization();
   }
 
   /** Sends `last` (when the thread runs) and stops the thread. */

@@ -1,15 +1,14 @@
 // The main-thread handle of the writer thread (writer-worker.ts): one write or retention step at a time, in
 // order; a thread that dies fails what was in flight (the ingest route answers 503) and starts again.
-import type { EventLoopUtilization } from 'node:perf_hooks';
-import type { LoopThresholds } from '../../detection/index.js';
+import type { WriteStagesSource } from '../batch-rows.js';
 import type { WriteOutcome } from '../contract.js';
-import type { WritePlan } from '../write-plan.js';
+import type { WriteBatch } from '../write-batch.js';
 import type { SqliteMemory } from './memory-shares.js';
 import { startStorageWorker } from './storage-worker.js';
 import { ThreadClient } from './thread-client.js';
 
 export type WriterBody =
-  | { type: 'write'; plan: WritePlan }
+  | { type: 'write'; batch: WriteBatch }
   | { type: 'delete'; cutoffNs: bigint; maxTraces: number }
   | { type: 'close' };
 
@@ -19,7 +18,7 @@ export class WriterThread {
   constructor(
     path: string,
     synchronous: 'NORMAL' | 'FULL',
-    thresholds: Partial<LoopThresholds>,
+    stages: WriteStagesSource,
     memory: SqliteMemory,
   ) {
     const limits = {
@@ -29,22 +28,18 @@ export class WriterThread {
     this.#client = new ThreadClient(() =>
       startStorageWorker(
         'writer-worker',
-        { path, synchronous, thresholds, cacheKiB: memory.cacheKiB },
+        { path, synchronous, stages, cacheKiB: memory.cacheKiB },
         limits,
       ),
     );
   }
 
-  write(plan: WritePlan): Promise<WriteOutcome> {
-    return this.#client.send({ type: 'write', plan }) as Promise<WriteOutcome>;
+  write(batch: WriteBatch): Promise<WriteOutcome> {
+    return this.#client.send({ type: 'write', batch }) as Promise<WriteOutcome>;
   }
 
   deleteBefore(cutoffNs: bigint, maxTraces: number): Promise<number> {
     return this.#client.send({ type: 'delete', cutoffNs, maxTraces }) as Promise<number>;
-  }
-
-  utilization(): EventLoopUtilization | undefined {
-    return this.#client.utilization();
   }
 
   close(): Promise<void> {

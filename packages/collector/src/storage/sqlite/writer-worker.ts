@@ -1,8 +1,8 @@
-// The writer thread: owns the only writing connection and applies write plans one at a time, so commits never
+// The writer thread: owns the only writing connection and applies processed batches one at a time, so commits never
 // hold the HTTP thread and API reads never wait for them (WAL).
 import { parentPort, workerData } from 'node:worker_threads';
 import Database from 'better-sqlite3';
-import { createLoopDetection, type LoopThresholds } from '../../detection/index.js';
+import { loadWriteStages, type WriteStagesSource } from '../batch-rows.js';
 import { BlockWriter } from './block-writer.js';
 import { WRITER_AUTOCHECKPOINT_PAGES } from './checkpointer.js';
 import { failureReply, type ThreadReply } from './thread-client.js';
@@ -13,7 +13,7 @@ type WorkerRequest = WriterBody & { id: number };
 type Init = {
   path: string;
   synchronous: 'NORMAL' | 'FULL';
-  thresholds: Partial<LoopThresholds>;
+  stages: WriteStagesSource;
   cacheKiB: number;
 };
 
@@ -30,14 +30,15 @@ db.pragma('temp_store = MEMORY');
 // The checkpointer thread copies the WAL back as it grows; this connection checkpoints only every
 // WRITER_AUTOCHECKPOINT_PAGES, to finish the copy and let the WAL start over (checkpointer.ts).
 db.pragma(`wal_autocheckpoint = ${WRITER_AUTOCHECKPOINT_PAGES}`);
-const writer = new BlockWriter(db, createLoopDetection(init.thresholds));
+// The stages the composition root named, built in this thread (batch-rows.ts): messages wait until then.
+const writer = new BlockWriter(db, await loadWriteStages(init.stages));
 
 port.on('message', (request: WorkerRequest) => {
   let reply: ThreadReply;
   try {
     switch (request.type) {
       case 'write':
-        reply = { id: request.id, ok: true, value: writer.apply(request.plan) };
+        reply = { id: request.id, ok: true, value: writer.apply(request.batch) };
         break;
       case 'delete':
         reply = {

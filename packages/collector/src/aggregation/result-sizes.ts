@@ -3,7 +3,7 @@
 // milliseconds), and the exact largest of each. Rollups keep one per minute and hour, so percentiles over any
 // window cost the same for 1k or 1M calls; the largest cannot be taken back out, so a paired client call's
 // result (the same result its server span measured) stays in the maximum.
-import { logBucketMiddle, logBucketOf } from '../aggregation/log-buckets.js';
+
 import {
   countOf,
   type Histogram,
@@ -12,6 +12,7 @@ import {
   serialize,
   subtractFrom,
 } from './histogram.js';
+import { logBucketMiddle, logBucketOf } from './log-buckets.js';
 
 export type SizeAgg = {
   bytes: Histogram;
@@ -110,8 +111,19 @@ export function sizesOf(
   return v;
 }
 
+/** A tool's result-size percentiles over all its versions, and per version (oldest first). */
+export type ResultSizesSummary = {
+  resultBytesP50: number | null;
+  resultBytesP95: number | null;
+  resultBytesMax: number | null;
+  resultTokensP50: number | null;
+  resultTokensP95: number | null;
+  resultTokensMax: number | null;
+  resultSizes: VersionResultSizes[];
+};
+
 /** The tool's result-size percentiles over all versions, and per version. */
-export function resultSizesOf(sizes: Map<string, VersionSizes>) {
+export function resultSizesOf(sizes: Map<string, VersionSizes>): ResultSizesSummary {
   const all = emptySizes();
   const perVersion: VersionResultSizes[] = [];
   // Rollups know a call's minute, not its instant: versions first seen in the same minute go in version order.

@@ -3,15 +3,15 @@
 // packed blocks (about 80). The writer needs a span's JSON again only when it stores a block other than the
 // packed one (a span was a duplicate); `spanJsonOf` then inflates the group and cuts the span out by the
 // lengths kept here.
-import { packSpanParts, unpackBlock } from './block-packing.js';
-import type { WritePlan } from './write-plan.js';
+import { packSpanParts, unpackBlock } from '../storage/block-packing.js';
+import type { WriteBatch } from '../storage/write-batch.js';
 
 /**
  * Packs the spans of each (trace, resource) of the plan as the block the writer will most likely store. The blocks
  * are joined in one buffer: a typed array crosses to the writer thread with its whole backing store, and small
  * Buffers share node's 8 KiB pool.
  */
-export function packGroups(plan: WritePlan): void {
+export function packGroups(plan: WriteBatch): void {
   const n = plan.traceIds.length;
   const group = new Int32Array(n);
   const jsonLength = new Uint32Array(n);
@@ -46,14 +46,14 @@ export function packGroups(plan: WritePlan): void {
 }
 
 /** The packed block of group `g`, or undefined when the plan was not packed. */
-export function packedBlock(plan: WritePlan, g: number): Uint8Array | undefined {
+export function packedBlock(plan: WriteBatch, g: number): Uint8Array | undefined {
   const ends = plan.packed?.ends;
   if (!ends || g < 0 || g >= ends.length) return undefined;
   return plan.packed?.bytes.subarray(g === 0 ? 0 : ends[g - 1], ends[g]);
 }
 
 /** A span's JSON by its index in the plan: as planned, or cut out of its packed group. */
-export function spanJsonOf(plan: WritePlan): (i: number) => string {
+export function spanJsonOf(plan: WriteBatch): (i: number) => string {
   const groups = new Map<number, Map<number, string>>();
   return (i) => {
     const planned = plan.json[i];
@@ -71,7 +71,7 @@ export function spanJsonOf(plan: WritePlan): (i: number) => string {
   };
 }
 
-function unpackGroup(plan: WritePlan, g: number): Map<number, string> {
+function unpackGroup(plan: WriteBatch, g: number): Map<number, string> {
   const pieces = new Map<number, string>();
   const text = unpackBlock(packedBlock(plan, g));
   if (text === null) return pieces;

@@ -1,12 +1,20 @@
 // Per-minute and per-hour rollups of a batch's calls (calls, errors, latency histogram and result sizes per tool,
-// version, code and side: call-side.ts), which tool statistics read instead of raw calls. Built in JS by both writers; each
-// backend adds them to its stored rows in the batch's transaction.
+// version, code and side), which tool statistics read instead of raw calls. Built by the process stage for every
+// backend; each backend adds them to its stored rows in the batch's transaction.
 
 import { codeKey } from '../calls/code.js';
-import type { RollupSide } from './call-side.js';
 import { addTo, type Histogram, mergeInto } from './histogram.js';
 import { addSize, emptySizes, mergeSizes, type SizeAgg } from './result-sizes.js';
-import { NS_PER_HOUR, NS_PER_MINUTE } from './sql/db.js';
+
+export const NS_PER_MINUTE = 60_000_000_000n;
+export const NS_PER_HOUR = 60n * NS_PER_MINUTE;
+
+/**
+ * The sides a rollup row counts (calls/sides.ts defines a call's side): server and client rows, and the rows
+ * taken back out for `any`: `paired` (client calls that also have a server row) and `proxied` (proxy rows that
+ * have a server row below), so any = server + client − paired − proxied (storage/call-side.ts reads them).
+ */
+export type RollupSide = 'server' | 'client' | 'paired' | 'proxied';
 
 export type Rollup = {
   table: 'tool_minutes' | 'tool_hours';

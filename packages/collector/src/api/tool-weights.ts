@@ -1,22 +1,10 @@
 // What each server's tools/list costs a client that connects to it: the sum over the newest contract
-// of each tool it serves (its own newest: a canary and a stable may serve different ones). One definition for /api/tools and `report`.
+// of each tool it serves (its own newest: a canary and a stable may serve different ones), mapped from the
+// reader's contract summaries to the API's shapes. One definition for /api/tools and `report`.
 import type { ContractSummary } from '../storage/contract.js';
+import type { ContractWeight, ServerWeight } from './schemas.js';
 
-export type ServerWeight = {
-  service: string;
-  tools: number;
-  schemaBytes: number;
-  schemaTokens: number;
-};
-
-export type ContractWeight = {
-  name: string;
-  version: string;
-  schemaHash: string;
-  schemaBytes: number;
-  schemaTokens: number;
-  deprecated: ContractSummary['deprecated'];
-};
+export type { ContractWeight, ServerWeight } from './schemas.js';
 
 /** The newest contract of each tool as /api/tools lists it, heaviest first. */
 export function contractWeights(summaries: ContractSummary[]): ContractWeight[] {

@@ -1,16 +1,11 @@
-// What one batch changes for the detectors, gathered while its calls are written (both backends): the calls
-// loop detection counts, and the per-tool schema, input-shape and failing-path counts drift reads.
-import { callCode } from '../calls/code.js';
-import { firstIssuePath } from '../calls/issues.js';
+// What one batch adds to the per-tool tables the drift detectors read: its schema versions, input shapes and
+// failing paths (of the calls counted once), and the dialects and sides each tool was seen from (of every new
+// call). Gathered by the process stage for every backend, each of which adds them to its stored rows.
+import type { TracedCall } from '../calls/call-columns.js';
 import { sideOfKind } from '../calls/sides.js';
-import type { ContractValues } from '../contracts/contract-span.js';
-import type { BatchCall } from './contract.js';
-import { NS_PER_MINUTE } from './sql/db.js';
-import type { PlannedCall } from './write-plan.js';
+import { NS_PER_MINUTE } from './rollups.js';
 
-export type BatchTouch = {
-  /** The batch's new calls that loop detection counts (server rows, client rows with no server row). */
-  calls: BatchCall[];
+export type Tallies = {
   schemas: Map<
     string,
     {
@@ -33,23 +28,14 @@ export type BatchTouch = {
   >;
   /** Which dialects (sources) and sides each tool was seen from: the tool_sources table. */
   sources: Map<string, { tool: string; source: string; side: string; first: bigint; last: bigint }>;
-  /** Contract catalog rows reported in the batch (contracts/contract-span.ts). */
-  contracts: ContractValues[];
 };
 
-export function newTouch(): BatchTouch {
-  return {
-    calls: [],
-    schemas: new Map(),
-    shapes: new Map(),
-    paths: new Map(),
-    sources: new Map(),
-    contracts: [],
-  };
+export function newTallies(): Tallies {
+  return { schemas: new Map(), shapes: new Map(), paths: new Map(), sources: new Map() };
 }
 
-/** Records the source and side of any new call, client rows included. */
-export function touchSource(t: BatchTouch, call: PlannedCall): void {
+/** Counts the source and side of any new call, client rows included. */
+export function tallySource(t: Tallies, call: TracedCall): void {
   const { tool, source, startNs } = call;
   const side = sideOfKind(call.kind);
   const key = `${tool}\u0000${source}\u0000${side}`;
@@ -61,11 +47,9 @@ export function touchSource(t: BatchTouch, call: PlannedCall): void {
   }
 }
 
-/** Records what one new, non-client tool call changes for the detectors. */
-export function touchCall(t: BatchTouch, call: PlannedCall): void {
-  const { traceId, tool, version, schemaHash, code, startNs, issues, inputShape, conversationId } =
-    call;
-  t.calls.push({ call: sequenceCallOf(call), conversationId });
+/** Counts what one new tool call, counted once (no other row of the call pairs it), adds for the detectors. */
+export function tallyCall(t: Tallies, call: TracedCall): void {
+  const { traceId, tool, version, schemaHash, code, startNs, issues, inputShape } = call;
   if (version !== null && schemaHash !== null) {
     const key = `${tool}\u0000${version}\u0000${schemaHash}`;
     const s = t.schemas.get(key);
@@ -124,25 +108,4 @@ export function touchCall(t: BatchTouch, call: PlannedCall): void {
       t.paths.set(key, p);
     }
   }
-}
-
-/** A new call as a call of its scopes' sequences. */
-function sequenceCallOf(c: PlannedCall): BatchCall['call'] {
-  return {
-    traceId: c.traceId,
-    spanId: c.spanId,
-    tool: c.tool,
-    inputHash: c.inputHash,
-    inputShape: c.inputShape,
-    outputHash: c.outputHash,
-    startNs: c.startNs,
-    endNs: c.startNs + BigInt(Math.round(c.durationMs * 1e6)),
-    code: callCode(c.code, c.errorType, c.isError),
-    retryable: c.retryable === null ? null : c.retryable === 1,
-    partialEffect: c.partialEffect === 1,
-    effect: c.effect,
-    idempotencyKeyHash: c.idempotencyKeyHash,
-    firstIssuePath: firstIssuePath(c.issues),
-    resultTokens: c.resultTokens,
-  };
 }

@@ -1,7 +1,7 @@
 // A batch's contract reports as the rows both writers upsert: one per (tool, hash) and one per (tool, hash,
 // service), in key order. One row per key because PostgreSQL refuses an upsert that touches a row twice, and key
 // order so that concurrent collectors lock rows in the same order.
-import type { ContractValues } from '../contracts/contract-span.js';
+import type { ContractValues } from './contract-span.js';
 
 export type ContractRow = ContractValues & { firstNs: bigint; lastNs: bigint };
 export type ContractServiceRow = {
@@ -47,25 +47,4 @@ export function contractRows(reports: ContractValues[]): {
   const sorted = <T>(m: Map<string, T>) =>
     [...m.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, v]) => v);
   return { contracts: sorted(contracts), services: sorted(services) };
-}
-
-/** A row's values in the order of CONTRACT_COLUMNS. */
-export function contractValuesOf(c: ContractRow): (string | number | bigint | null)[] {
-  return [
-    c.tool,
-    c.hash,
-    c.version,
-    c.description,
-    c.inputSchema,
-    c.outputSchema,
-    c.annotations,
-    c.deprecated,
-    c.replacedBy,
-    c.sunset,
-    c.schemaBytes,
-    c.schemaTokens,
-    c.origin,
-    c.firstNs,
-    c.lastNs,
-  ];
 }

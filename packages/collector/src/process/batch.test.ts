@@ -1,0 +1,64 @@
+// A call crosses to the writer as named columns and comes back whole: every field columnsOf writes, callAt
+// reads; and batches processed one by one and joined for one write are the batch of all their spans.
+import { describe, expect, it } from 'vitest';
+import { callSpan } from '../../test/conformance/spans.js';
+import { callAt } from '../calls/call-columns.js';
+import { toolCallOf } from '../calls/tool-call.js';
+import { processBatch } from './batch.js';
+import { mergeBatches } from './merge.js';
+import { spanJsonOf } from './packing.js';
+
+describe('processBatch', () => {
+  it('keeps every field of each call through the columns', () => {
+    const spans = [
+      callSpan({
+        trace: 1,
+        span: 1,
+        code: 'INVALID_INPUT',
+        conversation: 'c',
+        callId: 'k',
+        proxy: true,
+      }),
+      callSpan({ trace: 1, span: 2, parent: 1, outputHash: 'ab'.repeat(8), resultTokens: 12 }),
+    ];
+    const batch = processBatch(spans);
+    expect(batch.calls.length).toBe(2);
+    spans.forEach((span, i) => {
+      expect(callAt(batch.calls, i)).toEqual({
+        ...toolCallOf(span),
+        traceId: span.traceId,
+        spanId: span.spanId,
+        parentSpanId: span.parentSpanId,
+      });
+    });
+    // Every column holds one value per call: none was left out of columnsOf.
+    for (const [name, column] of Object.entries(batch.calls))
+      if (name !== 'length') expect(column, name).toHaveLength(2);
+  });
+});
+
+describe('mergeBatches', () => {
+  it('joins packed batches with every index moved along', () => {
+    const first = [
+      callSpan({ trace: 1, span: 1 }),
+      callSpan({ trace: 2, span: 1, code: 'FAILED' }),
+    ];
+    const second = [callSpan({ trace: 2, span: 2 }), callSpan({ trace: 3, span: 1 })];
+    const all = [...first, ...second];
+    const merged = mergeBatches([processBatch(first), processBatch(second)]);
+    const whole = processBatch(all, false);
+    expect(merged.traceIds).toEqual(whole.traceIds);
+    expect(merged.spanIds).toEqual(whole.spanIds);
+    expect([...merged.startNs]).toEqual([...whole.startNs]);
+    expect([...merged.call]).toEqual([...whole.call]);
+    expect(merged.resources.length).toBe(1);
+    for (let c = 0; c < all.length; c++)
+      expect(callAt(merged.calls, c)).toEqual(callAt(whole.calls, c));
+    // Each span's JSON comes back out of its own packed group.
+    const jsonOf = spanJsonOf(merged);
+    all.forEach((_, i) => {
+      expect(jsonOf(i)).toBe(whole.json[i]);
+    });
+    expect(merged.packedIds).toHaveLength(4);
+  });
+});

@@ -1,0 +1,130 @@
+// The process stage's second half, run by the writer inside a batch's transaction once its traces have row
+// numbers and their stored span ids are known: duplicates (exporter retries: same trace and span id) dropped,
+// client rows paired with the server rows of the same call (calls/pairing.ts), so statistics and the detectors
+// count each call once, and the rows, rollups and tallies the backend stores made. Backend-neutral.
+
+import type { RollupSide } from '../aggregation/rollups.js';
+import { accumulate, type Rollup, withHours } from '../aggregation/rollups.js';
+import { newTallies, tallyCall, tallySource } from '../aggregation/tallies.js';
+import { callAt } from '../calls/call-columns.js';
+import { pairTrace } from '../calls/pairing.js';
+import { sequenceCallOf } from '../calls/sequence.js';
+import { KIND_CLIENT, sideOfKind } from '../calls/sides.js';
+import type { BatchRows, StoredState } from '../storage/batch-rows.js';
+import { packSpans } from '../storage/block-packing.js';
+import type { WriteBatch } from '../storage/write-batch.js';
+import { packedBlock, spanJsonOf } from './packing.js';
+
+export function batchRows(batch: WriteBatch, stored: StoredState): BatchRows {
+  const blocks = new Map<
+    string,
+    { seq: number; resourceId: number; ids: string[]; spans: number[]; group: number }
+  >();
+  const minutes = new Map<string, Rollup>();
+  const pairs = new Map<string, { conversationId: string; seq: number }>();
+  const calls: BatchRows['calls'] = [];
+  const existed = new Map<number, boolean>();
+  const tallies = newTallies();
+  const counted: BatchRows['counted'] = [];
+  let inserted = 0;
+  const n = batch.traceIds.length;
+  /** The trace row of each new span, -1 for a duplicate. */
+  const newSpanSeq = new Int32Array(n).fill(-1);
+  const jsonOf = spanJsonOf(batch);
+  for (let i = 0; i < n; i++) {
+    const traceId = batch.traceIds[i] as string;
+    const spanId = batch.spanIds[i] as string;
+    const seq = stored.seqOf(traceId, batch.startNs[i] as bigint);
+    const ids = stored.storedIds(seq, traceId);
+    if (!existed.has(seq)) existed.set(seq, ids.size > 0);
+    if (ids.has(spanId)) continue;
+    ids.add(spanId);
+    inserted++;
+    newSpanSeq[i] = seq;
+    const resourceId = stored.resourceIds[batch.resource[i] as number] ?? 0;
+    // A batch of several requests may carry a trace's spans in several packed groups: a block each.
+    const group = batch.group?.[i] ?? -1;
+    const key = `${seq}:${resourceId}:${group}`;
+    let block = blocks.get(key);
+    if (!block) {
+      block = { seq, resourceId, ids: [], spans: [], group };
+      blocks.set(key, block);
+    }
+    block.ids.push(spanId);
+    block.spans.push(i);
+    const c = batch.call[i] as number;
+    if (c < 0) continue;
+    const call = callAt(batch.calls, c);
+    calls.push({ seq, call, paired: 0 });
+    const conversationId = call.conversationId;
+    if (conversationId) pairs.set(`${seq}\u0000${conversationId}`, { conversationId, seq });
+  }
+  const pairedIds: number[] = [];
+  for (const [seq, rows] of groupBySeq(calls)) {
+    const storedCalls = existed.get(seq) ? stored.storedCalls(seq) : [];
+    // The common batch (a new trace, one side instrumented) has nothing to pair: skip the indexes.
+    if (storedCalls.length === 0 && !rows.some((r) => r.call.kind === KIND_CLIENT || r.call.proxy))
+      continue;
+    const views = rows.map(({ call }) => call);
+    const { batchPaired, storedPaired } = pairTrace(views, storedCalls);
+    for (const i of batchPaired) (rows[i] as BatchRows['calls'][number]).paired = 1;
+    for (const s of storedPaired) {
+      pairedIds.push(s.row.id);
+      accumulate(minutes, s.row, pairedSide(s.kind));
+    }
+  }
+  for (const c of calls) {
+    const { call, paired } = c;
+    accumulate(minutes, call, sideOfKind(call.kind));
+    if (paired) accumulate(minutes, call, pairedSide(call.kind));
+    // The detectors see each call once: the rows no other row of the call pairs (storage/call-side.ts).
+    if (!paired) {
+      tallyCall(tallies, call);
+      counted.push({ call: sequenceCallOf(call), conversationId: call.conversationId });
+    }
+    tallySource(tallies, call);
+  }
+  return {
+    inserted,
+    duplicates: n - inserted,
+    toolCalls: calls.length,
+    blocks: [...blocks.values()].map((b) => {
+      const spanIds = b.ids.join(' ');
+      // The block packed with the batch, unless a duplicate was dropped from it (its ids then differ).
+      const prepacked =
+        batch.packedIds?.[b.group] === spanIds ? packedBlock(batch, b.group) : undefined;
+      return {
+        seq: b.seq,
+        resourceId: b.resourceId,
+        spanIds,
+        packed: prepacked ?? packSpans(b.spans.map(jsonOf)),
+      };
+    }),
+    calls,
+    pairedIds,
+    conversationPairs: [...pairs.values()],
+    rollups: withHours(minutes),
+    tallies,
+    contracts: batch.contracts,
+    counted,
+    modelCalls: batch.modelCalls.flatMap((m) => {
+      const seq = newSpanSeq[m.span] ?? -1;
+      if (seq < 0) return [];
+      const { startNs, endNs, inputTokens, outputTokens } = m;
+      return [{ seq, startNs, endNs, inputTokens, outputTokens }];
+    }),
+  };
+}
+
+/** The rollup side a paired row is taken back out under: a client row's, or a proxy row's. */
+const pairedSide = (kind: number): RollupSide => (kind === KIND_CLIENT ? 'paired' : 'proxied');
+
+function groupBySeq(calls: BatchRows['calls']): Map<number, BatchRows['calls']> {
+  const out = new Map<number, BatchRows['calls']>();
+  for (const c of calls) {
+    const list = out.get(c.seq);
+    if (list) list.push(c);
+    else out.set(c.seq, [c]);
+  }
+  return out;
+}
