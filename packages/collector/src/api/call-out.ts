@@ -54,6 +54,7 @@ export function callOut(c: RecordedCall): Call {
     exceptionType: c.exceptionType,
     exceptionMessage: c.exceptionMessage,
     clientName: c.clientName,
+    clientVersion: c.clientVersion,
     resultBytes: c.resultBytes,
     resultTokens: c.resultTokens,
   };

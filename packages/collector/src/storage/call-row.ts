@@ -8,7 +8,7 @@ import type { TracedCall } from '../calls/call-columns.js';
 export const CALL_ROW_COLUMNS = `trace_seq, span_id, parent_span_id, tool_id, version, schema_hash, attempt, code,
   error_type, reason, is_error, retryable, partial_effect, effect_id, duration_ms, start_ns, issues, input_hash,
   input_shape_id, idempotency_key_hash, conversation_id, call_id, kind, service_id, source_id, exception_type,
-  exception_message, client_name, result_bytes, result_tokens, paired, output_hash, proxy`;
+  exception_message, client_name, result_bytes, result_tokens, paired, output_hash, proxy, client_version`;
 
 /** The interned columns of the physical table, each with the view column it reads as. */
 const INTERNED = [
@@ -78,11 +78,15 @@ export function callRow(seq: number, c: TracedCall, paired: number, e: RowEncodi
     paired,
     e.key(c.outputHash),
     c.proxy ? 1 : 0,
+    c.clientVersion,
   ];
 }
 
-/** The view's revision: 1 as the narrowed row's migration made it, 2 with output_hash and proxy. */
-export const CURRENT_VIEW = 2;
+/**
+ * The view's revision: 1 as the narrowed row's migration made it, 2 with output_hash and proxy, 3 with
+ * client_version.
+ */
+export const CURRENT_VIEW = 3;
 
 /** A string column of the view, read by id only when a query reads it. */
 const str = (id: string) => `(SELECT value FROM strings WHERE id = c.${id})`;
@@ -95,8 +99,10 @@ const str = (id: string) => `(SELECT value FROM strings WHERE id = c.${id})`;
  * for every query (8–26 ms of planning, measured on 300,000 calls), and no query filters on them.
  */
 export function callView(key: (column: string) => string, since = CURRENT_VIEW): string {
-  // The view as each migration made it: output_hash is a column since SQLite v12 / PostgreSQL v8.
+  // The view as each migration made it: output_hash is a column since SQLite v12 / PostgreSQL v8, client_version
+  // since SQLite v14 / PostgreSQL v10.
   const outputHash = since >= 2 ? `, ${key('output_hash')} AS output_hash, c.proxy` : '';
+  const clientVersion = since >= 3 ? ', c.client_version' : '';
   return `
   CREATE VIEW tool_calls AS SELECT
     c.id, c.trace_seq, t.trace_id, ${key('span_id')} AS span_id, ${key('parent_span_id')} AS parent_span_id,
@@ -105,7 +111,7 @@ export function callView(key: (column: string) => string, since = CURRENT_VIEW):
     c.duration_ms, c.start_ns, c.issues, ${key('input_hash')} AS input_hash,
     ${str('input_shape_id')} AS input_shape, ${key('idempotency_key_hash')} AS idempotency_key_hash,
     c.conversation_id, c.call_id, c.kind, ${str('service_id')} AS service, ${str('source_id')} AS source,
-    c.paired, c.exception_type, c.exception_message, c.client_name, c.result_bytes, c.result_tokens${outputHash}
+    c.paired, c.exception_type, c.exception_message, c.client_name, c.result_bytes, c.result_tokens${outputHash}${clientVersion}
   FROM tool_call_rows AS c
     LEFT JOIN traces AS t ON t.seq = c.trace_seq
     LEFT JOIN strings AS tool ON tool.id = c.tool_id`;

@@ -6,7 +6,7 @@ import type { StoredCallRow } from './batch-rows.js';
 import { big, num, numOrNull, type Row, text, textOrNull } from './sql/db.js';
 
 export const STORED_CALL_COLUMNS = `id, trace_seq, span_id, parent_span_id, call_id, tool, kind, paired, proxy, version,
-  code, error_type, is_error, duration_ms, start_ns, result_bytes, result_tokens`;
+  code, error_type, is_error, duration_ms, start_ns, result_bytes, result_tokens, client_name, client_version`;
 
 export function storedCallOf(r: Row): StoredCall<StoredCallRow> {
   const tool = text(r.tool);
@@ -29,6 +29,8 @@ export function storedCallOf(r: Row): StoredCall<StoredCallRow> {
       startNs: big(r.start_ns),
       resultBytes: numOrNull(r.result_bytes),
       resultTokens: numOrNull(r.result_tokens),
+      clientName: textOrNull(r.client_name),
+      clientVersion: textOrNull(r.client_version),
     },
   };
 }
