@@ -1,7 +1,6 @@
 // The call pipeline (DESIGN.md §2–3): validate input → idempotency → attempts with retry policy → validate
 // output → envelope, all inside one span. Nothing thrown by the tool or by telemetry escapes.
 import { type Attributes, diag, SpanKind, trace } from '@opentelemetry/api';
-import { afterResponse } from './after-response.js';
 import { attempts } from './attempts.js';
 import { parseCallOptions } from './call-options.js';
 import { canonicalJson } from './canonical-json.js';
@@ -83,36 +82,20 @@ export async function runCall(
       executed = internalFailure(t.name, firstAttempt);
     }
   }
-  const ended: EndedCall = {
-    t,
-    span,
-    executed,
-    firstAttempt,
-    capture,
-    override,
-    endTime: undefined,
-  };
-  if (override?.endsAfterResponse) {
-    ended.endTime = performance.now();
-    afterResponse(endCall, ended);
-  } else endCall(ended);
+  // Ended before the result goes back: a flush right after the call exports its span (decision 0047).
+  endCall(t, span, executed, firstAttempt, capture, override);
   return executed.result;
 }
 
-/** A call whose result is known and whose span is still open. */
-type EndedCall = {
-  t: ToolInternals;
-  span: SafeSpan;
-  executed: Executed;
-  firstAttempt: number;
-  capture: boolean;
-  override: SpanOverride | undefined;
-  /** `performance.now()` when the result was ready, for a span ended later; now when undefined. */
-  endTime: number | undefined;
-};
-
 /** Records the result on the span (span-result.ts, then the adapter's `onResult`) and ends it. */
-function endCall({ t, span, executed, firstAttempt, capture, override, endTime }: EndedCall): void {
+function endCall(
+  t: ToolInternals,
+  span: SafeSpan,
+  executed: Executed,
+  firstAttempt: number,
+  capture: boolean,
+  override: SpanOverride | undefined,
+): void {
   try {
     recordResult(
       span,
@@ -130,7 +113,7 @@ function endCall({ t, span, executed, firstAttempt, capture, override, endTime }
       }
     }
   } finally {
-    span.end(executed.result.ok ? undefined : executed.result.code, endTime);
+    span.end(executed.result.ok ? undefined : executed.result.code);
   }
 }
 

@@ -61,11 +61,6 @@ export type SpanOverride = {
   measuresOutput?: boolean;
   /** Called with the result before the span ends, to add adapter attributes. */
   onResult?: (result: ToolResult<unknown>, span: SafeSpan) => void;
-  /**
-   * The result goes back first; recording it (and `onResult`) and ending the span follow in the next turn of the
-   * event loop, the span ending with the time the result was ready (after-response.ts).
-   */
-  endsAfterResponse?: boolean;
 };
 
 export type Executed = {

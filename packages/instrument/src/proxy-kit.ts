@@ -9,6 +9,24 @@ export { exceptionAttributes } from './exception.js';
 export { fingerprint } from './fingerprint.js';
 export { createHasher, type Hasher } from './hashing.js';
 export { compileSchemaCheck, type SchemaCheck } from './json-schema-check.js';
+export {
+  inputRound,
+  isTerminal,
+  type LogicalCall,
+  newLogicalCall,
+  nextLeg,
+  type TaskProgress,
+  taskPolled,
+  waitForInput,
+} from './logical-call.js';
+export {
+  echoedStateOf,
+  type Poll,
+  pollOf,
+  taskIdOf,
+  type Unfinished,
+  unfinishedOf,
+} from './mcp/answer.js';
 export { outcomeOfPlainResult, type ToolOutcome } from './mcp/call-result.js';
 export {
   type SdkValidation,
@@ -18,6 +36,25 @@ export {
 export { mcpOutputFacts } from './output-facts.js';
 export { mcpOutputHash } from './output-hash.js';
 export { mcpOutputAttributes } from './output-size.js';
+export { Parked, type ParkedEnd } from './parked.js';
 export { createRedactor, type Redactor } from './redact.js';
 export { schemaHashOf } from './schema-hash.js';
+export {
+  brokenContractFailure,
+  type CallFailure,
+  rpcFailure,
+  setClient,
+  setDeclaration,
+  setFailure,
+  setInput,
+  setLogical,
+  setMcpCall,
+  setMcpResult,
+  setProxy,
+  setRequestIds,
+  type ToolDeclaration,
+  taskFailure,
+  toolErrorFailure,
+  UNKNOWN_TOOL,
+} from './span-contract.js';
 export { PACKAGE_VERSION as INSTRUMENT_VERSION } from './version.js';

@@ -64,15 +64,44 @@ export const ATTR_TOOLSCOPE_MCP_SERVER_VERSION = 'toolscope.mcp.server.version' 
 /**
  * One logical call (DESIGN.md §12): the legs of a multi round-trip call (each a `tools/call` under a new JSON-RPC
  * id, linked by `requestState`) and a task (its `tasks/get` polls to a terminal status) make one span from the
- * first request to the final result. Legs counts the requests of the call (1 when it never asked for input);
- * input wait is the time between an `input_required` answer and the next leg; polls, the server's poll interval
- * and the task's terminal status are set on a call that became a task.
+ * first request to the final result. Legs counts the call's rounds: 1, plus one per round of input it asked for
+ * (in 2026-07-28 each a request of its own; on a 2025 connection the SDK's shim and a handler's own
+ * `elicitInput` run them inside one request); input wait is the time between an `input_required` answer (or an
+ * input request sent to the client) and the next leg; polls, the server's poll interval and the task's last
+ * status are set on a call that became a task. Absent: one leg, no task.
  */
 export const ATTR_TOOLSCOPE_CALL_LEGS = 'toolscope.call.legs' as const;
 export const ATTR_TOOLSCOPE_CALL_INPUT_WAIT_MS = 'toolscope.call.input_wait_ms' as const;
 export const ATTR_TOOLSCOPE_TASK_POLLS = 'toolscope.task.polls' as const;
 export const ATTR_TOOLSCOPE_TASK_POLL_INTERVAL_MS = 'toolscope.task.poll_interval_ms' as const;
 export const ATTR_TOOLSCOPE_TASK_STATUS = 'toolscope.task.status' as const;
+/**
+ * Linking attributes (decision 0046): where one process sees only part of a logical call (a stateless 2026-07-28
+ * server behind a load balancer, a client whose task traffic bypasses it), each part is a span of its own and the
+ * collector joins them. All three are keyed hashes (the input hash's key and HMAC, first 16 hex), never the value:
+ * `resumes` is the hash of the `requestState` the part's first request echoed (it continues a call begun
+ * elsewhere), `awaits` the hash of the `requestState` of the part's last answer (it ended waiting for a leg it
+ * never saw; an answer without one hashes the empty string), `task.id.hash` the hash of the task's `taskId`.
+ * A part that `awaits` X and a later part that `resumes` X, of the same tool and input hash, are one call; so are
+ * every span and `tasks/get` part with the same `task.id.hash`.
+ */
+export const ATTR_TOOLSCOPE_CALL_RESUMES = 'toolscope.call.resumes' as const;
+export const ATTR_TOOLSCOPE_CALL_AWAITS = 'toolscope.call.awaits' as const;
+export const ATTR_TOOLSCOPE_TASK_ID_HASH = 'toolscope.task.id.hash' as const;
+/** Task statuses (`tasks/get`, the Tasks extension); the last three are terminal. */
+export const TASK_STATUSES = [
+  'working',
+  'input_required',
+  'completed',
+  'failed',
+  'cancelled',
+] as const;
+export type TaskStatus = (typeof TASK_STATUSES)[number];
+/** `error.type` of a task the client or server cancelled before it had a result. */
+export const ERROR_TYPE_CANCELLED = 'cancelled' as const;
+/** `resultType` values of a 2026-07-28 result that is not final yet. */
+export const RESULT_TYPE_INPUT_REQUIRED = 'input_required' as const;
+export const RESULT_TYPE_TASK = 'task' as const;
 
 /**
  * What a call's result costs the model's context (output-size.ts): UTF-8 bytes of the result as the model sees
@@ -150,6 +179,19 @@ export const INSTRUMENTATION_SCOPE = '@toolscope/instrument' as const;
 
 /** MCP `tools/call` method name and the `_meta` keys Toolscope reads and writes besides W3C trace context. */
 export const MCP_METHOD_TOOLS_CALL = 'tools/call' as const;
+/** A task's poll (Tasks extension `io.modelcontextprotocol/tasks`); also the span name of a poll seen alone. */
+export const MCP_METHOD_TASKS_GET = 'tasks/get' as const;
+/**
+ * What a server asks its client for input with: requests of its own on a 2025 connection, requests embedded in an
+ * `input_required` answer in 2026-07-28.
+ */
+export const MCP_INPUT_METHODS = [
+  'elicitation/create',
+  'sampling/createMessage',
+  'roots/list',
+] as const;
+/** The 2025-11-25 Tasks extension's fetch of a finished task's result. */
+export const MCP_METHOD_TASKS_RESULT = 'tasks/result' as const;
 export const MCP_META_CONVERSATION_ID = 'toolscope.dev/conversation-id' as const;
 export const MCP_META_CALL_ID = 'toolscope.dev/call-id' as const;
 /** Idempotency key of a write called through MCP (`registerMcpTool`); hashed on the span, never stored. */

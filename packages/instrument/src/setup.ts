@@ -7,10 +7,10 @@ import { OTLPTraceExporter as OtlpProtoExporter } from '@opentelemetry/exporter-
 import { NodeSDK } from '@opentelemetry/sdk-node';
 import { BatchSpanProcessor, type SpanExporter } from '@opentelemetry/sdk-trace-base';
 import { z } from 'zod';
-import { finishAnswered } from './after-response.js';
 import { readEnvConfig } from './config.js';
 import { ToolscopeError } from './errors.js';
 import { warnNoHashKey } from './hashing.js';
+import { endParked } from './parked.js';
 
 export const setupOptionsSchema = z.object({
   /** `service.name` of the spans; else `OTEL_SERVICE_NAME`, else the SDK default. */
@@ -26,9 +26,9 @@ export type SetupOptions = z.input<typeof setupOptionsSchema>;
 
 /** Handle of the SDK started by `setupToolscope`. */
 export type ToolscopeSdk = {
-  /** Exports every finished span now, and the spans of MCP calls already answered. */
+  /** Exports every finished span now (every answered call's span has ended before its answer went back). */
   forceFlush(): Promise<void>;
-  /** Flushes and stops the SDK; safe to call more than once. */
+  /** Ends the calls still waiting for a leg or a poll (as parts), flushes and stops the SDK; safe to call again. */
   shutdown(): Promise<void>;
 };
 
@@ -76,7 +76,8 @@ export function setupToolscope(options: SetupOptions = {}): ToolscopeSdk {
 
   let stopping: Promise<void> | undefined;
   const shutdown = () => {
-    finishAnswered();
+    // Calls still waiting for a leg or a poll end as parts of their call (decision 0046), then go out.
+    endParked();
     stopping ??= sdk.shutdown().catch((error: unknown) => {
       diag.error('@toolscope/instrument: SDK shutdown failed', error);
     });
@@ -88,12 +89,10 @@ export function setupToolscope(options: SetupOptions = {}): ToolscopeSdk {
     });
   }
   return {
-    forceFlush: () => {
-      finishAnswered();
-      return processor.forceFlush().catch((error: unknown) => {
+    forceFlush: () =>
+      processor.forceFlush().catch((error: unknown) => {
         diag.error('@toolscope/instrument: flush failed', error);
-      });
-    },
+      }),
     shutdown,
   };
 }

@@ -10,6 +10,7 @@ import { toValidationIssues } from './issues.js';
 import { outputFacts } from './output-facts.js';
 import { parseValue } from './parse.js';
 import * as sc from './semconv.js';
+import { envelopeFailure, setFailure } from './span-contract.js';
 import type { SafeSpan } from './telemetry.js';
 
 type ExecutedLike = {
@@ -43,16 +44,7 @@ export function recordResult(
   }
   if (r.attempt !== firstAttempt) attributes[sc.ATTR_TOOLSCOPE_ATTEMPT] = r.attempt;
   if (executed.replay) attributes[sc.ATTR_TOOLSCOPE_IDEMPOTENT_REPLAY] = true;
-  if (!r.ok) {
-    attributes[sc.ATTR_TOOLSCOPE_PARTIAL_EFFECT] = r.partialEffect;
-    attributes[sc.ATTR_ERROR_TYPE] = r.code;
-    attributes[sc.ATTR_TOOLSCOPE_ERROR_CODE] = r.code;
-    attributes[sc.ATTR_TOOLSCOPE_RETRYABLE] = r.retryable;
-    if (r.reason !== undefined) attributes[sc.ATTR_TOOLSCOPE_ERROR_REASON] = r.reason;
-    if (r.issues !== undefined) {
-      attributes[sc.ATTR_TOOLSCOPE_VALIDATION_ISSUES] = JSON.stringify(r.issues);
-    }
-  }
+  if (!r.ok) setFailure(attributes, envelopeFailure(r));
   if (captureResult) {
     attributes[sc.ATTR_GEN_AI_TOOL_CALL_RESULT] = captureResult(r.ok ? r.data : r);
     if (!r.ok && r.code === 'INVALID_OUTPUT' && executed.rawOutput !== undefined)

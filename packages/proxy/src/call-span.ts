@@ -1,14 +1,19 @@
-// The span of one `tools/call` seen by the proxy: the adapters' span contract (DESIGN.md §1) from the request's
-// bytes at start and from the upstream's answer at the end, plus `toolscope.proxy`.
-import { type Attributes, type Span, SpanKind, SpanStatusCode } from '@opentelemetry/api';
+// The span of one `tools/call` seen by the proxy: the adapters' span contract (the instrument's span-contract.ts,
+// through proxy-kit) from the request's bytes at start and from the upstream's final answer at the end, plus
+// `toolscope.proxy`. A call whose answer leaves it open waits between its legs and polls in logical-calls.ts.
+import { type Attributes, type Span, SpanKind } from '@opentelemetry/api';
 import {
   fingerprint,
   type Hasher,
-  mcpOutputFacts,
-  outcomeOfPlainResult,
+  type LogicalCall,
   type Redactor,
-  sdkValidationOfResult,
-  sdkValidationOfText,
+  setClient,
+  setDeclaration,
+  setInput,
+  setMcpCall,
+  setProxy,
+  setRequestIds,
+  UNKNOWN_TOOL,
 } from '@toolscope/instrument/proxy-kit';
 import * as sc from '@toolscope/instrument/semconv';
 import { isStatelessRevision } from './envelope.js';
@@ -33,8 +38,20 @@ export type CallContext = {
   redactor: Redactor | undefined;
 };
 
-/** A call in flight. */
-export type OpenCall = { span: Span; tool: string; info: ToolInfo | undefined };
+/** A call in flight, or waiting between its legs or polls. */
+export type OpenCall = {
+  span: Span;
+  tool: string;
+  info: ToolInfo | undefined;
+  /** What the call went through before its final answer; undefined while it is a call of one leg. */
+  logical: LogicalCall | undefined;
+  /** The input's keyed hash: with the tool and the client's span, the key its later legs are found by. */
+  inputHash: string;
+  /** The client's span the request carried (its legs carry the same), or empty. */
+  parentSpanId: string;
+  /** When the proxy last heard of the call: its end, if it ends as a part of its call. */
+  lastSeenNs: bigint;
+};
 
 const text = (meta: Record<string, unknown> | undefined, key: string): string | undefined => {
   const v = meta?.[key];
@@ -56,6 +73,8 @@ export type Opening = {
 export type Unopened = {
   key: string;
   opening: Opening;
+  /** The hash of the `requestState` a later leg echoed, of a call the proxy never saw begin. */
+  resumes: string | undefined;
   request: { id: string; tool: string; args: unknown; meta: Record<string, unknown> | undefined };
 };
 
@@ -106,24 +125,22 @@ function fixedAttributes(
     known.clientVersion === c.clientVersion
   )
     return known;
-  const a: Attributes = {
-    [sc.ATTR_MCP_METHOD_NAME]: sc.MCP_METHOD_TOOLS_CALL,
-    [sc.ATTR_GEN_AI_OPERATION_NAME]: sc.GEN_AI_OPERATION_EXECUTE_TOOL,
-    [sc.ATTR_GEN_AI_TOOL_NAME]: tool,
-    [sc.ATTR_NETWORK_TRANSPORT]: c.transport,
-    [sc.ATTR_TOOLSCOPE_PROXY]: true,
-    [sc.ATTR_TOOLSCOPE_SCHEMA_VERSION]: info?.version ?? 'unversioned',
-    [sc.ATTR_TOOLSCOPE_EFFECT]: info?.effect ?? sc.EFFECTS.write,
-    [sc.ATTR_TOOLSCOPE_ATTEMPT]: 1,
-  };
-  if (info) a[sc.ATTR_TOOLSCOPE_SCHEMA_HASH] = info.hash;
-  if (info?.deprecation) Object.assign(a, info.deprecation);
-  if (c.protocolVersion) a[sc.ATTR_MCP_PROTOCOL_VERSION] = c.protocolVersion;
+  const a = setProxy(setMcpCall({}, tool, c.protocolVersion, c.transport));
+  setDeclaration(
+    a,
+    info
+      ? {
+          version: info.version,
+          schemaHash: info.hash,
+          effect: info.effect,
+          deprecation: info.deprecation,
+        }
+      : UNKNOWN_TOOL,
+  );
   // The stateless revision has no sessions: `mcp.session.id` is never set for it.
   if (c.sessionId && !isStatelessRevision(c.protocolVersion))
-    a[sc.ATTR_MCP_SESSION_ID] = c.sessionId;
-  if (c.clientName) a[sc.ATTR_TOOLSCOPE_MCP_CLIENT_NAME] = c.clientName;
-  if (c.clientVersion) a[sc.ATTR_TOOLSCOPE_MCP_CLIENT_VERSION] = c.clientVersion;
+    setRequestIds(a, undefined, c.sessionId, undefined, undefined);
+  setClient(a, c.clientName, c.clientVersion);
   const { transport, protocolVersion, sessionId, clientName, clientVersion } = c;
   const shared = tracer.share(a);
   const entry = {
@@ -153,19 +170,18 @@ export function startCall(
   request: { id: string; tool: string; args: unknown; meta: Record<string, unknown> | undefined },
   info: ToolInfo | undefined,
 ): OpenCall {
-  const a: Attributes = {
-    [sc.ATTR_JSONRPC_REQUEST_ID]: request.id,
-    [sc.ATTR_TOOLSCOPE_PARTIAL_EFFECT]: false,
-  };
   // The client's own conversation; else, for a call outside any trace of the client's, the session's.
   const conversation = text(request.meta, sc.MCP_META_CONVERSATION_ID) ?? opening.conversation;
-  if (conversation) a[sc.ATTR_GEN_AI_CONVERSATION_ID] = conversation;
-  const callId = text(request.meta, sc.MCP_META_CALL_ID);
-  if (callId) a[sc.ATTR_GEN_AI_TOOL_CALL_ID] = callId;
+  const a = setRequestIds(
+    {},
+    request.id,
+    undefined,
+    conversation,
+    text(request.meta, sc.MCP_META_CALL_ID),
+  );
   const print = fingerprint(request.args ?? {}, c.hasher);
-  a[sc.ATTR_TOOLSCOPE_INPUT_HASH] = print.hash;
-  a[sc.ATTR_TOOLSCOPE_INPUT_SHAPE] = print.shape;
-  if (c.redactor) a[sc.ATTR_GEN_AI_TOOL_CALL_ARGUMENTS] = c.redactor(request.args ?? {});
+  const captured = c.redactor ? c.redactor(request.args ?? {}) : undefined;
+  setInput(a, print.shape, print.hash, captured);
   const fixed = fixedAttributes(tracer, c, request.tool, info);
   const span = tracer.open(
     opening.ref,
@@ -177,87 +193,13 @@ export function startCall(
     true,
     fixed.shared,
   );
-  return { span, tool: request.tool, info };
-}
-
-function fail(span: Span, a: Attributes, errorType: string, code: sc.ErrorCode, why: string): void {
-  a[sc.ATTR_ERROR_TYPE] = errorType;
-  a[sc.ATTR_TOOLSCOPE_ERROR_CODE] = code;
-  if (a[sc.ATTR_TOOLSCOPE_RETRYABLE] === undefined) a[sc.ATTR_TOOLSCOPE_RETRYABLE] = false;
-  span.setAttributes(a);
-  span.setStatus({ code: SpanStatusCode.ERROR, message: why });
-}
-
-/** What the upstream's result says; the output check's issues when a successful result breaks its schema. */
-export type Verdict = { brokenContract: ReturnType<NonNullable<ToolInfo['check']>> };
-
-/** Checks a successful result against the advertised outputSchema (MCP: structuredContent must then be there). */
-export function checkOutput(call: OpenCall, result: unknown): Verdict['brokenContract'] {
-  const check = call.info?.check;
-  if (!check || typeof result !== 'object' || result === null) return undefined;
-  if (Reflect.get(result, 'isError') === true) return undefined;
-  const structured: unknown = Reflect.get(result, 'structuredContent');
-  if (structured === undefined)
-    return [{ path: '(root)', code: 'missing', message: 'structuredContent is missing' }];
-  return check(structured);
-}
-
-/** Ends a call with the upstream's result. */
-export function endWithResult(
-  call: OpenCall,
-  c: CallContext,
-  result: unknown,
-  broken: Verdict['brokenContract'],
-): void {
-  const { span } = call;
-  const a: Attributes = {};
-  // The result's measure and its output hash from one walk.
-  mcpOutputFacts(result, c.hasher, a);
-  if (c.redactor && typeof result === 'object' && result !== null) {
-    const r = result as Record<string, unknown>;
-    a[sc.ATTR_GEN_AI_TOOL_CALL_RESULT] = c.redactor(r.structuredContent ?? r.content);
-  }
-  const outcome = outcomeOfPlainResult(result, undefined, undefined);
-  if (broken) {
-    a[sc.ATTR_TOOLSCOPE_VALIDATION_ISSUES] = JSON.stringify(broken);
-    fail(span, a, sc.ERROR_CODES.INVALID_OUTPUT, 'INVALID_OUTPUT', 'INVALID_OUTPUT');
-  } else if (!outcome.ok) {
-    a[sc.ATTR_TOOLSCOPE_RETRYABLE] = outcome.retryable;
-    a[sc.ATTR_TOOLSCOPE_PARTIAL_EFFECT] = outcome.partialEffect;
-    if (outcome.reason) a[sc.ATTR_TOOLSCOPE_ERROR_REASON] = outcome.reason;
-    // Without the server's schemas, the SDK's own message says which fields it refused.
-    const sdk = outcome.issues ? undefined : sdkValidationOfResult(result);
-    const issues = outcome.issues ?? sdk?.issues;
-    if (issues) a[sc.ATTR_TOOLSCOPE_VALIDATION_ISSUES] = JSON.stringify(issues);
-    const code = sdk && outcome.code === sc.ERROR_CODES.FAILED ? sdk.code : outcome.code;
-    fail(span, a, sc.ERROR_TYPE_TOOL_ERROR, code, code);
-  } else {
-    span.setAttributes(a);
-  }
-  span.end();
-}
-
-/**
- * Ends a call answered with a JSON-RPC error: `error.type` is its code, as a string. The error's message stays
- * out of the span (servers put argument values in it); from an SDK's -32602 only the paths it names are kept.
- */
-export function endWithError(call: OpenCall, code: number, message: string): void {
-  const a: Attributes = { [sc.ATTR_RPC_RESPONSE_STATUS_CODE]: String(code) };
-  const sdk = code === INVALID_PARAMS ? sdkValidationOfText(message) : undefined;
-  if (sdk) a[sc.ATTR_TOOLSCOPE_VALIDATION_ISSUES] = JSON.stringify(sdk.issues);
-  fail(call.span, a, String(code), sdk?.code ?? 'FAILED', `JSON-RPC error ${code}`);
-  call.span.end();
-}
-
-/** JSON-RPC's "invalid params": what older SDK 1.x releases answer for arguments that break the schema. */
-const INVALID_PARAMS = -32602;
-
-/** Ends a call left in flight when the upstream exited (or the proxy stopped): a write may have happened. */
-export function endUnanswered(call: OpenCall): void {
-  const a: Attributes = {
-    [sc.ATTR_TOOLSCOPE_PARTIAL_EFFECT]:
-      (call.info?.effect ?? sc.EFFECTS.write) === sc.EFFECTS.write,
+  return {
+    span,
+    tool: request.tool,
+    info,
+    logical: undefined,
+    inputHash: print.hash,
+    parentSpanId: opening.parent?.spanId ?? '',
+    lastSeenNs: 0n,
   };
-  fail(call.span, a, sc.ERROR_TYPE_UPSTREAM_EXITED, 'FAILED', 'upstream exited before answering');
-  call.span.end();
 }

@@ -27,6 +27,8 @@ export async function main(argv: string[]): Promise<number> {
   log.log('debug', 'V8 heap flags', { ...heap });
   const run = createRun(options, log);
   const flush = async () => {
+    // Calls still waiting for a leg or a poll end as parts of their call, and go out with the rest.
+    run.calls.endAll();
     await run.telemetry.shutdown(FLUSH_TIMEOUT_MS);
     log.log('info', 'spans flushed', { ...run.telemetry.stats() });
   };

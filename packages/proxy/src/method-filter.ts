@@ -4,8 +4,9 @@
 // character of a method name (`\/`, or `\u00` and a digit 0-7) is parsed as well. Ordinary escapes (`\n`, `\"`,
 // `\\`, `\u00e9`, `\u4e2d`) leave a line on the fast path.
 
-// Every method the observer reads from a client: `tools/…`, `initialize`, `server/discover`.
-const WATCHED = ['"tools/', '"initialize"', '"server/discover"'];
+// Every method the observer reads from a client: `tools/…`, `initialize`, `server/discover`, and a task's
+// `tasks/get` and `tasks/result` (the polls of a call, logical-calls.ts).
+const WATCHED = ['"tools/', '"initialize"', '"server/discover"', '"tasks/'];
 
 const BACKSLASH = 0x5c;
 const SLASH = 0x2f;

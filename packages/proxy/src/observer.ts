@@ -2,13 +2,17 @@
 // opens a span per `tools/call` request and ends it with the upstream's answer, learns who is at either end from
 // `initialize` (in the stateless 2026-07-28 revision, from each request's `_meta` envelope and each answer's
 // `serverInfo`) and the contracts from `tools/list`. It never throws into the forwarding path.
+import {
+  echoedStateOf,
+  inputRound,
+  newLogicalCall,
+  taskIdOf,
+  unfinishedOf,
+} from '@toolscope/instrument/proxy-kit';
 import * as sc from '@toolscope/instrument/semconv';
+import { checkOutput, endUnanswered, endWithError, endWithResult } from './call-end.js';
 import {
   type CallContext,
-  checkOutput,
-  endUnanswered,
-  endWithError,
-  endWithResult,
   type OpenCall,
   parentOf,
   startCall,
@@ -18,7 +22,9 @@ import { enforcedResponse } from './enforce.js';
 import { readEnvelope, readInitialize, readServer } from './envelope.js';
 import { idKey, looksLikeJson, parseLine, type RpcMessage } from './jsonrpc.js';
 import { causeOf, type Logger } from './log.js';
+import type { LogicalCalls } from './logical-calls.js';
 import { mayBeWatched } from './method-filter.js';
+import type { ParentRef } from './otlp/proxy-span.js';
 import { formatTraceparent, nowNs } from './otlp/trace-context.js';
 import type { SessionTelemetry } from './telemetry.js';
 import type { ToolTable } from './tool-table.js';
@@ -27,7 +33,8 @@ import { withTraceparent } from './trace-meta.js';
 type Pending =
   | { kind: 'bootstrap' }
   | { kind: 'list'; firstPage: boolean }
-  | { kind: 'call'; call: OpenCall };
+  | { kind: 'call'; call: OpenCall }
+  | { kind: 'poll'; method: string; taskId: string; parent: ParentRef | undefined };
 
 /** Counts of what the proxy saw; malformed lines were forwarded all the same. */
 export type TrafficCounts = {
@@ -49,7 +56,13 @@ export type ObserverOptions = {
    * Without it, or once the traffic has a session, every call of the observer is the session's conversation.
    */
   conversationOf?: (meta: Record<string, unknown> | undefined) => string;
+  /** The proxy's calls waiting for a later leg or a poll (logical-calls.ts); without it each request is a call. */
+  calls?: LogicalCalls;
 };
+
+const INPUT_METHODS: ReadonlySet<string> = new Set(sc.MCP_INPUT_METHODS);
+// Input requests the client has not answered yet, at most (a client that never answers must not grow the map).
+const MAX_ASKED = 256;
 
 // Requests in flight per session, at most (the SDK's clients time a request out after 60 s).
 const MAX_PENDING = 10_000;
@@ -65,6 +78,8 @@ export class McpObserver {
   #conversationOf: ObserverOptions['conversationOf'];
   /** The conversation the last `tools/call` read passes on to the upstream in `_meta` (none: it has its own). */
   #passOn: string | undefined;
+  /** Input the upstream asked the client for inside a call (a 2025 session), by the request's id, until answered. */
+  readonly #asked = new Map<string, { call: OpenCall; since: number }>();
   readonly counts: TrafficCounts = {
     calls: 0,
     malformedFromClient: 0,
@@ -107,6 +122,7 @@ export class McpObserver {
    * calls the line carries are added to `calls` when given (an HTTP request ends only its own calls).
    */
   fromClient(line: Buffer, calls?: string[]): Buffer {
+    if (this.#asked.size > 0) this.#inputAnswered(line);
     if (!mayBeWatched(line)) {
       if (line.length > 0 && !looksLikeJson(line)) this.#malformed('client');
       return line;
@@ -159,6 +175,10 @@ export class McpObserver {
       u.request,
       this.#o.tools.get(u.request.tool),
     );
+    if (u.resumes !== undefined) {
+      call.logical = newLogicalCall();
+      call.logical.resumes = u.resumes;
+    }
     const prior = this.#pending.get(u.key);
     // A client that reuses an id in flight: the first call can no longer be matched to its answer.
     if (prior?.kind === 'call') endUnanswered(prior.call);
@@ -270,15 +290,47 @@ export class McpObserver {
       const startNs = nowNs();
       const meta = isRecord(m.params._meta) ? m.params._meta : undefined;
       const parent = parentOf(meta);
-      const ref = this.#o.telemetry.tracer().reserve(parent);
       const conversation = parent ? undefined : this.#sessionConversation(meta);
       // Passed on only where `_meta` has no conversation member at all: the client's own is never overwritten.
       this.#passOn = meta?.[sc.MCP_META_CONVERSATION_ID] === undefined ? conversation : undefined;
+      // A later leg of a multi round-trip call goes on under its first leg's span (logical-calls.ts).
+      const echoed = this.#o.calls ? echoedStateOf(m.params) : undefined;
+      let resumes: string | undefined;
+      if (echoed !== undefined && this.#o.calls) {
+        const leg = this.#o.calls.resume(
+          m.params.name,
+          m.params.arguments,
+          parent?.spanId ?? '',
+          echoed,
+        );
+        if (leg.call) {
+          this.#pending.set(key, { kind: 'call', call: leg.call });
+          calls?.push(key);
+          const context = leg.call.span.spanContext();
+          return formatTraceparent(context.traceId, context.spanId, context.traceFlags);
+        }
+        resumes = leg.stateHash;
+      }
+      const ref = this.#o.telemetry.tracer().reserve(parent);
       const request = { id: String(m.id), tool: m.params.name, args: m.params.arguments, meta };
-      this.#unopened.push({ key, opening: { parent, ref, startNs, conversation }, request });
+      this.#unopened.push({
+        key,
+        opening: { parent, ref, startNs, conversation },
+        resumes,
+        request,
+      });
       calls?.push(key);
       this.counts.calls++;
       return formatTraceparent(ref.traceId, ref.spanId, ref.flags);
+    } else if (
+      (m.method === sc.MCP_METHOD_TASKS_GET || m.method === sc.MCP_METHOD_TASKS_RESULT) &&
+      this.#o.calls
+    ) {
+      // A task's poll: counted for the call that created the task when its answer comes.
+      const taskId = taskIdOf(m.params);
+      const meta = isRecord(m.params?._meta) ? m.params._meta : undefined;
+      if (taskId)
+        this.#pending.set(key, { kind: 'poll', method: m.method, taskId, parent: parentOf(meta) });
     }
     return undefined;
   }
@@ -302,7 +354,11 @@ export class McpObserver {
         );
       return undefined;
     }
-    if ((m.kind !== 'result' && m.kind !== 'error') || m.id === null) return undefined;
+    if (m.kind === 'request') {
+      this.#inputAsked(m.id, m.method);
+      return undefined;
+    }
+    if (m.id === null) return undefined;
     const key = idKey(m.id);
     const pending = this.#pending.get(key);
     if (!pending) return undefined;
@@ -325,9 +381,29 @@ export class McpObserver {
       }
       return undefined;
     }
+    if (pending.kind === 'poll') {
+      if (m.kind === 'result') {
+        const { method, taskId, parent } = pending;
+        this.#o.calls?.answered(
+          method,
+          taskId,
+          m.result,
+          this.#o.context,
+          this.#o.telemetry.tracer(),
+          parent,
+        );
+      }
+      return undefined;
+    }
     const { call } = pending;
     if (m.kind === 'error') {
       endWithError(call, m.code, m.message);
+      return undefined;
+    }
+    // An answer that leaves the call open (input asked for, a task): its span waits for the next leg or poll.
+    const open = this.#o.calls ? unfinishedOf(m.result) : undefined;
+    if (open) {
+      this.#o.calls?.park(call, open);
       return undefined;
     }
     const broken = checkOutput(call, m.result);
@@ -337,6 +413,40 @@ export class McpObserver {
       return enforcedResponse(m.id, call.tool, broken);
     }
     return undefined;
+  }
+
+  /**
+   * The upstream asks the client for input while a call is open (a 2025 session, where the SDK's shim or the
+   * handler sends `elicitation/create` and the like inside the `tools/call`): a round of that call when it is the
+   * session's only one in flight (the request does not say which call it serves).
+   */
+  #inputAsked(id: string | number, method: string): void {
+    if (!this.#o.calls || !INPUT_METHODS.has(method)) return;
+    let call: OpenCall | undefined;
+    for (const p of this.#pending.values()) {
+      if (p.kind !== 'call') continue;
+      if (call) return;
+      call = p.call;
+    }
+    if (!call) return;
+    if (this.#asked.size >= MAX_ASKED) this.#asked.clear();
+    this.#asked.set(idKey(id), { call, since: performance.now() });
+  }
+
+  /** The client's answer to an input request: the round's wait counted for its call. */
+  #inputAnswered(line: Buffer): void {
+    try {
+      for (const m of parseLine(line.toString('utf8')) ?? []) {
+        if ((m.kind !== 'result' && m.kind !== 'error') || m.id === null) continue;
+        const asked = this.#asked.get(idKey(m.id));
+        if (!asked) continue;
+        this.#asked.delete(idKey(m.id));
+        asked.call.logical ??= newLogicalCall();
+        inputRound(asked.call.logical, performance.now() - asked.since);
+      }
+    } catch (error) {
+      this.#unreadable('client', error);
+    }
   }
 
   /** The protocol version `initialize` agreed on (`server/discover` answers with the versions it supports). */

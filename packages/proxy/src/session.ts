@@ -5,6 +5,7 @@ import { createHasher, createRedactor, readEnvConfig } from '@toolscope/instrume
 import type { CallContext } from './call-span.js';
 import { serviceOfCommand, serviceOfUrl } from './fallback-service.js';
 import type { Logger } from './log.js';
+import { LogicalCalls } from './logical-calls.js';
 import { McpObserver, type ObserverOptions } from './observer.js';
 import type { ProxyOptions } from './options.js';
 import { ProxyTelemetry, tracesUrl } from './telemetry.js';
@@ -14,6 +15,8 @@ import { ToolTable } from './tool-table.js';
 export type ProxyRun = {
   telemetry: ProxyTelemetry;
   tools: ToolTable;
+  /** Calls waiting for a later leg or a poll, across the run's sessions and connections. */
+  calls: LogicalCalls;
   /** An observer of a new session; `conversationOf` for traffic without one (see ObserverOptions). */
   observe(
     transport: CallContext['transport'],
@@ -46,6 +49,7 @@ export function createRun(options: ProxyOptions, log: Logger, env = process.env)
     log,
   });
   const tools = new ToolTable();
+  const calls = new LogicalCalls(hasher);
   log.log('info', 'toolscope-proxy started', {
     mode: options.mode,
     traces: withoutSecrets(url),
@@ -54,11 +58,13 @@ export function createRun(options: ProxyOptions, log: Logger, env = process.env)
   return {
     telemetry,
     tools,
+    calls,
     observe: (transport, sessionId, conversationOf) =>
       new McpObserver({
         ...(conversationOf ? { conversationOf } : {}),
         telemetry: telemetry.session(),
         tools,
+        calls,
         log,
         enforceOutput: options.enforceOutput,
         context: {

@@ -6,6 +6,7 @@
 // decision 0025), hence one start template per set of optional ids present, holding every key such a call sets.
 import type { Attributes } from '@opentelemetry/api';
 import * as sc from '../semconv.js';
+import { setClient, setInput, setMcpCall, setRequestIds } from '../span-contract.js';
 import type { SafeSpan } from '../telemetry.js';
 import { type DecodedExtra, requestClientInfo, requestProtocolVersion } from './request-context.js';
 import { infoString, networkTransportOf, transportOf } from './sdk-access.js';
@@ -37,18 +38,8 @@ function templateOf(
   version: string | undefined,
   transport: unknown,
 ): CallTemplate {
-  const base: Attributes = {};
-  base[sc.ATTR_MCP_METHOD_NAME] = sc.MCP_METHOD_TOOLS_CALL;
-  base[sc.ATTR_GEN_AI_OPERATION_NAME] = sc.GEN_AI_OPERATION_EXECUTE_TOOL;
-  base[sc.ATTR_GEN_AI_TOOL_NAME] = name;
-  if (version !== undefined) base[sc.ATTR_MCP_PROTOCOL_VERSION] = version;
-  const network = networkTransportOf(transport);
-  if (network !== undefined) base[sc.ATTR_NETWORK_TRANSPORT] = network;
-  const rest: Attributes = {};
-  const clientName = infoString(info, 'name');
-  if (clientName !== undefined) rest[sc.ATTR_TOOLSCOPE_MCP_CLIENT_NAME] = clientName;
-  const clientVersion = infoString(info, 'version');
-  if (clientVersion !== undefined) rest[sc.ATTR_TOOLSCOPE_MCP_CLIENT_VERSION] = clientVersion;
+  const base = setMcpCall({}, name, version, networkTransportOf(transport));
+  const rest = setClient({}, infoString(info, 'name'), infoString(info, 'version'));
   Object.assign(rest, profile.attributes);
   return { info, version, transport, base, rest, variants: [] };
 }
@@ -109,10 +100,7 @@ export function callStartAttributes(
     (conversationId ? CONVERSATION_ID : 0) |
     (callId ? CALL_ID : 0);
   const attributes = { ...(template.variants[mask] ?? variantOf(template, mask)) };
-  if (e.requestId !== undefined) attributes[sc.ATTR_JSONRPC_REQUEST_ID] = e.requestId;
-  if (e.sessionId !== undefined) attributes[sc.ATTR_MCP_SESSION_ID] = e.sessionId;
-  if (conversationId) attributes[sc.ATTR_GEN_AI_CONVERSATION_ID] = conversationId;
-  if (callId) attributes[sc.ATTR_GEN_AI_TOOL_CALL_ID] = callId;
+  setRequestIds(attributes, e.requestId, e.sessionId, conversationId, callId);
   return attributes;
 }
 
@@ -129,7 +117,6 @@ export function setCallAttributes(
 ): void {
   if (!span.recording) return;
   if (profile.template) span.setAttributes(profile.template.rest);
-  span.setAttribute(sc.ATTR_TOOLSCOPE_INPUT_SHAPE, inputShape);
-  if (state.capture)
-    span.setAttribute(sc.ATTR_GEN_AI_TOOL_CALL_ARGUMENTS, state.redactor(args ?? {}));
+  const captured = state.capture ? state.redactor(args ?? {}) : undefined;
+  span.setAttributes(setInput({}, inputShape, undefined, captured));
 }

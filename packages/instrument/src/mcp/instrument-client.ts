@@ -3,16 +3,28 @@
 // `params._meta` of every request (also when the caller passed no `_meta`), so client and server spans share one
 // trace; the span names the server as it named itself.
 import { type Attributes, context, SpanKind } from '@opentelemetry/api';
-import { afterResponse } from '../after-response.js';
 import { readEnvConfig } from '../config.js';
 import type { ValidationIssue } from '../contract.js';
 import { ToolscopeError } from '../errors.js';
 import { createHasher, type Hasher } from '../hashing.js';
-import { mcpOutputFacts } from '../output-facts.js';
+import type { LogicalCall } from '../logical-call.js';
 import { createRedactor } from '../redact.js';
 import * as sc from '../semconv.js';
+import {
+  brokenContractFailure,
+  rpcFailure,
+  setClient,
+  setFailure,
+  setLogical,
+  setMcpCall,
+  setMcpResult,
+  setRequestIds,
+  setServer,
+  toolErrorFailure,
+} from '../span-contract.js';
 import { type SafeSpan, startSafeSpanOf, withContext } from '../telemetry.js';
 import { outcomeOfPlainResult } from './call-result.js';
+import { ClientLegs } from './client-legs.js';
 import { AdvertisedOutputs } from './client-outputs.js';
 import {
   type McpClientInstrumentationOptions,
@@ -80,6 +92,11 @@ export function instrumentMcpClient<C extends object>(
     version: undefined,
   };
   const outputs = new AdvertisedOutputs();
+  const legs = new ClientLegs();
+  legs.watchInputHandlers(client, () => {
+    const era = saysVersion ? clientProtocolVersion(client) : negotiatedVersion;
+    return !isModernRevision(era);
+  });
   // `tools/call {tool}` made once per tool instead of a new string per call.
   const spanNames = new Map<string, string>();
   const spanNameOf = (tool: string): string => {
@@ -140,17 +157,6 @@ export function instrumentMcpClient<C extends object>(
     }
 
     const transport = transportOf(client);
-    const attributes: Attributes = {
-      [sc.ATTR_MCP_METHOD_NAME]: sc.MCP_METHOD_TOOLS_CALL,
-      [sc.ATTR_GEN_AI_OPERATION_NAME]: sc.GEN_AI_OPERATION_EXECUTE_TOOL,
-      [sc.ATTR_GEN_AI_TOOL_NAME]: toolName,
-    };
-    const id = nextRequestId(client);
-    if (id !== undefined) attributes[sc.ATTR_JSONRPC_REQUEST_ID] = String(id);
-    const session = transportString(transport, 'sessionId');
-    if (session) attributes[sc.ATTR_MCP_SESSION_ID] = session;
-    if (clientName) attributes[sc.ATTR_TOOLSCOPE_MCP_CLIENT_NAME] = clientName;
-    if (clientVersion) attributes[sc.ATTR_TOOLSCOPE_MCP_CLIENT_VERSION] = clientVersion;
     const serverInfo = serverInfoOf(client);
     if (serverInfo !== server.info) {
       server = {
@@ -159,17 +165,22 @@ export function instrumentMcpClient<C extends object>(
         version: infoString(serverInfo, 'version'),
       };
     }
-    if (server.name) attributes[sc.ATTR_TOOLSCOPE_MCP_SERVER_NAME] = server.name;
-    if (server.version) attributes[sc.ATTR_TOOLSCOPE_MCP_SERVER_VERSION] = server.version;
     const version =
       (saysVersion ? clientProtocolVersion(client) : undefined) ??
       transportString(transport, 'protocolVersion') ??
       negotiatedVersion;
-    if (version) attributes[sc.ATTR_MCP_PROTOCOL_VERSION] = version;
-    const network = networkTransportOf(transport);
-    if (network) attributes[sc.ATTR_NETWORK_TRANSPORT] = network;
+    const attributes = setMcpCall({}, toolName, version, networkTransportOf(transport));
+    const id = nextRequestId(client);
     const conv = meta[sc.MCP_META_CONVERSATION_ID];
-    if (typeof conv === 'string') attributes[sc.ATTR_GEN_AI_CONVERSATION_ID] = conv;
+    setRequestIds(
+      attributes,
+      id === undefined ? undefined : String(id),
+      transportString(transport, 'sessionId'),
+      typeof conv === 'string' ? conv : undefined,
+      undefined,
+    );
+    setClient(attributes, clientName, clientVersion);
+    setServer(attributes, server.name, server.version);
     if (redact) attributes[sc.ATTR_GEN_AI_TOOL_CALL_ARGUMENTS] = redact(params.arguments ?? {});
 
     const span = startSafeSpanOf(
@@ -182,40 +193,50 @@ export function instrumentMcpClient<C extends object>(
     );
     const spanContext = span.context;
     injectInto(meta, spanContext);
+    // In 2026-07-28 the SDK sends the legs of a multi round-trip call itself: followed on the transport.
+    const modern = id !== undefined && isModernRevision(version);
+    if (modern) legs.watch(transport);
+    const token = legs.begin();
+    const legCall = modern ? legs.open(String(id)) : undefined;
+    let result: unknown;
     try {
-      const result = await withContext(spanContext, () =>
-        request.call(client, withMeta(message, params, meta), ...rest),
+      result = await withContext(
+        spanContext,
+        send,
+        request,
+        client,
+        withMeta(message, params, meta),
+        rest,
       );
-      // What the result says goes on the span once the caller has it (after-response.ts).
-      afterResponse(endWithResult, {
-        span,
-        result,
-        redact,
-        toolName,
-        outputs,
-        hasherOf,
-        endTime: performance.now(),
-      });
-      return result;
     } catch (error) {
+      const logical = legs.end(token, legCall);
       const code =
         isRecord(error) && typeof error.code === 'number'
           ? String(error.code)
           : error instanceof Error
             ? error.name
             : '_OTHER';
-      span.setAttributes({
-        [sc.ATTR_ERROR_TYPE]: code,
-        ...(isRecord(error) && typeof error.code === 'number'
-          ? { [sc.ATTR_RPC_RESPONSE_STATUS_CODE]: code }
-          : {}),
-      });
+      const end: Attributes =
+        isRecord(error) && typeof error.code === 'number'
+          ? setFailure({}, rpcFailure(code))
+          : setFailure({}, { type: code });
+      if (logical) setLogical(end, logical);
+      span.setAttributes(end);
       span.end(error instanceof Error ? error.message : code);
       throw error;
     }
+    // Ended before the caller has the result: a flush right after the call exports it (decision 0047).
+    const logical = legs.end(token, legCall);
+    endWithResult(span, result, redact, toolName, outputs, hasherOf, logical);
+    return result;
   };
   Object.defineProperty(client, 'request', { configurable: true, writable: true, value: patched });
   return client;
+}
+
+/** The SDK's own `request`, called as the caller called it (a function, not a closure made per call). */
+function send(request: RequestFn, client: object, message: unknown, rest: unknown[]) {
+  return request.call(client, message, ...rest);
 }
 
 function withMeta(
@@ -223,57 +244,48 @@ function withMeta(
   params: Record<string, unknown>,
   meta: Record<string, unknown>,
 ) {
-  if (Object.keys(meta).length > 0) params._meta = meta;
+  for (const _key in meta) {
+    params._meta = meta;
+    break;
+  }
   return { ...message, params };
 }
 
-/** One answered client call whose span is still open. */
-type ClientCall = {
-  span: SafeSpan;
-  result: unknown;
-  redact: ((v: unknown) => string) | undefined;
-  toolName: string;
-  outputs: AdvertisedOutputs;
-  hasherOf: () => Hasher;
-  /** `performance.now()` when the result was back. */
-  endTime: number;
-};
-
 /** Sets the end-of-call attributes of a client span and ends it, whatever reading the result does. */
-function endWithResult(call: ClientCall): void {
+function endWithResult(
+  span: SafeSpan,
+  result: unknown,
+  redact: ((v: unknown) => string) | undefined,
+  toolName: string,
+  outputs: AdvertisedOutputs,
+  hasherOf: () => Hasher,
+  logical: LogicalCall | undefined,
+): void {
   let error: string | undefined;
   try {
-    error = recordResult(call);
+    const brokenContract: ValidationIssue[] | undefined = outputs.check(toolName, result);
+    const outcome = outcomeOfPlainResult(result, undefined, undefined);
+    // What the agent's model will read: measured where it arrives.
+    const attributes: Attributes = {};
+    if (span.recording) {
+      setMcpResult(attributes, result, hasherOf(), redact);
+      if (logical) setLogical(attributes, logical);
+    }
+    if (brokenContract) {
+      // The server answered success with a result its own advertised schema refuses: the caller cannot trust it.
+      setFailure(attributes, brokenContractFailure(brokenContract));
+      error = sc.ERROR_CODES.INVALID_OUTPUT;
+    } else if (!outcome.ok) {
+      setFailure(attributes, toolErrorFailure(outcome));
+      error = outcome.code;
+    }
+    span.setAttributes(attributes);
   } finally {
-    call.span.end(error, call.endTime);
+    span.end(error);
   }
 }
 
-/** The end-of-call attributes; returns the error code the span ends with, if any. */
-function recordResult({ span, result, redact, toolName, outputs, hasherOf }: ClientCall) {
-  const brokenContract: ValidationIssue[] | undefined = outputs.check(toolName, result);
-  const outcome = outcomeOfPlainResult(result, undefined, undefined);
-  // What the agent's model will read: measured where it arrives.
-  const attributes: Attributes = {};
-  if (span.recording) {
-    mcpOutputFacts(result, hasherOf(), attributes);
-  }
-  if (brokenContract) {
-    // The server answered success with a result its own advertised schema refuses: the caller cannot trust it.
-    attributes[sc.ATTR_ERROR_TYPE] = sc.ERROR_CODES.INVALID_OUTPUT;
-    attributes[sc.ATTR_TOOLSCOPE_ERROR_CODE] = sc.ERROR_CODES.INVALID_OUTPUT;
-    attributes[sc.ATTR_TOOLSCOPE_RETRYABLE] = false;
-    attributes[sc.ATTR_TOOLSCOPE_VALIDATION_ISSUES] = JSON.stringify(brokenContract);
-  } else if (!outcome.ok) {
-    attributes[sc.ATTR_ERROR_TYPE] = sc.ERROR_TYPE_TOOL_ERROR;
-    attributes[sc.ATTR_TOOLSCOPE_ERROR_CODE] = outcome.code;
-    attributes[sc.ATTR_TOOLSCOPE_RETRYABLE] = outcome.retryable;
-    if (outcome.reason) attributes[sc.ATTR_TOOLSCOPE_ERROR_REASON] = outcome.reason;
-  }
-  if (redact && isRecord(result))
-    attributes[sc.ATTR_GEN_AI_TOOL_CALL_RESULT] = redact(
-      result.structuredContent ?? result.content,
-    );
-  span.setAttributes(attributes);
-  return brokenContract ? sc.ERROR_CODES.INVALID_OUTPUT : outcome.ok ? undefined : outcome.code;
+/** Whether a protocol version is the stateless 2026-07-28 revision or later (dates compare as strings). */
+function isModernRevision(version: string | undefined): boolean {
+  return version !== undefined && version >= '2026-07-28';
 }

@@ -1,10 +1,11 @@
 // `instrumentMcpServer`: one SERVER span per `tools/call` on an `McpServer` (or a low-level `Server`) of
 // @modelcontextprotocol/sdk 1.x or @modelcontextprotocol/server 2.x, for tools registered before or after, with
-// trace context from `params._meta`.
+// trace context from `params._meta`; one span per logical call across its input rounds and its task's polls.
 import { diag } from '@opentelemetry/api';
 import { ToolscopeError } from '../errors.js';
 import * as sc from '../semconv.js';
 import { wrapRequestHandler } from './handlers.js';
+import { watchInputRequests } from './input-rounds.js';
 import { listContracts } from './list-contracts.js';
 import {
   type McpServerInstrumentationOptions,
@@ -14,6 +15,7 @@ import {
 } from './options.js';
 import { plainToolsCall } from './plain-tool.js';
 import { isRecord, lowLevelServerOf, type RawHandler } from './sdk-access.js';
+import { taskPolls } from './server-legs.js';
 import { createServerState, definedToolsOf, serverStateOf } from './server-state.js';
 
 // Options parsed once per options object: SDK v2's serving entries call a factory per connection or per request,
@@ -67,7 +69,16 @@ export function instrumentMcpServer<S extends object>(
       sc.MCP_METHOD_TOOLS_CALL,
       plainToolsCall(state, (name) => defined.has(name)),
     ) &&
-    wrapRequestHandler(low, 'tools/list', listContracts(state, defined));
+    wrapRequestHandler(low, 'tools/list', listContracts(state, defined)) &&
+    // A task's polls belong to the call that created it (server-legs.ts).
+    wrapRequestHandler(low, sc.MCP_METHOD_TASKS_GET, taskPolls(state, sc.MCP_METHOD_TASKS_GET)) &&
+    wrapRequestHandler(
+      low,
+      sc.MCP_METHOD_TASKS_RESULT,
+      taskPolls(state, sc.MCP_METHOD_TASKS_RESULT),
+    );
+  // Input a 2025-era call asks for inside its own request counts as its legs (input-rounds.ts).
+  watchInputRequests(low);
   if (!ok)
     diag.warn(
       '@toolscope/instrument: this MCP SDK version keeps its handlers elsewhere; tools/call is not traced',

@@ -1,70 +1,106 @@
-// The end of a plain tool's span, run once its response has gone back (after-response.ts): what the result means
-// (outcome, error code, issues), what the model receives (size and hash of content plus structuredContent), and
-// what the handler threw; then the span ends with the time the response was ready.
+// The end of a plain tool's span, on the response path (decision 0047): what the result means (outcome, error
+// code, issues), what the model receives (size and hash of content plus structuredContent), what the handler
+// threw, and what the call went through (legs, task); then the span ends, before the response goes back, so a
+// flush of the user's own provider right after the response exports it.
 import type { Attributes } from '@opentelemetry/api';
 import { exceptionAttributes } from '../exception.js';
 import { hashCanonical } from '../fingerprint.js';
-import { mcpOutputFacts } from '../output-facts.js';
+import type { LogicalCall } from '../logical-call.js';
 import * as sc from '../semconv.js';
+import {
+  type CallFailure,
+  setFailure,
+  setLogical,
+  setMcpResult,
+  toolErrorFailure,
+} from '../span-contract.js';
 import type { SafeSpan } from '../telemetry.js';
 import { outcomeOfPlainResult } from './call-result.js';
 import { isRecord } from './sdk-access.js';
 import type { ServerState } from './server-state.js';
+import { outputFor, thrownFor } from './thrown.js';
 
-/** One answered call whose span is still open. */
-export type PlainCall = {
+/** A plain tool's call as its end needs it. */
+export type PlainEnd = {
   state: ServerState;
   span: SafeSpan;
-  result: unknown;
-  /** The input's canonical JSON, copied when the call arrived; its keyed hash goes on the span at the end. */
+  /** The input's canonical JSON copied when the call arrived, or its keyed hash once taken (a parked call). */
   input: Uint8Array | string | undefined;
-  /** The call's arguments, kept only for a failed result (whose input issues are read again from them). */
-  args: unknown;
+  inputHashed: boolean;
   schemas: { input: unknown; output: unknown } | undefined;
-  /** What the handler threw, read when the response was ready (the request itself is not kept). */
-  threw: { error: unknown } | undefined;
-  /** The `structuredContent` the handler returned, kept for a failed result (the SDK may have refused it). */
-  output: { structuredContent: unknown } | undefined;
-  /** `performance.now()` when the handler's result was ready. */
-  endTime: number;
+  logical: LogicalCall | undefined;
 };
 
-/** Sets the end-of-call attributes of a plain tool's span and ends it, whatever reading the result does. */
-export function finishPlainCall(call: PlainCall): void {
+/**
+ * Sets the end-of-call attributes of a plain tool's span from its final answer and ends it, whatever reading the
+ * result does. `args` and `extra` are the final leg's (a failed result's issues and cause are read from them).
+ */
+export function endPlainCall(
+  call: PlainEnd,
+  result: unknown,
+  args: unknown,
+  extra: unknown,
+  endTime?: number,
+): void {
   let error: string | undefined;
   try {
-    error = recordPlainResult(call);
+    error = recordPlainResult(call, result, args, extra);
   } finally {
-    call.span.end(error, call.endTime);
+    call.span.end(error, endTime);
   }
 }
 
+/** Ends a plain tool's span with a failure that is not a result (a protocol error, a task that failed). */
+export function endPlainFailure(
+  call: PlainEnd,
+  failure: CallFailure,
+  message: string,
+  endTime?: number,
+): void {
+  try {
+    const end: Attributes = {};
+    if (call.span.recording) {
+      const hash = inputHashOf(call);
+      if (hash !== undefined) end[sc.ATTR_TOOLSCOPE_INPUT_HASH] = hash;
+      if (call.logical) setLogical(end, call.logical);
+    }
+    call.span.setAttributes(setFailure(end, failure));
+  } finally {
+    call.span.end(message, endTime);
+  }
+}
+
+/** The input's keyed hash: taken now from the bytes copied at arrival, or the one a parked call already took. */
+export function inputHashOf(call: PlainEnd): string | undefined {
+  const input = call.input;
+  if (input === undefined) return undefined;
+  return call.inputHashed ? (input as string) : hashCanonical(input, call.state.hasher);
+}
+
 /** The end-of-call attributes and exception event; returns the error code the span ends with, if any. */
-function recordPlainResult(call: PlainCall): string | undefined {
-  const { state, span, result } = call;
-  const outcome = outcomeOfPlainResult(result, call.args, call.schemas, call.output);
-  // What the model receives: content plus structuredContent, measured without a copy (output-size.ts).
+function recordPlainResult(
+  call: PlainEnd,
+  result: unknown,
+  args: unknown,
+  extra: unknown,
+): string | undefined {
+  const { state, span } = call;
+  const failed = isRecord(result) && result.isError === true;
+  const outcome = failed
+    ? outcomeOfPlainResult(result, args, call.schemas, outputFor(extra))
+    : undefined;
   const end: Attributes = {};
   if (span.recording) {
-    if (call.input !== undefined)
-      end[sc.ATTR_TOOLSCOPE_INPUT_HASH] = hashCanonical(call.input, state.hasher);
-    mcpOutputFacts(result, state.hasher, end);
+    const hash = inputHashOf(call);
+    if (hash !== undefined) end[sc.ATTR_TOOLSCOPE_INPUT_HASH] = hash;
+    // What the model receives: content plus structuredContent, measured without a copy (output-size.ts).
+    setMcpResult(end, result, state.hasher, state.capture ? state.redactor : undefined);
+    if (call.logical) setLogical(end, call.logical);
   }
-  if (!outcome.ok) {
-    end[sc.ATTR_ERROR_TYPE] = sc.ERROR_TYPE_TOOL_ERROR;
-    end[sc.ATTR_TOOLSCOPE_ERROR_CODE] = outcome.code;
-    end[sc.ATTR_TOOLSCOPE_RETRYABLE] = outcome.retryable;
-    end[sc.ATTR_TOOLSCOPE_PARTIAL_EFFECT] = outcome.partialEffect;
-    if (outcome.reason) end[sc.ATTR_TOOLSCOPE_ERROR_REASON] = outcome.reason;
-    if (outcome.issues) end[sc.ATTR_TOOLSCOPE_VALIDATION_ISSUES] = JSON.stringify(outcome.issues);
-  }
-  if (state.capture && isRecord(result)) {
-    end[sc.ATTR_GEN_AI_TOOL_CALL_RESULT] = state.redactor(
-      result.structuredContent ?? result.content,
-    );
-  }
+  if (outcome && !outcome.ok) setFailure(end, toolErrorFailure(outcome));
   span.setAttributes(end);
-  const threw = outcome.ok ? undefined : call.threw;
+  if (!outcome || outcome.ok) return undefined;
+  const threw = thrownFor(extra);
   if (threw) span.addEvent(sc.EVENT_EXCEPTION, exceptionAttributes(threw.error, state.capture));
-  return outcome.ok ? undefined : outcome.code;
+  return outcome.code;
 }

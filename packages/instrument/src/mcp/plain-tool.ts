@@ -1,21 +1,25 @@
 // The span of a `tools/call` to a plain MCP tool (a handler registered with the SDK, not `defineTool`): MCP
-// semconv plus the Toolscope attributes that can be known from outside the handler. What only the result tells
-// (its size, its hash, the outcome) is worked out after the response has gone back, then the span ends.
+// semconv plus the Toolscope attributes that can be known from outside the handler, and at the end what the
+// result tells (its size, its hash, the outcome), set and ended before the response goes back. A call whose answer
+// leaves it open (`input_required`, a task) keeps its span across its later legs and polls (server-legs.ts).
 import { type Attributes, SpanKind } from '@opentelemetry/api';
-import { afterResponse } from '../after-response.js';
-import { hashCanonical, type InputPrint, inputPrint } from '../fingerprint.js';
+import { type InputPrint, inputPrint } from '../fingerprint.js';
+import { newLogicalCall } from '../logical-call.js';
 import * as sc from '../semconv.js';
+import { rpcFailure, setDeclaration, setInput, UNKNOWN_TOOL } from '../span-contract.js';
 import { startSafeSpanOf, withContext } from '../telemetry.js';
+import { unfinishedOf } from './answer.js';
 import { callStartAttributes, setCallAttributes } from './call-attributes.js';
-import { finishPlainCall, type PlainCall } from './plain-finish.js';
+import { takeInputRounds } from './input-rounds.js';
+import { endPlainCall, endPlainFailure, type PlainEnd } from './plain-finish.js';
 import { serverParent } from './propagation.js';
-import { decodeExtra } from './request-context.js';
+import { type DecodedExtra, decodeExtra } from './request-context.js';
 import { isRecord, type RawHandler } from './sdk-access.js';
+import { parentSpanIdOf, parkOpenCall, resumeLeg } from './server-legs.js';
 import { mcpServerCallAttributes, type ServerState } from './server-state.js';
-import { outputFor, thrownFor } from './thrown.js';
 import { plainToolVersion, toolProfile } from './tool-profile.js';
 
-const INVALID_PARAMS = '-32602';
+const INVALID_PARAMS = -32602;
 
 /** Wraps the `tools/call` handler so plain tools get one SERVER span per call. */
 export function plainToolsCall(state: ServerState, isDefined: (name: string) => boolean) {
@@ -27,6 +31,16 @@ export function plainToolsCall(state: ServerState, isDefined: (name: string) => 
         return original(request, extra);
 
       const e = decodeExtra(extra);
+      const args = params?.arguments;
+      // A later leg of a multi round-trip call: its span is the one its first leg opened, when this process has it.
+      const echoed = e.echoedState;
+      let resumes: string | undefined;
+      if (echoed !== undefined) {
+        const leg = resumeLeg(state, name, args, parentSpanIdOf(e.meta), echoed);
+        if (leg.call) return runLeg(leg.call, original, request, extra, e, name, args);
+        resumes = leg.stateHash;
+      }
+
       const { parent, links } = serverParent(e.meta, e.headers);
       const profile = toolProfile(state, name);
       const protocolFailure =
@@ -35,9 +49,8 @@ export function plainToolsCall(state: ServerState, isDefined: (name: string) => 
           : profile?.registered.enabled === false
             ? `Tool ${name} disabled`
             : undefined;
-      const args = params?.arguments;
       let attributes: Attributes;
-      // The input's canonical bytes are copied now and hashed once the response has gone back.
+      // The input's canonical bytes are copied now and hashed when the call ends.
       let input: InputPrint | undefined;
       if (profile && !protocolFailure) {
         input = inputPrint(args ?? {});
@@ -46,14 +59,11 @@ export function plainToolsCall(state: ServerState, isDefined: (name: string) => 
         attributes = mcpServerCallAttributes(state, name, e);
         if (!protocolFailure) {
           // No readable registry (a low-level Server): what the span contract asks for, unknown as such.
-          attributes[sc.ATTR_TOOLSCOPE_SCHEMA_VERSION] = plainToolVersion(state, name, undefined);
-          attributes[sc.ATTR_TOOLSCOPE_EFFECT] = 'write';
-          attributes[sc.ATTR_TOOLSCOPE_ATTEMPT] = 1;
-          attributes[sc.ATTR_TOOLSCOPE_PARTIAL_EFFECT] = false;
+          const version = plainToolVersion(state, name, undefined);
+          setDeclaration(attributes, { ...UNKNOWN_TOOL, version });
           input = inputPrint(args ?? {});
-          attributes[sc.ATTR_TOOLSCOPE_INPUT_SHAPE] = input.shape;
-          if (state.capture)
-            attributes[sc.ATTR_GEN_AI_TOOL_CALL_ARGUMENTS] = state.redactor(args ?? {});
+          const captured = state.capture ? state.redactor(args ?? {}) : undefined;
+          setInput(attributes, input.shape, undefined, captured);
         }
       }
 
@@ -67,45 +77,62 @@ export function plainToolsCall(state: ServerState, isDefined: (name: string) => 
       );
       if (input && profile && !protocolFailure)
         setCallAttributes(span, state, profile, input.shape, args);
-      let result: unknown;
-      try {
-        result = await withContext(span.context, original, request, extra);
-      } catch (error) {
-        const code =
-          isRecord(error) && typeof error.code === 'number' ? String(error.code) : '_OTHER';
-        const end: Attributes = {
-          [sc.ATTR_ERROR_TYPE]: code,
-          [sc.ATTR_RPC_RESPONSE_STATUS_CODE]: code,
-        };
-        if (input) end[sc.ATTR_TOOLSCOPE_INPUT_HASH] = hashCanonical(input.canonical, state.hasher);
-        span.setAttributes(end);
-        span.end(error instanceof Error ? error.message : code);
-        throw error;
-      }
-      if (protocolFailure) {
-        // The SDK answers an unknown tool with an isError result; per the MCP spec it is invalid params.
-        span.setAttributes({
-          [sc.ATTR_ERROR_TYPE]: INVALID_PARAMS,
-          [sc.ATTR_RPC_RESPONSE_STATUS_CODE]: INVALID_PARAMS,
-        });
-        span.end(protocolFailure);
-        return result;
-      }
-      // A successful call keeps neither its arguments nor its request until the span ends: in a burst of calls
-      // answered before the spans end, that is less to carry through young-generation collections.
-      const failed = isRecord(result) && result.isError === true;
-      const call: PlainCall = {
+      const call: PlainEnd = {
         state,
         span,
-        result,
         input: input?.canonical,
-        args: failed ? args : undefined,
+        inputHashed: false,
         schemas: profile ? profile.schemas : undefined,
-        threw: failed ? thrownFor(extra) : undefined,
-        output: failed ? outputFor(extra) : undefined,
-        endTime: performance.now(),
+        logical: undefined,
       };
-      afterResponse(finishPlainCall, call);
-      return result;
+      if (resumes !== undefined) {
+        call.logical = newLogicalCall();
+        call.logical.resumes = resumes;
+      }
+      return runLeg(call, original, request, extra, e, name, args, protocolFailure);
     };
+}
+
+/** Runs one leg of a call under its span; ends the span with the final answer, or parks it while it is open. */
+async function runLeg(
+  call: PlainEnd,
+  original: RawHandler,
+  request: unknown,
+  extra: unknown,
+  e: DecodedExtra,
+  name: string,
+  args: unknown,
+  protocolFailure?: string,
+): Promise<unknown> {
+  let result: unknown;
+  try {
+    result = await withContext(call.span.context, original, request, extra);
+  } catch (error) {
+    const code = isRecord(error) && typeof error.code === 'number' ? error.code : '_OTHER';
+    addInputRounds(call, e);
+    endPlainFailure(call, rpcFailure(code), error instanceof Error ? error.message : String(code));
+    throw error;
+  }
+  if (protocolFailure) {
+    // The SDK answers an unknown tool with an isError result; per the MCP spec it is invalid params.
+    endPlainFailure(call, rpcFailure(INVALID_PARAMS), protocolFailure);
+    return result;
+  }
+  addInputRounds(call, e);
+  const open = unfinishedOf(result);
+  if (open) parkOpenCall(call, name, open, parentSpanIdOf(e.meta));
+  else endPlainCall(call, result, args, extra);
+  return result;
+}
+
+/** Rounds of input the request ran inside itself (a 2025 connection), added to the call's record. */
+function addInputRounds(call: PlainEnd, e: DecodedExtra): void {
+  const rounds = takeInputRounds(call.state.low, e.requestId);
+  if (!rounds) return;
+  if (!call.logical) {
+    call.logical = rounds;
+    return;
+  }
+  call.logical.legs += rounds.legs - 1;
+  call.logical.inputWaitMs += rounds.inputWaitMs;
 }

@@ -35,7 +35,7 @@ export type RegisterMcpToolOptions = {
 
 /**
  * How a `tools/call` of a `defineTool` tool shapes its span, one per call: `onResult` is a method, not a closure
- * made per call. What the model receives is measured on the span once it has gone back (it ends after the response).
+ * made per call. What the model receives is measured on the span before it ends, and then sent.
  */
 class McpCallSpan implements SpanOverride {
   readonly name: string;
@@ -44,7 +44,6 @@ class McpCallSpan implements SpanOverride {
   readonly parent: Context;
   // MCP semconv: an isError result is `tool_error`; our code stays in toolscope.error.code.
   readonly measuresOutput = true;
-  readonly endsAfterResponse = true;
   declare links?: Link[];
   declare tracerProvider?: TracerProvider;
   declare executorSignal?: AbortSignal;
@@ -136,8 +135,8 @@ export function registerMcpTool(
     if (provider) override.tracerProvider = provider;
     if (e.signal) override.executorSignal = e.signal;
     const result = await access.run(args, callOptions, override);
-    override.sent = toCallToolResult(result);
-    return override.sent;
+    // Made by `onResult` as the span ended (the same object is measured and sent), unless no span recorded it.
+    return override.sent ?? toCallToolResult(result);
   };
 
   const annotations = { readOnlyHint: tool.effect === 'read', ...options.annotations };

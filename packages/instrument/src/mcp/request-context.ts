@@ -15,6 +15,11 @@ export type DecodedExtra = {
   signal: AbortSignal | undefined;
   /** The 2026-07-28 `_meta` envelope of the request (client info, protocol version), when it carried one. */
   envelope: Record<string, unknown> | undefined;
+  /**
+   * The `requestState` a later leg of a multi round-trip call echoes (empty for a leg that only answers input);
+   * SDK v2 lifts it and `inputResponses` out of `params` into `mcpReq`. Undefined for a first leg.
+   */
+  echoedState: string | undefined;
 };
 
 function requestIdOf(id: unknown): string | undefined {
@@ -39,6 +44,7 @@ export function decodeExtra(extra: unknown): DecodedExtra {
     headers: isRecord(headers) ? headers : undefined,
     signal: signal instanceof AbortSignal ? signal : undefined,
     envelope: undefined,
+    echoedState: undefined,
   };
 }
 
@@ -58,7 +64,16 @@ function decodeContext(ctx: Record<string, unknown>, req: unknown): DecodedExtra
     headers: isHeaders(headers) ? headerRecord(headers) : undefined,
     signal: signal instanceof AbortSignal ? signal : undefined,
     envelope: isRecord(envelope) ? envelope : undefined,
+    echoedState: echoedStateOfContext(r),
   };
+}
+
+/** The `requestState` accessor's value (the SDK's shared accessor answers undefined for a first leg). */
+function echoedStateOfContext(req: Record<string, unknown>): string | undefined {
+  const accessor = req.requestState;
+  const state: unknown = typeof accessor === 'function' ? accessor() : undefined;
+  if (typeof state === 'string') return state;
+  return req.inputResponses !== undefined ? '' : undefined;
 }
 
 function isHeaders(value: unknown): value is Headers {

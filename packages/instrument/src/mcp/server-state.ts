@@ -5,6 +5,7 @@ import { readEnvConfig } from '../config.js';
 import { createHasher, type Hasher } from '../hashing.js';
 import { createRedactor, type Redactor } from '../redact.js';
 import * as sc from '../semconv.js';
+import { setClient, setMcpCall, setRequestIds } from '../span-contract.js';
 import type { ResolvedMcpServerOptions } from './options.js';
 import { skipper } from './options.js';
 import { type DecodedExtra, requestClientInfo, requestProtocolVersion } from './request-context.js';
@@ -120,30 +121,18 @@ export function callIds(
   };
 }
 
-/** The MCP semconv attributes of a server-side `tools/call` span. */
+/** The MCP semconv attributes of a server-side `tools/call` span (span-contract.ts). */
 export function mcpServerAttributes(
   state: ServerState | undefined,
   low: object,
   toolName: string,
   extra: DecodedExtra,
 ): Attributes {
-  const attributes: Attributes = {
-    [sc.ATTR_MCP_METHOD_NAME]: sc.MCP_METHOD_TOOLS_CALL,
-    [sc.ATTR_GEN_AI_OPERATION_NAME]: sc.GEN_AI_OPERATION_EXECUTE_TOOL,
-    [sc.ATTR_GEN_AI_TOOL_NAME]: toolName,
-  };
-  if (extra.requestId !== undefined) attributes[sc.ATTR_JSONRPC_REQUEST_ID] = extra.requestId;
-  if (extra.sessionId !== undefined) attributes[sc.ATTR_MCP_SESSION_ID] = extra.sessionId;
-  const client = requestClientInfo(low, extra);
-  const clientName = infoString(client, 'name');
-  if (clientName !== undefined) attributes[sc.ATTR_TOOLSCOPE_MCP_CLIENT_NAME] = clientName;
-  const clientVersion = infoString(client, 'version');
-  if (clientVersion !== undefined) attributes[sc.ATTR_TOOLSCOPE_MCP_CLIENT_VERSION] = clientVersion;
   const version = requestProtocolVersion(extra, state?.negotiatedVersion);
-  if (version !== undefined) attributes[sc.ATTR_MCP_PROTOCOL_VERSION] = version;
-  const transport = networkTransportOf(transportOf(low));
-  if (transport !== undefined) attributes[sc.ATTR_NETWORK_TRANSPORT] = transport;
-  return attributes;
+  const attributes = setMcpCall({}, toolName, version, networkTransportOf(transportOf(low)));
+  setRequestIds(attributes, extra.requestId, extra.sessionId, undefined, undefined);
+  const client = requestClientInfo(low, extra);
+  return setClient(attributes, infoString(client, 'name'), infoString(client, 'version'));
 }
 
 /**
@@ -157,8 +146,6 @@ export function mcpServerCallAttributes(
 ): Attributes {
   const attributes = mcpServerAttributes(state, state.low, toolName, extra);
   const conversationId = conversationIdOf(state, toolName, extra);
-  if (conversationId) attributes[sc.ATTR_GEN_AI_CONVERSATION_ID] = conversationId;
   const callId = metaString(extra.meta, sc.MCP_META_CALL_ID);
-  if (callId) attributes[sc.ATTR_GEN_AI_TOOL_CALL_ID] = callId;
-  return attributes;
+  return setRequestIds(attributes, undefined, undefined, conversationId, callId);
 }

@@ -5,6 +5,7 @@ import type { Attributes } from '@opentelemetry/api';
 import { deprecationAttributes, deprecationOfMcpTool } from '../deprecation.js';
 import { inputJsonSchemaOf, outputJsonSchemaOf, schemaHashOf } from '../schema-hash.js';
 import * as sc from '../semconv.js';
+import { setDeclaration } from '../span-contract.js';
 import type { CallTemplate } from './call-attributes.js';
 import {
   isRecord,
@@ -77,17 +78,17 @@ function sameRecord(profile: ToolProfile, record: Record<string, unknown>): bool
 }
 
 function profileOf(state: ServerState, name: string, registered: RegisteredTool): ToolProfile {
-  const attributes: Attributes = {
-    [sc.ATTR_TOOLSCOPE_SCHEMA_VERSION]: plainToolVersion(state, name, registered.meta),
-  };
-  const hash = schemaHashOfRegistered(registered.inputSchema, registered.outputSchema);
-  if (hash) attributes[sc.ATTR_TOOLSCOPE_SCHEMA_HASH] = hash;
   const readOnly = isRecord(registered.annotations) && registered.annotations.readOnlyHint === true;
-  attributes[sc.ATTR_TOOLSCOPE_EFFECT] = readOnly ? 'read' : 'write';
   const d = deprecationOfMcpTool(registered.annotations, registered.meta, registered.description);
-  if (d) Object.assign(attributes, deprecationAttributes(d));
-  attributes[sc.ATTR_TOOLSCOPE_ATTEMPT] = 1;
-  attributes[sc.ATTR_TOOLSCOPE_PARTIAL_EFFECT] = false;
+  const attributes = setDeclaration(
+    {},
+    {
+      version: plainToolVersion(state, name, registered.meta),
+      schemaHash: schemaHashOfRegistered(registered.inputSchema, registered.outputSchema),
+      effect: readOnly ? 'read' : 'write',
+      deprecation: d ? deprecationAttributes(d) : undefined,
+    },
+  );
   return {
     registered,
     handler: undefined,
