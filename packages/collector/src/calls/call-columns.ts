@@ -56,6 +56,7 @@ export function columnsOf(calls: readonly ToolCall[], spans: readonly SpanIds[])
     clientName: calls.map((c) => c.clientName),
     resultBytes: calls.map((c) => c.resultBytes),
     resultTokens: calls.map((c) => c.resultTokens),
+    logical: calls.map((c) => c.logical),
     exceptionType: calls.map((c) => c.exceptionType),
     exceptionMessage: calls.map((c) => c.exceptionMessage),
   };
@@ -94,6 +95,7 @@ export function callAt(c: CallColumns, i: number): TracedCall {
     clientName: c.clientName[i] as TracedCall['clientName'],
     resultBytes: c.resultBytes[i] as TracedCall['resultBytes'],
     resultTokens: c.resultTokens[i] as TracedCall['resultTokens'],
+    logical: c.logical[i] as TracedCall['logical'],
     exceptionType: c.exceptionType[i] as TracedCall['exceptionType'],
     exceptionMessage: c.exceptionMessage[i] as TracedCall['exceptionMessage'],
   };

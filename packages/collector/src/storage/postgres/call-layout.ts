@@ -67,7 +67,7 @@ export const PG_LOOP_EVIDENCE_MIGRATION = `
   ALTER TABLE tool_call_rows ADD COLUMN output_hash TEXT;
   ALTER TABLE tool_call_rows ADD COLUMN proxy SMALLINT NOT NULL DEFAULT 0;
   DROP VIEW tool_calls;
-  ${callView((column) => `c.${column}`)};
+  ${callView((column) => `c.${column}`, 2)};
   CREATE TABLE model_calls (
     trace_seq BIGINT NOT NULL,
     start_ns BIGINT NOT NULL,

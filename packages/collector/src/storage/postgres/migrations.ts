@@ -3,6 +3,7 @@
 // transaction, under an advisory lock, so collectors starting together migrate once.
 import type { ClientBase } from 'pg';
 import { CONTRACTS_MIGRATION } from '../sql/contracts-migration.js';
+import { logicalMigration } from '../sql/logical-migration.js';
 import { OUTPUT_MIGRATION } from '../sql/output-migration.js';
 import { BACKFILL_CALLS, FILL_SOURCES } from '../sql/sides-migration.js';
 import { PG_CALL_ROWS_MIGRATION, PG_LOOP_EVIDENCE_MIGRATION } from './call-layout.js';
@@ -214,6 +215,8 @@ export const PG_MIGRATIONS: readonly string[] = [
   `DROP INDEX tool_calls_by_call_slot;
   CREATE INDEX tool_calls_by_call_block ON tool_call_rows((id / 4096), (call_id COLLATE "C"))
     WHERE call_id IS NOT NULL;`,
+  // v10: one logical call's facts on its row, and how a row counts (sql/logical-migration.ts).
+  logicalMigration((column) => `c.${column}`),
 ];
 
 export type PgMigration = { from: number; to: number };

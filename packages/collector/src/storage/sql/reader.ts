@@ -7,6 +7,7 @@ import type { RecordedCall } from '../../calls/call-record.js';
 import type { CallSide } from '../../calls/sides.js';
 import { blocksSince, blockWhere } from '../call-block.js';
 import { TOOL_IS } from '../call-row.js';
+import { logicalFromJson } from '../../calls/logical-call.js';
 import { sideWhere } from '../call-side.js';
 import type {
   CallFilter,
@@ -270,5 +271,6 @@ function callOf(r: Row): RecordedCall {
     clientName: textOrNull(r.client_name),
     resultBytes: numOrNull(r.result_bytes),
     resultTokens: numOrNull(r.result_tokens),
+    logical: logicalFromJson(r.logical),
   };
 }

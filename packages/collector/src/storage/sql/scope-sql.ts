@@ -2,6 +2,7 @@
 // them): a scope's call sequence read back inside the batch's transaction, and the stored loop flags replaced.
 // The detection stage (storage/contract.ts LoopDetection) decides which scopes and which flags.
 import { firstIssuePath } from '../../calls/issues.js';
+import { logicalFromJson } from '../../calls/logical-call.js';
 import { sideWhere } from '../call-side.js';
 import type {
   CallSequence,
@@ -39,6 +40,7 @@ const SCOPE_CALL_COLUMNS = [
   'idempotency_key_hash',
   'issues',
   'result_tokens',
+  'logical',
 ] as const;
 const CALL_COLUMNS = SCOPE_CALL_COLUMNS.join(', ');
 /** Each column's name in an object row (PostgreSQL's). */
@@ -97,7 +99,16 @@ function sequenceCallOf(r: readonly unknown[]): SequenceCall {
     idempotencyKeyHash: textOrNull(r[12]),
     firstIssuePath: firstIssuePath(r[13]),
     resultTokens: numOrNull(r[14]),
+    ...taskOf(r[15]),
   };
+}
+
+const NO_TASK = Object.freeze({ taskPolls: null, pollIntervalMs: null });
+
+/** A task's polls and interval from a row's logical facts (null for almost every row: nothing to parse). */
+function taskOf(v: unknown): Pick<SequenceCall, 'taskPolls' | 'pollIntervalMs'> {
+  const task = v === null || v === undefined ? null : logicalFromJson(v)?.task;
+  return task ? { taskPolls: task.polls, pollIntervalMs: task.pollIntervalMs } : NO_TASK;
 }
 
 function modelCallOf(r: Row): SequenceModelCall {

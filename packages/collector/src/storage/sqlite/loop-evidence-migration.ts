@@ -9,7 +9,7 @@ export const LOOP_EVIDENCE_MIGRATION = `
   ALTER TABLE tool_call_rows ADD COLUMN output_hash;
   ALTER TABLE tool_call_rows ADD COLUMN proxy INTEGER NOT NULL DEFAULT 0;
   DROP VIEW tool_calls;
-  ${callView(key)};
+  ${callView(key, 2)};
   CREATE TABLE model_calls (
     trace_seq INTEGER NOT NULL,
     start_ns INTEGER NOT NULL,

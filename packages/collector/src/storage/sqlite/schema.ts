@@ -5,9 +5,10 @@
 import type Database from 'better-sqlite3';
 import { callBucket } from '../call-bucket.js';
 import { CONTRACTS_MIGRATION } from '../sql/contracts-migration.js';
+import { logicalMigration } from '../sql/logical-migration.js';
 import { OUTPUT_MIGRATION } from '../sql/output-migration.js';
 import { BACKFILL_CALLS, FILL_SOURCES } from '../sql/sides-migration.js';
-import { narrowCallRows } from './call-layout.js';
+import { key, narrowCallRows } from './call-layout.js';
 import { LOOP_EVIDENCE_MIGRATION } from './loop-evidence-migration.js';
 
 /** A schema step: SQL, or a function for steps SQL alone cannot do (filling a column computed in JS). */
@@ -245,6 +246,8 @@ export const MIGRATIONS: readonly Migration[] = [
   // decision 0038): a new call lands in the newest block's small subtree whatever the rate.
   `DROP INDEX tool_calls_by_call_slot;
   CREATE INDEX tool_calls_by_call_block ON tool_call_rows((id / 4096), call_id) WHERE call_id IS NOT NULL;`,
+  // v14: one logical call's facts on its row, and how a row counts (sql/logical-migration.ts).
+  logicalMigration(key),
 ];
 
 /** A row of tool_schemas as read with safeIntegers. */
