@@ -13,7 +13,8 @@ import { context, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { BasicTracerProvider, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
-import { type Collector, type Flag, startCollector } from '@toolscope/collector';
+import { type Collector, startCollector } from '@toolscope/collector';
+import type { Flag } from '@toolscope/collector/schemas';
 import { instrumentMcpClient } from '@toolscope/instrument';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {

@@ -76,6 +76,12 @@ function span(
     result: null,
     replay: false,
     failedAttempts: [],
+    legs: 1,
+    inputWaitMs: 0,
+    task: null,
+    parts: 1,
+    complete: true,
+    joinedTo: null,
     ...call,
   };
   return base;

@@ -123,6 +123,27 @@ export const callSchema = z.object({
   /** UTF-8 bytes and approximate tokens of the result as the model received it. */
   resultBytes: z.number().int().nullable(),
   resultTokens: z.number().int().nullable(),
+  /**
+   * One logical call (docs/span-contract.md): its rounds (1, plus one per round of input it asked for), the
+   * milliseconds it waited for that input, and, for a call that became a task, its `tasks/get` polls, the
+   * server's poll interval and the task's last status. `durationMs` runs from the first request to the final result.
+   */
+  legs: z.number().int(),
+  inputWaitMs: z.number(),
+  task: z
+    .object({
+      polls: z.number().int(),
+      pollIntervalMs: z.number().nullable(),
+      status: z.string().nullable(),
+    })
+    .nullable(),
+  /** Spans joined into this call: 1 when one span saw it whole; more when processes each saw a part. */
+  parts: z.number().int(),
+  /**
+   * false while what is stored of the call shows no final result: it awaits its next leg, resumes a leg not
+   * stored, or is a task whose last status is not terminal.
+   */
+  complete: z.boolean(),
 });
 export type Call = z.infer<typeof callSchema>;
 export const callsResponseSchema = z.object({
@@ -146,6 +167,11 @@ export const spanCallSchema = callSchema.extend({
       reason: z.string().nullable(),
     }),
   ),
+  /**
+   * A span that is a part of another span's logical call (a leg or a poll that another process served): that
+   * span's id, whose `call` is the whole call; null otherwise. Its own `call` is what the part saw.
+   */
+  joinedTo: z.string().nullable(),
 });
 export type SpanCall = z.infer<typeof spanCallSchema>;
 
