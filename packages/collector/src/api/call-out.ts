@@ -62,10 +62,9 @@ export function callOut(c: RecordedCall): Call {
 }
 
 /** A call's logical facts as the API says them: one leg, no wait, no task, one part when the span said nothing. */
-function logicalOut(c: RecordedCall): Pick<
-  Call,
-  'legs' | 'inputWaitMs' | 'task' | 'parts' | 'complete'
-> {
+function logicalOut(
+  c: RecordedCall,
+): Pick<Call, 'legs' | 'inputWaitMs' | 'task' | 'parts' | 'complete'> {
   const l = c.logical;
   if (l === null) return ONE_LEG;
   const t = l.task;

@@ -79,7 +79,9 @@ export function logicalOf(a: Attributes, startNs: bigint, pollPart: boolean): Lo
     // A poll part is no request of the call's own: only a round of input the task asked for adds a leg.
     legs: pollPart ? rounds - 1 : rounds,
     inputWaitMs: wait ?? 0,
-    task: isTask ? { polls: polls ?? 0, pollIntervalMs: interval, status: taskStatus, idHash } : null,
+    task: isTask
+      ? { polls: polls ?? 0, pollIntervalMs: interval, status: taskStatus, idHash }
+      : null,
     awaits,
     resumes,
     parts: 1,

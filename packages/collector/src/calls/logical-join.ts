@@ -4,7 +4,7 @@
 // same tool and input hash (and the same parent span when both have one), are one call; so is every part with
 // the same task hash. The joined call runs from its first part's start to its last part's end; its legs, input
 // wait, polls and parts are the sums of its parts', its outcome, status and interval its last part's.
-import { type LogicalCall, POLL_PART_TOOL, type TaskFacts } from './logical-call.js';
+import { isComplete, type LogicalCall, POLL_PART_TOOL, type TaskFacts } from './logical-call.js';
 import { KIND_CLIENT } from './sides.js';
 import type { ToolCall } from './tool-call.js';
 
@@ -184,20 +184,29 @@ const endOf = (p: MergePart) => p.startNs + BigInt(Math.round(p.durationMs * 1e6
 const lastStartOf = (p: MergePart) => p.logical?.lastStartNs ?? p.startNs;
 
 /**
+ * Which of two parts came later in the call: a part that ended it (no leg awaited, no task left unfinished)
+ * comes after one that did not, whatever the clocks say (processes' clocks differ, and a part waiting for its
+ * next leg ends only at its idle timeout); between two of a kind, the later start.
+ */
+function later(a: MergePart, b: MergePart): number {
+  const fa = isComplete(a.logical) ? 1 : 0;
+  const fb = isComplete(b.logical) ? 1 : 0;
+  if (fa !== fb) return fa - fb;
+  const x = lastStartOf(a);
+  const y = lastStartOf(b);
+  return x < y ? -1 : x > y ? 1 : 0;
+}
+
+/**
  * The call `parts` make together (at least one; a part may itself be a call joined before, so the merge of
  * merges is the merge of all their parts).
  */
 export function mergeParts(parts: readonly MergePart[]): MergedCall {
   let first = parts[0] as MergePart;
-  let last = first;
-  for (const p of parts) {
-    if (p.startNs < first.startNs) first = p;
-    if (lastStartOf(p) > lastStartOf(last)) last = p;
-  }
+  for (const p of parts) if (p.startNs < first.startNs) first = p;
   // Later parts' facts override earlier ones': the interval and status a task last had.
-  const ordered = [...parts].sort((a, b) =>
-    lastStartOf(a) < lastStartOf(b) ? -1 : lastStartOf(a) > lastStartOf(b) ? 1 : 0,
-  );
+  const ordered = [...parts].sort(later);
+  const last = ordered.at(-1) as MergePart;
   let legs = 0;
   let inputWaitMs = 0;
   let count = 0;

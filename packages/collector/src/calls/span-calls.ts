@@ -75,7 +75,8 @@ function joinParts(
       durationMs: merged.durationMs,
       logical: merged.logical,
     };
-    for (const m of g.members) if (m !== g.holder) joinedTo.set(indexes[m] as number, holder.spanId);
+    for (const m of g.members)
+      if (m !== g.holder) joinedTo.set(indexes[m] as number, holder.spanId);
   }
 }
 

@@ -42,7 +42,10 @@ const linkOfStored = (s: Stored): LinkView => ({
 });
 
 /** The join of a trace's new rows `rows` with its stored rows, or null when no new row is a part of anything. */
-export function joinTrace(rows: readonly TracedCall[], stored: readonly Stored[]): TraceJoin | null {
+export function joinTrace(
+  rows: readonly TracedCall[],
+  stored: readonly Stored[],
+): TraceJoin | null {
   if (!rows.some((r) => r.logical !== null)) return null;
   // Stored parts already joined are inside their holder's call; a stored row without facts links to nothing.
   const candidates = stored.filter(

@@ -3,13 +3,14 @@
 // for both writers. A row's outcome (what a joined call takes from its last part) is read only for the rows with
 // logical facts, which are few: the other rows' texts are not sent.
 
-import type { StoredCall } from '../calls/pairing.js';
 import { logicalFromJson } from '../calls/logical-call.js';
+import type { StoredCall } from '../calls/pairing.js';
 import type { StoredCallRow } from './batch-rows.js';
 import { big, num, numOrNull, type Row, text, textOrNull } from './sql/db.js';
 
 /** A column of the rows with logical facts only (null for the others). */
-const ofParts = (column: string) => `CASE WHEN logical IS NULL THEN NULL ELSE ${column} END AS ${column}`;
+const ofParts = (column: string) =>
+  `CASE WHEN logical IS NULL THEN NULL ELSE ${column} END AS ${column}`;
 
 export const STORED_CALL_COLUMNS = `id, trace_seq, span_id, parent_span_id, call_id, tool, kind, paired, proxy, version,
   code, error_type, is_error, duration_ms, start_ns, result_bytes, result_tokens, part, logical,

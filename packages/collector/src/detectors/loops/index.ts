@@ -17,7 +17,13 @@ import {
 import { taskPolling } from './task-polling.js';
 
 /** Every loop detector; each runs over every scope, and their flags are arbitrated by SUPERSEDES below. */
-export const LOOP_DETECTORS: readonly LoopDetector[] = [repeats, cycles, churn, polling, taskPolling];
+export const LOOP_DETECTORS: readonly LoopDetector[] = [
+  repeats,
+  cycles,
+  churn,
+  polling,
+  taskPolling,
+];
 
 /**
  * Which kinds a kind supersedes when its flag covers all of the other flag's calls: one loop, one kind. The

@@ -4,10 +4,10 @@
 // reader thread, PostgreSQL on the pool.
 
 import type { RecordedCall } from '../../calls/call-record.js';
+import { logicalFromJson } from '../../calls/logical-call.js';
 import type { CallSide } from '../../calls/sides.js';
 import { blocksSince, blockWhere } from '../call-block.js';
 import { TOOL_IS } from '../call-row.js';
-import { logicalFromJson } from '../../calls/logical-call.js';
 import { sideWhere } from '../call-side.js';
 import type {
   CallFilter,
