@@ -11,12 +11,13 @@ import { createMcpHandler, McpServer } from '@modelcontextprotocol/server';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { BasicTracerProvider, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
-import { startCollector } from '@toolscope/collector';
+import { runCli, startCollector } from '@toolscope/collector';
 import type { Call, Flag, SpanOut, ToolStats } from '@toolscope/collector/schemas';
 import { instrumentMcpServer } from '@toolscope/instrument';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { BACKENDS } from '../../packages/collector/test/backends.js';
+import { captureIo } from '../../packages/collector/test/harness.js';
 import { endParked } from '../../packages/instrument/src/parked.js';
 import {
   envelope,
@@ -194,6 +195,20 @@ for (const backend of BACKENDS) {
           spanIds: [byTool.get('export')?.spanId],
         });
         expect(impatient?.evidence.observedPollIntervalMs).toBeLessThan(EXPORT_INTERVAL_MS / 2);
+
+        // `toolscope report` counts the same: one call per tool, the impatient client's flag and no other.
+        const io = captureIo();
+        expect(await runCli(['report', '--url', collector.url, '--format', 'json'], io)).toBe(0);
+        const printed = JSON.parse(io.stdout) as {
+          tools: { name: string; calls: number }[];
+          flags: { kind: string }[];
+        };
+        expect(printed.tools.map((t) => [t.name, t.calls]).sort()).toEqual([
+          ['book', 1],
+          ['export', 1],
+          ['report', 1],
+        ]);
+        expect(printed.flags.map((f) => f.kind)).toEqual(['polling_faster_than_interval']);
 
         // The trace: every part's span is there, each naming the span that holds its call.
         const { spans } = await api<{ spans: SpanOut[] }>(`/api/traces/${traceId}`);
