@@ -72,10 +72,13 @@ export function batchRows(batch: WriteBatch, stored: StoredState): BatchRows {
   const joins: Joins = { joinedIds: [], extended: [], now: new Map(), countedBefore: new Set() };
   for (const [seq, rows] of groupBySeq(calls)) {
     const storedCalls = existed.get(seq) ? stored.storedCalls(seq) : [];
-    const join = joinTrace(
-      rows.map((r) => r.call),
-      storedCalls,
-    );
+    // Few traces have a part of a logical call: the others skip the join.
+    const join = rows.some((r) => r.call.logical !== null)
+      ? joinTrace(
+          rows.map((r) => r.call),
+          storedCalls,
+        )
+      : null;
     if (join) applyJoin(join, rows, minutes, counted, joins);
     // The common batch (a new trace, one side instrumented) has nothing to pair: skip the indexes.
     if (storedCalls.length === 0 && !rows.some((r) => r.call.kind === KIND_CLIENT || r.call.proxy))

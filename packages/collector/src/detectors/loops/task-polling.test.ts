@@ -19,6 +19,8 @@ const task = (polls: number, interval: number, ms: number, rest: Partial<CallSpe
   ...rest,
 });
 
+const withoutInterval = ({ pollIntervalMs: _, ...rest }: CallSpec): CallSpec => rest;
+
 const detect = (specs: CallSpec[]) => taskPolling.detect(scopeOf(specs), DEFAULT_LOOP_THRESHOLDS);
 
 describe('polling_faster_than_interval', () => {
@@ -43,7 +45,7 @@ describe('polling_faster_than_interval', () => {
     { name: 'polled at its interval', spec: task(6, 25, 6 * 25 + 4) },
     { name: 'polled a little faster than its interval', spec: task(10, 100, 600) },
     { name: 'polled fast, but fewer times than the poll threshold', spec: task(4, 1000, 40) },
-    { name: 'no interval given', spec: { ...task(40, 1000, 40), pollIntervalMs: undefined } },
+    { name: 'no interval given', spec: withoutInterval(task(40, 1000, 40)) },
     { name: 'no task', spec: { tool: 'look', input: 'friday', startMs: 0, endMs: 5 } },
   ])('stays quiet for a task $name', ({ spec }) => {
     expect(detect([spec])).toEqual([]);

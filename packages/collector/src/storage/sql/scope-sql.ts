@@ -83,6 +83,8 @@ export function scopeModelCallsSql(scope: LoopScopeRef['scope']): string {
 /** A call from a row of scopeCallsSql's columns, in their order. */
 function sequenceCallOf(r: readonly unknown[]): SequenceCall {
   const startNs = big(r[6]);
+  // A task's polls and interval from the row's logical facts: null for almost every row, nothing to parse.
+  const task = r[15] === null || r[15] === undefined ? null : logicalFromJson(r[15])?.task;
   return {
     traceId: text(r[0]),
     spanId: text(r[1]),
@@ -99,16 +101,9 @@ function sequenceCallOf(r: readonly unknown[]): SequenceCall {
     idempotencyKeyHash: textOrNull(r[12]),
     firstIssuePath: firstIssuePath(r[13]),
     resultTokens: numOrNull(r[14]),
-    ...taskOf(r[15]),
+    taskPolls: task ? task.polls : null,
+    pollIntervalMs: task ? task.pollIntervalMs : null,
   };
-}
-
-const NO_TASK = Object.freeze({ taskPolls: null, pollIntervalMs: null });
-
-/** A task's polls and interval from a row's logical facts (null for almost every row: nothing to parse). */
-function taskOf(v: unknown): Pick<SequenceCall, 'taskPolls' | 'pollIntervalMs'> {
-  const task = v === null || v === undefined ? null : logicalFromJson(v)?.task;
-  return task ? { taskPolls: task.polls, pollIntervalMs: task.pollIntervalMs } : NO_TASK;
 }
 
 function modelCallOf(r: Row): SequenceModelCall {
