@@ -3,6 +3,7 @@
 // measured in the same run. Returns the numbers; the scripts print them.
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
@@ -21,6 +22,8 @@ export type IngestOptions = {
   scratch: string;
   /** Runs after the collectors stopped and before the reference writes (bench:storage measures sizes here). */
   afterIngest?: () => Promise<void>;
+  /** `toolscope serve --memory-limit-mib` (0: none); unset, the collector's default. */
+  memoryLimitMib?: number | undefined;
 };
 
 export type IngestResult = {
@@ -33,13 +36,21 @@ export type IngestResult = {
   rssMiB: number[];
   cpuPerSpanUs: number;
   cores: number;
+  /** Requests answered 429 or 503 (sent again after 50 ms): the memory limit and the queue's bound at work. */
+  refused: number;
+  /** The machine's 1-minute load average at the end of the timed run, and the memory limit it ran with. */
+  load: number;
+  memoryLimit: string;
 };
 
 const tsx = fileURLToPath(new URL('../node_modules/.bin/tsx', import.meta.url));
 const main = fileURLToPath(new URL('../src/cli/main.ts', import.meta.url));
 const isPg = (db: string) => /^postgres(ql)?:\/\//i.test(db);
 
-async function serve(db: string): Promise<{ child: ChildProcess; url: string; pid: number }> {
+async function serve(
+  db: string,
+  memoryLimitMib: number | undefined,
+): Promise<{ child: ChildProcess; url: string; pid: number }> {
   const child = spawn(
     tsx,
     [
@@ -56,6 +67,7 @@ async function serve(db: string): Promise<{ child: ChildProcess; url: string; pi
       '0',
       '--grpc-port',
       '0',
+      ...(memoryLimitMib === undefined ? [] : ['--memory-limit-mib', String(memoryLimitMib)]),
     ],
     { stdio: ['ignore', 'pipe', 'inherit'] },
   );
@@ -77,8 +89,10 @@ async function serve(db: string): Promise<{ child: ChildProcess; url: string; pi
   return { child, url, pid };
 }
 
+let refused = 0;
+
 async function send(url: string, body: Uint8Array): Promise<void> {
-  for (;;) {
+  for (; ; refused++) {
     const res = await fetch(`${url}/v1/traces`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-protobuf' },
@@ -99,7 +113,9 @@ function cpuSeconds(pid: number): number {
 
 export async function runIngest(o: IngestOptions): Promise<IngestResult> {
   const { batches } = o;
-  const servers = await Promise.all(Array.from({ length: o.collectors }, () => serve(o.db)));
+  const servers = await Promise.all(
+    Array.from({ length: o.collectors }, () => serve(o.db, o.memoryLimitMib)),
+  );
   // The first 5 % warm up (JIT, caches, pool connections) and are not counted.
   const warm = Math.ceil(batches.length * 0.05);
   for (let i = 0; i < warm; i++)
@@ -107,6 +123,7 @@ export async function runIngest(o: IngestOptions): Promise<IngestResult> {
   let next = warm;
   const cpuStart = servers.map((s) => cpuSeconds(s.pid));
   const start = process.hrtime.bigint();
+  refused = 0;
   await Promise.all(
     Array.from({ length: o.concurrency }, async (_, worker) => {
       const url = servers[worker % o.collectors]?.url ?? '';
@@ -114,6 +131,7 @@ export async function runIngest(o: IngestOptions): Promise<IngestResult> {
     }),
   );
   const seconds = Number(process.hrtime.bigint() - start) / 1e9;
+  const load = loadavg()[0] as number;
   const cpu = servers.reduce((n, s, i) => n + cpuSeconds(s.pid) - (cpuStart[i] ?? 0), 0);
   const spans = (batches.length - warm) * o.batchSize;
   const rssMiB = servers.map(
@@ -164,6 +182,14 @@ export async function runIngest(o: IngestOptions): Promise<IngestResult> {
     rssMiB,
     cpuPerSpanUs: (cpu * 1e6) / spans,
     cores: cpu / seconds,
+    refused,
+    load,
+    memoryLimit:
+      o.memoryLimitMib === undefined
+        ? 'default'
+        : o.memoryLimitMib === 0
+          ? 'none'
+          : `${o.memoryLimitMib} MiB`,
   };
 }
 
@@ -183,6 +209,7 @@ export function ingestLines(r: IngestResult, concurrency: number): string[] {
       .join(', ')
       .padStart(9)} MiB`,
     `  collector CPU per span, all threads          ${r.cpuPerSpanUs.toFixed(1).padStart(9)} µs  (${r.cores.toFixed(2)} of 2 cores)`,
+    `  memory limit ${r.memoryLimit}; requests refused and sent again ${r.refused}; load average ${r.load.toFixed(2)}`,
   ];
 }
 

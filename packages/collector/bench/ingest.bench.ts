@@ -1,4 +1,4 @@
-// `pnpm bench:ingest [-- --db postgres://… --collectors N]`: spans/s end to end (protobuf batches of 512 over
+// `pnpm bench:ingest [-- --db postgres://… --collectors N --memory-limit-mib N]`: spans/s end to end (protobuf batches of 512 over
 // loopback to `toolscope serve` processes, counted when acknowledged), beside the true reference measured in the
 // same run: the same rows written with plain prepared INSERTs (SQLite) or COPY (PostgreSQL) into a minimal
 // table set (reference.ts). Also each collector's peak RSS and CPU per span. Prints numbers; asserts
@@ -11,7 +11,12 @@ import { ingestLines, runIngest } from './e2e-ingest.js';
 import { makeSpans, protobufBatches } from './spans.js';
 
 const { values: args } = parseArgs({
-  options: { db: { type: 'string' }, collectors: { type: 'string' } },
+  options: {
+    db: { type: 'string' },
+    collectors: { type: 'string' },
+    // Passed to `toolscope serve`; 0 for no limit (the unbounded figure), unset for the collector's default.
+    'memory-limit-mib': { type: 'string' },
+  },
 });
 const TRACES = Number(process.env.BENCH_TRACES ?? 25_000); // 8 spans each
 const BATCH = 512;
@@ -36,6 +41,8 @@ const result = await runIngest({
   batchSize: BATCH,
   concurrency: CONCURRENCY,
   scratch: dir,
+  memoryLimitMib:
+    args['memory-limit-mib'] === undefined ? undefined : Number(args['memory-limit-mib']),
 });
 rmSync(dir, { recursive: true, force: true });
 for (const line of ingestLines(result, CONCURRENCY)) console.log(line);

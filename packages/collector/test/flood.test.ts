@@ -88,8 +88,10 @@ describe.concurrent('flood within the memory limit', () => {
         expect(metric(metrics, 'toolscope_spans_stored_total')).toBe(
           http.ackedSpans + grpc.ackedSpans,
         );
-        // More was offered than the collector holds: refusals, each counted under its reason; once the resident
-        // set passed the soft limit, refusals for memory among them (memory-limit.test.ts checks those alone).
+        // More was offered than the collector holds: refusals, each counted under its reason. Whether memory is
+        // among the reasons depends on timing this test cannot see: the limiter refuses for memory only while
+        // work is in flight past the soft limit, read every 100 ms, and a peak sampled from outside near the
+        // window's end may fall between its readings (memory-limit.test.ts checks memory refusals alone).
         const refused = (protocol: string, reason: string) =>
           metric(
             metrics,
@@ -98,10 +100,6 @@ describe.concurrent('flood within the memory limit', () => {
         expect((http.answers['429'] ?? 0) + (grpc.answers.RESOURCE_EXHAUSTED ?? 0)).toBeGreaterThan(
           0,
         );
-        if (peak > LIMIT_MIB * 0.8)
-          expect(refused('http', 'memory_limit') + refused('grpc', 'memory_limit')).toBeGreaterThan(
-            0,
-          );
         const reasons = ['memory_limit', 'bodies_in_flight', 'queue_full'];
         expect(reasons.reduce((n, r) => n + refused('http', r), 0)).toBe(http.answers['429'] ?? 0);
         expect(reasons.reduce((n, r) => n + refused('grpc', r), 0)).toBe(
