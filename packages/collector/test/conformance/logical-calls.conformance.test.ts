@@ -159,6 +159,35 @@ for (const backend of BACKENDS) {
           legs: 1,
         });
       }
+      // Three legs that three processes served, the middle one stored last, the last refused: one call of three
+      // legs. Read as three calls of one input, one failing, they would be an identical retry.
+      const ROUND_2 = '6b6b6b6b6b6b6b6b';
+      const chain = [
+        leg(
+          { trace: 13, tool: 'book_3', span: 1, durationMs: 3 },
+          { 'toolscope.call.legs': 1, 'toolscope.call.awaits': STATE },
+        ),
+        leg(
+          { trace: 13, tool: 'book_3', span: 2, agoMs: AGO - 20, durationMs: 3 },
+          {
+            'toolscope.call.legs': 1,
+            'toolscope.call.resumes': STATE,
+            'toolscope.call.awaits': ROUND_2,
+          },
+        ),
+        leg(
+          { trace: 13, tool: 'book_3', span: 3, agoMs: AGO - 40, code: 'REJECTED' },
+          { 'toolscope.call.legs': 1, 'toolscope.call.resumes': ROUND_2 },
+        ),
+      ];
+      for (const i of [0, 2, 1]) await writeSpans(s, [chain[i] as NormalizedSpan]);
+      expect(await oneCall(s, 13, 'book_3')).toMatchObject({
+        spanId: chain[0]?.spanId,
+        legs: 3,
+        parts: 3,
+        code: 'REJECTED',
+        complete: true,
+      });
       const now = nowNs();
       expect(await flagsOf(s, now - HOUR_NS, now + HOUR_NS, {})).toEqual([]);
     });
