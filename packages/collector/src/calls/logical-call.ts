@@ -89,14 +89,19 @@ export function logicalOf(a: Attributes, startNs: bigint, pollPart: boolean): Lo
   };
 }
 
+/** Whether a span's part ended its call: it awaits no leg, and it is no task or its task's status is terminal. */
+export function endsCall(l: LogicalCall | null): boolean {
+  if (l === null) return true;
+  if (l.awaits !== null) return false;
+  return l.task === null || (l.task.status !== null && TERMINAL.has(l.task.status));
+}
+
 /**
  * Whether the call reached its final result as far as its parts show: not while it awaits a leg, resumes a leg
  * not joined, or is a task whose last status is not terminal.
  */
 export function isComplete(l: LogicalCall | null): boolean {
-  if (l === null) return true;
-  if (l.awaits !== null || l.resumes !== null) return false;
-  return l.task === null || (l.task.status !== null && TERMINAL.has(l.task.status));
+  return endsCall(l) && (l === null || l.resumes === null);
 }
 
 /** The stored form (a JSON column): bigints as decimal strings. */

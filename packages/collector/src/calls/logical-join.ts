@@ -4,7 +4,7 @@
 // same tool and input hash (and the same parent span when both have one), are one call; so is every part with
 // the same task hash. The joined call runs from its first part's start to its last part's end; its legs, input
 // wait, polls and parts are the sums of its parts', its outcome, status and interval its last part's.
-import { isComplete, type LogicalCall, POLL_PART_TOOL, type TaskFacts } from './logical-call.js';
+import { endsCall, type LogicalCall, POLL_PART_TOOL, type TaskFacts } from './logical-call.js';
 import { KIND_CLIENT } from './sides.js';
 import type { ToolCall } from './tool-call.js';
 
@@ -189,12 +189,33 @@ const lastStartOf = (p: MergePart) => p.logical?.lastStartNs ?? p.startNs;
  * next leg ends only at its idle timeout); between two of a kind, the later start.
  */
 function later(a: MergePart, b: MergePart): number {
-  const fa = isComplete(a.logical) ? 1 : 0;
-  const fb = isComplete(b.logical) ? 1 : 0;
+  const fa = endsCall(a.logical) ? 1 : 0;
+  const fb = endsCall(b.logical) ? 1 : 0;
   if (fa !== fb) return fa - fb;
   const x = lastStartOf(a);
   const y = lastStartOf(b);
   return x < y ? -1 : x > y ? 1 : 0;
+}
+
+/**
+ * The links of the joined call no part of it answers (parts in call order): the state its latest part still
+ * awaits, and the state its earliest part resumed from a leg not among them.
+ */
+function openEnds(ordered: readonly MergePart[]): Pick<LogicalCall, 'awaits' | 'resumes'> {
+  const awaited = new Set<string>();
+  const resumed = new Set<string>();
+  for (const p of ordered) {
+    if (p.logical?.awaits) awaited.add(p.logical.awaits);
+    if (p.logical?.resumes) resumed.add(p.logical.resumes);
+  }
+  let awaits: string | null = null;
+  let resumes: string | null = null;
+  for (const p of ordered) {
+    const l = p.logical;
+    if (l?.awaits && !resumed.has(l.awaits)) awaits = l.awaits;
+    if (l?.resumes && !awaited.has(l.resumes) && resumes === null) resumes = l.resumes;
+  }
+  return { awaits, resumes };
 }
 
 /**
@@ -230,11 +251,10 @@ export function mergeParts(parts: readonly MergePart[]): MergedCall {
     startNs: first.startNs,
     durationMs: end > first.startNs ? Number(end - first.startNs) / 1e6 : 0,
     logical: {
-      legs: Math.max(1, legs),
+      legs,
       inputWaitMs,
       task,
-      awaits: last.logical?.awaits ?? null,
-      resumes: first.logical?.resumes ?? null,
+      ...openEnds(ordered),
       parts: count,
       lastStartNs: lastStartOf(last),
     },
