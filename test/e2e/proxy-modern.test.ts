@@ -273,5 +273,28 @@ describe('the proxy in the 2026-07-28 revision', () => {
     const services = servers.map((s) => s.service);
     expect(services).toEqual(expect.arrayContaining(['orders', 'orders-next']));
     expect(services).not.toContain(PLACEHOLDER);
+    // The tool page counts the calls per client the proxy named, in either era.
+    const page = await r.api<{ clients: unknown[] }>('/api/tools/get_forecast?since=1h');
+    expect(page.clients).toEqual(
+      expect.arrayContaining([
+        {
+          name: 'modern-agent',
+          version: '2.0.0',
+          calls: 2,
+          errors: 1,
+          errorRate: 0.5,
+          topCode: 'INVALID_INPUT',
+        },
+        {
+          name: 'legacy-agent',
+          version: '1.0.0',
+          calls: 1,
+          errors: 0,
+          errorRate: 0,
+          topCode: null,
+        },
+        { name: 'raw-agent', version: '0.1', calls: 1, errors: 1, errorRate: 1, topCode: 'FAILED' },
+      ]),
+    );
   });
 });

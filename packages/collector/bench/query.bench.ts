@@ -1,10 +1,11 @@
 // `pnpm bench:query [-- --db postgres://…]`: 1M tool calls spread over the last 24 h (traces of 6 calls, 8
-// tools), then the API's answer times measured over HTTP on loopback: /api/tools for 24 h, one trace, one page
-// of calls, flags and the dashboard's queries (time series, tool page, failing calls, search), and how long an
-// ingest request waits while /api/flags runs. SQLite by default; with a URL, an empty PostgreSQL database.
-// Prints numbers; asserts nothing.
+// tools, 3 MCP clients and calls naming none), then the API's answer times measured over HTTP on loopback:
+// /api/tools for 24 h (and for one client), one trace, one page of calls, flags and the dashboard's queries (time
+// series, tool page, failing calls, search), and how long an ingest request waits while /api/flags runs, each
+// with the load average. SQLite by default; with a URL, an empty PostgreSQL database. Prints numbers; asserts
+// nothing.
 import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
@@ -24,6 +25,12 @@ const db = args.db ?? process.env.BENCH_DB ?? join(dir, 'query.db');
 const nowNs = BigInt(Date.now()) * 1_000_000n;
 const resource = { 'service.name': 'bench-agent' };
 const hex = (n: number, len: number) => n.toString(16).padStart(len, '0');
+const CLIENTS = [
+  ['claude-desktop', '0.9.1'],
+  ['claude-desktop', '0.10.0'],
+  ['cursor', '1.2.3'],
+  null,
+] as const;
 
 function span(i: number): NormalizedSpan {
   const trace = Math.floor(i / PER_TRACE);
@@ -52,6 +59,12 @@ function span(i: number): NormalizedSpan {
     'toolscope.output.bytes': 100 + ((i * 7919) % 5000),
     'toolscope.output.tokens': Math.floor((100 + ((i * 7919) % 5000)) / 3.3),
   };
+  // Three MCP clients (one in two versions) and a quarter of the traces from a client that names none.
+  const client = CLIENTS[trace % CLIENTS.length];
+  if (client) {
+    attributes['toolscope.mcp.client.name'] = client[0];
+    attributes['toolscope.mcp.client.version'] = client[1];
+  }
   if (failing)
     Object.assign(attributes, {
       'error.type': code,
@@ -89,7 +102,7 @@ for (let i = 0; i < CALLS; i += BATCH) {
 }
 await storage.close();
 console.log(
-  `bench:query  node ${process.version}  ${storage.backend}  ${CALLS.toLocaleString('en-US')} tool calls over 24 h loaded in ${((Date.now() - t0) / 1000).toFixed(1)} s`,
+  `bench:query  node ${process.version}  ${storage.backend}  ${CALLS.toLocaleString('en-US')} tool calls over 24 h loaded in ${((Date.now() - t0) / 1000).toFixed(1)} s (load ${loadavg()[0]?.toFixed(1)})`,
 );
 
 const collector = await startCollector({ db, port: 0 });
@@ -107,7 +120,7 @@ async function timeIt(label: string, path: string, runs: number, target?: number
   const median = times[Math.floor(times.length / 2)] ?? Number.NaN;
   const suffix = target === undefined ? '' : `   (target ≤ ${target} ms)`;
   console.log(
-    `  ${label.padEnd(44)} median ${median.toFixed(1).padStart(7)} ms  max ${(times.at(-1) ?? 0).toFixed(1).padStart(7)} ms  ${bytes} B${suffix}`,
+    `  ${label.padEnd(44)} median ${median.toFixed(1).padStart(7)} ms  max ${(times.at(-1) ?? 0).toFixed(1).padStart(7)} ms  ${bytes} B  load ${loadavg()[0]?.toFixed(1)}${suffix}`,
   );
 }
 await timeIt('GET /api/tools (24 h, 8 tools)', '/api/tools?since=24h', 21, 100);
@@ -128,6 +141,7 @@ await timeIt('GET /api/flags (24 h)', '/api/flags?since=24h', 11, 500);
 // The dashboard's own queries.
 await timeIt('GET /api/timeseries (24 h, 60 steps)', '/api/timeseries?since=24h', 21, 100);
 await timeIt('GET /api/tools/get_order (24 h)', '/api/tools/get_order?since=24h', 21, 100);
+await timeIt('GET /api/tools?client=cursor (24 h)', '/api/tools?since=24h&client=cursor', 21, 100);
 await timeIt(
   'GET /api/calls?errors=true&tool=get_order',
   '/api/calls?errors=true&tool=get_order&limit=20',

@@ -149,7 +149,7 @@ export function App() {
   const view = (() => {
     switch (route.view) {
       case 'overview':
-        return <Overview range={range} tick={tick} />;
+        return <Overview range={range} tick={tick} client={route.client} />;
       case 'flags':
         return <Flags range={range} tick={tick} />;
       case 'tool':

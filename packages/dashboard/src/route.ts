@@ -1,7 +1,10 @@
 // Hash routes: the dashboard is one static page, so every view is addressable and shareable without server
 // routes, and a token in the fragment never reaches a server log.
+/** The calls of one MCP client (and one version of it), which the overview's tool list can be narrowed to. */
+export type ClientFilter = { client: string; clientVersion?: string };
+
 export type Route =
-  | { view: 'overview' }
+  | { view: 'overview'; client?: ClientFilter }
   | { view: 'flags' }
   | { view: 'tool'; name: string }
   | { view: 'trace'; traceId: string; spanId?: string }
@@ -41,8 +44,12 @@ export function parseRoute(hash: string): Route {
     }
     case 'search':
       return { view: 'search', q: param(p, 'q') ?? '' };
-    default:
-      return { view: 'overview' };
+    default: {
+      const client = param(p, 'client');
+      if (!client) return { view: 'overview' };
+      const clientVersion = param(p, 'clientVersion');
+      return { view: 'overview', client: clientVersion ? { client, clientVersion } : { client } };
+    }
   }
 }
 
@@ -58,7 +65,13 @@ const enc = encodeURIComponent;
 
 /** Hrefs of the views; values from data are always percent-encoded into the fragment. */
 export const href = {
-  overview: () => '#/',
+  /** The overview; with a client, its tool list counts that client's calls only. */
+  overview: (client?: ClientFilter) => {
+    if (!client) return '#/';
+    const p = new URLSearchParams({ client: client.client });
+    if (client.clientVersion) p.set('clientVersion', client.clientVersion);
+    return `#/?${p.toString()}`;
+  },
   flags: () => '#/flags',
   tool: (name: string) => `#/tools/${enc(name)}`,
   trace: (traceId: string, spanId?: string) =>

@@ -90,6 +90,15 @@ export function versionLabel(version: string | null): string {
   return version === 'unversioned' ? '(unversioned)' : `v${version}`;
 }
 
+/**
+ * An MCP client as a reader names it: `cursor 1.2.3`; `unknown` for calls that named no client. The name comes
+ * from the agent, so it is only ever rendered as text.
+ */
+export function clientLabel(name: string | null, version?: string | null): string {
+  if (name === null) return 'unknown';
+  return version ? `${name} ${version}` : name;
+}
+
 export function short(id: string, n = 8): string {
   return id.length > n ? `${id.slice(0, n)}…` : id;
 }

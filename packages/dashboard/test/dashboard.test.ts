@@ -6,7 +6,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Collector, startCollector } from '@toolscope/collector';
-import type { ToolsResponse } from '@toolscope/collector/schemas';
+import {
+  formatPercent,
+  type ToolDetailResponse,
+  type ToolsResponse,
+} from '@toolscope/collector/schemas';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launch, screenshot, watchedPage } from './browser.js';
@@ -187,7 +191,62 @@ describe('dashboard', () => {
     ).toEqual(['p50', 'p95', 'p99']);
     await w.page.getByRole('table', { name: 'calls' }).waitFor();
     expect(await w.page.getByRole('table', { name: 'calls' }).locator('tbody tr').count()).toBe(4);
+    // Its calls named no MCP client: one row, "unknown", holding every call.
+    const page = await api<ToolDetailResponse>('/api/tools/get_order?since=24h');
+    const clients = w.page.getByRole('table', { name: 'clients', exact: true });
+    expect(await clients.locator('tbody tr').allInnerTexts()).toEqual([
+      `unknown\t–\t${page.stats.calls}\t${page.stats.errors} INVALID_INPUT\t${formatPercent(page.stats.errorRate)}`,
+    ]);
     await screenshot(w.page, 'tool');
+  });
+
+  it('shows which clients call a tool, and one client’s tools from its link', async () => {
+    const w = await watchedPage(browser);
+    await w.page.goto(`${collector.url}/#/tools/${encodeURIComponent(HOSTILE.tool)}`);
+    const clients = w.page.getByRole('table', { name: 'clients', exact: true });
+    await clients.waitFor();
+    expect(await clients.locator('tbody tr').allInnerTexts()).toEqual([
+      `${HOSTILE.client}\t${HOSTILE.clientVersion}\t2\t2 INVALID_INPUT\t100.0 %`,
+      'cursor\t1.2.3\t1\t1 INVALID_INPUT\t100.0 %',
+    ]);
+    await screenshot(w.page, 'tool-clients');
+    // A client's name leads to the tools it called, counted over its calls only.
+    const tools = w.page.getByRole('table', { name: 'tool statistics' });
+    /** The tool list once it shows `calls` for the hostile tool (the list loads after the route changes). */
+    const listed = async (calls: string) => {
+      await tools
+        .locator(`tr[data-tool="${HOSTILE.tool.replaceAll('"', '\\"')}"] [data-col="calls"]`, {
+          hasText: new RegExp(`^${calls}$`),
+        })
+        .waitFor();
+      return tools
+        .locator('tbody tr')
+        .evaluateAll((rows) =>
+          rows.map((r) => [
+            r.getAttribute('data-tool'),
+            r.querySelector('[data-col="calls"]')?.textContent,
+          ]),
+        );
+    };
+    await clients.getByRole('link', { name: HOSTILE.client, exact: true }).click();
+    expect(await listed('2')).toEqual([[HOSTILE.tool, '2']]);
+    expect(await w.page.getByTestId('client-filter').textContent()).toContain('every client');
+    expect(await w.page.getByRole('heading', { level: 2 }).first().textContent()).toContain(
+      `Tools called by ${HOSTILE.client}`,
+    );
+    // Its version's link, the same from the other client's row, and back to every client.
+    await w.page.goBack();
+    await clients.getByRole('link', { name: '1.2.3', exact: true }).click();
+    expect(await listed('1')).toEqual([[HOSTILE.tool, '1']]);
+    expect(await w.page.getByRole('heading', { level: 2 }).first().textContent()).toContain(
+      'Tools called by cursor 1.2.3',
+    );
+    await w.page.getByRole('link', { name: 'All clients' }).click();
+    await listed('3');
+    await tools.locator('tr[data-tool="get_order"]').waitFor();
+    await w.page.getByTestId('client-filter').waitFor({ state: 'detached' });
+    expect(await w.pwned()).toBeUndefined();
+    expect(w.errors).toEqual([]);
   });
 
   it('finds a trace, a call id, a conversation and a code from the search box', async () => {
@@ -239,6 +298,22 @@ describe('dashboard', () => {
     expect(await w.page.locator('main').textContent()).toContain(HOSTILE.tool);
     await visit(`#/tools/${encodeURIComponent(HOSTILE.tool)}`, 'table[aria-label="failing paths"]');
     expect(await w.page.locator('main').textContent()).toContain(HOSTILE.path);
+    const callers = (await w.page.locator('table[aria-label="clients"]').textContent()) ?? '';
+    expect(callers).toContain(HOSTILE.client);
+    expect(callers).toContain(HOSTILE.clientVersion);
+    // The client's links stay inside the dashboard, the name and version percent-encoded into the fragment.
+    const clientLinks = await w.page
+      .locator('table[aria-label="clients"] a')
+      .evaluateAll((links) => links.map((a) => a.getAttribute('href') ?? ''));
+    expect(clientLinks.length).toBeGreaterThan(0);
+    for (const href of clientLinks) expect(href).toMatch(/^#\/\?client=[^<>"' ]+$/);
+    await visit(
+      `#/?client=${encodeURIComponent(HOSTILE.client)}&clientVersion=${encodeURIComponent(HOSTILE.clientVersion)}`,
+      'table.tools',
+    );
+    expect(await w.page.locator('main h2').first().textContent()).toContain(
+      `${HOSTILE.client} ${HOSTILE.clientVersion}`,
+    );
     await visit(`#/traces/${seeded.hostileTraceId}`, 'ol.timeline');
     // Open every collapsed detail so attribute keys and values are rendered too.
     for (const d of await w.page.locator('details').all())

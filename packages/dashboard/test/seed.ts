@@ -20,7 +20,17 @@ export const HOSTILE = {
   message: `<script>window.__pwned='message'</script>`,
   path: `<iframe src="javascript:window.__pwned='path'">`,
   conversation: `javascript:window.__pwned='conversation'`,
+  /** An MCP client's name and version (clientInfo comes from the agent). */
+  client: `"><img src=x onerror="window.__pwned='client'">`,
+  clientVersion: `javascript:window.__pwned='client-version'`,
 } as const;
+
+/** The hostile tool's callers: two calls from the hostile client, one from a plain one. */
+export const HOSTILE_CALLERS = [
+  { name: HOSTILE.client, version: HOSTILE.clientVersion },
+  { name: HOSTILE.client, version: HOSTILE.clientVersion },
+  { name: 'cursor', version: '1.2.3' },
+] as const;
 
 export type Seeded = {
   storyTraceId: string;
@@ -145,6 +155,8 @@ export async function seed(url: string): Promise<Seeded> {
             { path: HOSTILE.path, code: 'custom', message: HOSTILE.message },
           ]),
           'error.type': 'tool_error',
+          'toolscope.mcp.client.name': HOSTILE_CALLERS[i]?.name ?? '',
+          'toolscope.mcp.client.version': HOSTILE_CALLERS[i]?.version ?? '',
         },
       });
       s.setStatus({ code: 2, message: HOSTILE.message });

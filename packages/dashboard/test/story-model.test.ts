@@ -70,6 +70,7 @@ function span(
     exceptionType: null,
     exceptionMessage: null,
     clientName: null,
+    clientVersion: null,
     resultBytes: null,
     resultTokens: null,
     arguments: null,

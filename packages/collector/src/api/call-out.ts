@@ -55,6 +55,7 @@ export function callOut(c: RecordedCall): Call {
     exceptionType: c.exceptionType,
     exceptionMessage: c.exceptionMessage,
     clientName: c.clientName,
+    clientVersion: c.clientVersion,
     resultBytes: c.resultBytes,
     resultTokens: c.resultTokens,
     ...logicalOut(c),

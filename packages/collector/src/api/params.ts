@@ -2,6 +2,7 @@
 
 import { z } from 'zod';
 import { CALL_SIDES } from '../calls/sides.js';
+import { CLIENT_NAME_MAX, CLIENT_VERSION_MAX } from '../calls/tool-call.js';
 import { FLAG_KINDS } from '../detectors/flag.js';
 
 const DURATION = /^(\d{1,9})(ms|s|m|h|d|w)$/;
@@ -55,9 +56,25 @@ export const sideParam = z
   .enum(CALL_SIDES, { message: `expected one of ${CALL_SIDES.join(', ')}` })
   .default('any');
 
+/** An MCP client's name or version, no longer than a call keeps it (calls/tool-call.ts). */
+const clientText = (what: string, max: number) =>
+  z
+    .string()
+    .min(1, `expected the client's ${what}`)
+    .max(max, `a client's ${what} is stored cut to ${max} characters`);
+
 export const toolsQuerySchema = rangeQuerySchema
-  .extend({ tool: text.optional(), side: sideParam })
-  .strict();
+  .extend({
+    tool: text.optional(),
+    side: sideParam,
+    client: clientText('name', CLIENT_NAME_MAX).optional(),
+    clientVersion: clientText('version', CLIENT_VERSION_MAX).optional(),
+  })
+  .strict()
+  .refine((q) => q.clientVersion === undefined || q.client !== undefined, {
+    message: 'needs client: a version names one version of a client',
+    path: ['clientVersion'],
+  });
 
 export const cursorParam = z
   .string()

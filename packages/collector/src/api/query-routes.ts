@@ -40,10 +40,12 @@ export function registerQueryRoutes(
   app.get('/api/tools', async (request, reply) => {
     const q = parseRange(toolsQuerySchema, request.query);
     if (!q.ok) return badRequest(reply, q.message);
-    const { range } = q;
-    const summaries = await storage.contractSummaries(q.data.tool);
+    const { range, data } = q;
+    const summaries = await storage.contractSummaries(data.tool);
+    const client =
+      data.client === undefined ? undefined : { name: data.client, version: data.clientVersion };
     const body: ToolsResponse = {
-      tools: await toolStats(storage, range.sinceNs, range.untilNs, q.data.tool, q.data.side),
+      tools: await toolStats(storage, range.sinceNs, range.untilNs, data.tool, data.side, client),
       servers: serverWeights(summaries),
       contracts: contractWeights(summaries),
     };

@@ -120,6 +120,8 @@ export const callSchema = z.object({
   exceptionMessage: z.string().nullable(),
   /** The MCP client's name (its clientInfo), when the span names it. */
   clientName: z.string().nullable(),
+  /** The MCP client's version (its clientInfo), when the span names it. */
+  clientVersion: z.string().nullable(),
   /** UTF-8 bytes and approximate tokens of the result as the model received it. */
   resultBytes: z.number().int().nullable(),
   resultTokens: z.number().int().nullable(),
@@ -257,9 +259,24 @@ export const latencyBucketSchema = z.object({
   toMs: z.number(),
   count: z.number().int(),
 });
+/** One MCP client's calls of a tool over the range: the tool page's breakdown by client. */
+export const toolClientSchema = z.object({
+  /** Its name (clientInfo.name); null for the calls that named no client (the dashboard says "unknown"). */
+  name: z.string().nullable(),
+  /** Its version (clientInfo.version); null when the calls named none. */
+  version: z.string().nullable(),
+  calls: z.number().int(),
+  errors: z.number().int(),
+  errorRate: z.number(),
+  /** Its most frequent failing code; null when none of its calls failed. */
+  topCode: z.string().nullable(),
+});
+export type ToolClient = z.infer<typeof toolClientSchema>;
 export const toolDetailResponseSchema = z.object({
   name: z.string(),
   stats: toolStatsSchema,
+  /** Its calls per MCP client name and version, most calls first (at most 100), each call counted once. */
+  clients: z.array(toolClientSchema),
   versions: z.array(toolVersionSchema),
   failingPaths: z.array(failingPathSchema),
   shapes: z.array(inputShapeSchema),

@@ -19,6 +19,7 @@ const summary = { name: 'get_order', calls: 3 } as ToolStats;
 const page = (versions: SchemaVersion[], latency = [{ bucket: 0, count: 1 }]) =>
   assembleToolPage('get_order', {
     stats: { summary, latency, resultBytes: [{ bucket: 100, count: 2 }] },
+    clients: [],
     versions,
     paths: [
       {

@@ -1,12 +1,13 @@
 // The tool page (GET /api/tools/:name) assembled from the reader's neutral answers: the tool's statistics and
-// distributions over the window, its schema versions over all time (a silent change shows only next to what
+// distributions over the window, its calls by MCP client, its schema versions over all time (a silent change shows only next to what
 // came before it), its most frequent failing paths and its input shapes.
 
 import { logBucketBounds } from '../aggregation/log-buckets.js';
 import { emptySizes, mergeSizes } from '../aggregation/result-sizes.js';
-import type { FailingPath, InputShape, SchemaVersion } from '../storage/contract.js';
+import type { ClientCalls, FailingPath, InputShape, SchemaVersion } from '../storage/contract.js';
 import type { ContractReader, ToolReader } from '../storage/span-reader.js';
 import type { ToolDetailResponse, ToolStats } from './schemas.js';
+import { toolClientsOut } from './tool-clients.js';
 import { bucketsOf, statsOf, toolParts } from './tool-stats.js';
 
 /** A histogram's non-empty buckets in bucket order (aggregation/log-buckets.ts defines the buckets). */
@@ -20,6 +21,7 @@ const iso = (ns: bigint) => new Date(Number(ns / 1_000_000n)).toISOString();
 /** What the page is made of: the tool's statistics and distributions, and the reader's per-tool tables. */
 export type ToolPageParts = {
   stats: { summary: ToolStats; latency: BucketCount[]; resultBytes: BucketCount[] };
+  clients: ClientCalls[];
   versions: SchemaVersion[];
   paths: FailingPath[];
   shapes: InputShape[];
@@ -33,6 +35,7 @@ export function assembleToolPage(name: string, parts: ToolPageParts): ToolDetail
   return {
     name,
     stats: parts.stats.summary,
+    clients: toolClientsOut(parts.clients),
     versions: parts.versions.map((v) => ({
       version: v.version,
       schemaHash: v.schemaHash,
@@ -81,11 +84,12 @@ export async function toolPage(
   untilNs: bigint,
 ): Promise<ToolDetail | null> {
   // Independent questions, asked together: PostgreSQL answers them on separate connections.
-  const [parts, versions, paths, shapes] = await Promise.all([
+  const [parts, versions, paths, shapes, clients] = await Promise.all([
     toolParts(reader, sinceNs, untilNs, name, 'any', 'always'),
     reader.toolVersions(name),
     reader.topFailingPaths(name, sinceNs, untilNs),
     reader.inputShapes(name, sinceNs, untilNs),
+    reader.toolClients(name, sinceNs, untilNs),
   ]);
   const tool = parts.get(name);
   if (!tool) throw new Error('the parts of a named tool always hold it');
@@ -99,5 +103,5 @@ export async function toolPage(
     latency: bucketsOf(tool.aggregate.latency),
     resultBytes: bucketsOf(allVersions.bytes),
   };
-  return assembleToolPage(name, { stats, versions, paths, shapes });
+  return assembleToolPage(name, { stats, clients, versions, paths, shapes });
 }

@@ -5,6 +5,7 @@ import { type Histogram, quantile } from '../aggregation/histogram.js';
 import { resultSizesOf, type VersionSizes } from '../aggregation/result-sizes.js';
 import type { CallSide } from '../calls/sides.js';
 import type {
+  ClientFilter,
   ContractSummary,
   ExceptionCount,
   ToolAggregate,
@@ -32,7 +33,7 @@ export function statsOf({ aggregate: a, sources, contract, exceptions }: ToolPar
     sources,
     calls: a.calls,
     errors: a.errors,
-    errorRate: a.calls === 0 ? 0 : Math.round((a.errors / a.calls) * 10_000) / 10_000,
+    errorRate: errorRateOf(a.errors, a.calls),
     p50Ms: quantile(a.latency, 0.5),
     p95Ms: quantile(a.latency, 0.95),
     p99Ms: quantile(a.latency, 0.99),
@@ -42,6 +43,10 @@ export function statsOf({ aggregate: a, sources, contract, exceptions }: ToolPar
   };
 }
 
+/** The share of calls that failed, to four decimals (0 without calls). */
+export const errorRateOf = (errors: number, calls: number): number =>
+  calls === 0 ? 0 : Math.round((errors / calls) * 10_000) / 10_000;
+
 /** A tool with no call in the window: zero calls, empty histograms. */
 export function emptyAggregate(name: string): ToolAggregate {
   return { name, calls: 0, errors: 0, codes: {}, versions: [], latency: new Map(), sizes: [] };
@@ -49,7 +54,9 @@ export function emptyAggregate(name: string): ToolAggregate {
 
 /**
  * Each called tool's parts over the window (of one tool, when named), the reader asked once per question. The
- * tool page asks for its tool's parts also when it had no call in the window (`whether`: 'always').
+ * tool page asks for its tool's parts also when it had no call in the window (`whether`: 'always'). With
+ * `client`, the counts, histograms and exceptions are of that MCP client's calls; the sources and the contract
+ * stay the tool's own (no client is kept with them).
  */
 export async function toolParts(
   reader: ToolReader & ContractReader,
@@ -58,12 +65,13 @@ export async function toolParts(
   tool?: string,
   side: CallSide = 'any',
   whether: 'called' | 'always' = 'called',
+  client?: ClientFilter,
 ): Promise<Map<string, ToolParts>> {
   // Independent questions, asked together: PostgreSQL answers them on separate connections.
   const [aggregates, sources, exceptions, contracts] = await Promise.all([
-    reader.toolAggregates(sinceNs, untilNs, tool, side),
+    reader.toolAggregates(sinceNs, untilNs, tool, side, client),
     reader.toolSources(sinceNs, untilNs, side, tool),
-    reader.exceptionTypes(sinceNs, untilNs, tool, side),
+    reader.exceptionTypes(sinceNs, untilNs, tool, side, client),
     reader.contractSummaries(tool),
   ]);
   const sourcesOf = byTool(sources, (s: ToolSources) => s.tool);
@@ -84,15 +92,16 @@ export async function toolParts(
   return out;
 }
 
-/** The statistics of every tool called in the window (or of one), most called first. */
+/** The statistics of every tool called in the window (or of one; by one client's calls), most called first. */
 export async function toolStats(
   reader: ToolReader & ContractReader,
   sinceNs: bigint,
   untilNs: bigint,
   tool?: string,
   side: CallSide = 'any',
+  client?: ClientFilter,
 ): Promise<ToolStats[]> {
-  return [...(await toolParts(reader, sinceNs, untilNs, tool, side)).values()]
+  return [...(await toolParts(reader, sinceNs, untilNs, tool, side, 'called', client)).values()]
     .map(statsOf)
     .sort((x, y) => y.calls - x.calls || (x.name < y.name ? -1 : 1));
 }

@@ -43,6 +43,8 @@ export type ToolCall = {
   exceptionMessage: string | null;
   /** The MCP client's name (`toolscope.mcp.client.name`), when the span names it. */
   clientName: string | null;
+  /** The MCP client's version (`toolscope.mcp.client.version`), when the span names it. */
+  clientVersion: string | null;
   /** What the result cost the model's context (`toolscope.output.bytes` / `.tokens`), when the span says. */
   resultBytes: number | null;
   resultTokens: number | null;
@@ -103,6 +105,10 @@ function issuesOf(v: unknown): string | null {
   return JSON.stringify(out);
 }
 
+/** How much of an MCP client's name and version a call keeps. */
+export const CLIENT_NAME_MAX = 128;
+export const CLIENT_VERSION_MAX = 64;
+
 /** A column value that is absent when empty: an empty code or error.type names no failure. */
 const nonEmpty = (v: string | null) => (v === '' ? null : v);
 
@@ -155,7 +161,8 @@ export function toolCallOf(span: CallSpan): ToolCall | null {
     // Foreign instrumentations may only set error.type or an ERROR status: still an error.
     isError: code !== null || errorType !== null || span.statusCode === 2,
     source: dialect.source,
-    clientName: text(a[sc.ATTR_TOOLSCOPE_MCP_CLIENT_NAME], 128),
+    clientName: nonEmpty(text(a[sc.ATTR_TOOLSCOPE_MCP_CLIENT_NAME], CLIENT_NAME_MAX)),
+    clientVersion: nonEmpty(text(a[sc.ATTR_TOOLSCOPE_MCP_CLIENT_VERSION], CLIENT_VERSION_MAX)),
     resultBytes: count(a[sc.ATTR_TOOLSCOPE_OUTPUT_BYTES]),
     resultTokens: count(a[sc.ATTR_TOOLSCOPE_OUTPUT_TOKENS]),
     logical: logicalOf(a, span.startNs, pollPart),

@@ -10,7 +10,8 @@ import type { MergedCall } from '../calls/logical-join.js';
 export const CALL_ROW_COLUMNS = `trace_seq, span_id, parent_span_id, tool_id, version, schema_hash, attempt, code,
   error_type, reason, is_error, retryable, partial_effect, effect_id, duration_ms, start_ns, issues, input_hash,
   input_shape_id, idempotency_key_hash, conversation_id, call_id, kind, service_id, source_id, exception_type,
-  exception_message, client_name, result_bytes, result_tokens, paired, output_hash, proxy, logical, part`;
+  exception_message, client_name, result_bytes, result_tokens, paired, output_hash, proxy, client_version,
+  logical, part`;
 
 /** The interned columns of the physical table, each with the view column it reads as. */
 const INTERNED = [
@@ -86,6 +87,7 @@ export function callRow(
     paired,
     e.key(c.outputHash),
     c.proxy ? 1 : 0,
+    c.clientVersion,
     logicalJson(c.logical),
     part,
   ];
@@ -126,8 +128,8 @@ export function extendedRow(id: number, m: MergedCall, e: RowEncoding): unknown[
 export const JOIN_ROW_SQL = 'UPDATE tool_call_rows SET part = 1 WHERE id = ?';
 
 /**
- * The view's revision: 1 as the narrowed row's migration made it, 2 with output_hash and proxy, 4 with a
- * logical call's facts and how a row counts (logical-migration.ts).
+ * The view's revision: 1 as the narrowed row's migration made it, 2 with output_hash and proxy, 3 with
+ * client_version, 4 with a logical call's facts and how a row counts (sql/logical-migration.ts).
  */
 export const CURRENT_VIEW = 4;
 
@@ -142,10 +144,12 @@ const str = (id: string) => `(SELECT value FROM strings WHERE id = c.${id})`;
  * for every query (8–26 ms of planning, measured on 300,000 calls), and no query filters on them.
  */
 export function callView(key: (column: string) => string, since = CURRENT_VIEW): string {
-  // The view as each migration made it: output_hash is a column since SQLite v12 / PostgreSQL v8.
+  // The view as each migration made it: output_hash is a column since SQLite v12 / PostgreSQL v8, client_version
+  // since SQLite v14 / PostgreSQL v10.
   const outputHash = since >= 2 ? `, ${key('output_hash')} AS output_hash, c.proxy` : '';
-  // A logical call's facts and how the row counts, since SQLite v14 / PostgreSQL v10.
+  // A logical call's facts and how the row counts, since SQLite v15 / PostgreSQL v11.
   const logical = since >= 4 ? ', c.logical, c.part' : '';
+  const clientVersion = since >= 3 ? ', c.client_version' : '';
   return `
   CREATE VIEW tool_calls AS SELECT
     c.id, c.trace_seq, t.trace_id, ${key('span_id')} AS span_id, ${key('parent_span_id')} AS parent_span_id,
@@ -154,7 +158,7 @@ export function callView(key: (column: string) => string, since = CURRENT_VIEW):
     c.duration_ms, c.start_ns, c.issues, ${key('input_hash')} AS input_hash,
     ${str('input_shape_id')} AS input_shape, ${key('idempotency_key_hash')} AS idempotency_key_hash,
     c.conversation_id, c.call_id, c.kind, ${str('service_id')} AS service, ${str('source_id')} AS source,
-    c.paired, c.exception_type, c.exception_message, c.client_name, c.result_bytes, c.result_tokens${outputHash}${logical}
+    c.paired, c.exception_type, c.exception_message, c.client_name, c.result_bytes, c.result_tokens${outputHash}${clientVersion}${logical}
   FROM tool_call_rows AS c
     LEFT JOIN traces AS t ON t.seq = c.trace_seq
     LEFT JOIN strings AS tool ON tool.id = c.tool_id`;

@@ -88,6 +88,21 @@ export type ToolAggregate = {
   sizes: VersionSizesRecord[];
 };
 
+/** The calls of one MCP client: its name, and one version of it when given. */
+export type ClientFilter = { name: string; version?: string | undefined };
+
+/**
+ * One MCP client's calls of a tool over a window, counted once each (call-side.ts `any`): name and version null
+ * where the calls named none.
+ */
+export type ClientCalls = {
+  name: string | null;
+  version: string | null;
+  calls: number;
+  errors: number;
+  codes: Record<string, number>;
+};
+
 /** The dialects a tool's calls were read from over a window (calls/dialects.ts). */
 export type ToolSources = { tool: string; sources: string[] };
 

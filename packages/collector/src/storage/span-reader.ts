@@ -13,6 +13,8 @@ import type {
   ToolContract,
 } from './contract.js';
 import type {
+  ClientCalls,
+  ClientFilter,
   ContractSchema,
   ExceptionCount,
   FailingPath,
@@ -59,13 +61,19 @@ export interface CallReader {
 
 /** Tools over a window: aggregates from the rollups, and the per-tool tables. */
 export interface ToolReader {
-  /** Each tool's calls of `side` (default any) over the window, or of one tool: counts and histograms. */
+  /**
+   * Each tool's calls of `side` (default any) over the window, or of one tool: counts and histograms; with
+   * `client`, of that MCP client's calls only.
+   */
   toolAggregates(
     sinceNs: bigint,
     untilNs: bigint,
     tool?: string,
     side?: CallSide,
+    client?: ClientFilter,
   ): Promise<ToolAggregate[]>;
+  /** One tool's calls over the window per MCP client (name and version), each counted once. */
+  toolClients(tool: string, sinceNs: bigint, untilNs: bigint): Promise<ClientCalls[]>;
   /** The dialects each tool's calls of `side` were read from in the window. */
   toolSources(
     sinceNs: bigint,
@@ -73,12 +81,16 @@ export interface ToolReader {
     side: CallSide,
     tool?: string,
   ): Promise<ToolSources[]>;
-  /** The most frequent exception types per tool of its calls of `side` in the window (at most 5 each). */
+  /**
+   * The most frequent exception types per tool of its calls of `side` in the window (at most 5 each); with
+   * `client`, of that MCP client's calls only.
+   */
   exceptionTypes(
     sinceNs: bigint,
     untilNs: bigint,
     tool?: string,
     side?: CallSide,
+    client?: ClientFilter,
   ): Promise<ExceptionCount[]>;
   /** Calls and errors (split by code) per step, of all tools or one; with `byTool`, also per tool. */
   timeseries(
@@ -145,6 +157,7 @@ export interface SpanReader
 // Every method of SpanReader, once (a method added to the interface and not here fails to compile).
 const METHODS: Record<keyof SpanReader, true> = {
   toolAggregates: true,
+  toolClients: true,
   toolSources: true,
   exceptionTypes: true,
   calls: true,

@@ -13,8 +13,8 @@ const ofParts = (column: string) =>
   `CASE WHEN logical IS NULL THEN NULL ELSE ${column} END AS ${column}`;
 
 export const STORED_CALL_COLUMNS = `id, trace_seq, span_id, parent_span_id, call_id, tool, kind, paired, proxy, version,
-  code, error_type, is_error, duration_ms, start_ns, result_bytes, result_tokens, part, logical,
-  ${['input_hash', 'reason', 'retryable', 'partial_effect', 'output_hash', 'exception_type', 'exception_message', 'issues'].map(ofParts).join(', ')}`;
+  code, error_type, is_error, duration_ms, start_ns, result_bytes, result_tokens, client_name, client_version, part,
+  logical, ${['input_hash', 'reason', 'retryable', 'partial_effect', 'output_hash', 'exception_type', 'exception_message', 'issues'].map(ofParts).join(', ')}`;
 
 export function storedCallOf(r: Row): StoredCall<StoredCallRow> {
   const tool = text(r.tool);
@@ -43,6 +43,8 @@ export function storedCallOf(r: Row): StoredCall<StoredCallRow> {
       startNs: big(r.start_ns),
       resultBytes,
       resultTokens,
+      clientName: textOrNull(r.client_name),
+      clientVersion: textOrNull(r.client_version),
       part: num(r.part),
       logical,
       inputHash: textOrNull(r.input_hash),

@@ -9,10 +9,19 @@ import { useMemo, useState } from 'preact/hooks';
 import { query } from '../api';
 import { CallsChart } from '../chart';
 import { useApi } from '../hooks';
-import { href } from '../route';
+import { type ClientFilter, href } from '../route';
 import { useFittedSeries } from '../series';
 import { formatMs, formatPercent, rangeLabel, rangeParams, type TimeRange } from '../time';
-import { Code, counted, Load, Section, SortHeader, type SortState, versionLabel } from '../ui';
+import {
+  Code,
+  clientLabel,
+  counted,
+  Load,
+  Section,
+  SortHeader,
+  type SortState,
+  versionLabel,
+} from '../ui';
 import { FlagList, LoopWaste } from './flags';
 import { RecoveryShare } from './recovery';
 import { drawable, ToolSpark } from './sparkline';
@@ -52,16 +61,29 @@ setupToolscope({ serviceName: 'my-mcp-server', endpoint: '${location.origin}' })
   );
 }
 
-export function Overview({ range, tick }: { range: TimeRange; tick: number }) {
+export function Overview({
+  range,
+  tick,
+  client,
+}: {
+  range: TimeRange;
+  tick: number;
+  client?: ClientFilter | undefined;
+}) {
   const params = rangeParams(range);
-  const tools = useApi(`/api/tools${query(params)}`, toolsResponseSchema, tick);
+  const tools = useApi(
+    `/api/tools${query({ ...params, client: client?.client, clientVersion: client?.clientVersion })}`,
+    toolsResponseSchema,
+    tick,
+  );
   // One series for the chart and the tools' sparklines, so both show the same steps.
   const series = useFittedSeries(range, tick, undefined, true);
   const sparks = new Map(
     series.state === 'ready' ? (series.data.tools ?? []).map((t) => [t.name, t]) : [],
   );
-  // The column shows only when some tool's calls spread over more than one step.
-  const overTime = [...sparks.values()].some(drawable);
+  // The column shows only when some tool's calls spread over more than one step, and not for one client's
+  // calls (the series counts every client).
+  const overTime = !client && [...sparks.values()].some(drawable);
   const flags = useApi(`/api/flags${query(params)}`, flagsResponseSchema, tick);
   const [sort, setSort] = useState<SortState<Key>>({ key: 'calls', desc: true });
   const rows = useMemo(
@@ -70,11 +92,27 @@ export function Overview({ range, tick }: { range: TimeRange; tick: number }) {
   );
   return (
     <>
-      <Section title={`Tools, ${rangeLabel(range)}`}>
+      <Section
+        title={
+          client
+            ? `Tools called by ${clientLabel(client.client, client.clientVersion)}, ${rangeLabel(range)}`
+            : `Tools, ${rangeLabel(range)}`
+        }
+      >
+        {client && (
+          <p class="state" data-testid="client-filter">
+            Only the calls of this client. The chart and the flags below count every client.{' '}
+            <a href={href.overview()}>All clients</a>
+          </p>
+        )}
         <Load loaded={tools} what="tool statistics">
           {(data) =>
             data.tools.length === 0 ? (
-              <EmptyState />
+              client ? (
+                <p class="state">No calls from this client in this range.</p>
+              ) : (
+                <EmptyState />
+              )
             ) : (
               <div class="table-wrap">
                 <table class="tools" aria-label="tool statistics">
@@ -130,16 +168,27 @@ export function Overview({ range, tick }: { range: TimeRange; tick: number }) {
                           {formatMs(t.p95Ms)}
                         </td>
                         <td class="codes">
-                          {Object.entries(t.codes).map(([code, n]) => (
-                            <a
-                              key={code}
-                              class="chip"
-                              href={href.calls({ tool: t.name, code })}
-                              title={`${counted(n, 'call')} with ${code}`}
-                            >
-                              <Code code={code} /> {n}
-                            </a>
-                          ))}
+                          {Object.entries(t.codes).map(([code, n]) =>
+                            // The calls list has no client filter: a link would list every client's calls.
+                            client ? (
+                              <span
+                                key={code}
+                                class="chip"
+                                title={`${counted(n, 'call')} with ${code}`}
+                              >
+                                <Code code={code} /> {n}
+                              </span>
+                            ) : (
+                              <a
+                                key={code}
+                                class="chip"
+                                href={href.calls({ tool: t.name, code })}
+                                title={`${counted(n, 'call')} with ${code}`}
+                              >
+                                <Code code={code} /> {n}
+                              </a>
+                            ),
+                          )}
                         </td>
                         <td>{t.versions.map(versionLabel).join(', ') || '–'}</td>
                         <td data-col="sources">{t.sources.join(', ') || '–'}</td>

@@ -1,4 +1,4 @@
-// Tool detail: versions and schema hashes over time, failing paths, input shapes, latency, result sizes, failing
+// Tool detail: who calls it (per MCP client), versions and schema hashes over time, failing paths, input shapes, latency, result sizes, failing
 // calls.
 import {
   callsResponseSchema,
@@ -19,6 +19,7 @@ import { CallTable } from './calls';
 import { Contracts } from './contracts';
 import { ToolRecovery } from './recovery';
 import { ResultSizes } from './result-sizes';
+import { Clients } from './tool-clients';
 
 function Versions({ versions }: { versions: ToolDetailResponse['versions'] }) {
   if (versions.length === 0) {
@@ -141,6 +142,9 @@ export function ToolView({ name, range, tick }: { name: string; range: TimeRange
                 from <b data-field="sources">{d.stats.sources.join(', ') || '–'}</b>
               </div>
             </div>
+            <Section title="Clients">
+              <Clients clients={d.clients} calls={d.stats.calls} />
+            </Section>
             <Section title="Versions and schema hashes">
               <Versions versions={d.versions} />
             </Section>

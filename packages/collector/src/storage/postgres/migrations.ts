@@ -2,6 +2,7 @@
 // read queries (storage/sql) run unchanged. Versioned in toolscope_schema; each step runs once, in a
 // transaction, under an advisory lock, so collectors starting together migrate once.
 import type { ClientBase } from 'pg';
+import { clientsMigration } from '../sql/clients-migration.js';
 import { CONTRACTS_MIGRATION } from '../sql/contracts-migration.js';
 import { logicalMigration } from '../sql/logical-migration.js';
 import { OUTPUT_MIGRATION } from '../sql/output-migration.js';
@@ -215,7 +216,13 @@ export const PG_MIGRATIONS: readonly string[] = [
   `DROP INDEX tool_calls_by_call_slot;
   CREATE INDEX tool_calls_by_call_block ON tool_call_rows((id / 4096), (call_id COLLATE "C"))
     WHERE call_id IS NOT NULL;`,
-  // v10: one logical call's facts on its row, and how a row counts (sql/logical-migration.ts).
+  // v10: the MCP client's version on each call, and the rollups per client (sql/clients-migration.ts).
+  clientsMigration({
+    key: (column) => `c.${column}`,
+    tableSuffix: '',
+    jsonObject: (k, v) => `jsonb_object_agg(${k}, ${v})::text`,
+  }),
+  // v11: one logical call's facts on its row, and how a row counts (sql/logical-migration.ts).
   logicalMigration((column) => `c.${column}`),
 ];
 

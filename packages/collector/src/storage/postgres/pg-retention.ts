@@ -37,10 +37,11 @@ export function deleteBefore(pool: pg.Pool, cutoffNs: bigint, maxTraces: number)
       );
     }
     const minute = (cutoffNs / NS_PER_MINUTE).toString();
-    await client.query('DELETE FROM tool_minutes WHERE minute < $1', [minute]);
-    await client.query('DELETE FROM tool_hours WHERE hour < $1', [
-      (cutoffNs / NS_PER_HOUR).toString(),
-    ]);
+    const hour = (cutoffNs / NS_PER_HOUR).toString();
+    for (const table of ['tool_minutes', 'tool_client_minutes'])
+      await client.query(`DELETE FROM ${table} WHERE minute < $1`, [minute]);
+    for (const table of ['tool_hours', 'tool_client_hours'])
+      await client.query(`DELETE FROM ${table} WHERE hour < $1`, [hour]);
     for (const table of ['flags', 'tool_schemas', 'tool_shapes'])
       await client.query(`DELETE FROM ${table} WHERE last_ns < $1`, [cutoffNs.toString()]);
     await client.query('DELETE FROM tool_paths WHERE minute < $1', [minute]);

@@ -56,6 +56,8 @@ describe('tallyStatement', () => {
         startNs: T,
         resultBytes: 10,
         resultTokens: 2,
+        clientName: 'cursor',
+        clientVersion: '1.2.3',
       },
       'server',
     );
@@ -70,6 +72,8 @@ describe('tallyStatement', () => {
       'tool_paths',
       'tool_minutes',
       'tool_hours',
+      'tool_client_minutes',
+      'tool_client_hours',
     ])
       expect(statement.sql.split(`INSERT INTO ${table} `).length - 1, table).toBe(1);
     // Every argument is a column of its table's rows, and each table has one row here.

@@ -3,7 +3,7 @@
 // what other collectors wrote instead of overwriting it; histograms are merged by toolscope_hist_merge.
 import type pg from 'pg';
 import { serialize } from '../../aggregation/histogram.js';
-import type { Rollup } from '../../aggregation/rollups.js';
+import type { Rollup, RollupTable } from '../../aggregation/rollups.js';
 import type { Tallies } from '../../aggregation/tallies.js';
 import { contractRows } from '../../contracts/catalog-rows.js';
 import type { ContractValues } from '../../contracts/contract-span.js';
@@ -102,28 +102,35 @@ const PATHS_SQL = `INSERT INTO tool_paths AS p (tool, code, path, minute, count,
   SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::bigint[], $6::text[])
   ON CONFLICT (tool, code, path, minute) DO UPDATE SET count = p.count + excluded.count,
     last_trace_id = excluded.last_trace_id`;
+/** The rollup tables, each with its time column and whether the MCP client is in its key. */
 const ROLLUP_TABLES = [
-  ['tool_minutes', 'minute'],
-  ['tool_hours', 'hour'],
-] as const;
-const rollupSql = (table: string, column: string) =>
-  `INSERT INTO ${table} AS r (${column}, tool, version, code, side, calls, errors, hist, ${ROLLUP_SIZES})
-  SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[], $7::bigint[],
-    $8::text[], $9::text[], $10::text[], $11::bigint[], $12::bigint[])
-  ON CONFLICT (${column}, tool, version, code, side) DO UPDATE SET calls = r.calls + excluded.calls,
+  ['tool_minutes', 'minute', false],
+  ['tool_hours', 'hour', false],
+  ['tool_client_minutes', 'minute', true],
+  ['tool_client_hours', 'hour', true],
+] as const satisfies readonly (readonly [RollupTable, string, boolean])[];
+const rollupSql = (table: string, column: string, client: boolean) => {
+  const key = `${column}, tool, version, code, side${client ? ', client_name, client_version' : ''}`;
+  const types = ['bigint', 'text', 'text', 'text', 'text'];
+  if (client) types.push('text', 'text');
+  types.push('bigint', 'bigint', 'text', 'text', 'text', 'bigint', 'bigint');
+  return `INSERT INTO ${table} AS r (${key}, calls, errors, hist, ${ROLLUP_SIZES})
+  SELECT * FROM unnest(${types.map((type, i) => `$${i + 1}::${type}[]`).join(', ')})
+  ON CONFLICT (${key}) DO UPDATE SET calls = r.calls + excluded.calls,
     errors = r.errors + excluded.errors, hist = toolscope_hist_merge(r.hist, excluded.hist),
     bytes_hist = toolscope_hist_merge(r.bytes_hist, excluded.bytes_hist),
     tokens_hist = toolscope_hist_merge(r.tokens_hist, excluded.tokens_hist),
     max_bytes = GREATEST(r.max_bytes, excluded.max_bytes),
     max_tokens = GREATEST(r.max_tokens, excluded.max_tokens)`;
+};
 
-/** The six writes, in the order detectorArgs and rollupArgs give their arguments. */
+/** The eight writes, in the order detectorArgs and rollupArgs give their arguments. */
 const TALLIES_SQL = oneStatement([
   SCHEMAS_SQL,
   SHAPES_SQL,
   SOURCES_SQL,
   PATHS_SQL,
-  ...ROLLUP_TABLES.map(([table, column]) => rollupSql(table, column)),
+  ...ROLLUP_TABLES.map(([table, column, client]) => rollupSql(table, column, client)),
 ]);
 
 /**
@@ -182,21 +189,25 @@ function detectorArgs(t: Tallies): unknown[] {
 }
 
 function rollupArgs(rollups: Rollup[]): unknown[] {
-  return ROLLUP_TABLES.flatMap(([table]) => {
+  return ROLLUP_TABLES.flatMap(([table, , client]) => {
     const rows = byKey(
       rollups
         .filter((r) => r.table === table)
         .map((r): [string, Rollup] => [
-          `${String(r.bucket).padStart(20, '0')}\u0000${r.tool}\u0000${r.version}\u0000${r.code}\u0000${r.side}`,
+          `${String(r.bucket).padStart(20, '0')}\u0000${r.tool}\u0000${r.version}\u0000${r.code}\u0000${r.side}\u0000${r.clientName}\u0000${r.clientVersion}`,
           r,
         ]),
     );
+    const clientColumns = client
+      ? [rows.map((r) => r.clientName), rows.map((r) => r.clientVersion)]
+      : [];
     return [
       rows.map((r) => str(r.bucket)),
       rows.map((r) => r.tool),
       rows.map((r) => r.version),
       rows.map((r) => r.code),
       rows.map((r) => r.side),
+      ...clientColumns,
       rows.map((r) => r.calls),
       rows.map((r) => r.errors),
       rows.map((r) => serialize(r.hist)),

@@ -32,6 +32,7 @@ import type {
   ToolUsage,
   VersionCalls,
 } from '../contract.js';
+import { toolClients } from './client-stats.js';
 import { CODE_KEY_SQL } from './code-sql.js';
 import { readContractSchemas, readContractSummaries, readContracts } from './contract-reader.js';
 import {
@@ -66,6 +67,7 @@ export class SqlReader implements SpanReader {
   readonly toolAggregates: ToolReader['toolAggregates'] = (...a) => toolAggregates(this.#db, ...a);
   readonly toolSources: ToolReader['toolSources'] = (...a) => toolSources(this.#db, ...a);
   readonly exceptionTypes: ToolReader['exceptionTypes'] = (...a) => exceptionTypes(this.#db, ...a);
+  readonly toolClients: ToolReader['toolClients'] = (...a) => toolClients(this.#db, ...a);
 
   async calls(f: CallFilter): Promise<CallPage> {
     // With a call id, the (block, call_id) index must lead: against a bare start_ns range SQLite takes the time
@@ -272,6 +274,7 @@ function callOf(r: Row): RecordedCall {
     exceptionType: textOrNull(r.exception_type),
     exceptionMessage: textOrNull(r.exception_message),
     clientName: textOrNull(r.client_name),
+    clientVersion: textOrNull(r.client_version),
     resultBytes: numOrNull(r.result_bytes),
     resultTokens: numOrNull(r.result_tokens),
     logical: logicalFromJson(r.logical),

@@ -4,7 +4,7 @@
 import { resultSizesOf } from '../../aggregation/result-sizes.js';
 import type { ToolCallCounts, ToolResultSizes } from '../read-records.js';
 import type { ReadDb } from './db.js';
-import { aggregateTools } from './tool-stats.js';
+import { aggregate, aggregateTools } from './tool-stats.js';
 
 /** Calls per tool and code over the window. */
 export async function toolCounts(
@@ -13,10 +13,20 @@ export async function toolCounts(
   untilNs: bigint,
   tool?: string,
 ): Promise<ToolCallCounts[]> {
-  // Counts per code only: the aggregates without result sizes, sources or contracts.
-  return [...(await aggregateTools(db, sinceNs, untilNs, tool, 'any', false)).entries()].map(
-    ([name, a]) => ({ name, calls: a.calls, codes: Object.fromEntries(a.codes) }),
-  );
+  // Counts per code only: the aggregates without latency, result sizes, sources or contracts.
+  const counts = await aggregate(db, sinceNs, untilNs, {
+    tool,
+    side: 'any',
+    sizes: false,
+    latency: false,
+    client: undefined,
+    by: 'tool',
+  });
+  return [...counts.entries()].map(([name, a]) => ({
+    name,
+    calls: a.calls,
+    codes: Object.fromEntries(a.codes),
+  }));
 }
 
 /** Result-size percentiles per tool over the window, overall and per version. */

@@ -12,7 +12,8 @@ import {
 import type { CallSide } from '../../calls/sides.js';
 import { TOOL_IS } from '../call-row.js';
 import { rollupSides, sideWhere } from '../call-side.js';
-import type { ToolAggregate, ToolSources } from '../read-records.js';
+import type { ClientFilter, ToolAggregate, ToolSources } from '../read-records.js';
+import { CLIENT_KEY_SEPARATOR, CLIENT_TABLE, clientWhere } from './client-sql.js';
 import { CODE_KEY_SQL } from './code-sql.js';
 import {
   big,
@@ -21,6 +22,7 @@ import {
   num,
   numOrNull,
   type ReadDb,
+  type Row,
   text,
 } from './db.js';
 import { ROLLUP_SIZES } from './output-migration.js';
@@ -57,16 +59,49 @@ export function sideList(sides: readonly string[]): string {
 /**
  * Aggregates per tool over [sinceNs, untilNs), optionally for one tool, counting the calls of `side`
  * (call-side.ts): for `any`, rollups of both sides less the client calls paired with a server row. Result
- * sizes only when `sizes` (their histograms are most of what a rollup row costs to read).
+ * sizes only when `sizes` (their histograms are most of what a rollup row costs to read). With `client`, only
+ * that MCP client's calls, from the client rollups.
  */
-export async function aggregateTools(
+export function aggregateTools(
   db: ReadDb,
   sinceNs: bigint,
   untilNs: bigint,
   tool?: string,
   side: CallSide = 'any',
   sizes = true,
+  client?: ClientFilter,
 ): Promise<Map<string, ToolAgg>> {
+  return aggregate(db, sinceNs, untilNs, { tool, side, sizes, latency: true, client, by: 'tool' });
+}
+
+/** What an aggregate reads and how it groups its calls. */
+export type AggregateQuery = {
+  tool: string | undefined;
+  side: CallSide;
+  sizes: boolean;
+  /** The latency histograms (a breakdown of counts leaves them unread). */
+  latency: boolean;
+  client: ClientFilter | undefined;
+  /** Per tool, or per client: name and version joined by CLIENT_KEY_SEPARATOR, '' where none was named. */
+  by: 'tool' | 'client';
+};
+
+/** aggregateTools, read as `q` says: see there. */
+export async function aggregate(
+  db: ReadDb,
+  sinceNs: bigint,
+  untilNs: bigint,
+  q: AggregateQuery,
+): Promise<Map<string, ToolAgg>> {
+  const { tool, side, sizes } = q;
+  const countsOnly = !q.latency && !sizes;
+  const clients = q.client !== undefined || q.by === 'client';
+  const filter = clientWhere(q.client);
+  const clientColumns = clients ? ', client_name, client_version' : '';
+  const keyOf = (r: Row): string =>
+    q.by === 'tool'
+      ? text(r.tool)
+      : `${text(r.client_name)}${CLIENT_KEY_SEPARATOR}${text(r.client_version)}`;
   const byTool = new Map<string, ToolAgg>();
   const paired = new Map<string, ToolAgg>();
   const agg = (into: Map<string, ToolAgg>, name: string): ToolAgg => {
@@ -88,13 +123,19 @@ export async function aggregateTools(
     to: bigint,
   ) => {
     if (from >= to) return;
+    const where = `FROM ${clients ? CLIENT_TABLE[table] : table}
+        WHERE ${col} >= ? AND ${col} < ? AND ${rollupSql}${tool ? ' AND tool = ?' : ''}${filter.rollups}`;
+    // Counts alone are summed by the database: a row per key instead of one per key and minute (a day's
+    // client minutes at the edges of a range are thousands of rows).
     const rows = await db.all(
-      `SELECT ${col} AS at, tool, version, code, side, calls, errors, hist${sizes ? `, ${ROLLUP_SIZES}` : ''} FROM ${table}
-        WHERE ${col} >= ? AND ${col} < ? AND ${rollupSql}${tool ? ' AND tool = ?' : ''}`,
-      tool ? [from / unit, to / unit, tool] : [from / unit, to / unit],
+      countsOnly
+        ? `SELECT tool, version, code, side, SUM(calls) AS calls, SUM(errors) AS errors${clientColumns} ${where}
+            GROUP BY tool, version, code, side${clientColumns}`
+        : `SELECT ${col} AS at, tool, version, code, side, calls, errors${q.latency ? ', hist' : ''}${sizes ? `, ${ROLLUP_SIZES}` : ''}${clientColumns} ${where}`,
+      [from / unit, to / unit, ...(tool ? [tool] : []), ...filter.params],
     );
     for (const r of rows) {
-      const a = agg(subtracted.has(text(r.side)) ? paired : byTool, text(r.tool));
+      const a = agg(subtracted.has(text(r.side)) ? paired : byTool, keyOf(r));
       const calls = num(r.calls);
       const code = text(r.code);
       const version = text(r.version);
@@ -103,7 +144,7 @@ export async function aggregateTools(
       if (code) a.codes.set(code, (a.codes.get(code) ?? 0) + calls);
       if (version) a.versions.add(version);
       const damaged = (what: string) => db.damaged(`${table}: ${what}`);
-      addSerialized(a.hist, text(r.hist), damaged);
+      if (q.latency) addSerialized(a.hist, text(r.hist), damaged);
       if (sizes) {
         const v = sizesOf(a.sizes, version, big(r.at) * unit);
         addSerialized(v.bytes, text(r.bytes_hist), damaged);
@@ -117,19 +158,19 @@ export async function aggregateTools(
     if (from >= to) return;
     const rows = await db.all(
       `SELECT tool, version, ${CODE_KEY_SQL} AS code_key, is_error, duration_ms, start_ns, result_bytes,
-              result_tokens FROM tool_calls
-        WHERE start_ns >= ? AND start_ns < ? AND ${sideWhere(side)}${tool ? ` AND ${TOOL_IS}` : ''}`,
-      tool ? [from, to, tool] : [from, to],
+              result_tokens${clientColumns} FROM tool_calls
+        WHERE start_ns >= ? AND start_ns < ? AND ${sideWhere(side)}${tool ? ` AND ${TOOL_IS}` : ''}${filter.calls}`,
+      [from, to, ...(tool ? [tool] : []), ...filter.params],
     );
     for (const r of rows) {
-      const a = agg(byTool, text(r.tool));
+      const a = agg(byTool, keyOf(r));
       const codeKey = text(r.code_key);
       const version = text(r.version);
       a.calls++;
       if (num(r.is_error)) a.errors++;
       if (codeKey) a.codes.set(codeKey, (a.codes.get(codeKey) ?? 0) + 1);
       if (version) a.versions.add(version);
-      addTo(a.hist, num(r.duration_ms));
+      if (q.latency) addTo(a.hist, num(r.duration_ms));
       if (sizes)
         addSize(
           sizesOf(a.sizes, version, big(r.start_ns)),
@@ -186,8 +227,9 @@ export async function toolAggregates(
   untilNs: bigint,
   tool?: string,
   side: CallSide = 'any',
+  client?: ClientFilter,
 ): Promise<ToolAggregate[]> {
-  return [...(await aggregateTools(db, sinceNs, untilNs, tool, side)).entries()].map(
+  return [...(await aggregateTools(db, sinceNs, untilNs, tool, side, true, client)).entries()].map(
     ([name, a]) => ({
       name,
       calls: a.calls,

@@ -109,8 +109,10 @@ export class BlockWriter {
            AND NOT EXISTS (SELECT 1 FROM conversation_traces WHERE conversation_id = ?)`,
       );
       for (const id of conversations) orphan.run(id, id);
-      db.prepare('DELETE FROM tool_minutes WHERE minute < ?').run(cutoffNs / NS_PER_MINUTE);
-      db.prepare('DELETE FROM tool_hours WHERE hour < ?').run(cutoffNs / NS_PER_HOUR);
+      for (const table of ['tool_minutes', 'tool_client_minutes'])
+        db.prepare(`DELETE FROM ${table} WHERE minute < ?`).run(cutoffNs / NS_PER_MINUTE);
+      for (const table of ['tool_hours', 'tool_client_hours'])
+        db.prepare(`DELETE FROM ${table} WHERE hour < ?`).run(cutoffNs / NS_PER_HOUR);
       db.prepare('DELETE FROM flags WHERE last_ns < ?').run(cutoffNs);
       db.prepare('DELETE FROM tool_schemas WHERE last_ns < ?').run(cutoffNs);
       db.prepare('DELETE FROM tool_shapes WHERE last_ns < ?').run(cutoffNs);

@@ -1,4 +1,4 @@
-// The minute and hour rollups on SQLite's writer thread: each batch's rollups (aggregation/rollups.ts) added to
+// The minute and hour rollups (per tool, and per tool and client) on SQLite's writer thread: each batch's rollups (aggregation/rollups.ts) added to
 // the stored rows, in the batch's transaction. The writer is the file's only writer, so the rows it has read or
 // written are kept in memory, merged: a batch upserts their new totals without reading the rows back and
 // parsing their histograms again (a SELECT and three JSON parses per row per batch, before).
@@ -15,7 +15,7 @@ import {
   type SizeAgg,
   sizeColumns,
 } from '../../aggregation/result-sizes.js';
-import type { Rollup } from '../../aggregation/rollups.js';
+import type { Rollup, RollupTable } from '../../aggregation/rollups.js';
 import { ROLLUP_SIZES } from '../sql/output-migration.js';
 
 /** A stored rollup row as kept: its totals. */
@@ -31,10 +31,27 @@ type StoredRow = {
   max_tokens: number;
 };
 
-/** Rows kept at most (a few minutes' and hours' worth); past it the cache starts again from the file. */
-const KEPT_ROWS = 4_096;
+/**
+ * Rows kept at most (a few minutes' and hours' worth, of the tool and the client tables); past it the cache
+ * starts again from the file.
+ */
+const KEPT_ROWS = 8_192;
 
-const TABLES = { tool_minutes: 'minute', tool_hours: 'hour' } as const;
+/** Each table's time column and the rest of its key, in the order `keyOf` gives their values. */
+const TABLES = {
+  tool_minutes: ['minute', 'tool, version, code, side'],
+  tool_hours: ['hour', 'tool, version, code, side'],
+  tool_client_minutes: ['minute', 'tool, version, code, side, client_name, client_version'],
+  tool_client_hours: ['hour', 'tool, version, code, side, client_name, client_version'],
+} as const satisfies Record<RollupTable, readonly [string, string]>;
+
+/** A rollup's key values after its time bucket, as its table's key lists them. */
+const keyOf = (r: Rollup): string[] =>
+  r.table === 'tool_minutes' || r.table === 'tool_hours'
+    ? [r.tool, r.version, r.code, r.side]
+    : [r.tool, r.version, r.code, r.side, r.clientName, r.clientVersion];
+
+type Statements<T> = Record<RollupTable, T>;
 
 export class RollupRows {
   readonly #kept = new Map<string, Totals>();
@@ -42,30 +59,44 @@ export class RollupRows {
   readonly #upsert;
 
   constructor(db: Database.Database) {
-    const find = (table: keyof typeof TABLES) =>
-      db.prepare<[bigint, string, string, string, string], StoredRow>(
-        `SELECT calls, errors, hist, bytes_hist, tokens_hist, max_bytes, max_tokens FROM ${table}
-          WHERE ${TABLES[table]} = ? AND tool = ? AND version = ? AND code = ? AND side = ?`,
+    const find = (table: RollupTable) => {
+      const [time, rest] = TABLES[table];
+      const where = [time, ...rest.split(', ')].map((c) => `${c} = ?`).join(' AND ');
+      return db.prepare<unknown[], StoredRow>(
+        `SELECT calls, errors, hist, bytes_hist, tokens_hist, max_bytes, max_tokens FROM ${table} WHERE ${where}`,
       );
+    };
     // The totals replace the stored row's columns: they already hold what it stored.
-    const upsert = (table: keyof typeof TABLES) =>
-      db.prepare(
-        `INSERT INTO ${table} (${TABLES[table]}, tool, version, code, side, calls, errors, hist, ${ROLLUP_SIZES})
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-         ON CONFLICT (${TABLES[table]}, tool, version, code, side) DO UPDATE SET calls = excluded.calls,
+    const upsert = (table: RollupTable) => {
+      const [time, rest] = TABLES[table];
+      const columns = `${time}, ${rest}, calls, errors, hist, ${ROLLUP_SIZES}`;
+      return db.prepare(
+        `INSERT INTO ${table} (${columns}) VALUES (${columns
+          .split(',')
+          .map(() => '?')
+          .join(', ')})
+         ON CONFLICT (${time}, ${rest}) DO UPDATE SET calls = excluded.calls,
            errors = excluded.errors, hist = excluded.hist, bytes_hist = excluded.bytes_hist,
            tokens_hist = excluded.tokens_hist, max_bytes = excluded.max_bytes, max_tokens = excluded.max_tokens`,
       );
-    this.#find = { tool_minutes: find('tool_minutes'), tool_hours: find('tool_hours') };
-    this.#upsert = { tool_minutes: upsert('tool_minutes'), tool_hours: upsert('tool_hours') };
+    };
+    const each = <T>(make: (table: RollupTable) => T): Statements<T> => ({
+      tool_minutes: make('tool_minutes'),
+      tool_hours: make('tool_hours'),
+      tool_client_minutes: make('tool_client_minutes'),
+      tool_client_hours: make('tool_client_hours'),
+    });
+    this.#find = each(find);
+    this.#upsert = each(upsert);
   }
 
   /** Adds a batch's rollup to its stored row (inside the batch's transaction). */
   add(r: Rollup): void {
-    const key = `${r.table}\u0000${r.bucket}\u0000${r.tool}\u0000${r.version}\u0000${r.code}\u0000${r.side}`;
+    const values = keyOf(r);
+    const key = `${r.table}\u0000${r.bucket}\u0000${values.join('\u0000')}`;
     let totals = this.#kept.get(key);
     if (!totals) {
-      totals = this.#read(r);
+      totals = this.#read(r, values);
       if (this.#kept.size >= KEPT_ROWS) this.#kept.clear();
       this.#kept.set(key, totals);
     }
@@ -75,10 +106,7 @@ export class RollupRows {
     mergeSizes(totals.sizes, r.sizes);
     this.#upsert[r.table].run(
       r.bucket,
-      r.tool,
-      r.version,
-      r.code,
-      r.side,
+      ...values,
       totals.calls,
       totals.errors,
       serialize(totals.hist),
@@ -91,8 +119,8 @@ export class RollupRows {
     this.#kept.clear();
   }
 
-  #read(r: Rollup): Totals {
-    const stored = this.#find[r.table].get(r.bucket, r.tool, r.version, r.code, r.side);
+  #read(r: Rollup, values: string[]): Totals {
+    const stored = this.#find[r.table].get(r.bucket, ...values);
     const totals: Totals = { calls: 0, errors: 0, hist: new Map(), sizes: emptySizes() };
     if (!stored) return totals;
     totals.calls = stored.calls;

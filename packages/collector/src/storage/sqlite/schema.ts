@@ -4,6 +4,7 @@
 
 import type Database from 'better-sqlite3';
 import { callBucket } from '../call-bucket.js';
+import { clientsMigration } from '../sql/clients-migration.js';
 import { CONTRACTS_MIGRATION } from '../sql/contracts-migration.js';
 import { logicalMigration } from '../sql/logical-migration.js';
 import { OUTPUT_MIGRATION } from '../sql/output-migration.js';
@@ -246,7 +247,13 @@ export const MIGRATIONS: readonly Migration[] = [
   // decision 0038): a new call lands in the newest block's small subtree whatever the rate.
   `DROP INDEX tool_calls_by_call_slot;
   CREATE INDEX tool_calls_by_call_block ON tool_call_rows((id / 4096), call_id) WHERE call_id IS NOT NULL;`,
-  // v14: one logical call's facts on its row, and how a row counts (sql/logical-migration.ts).
+  // v14: the MCP client's version on each call, and the rollups per client (sql/clients-migration.ts).
+  clientsMigration({
+    key,
+    tableSuffix: 'WITHOUT ROWID',
+    jsonObject: (k, v) => `json_group_object(${k}, ${v})`,
+  }),
+  // v15: one logical call's facts on its row, and how a row counts (sql/logical-migration.ts).
   logicalMigration(key),
 ];
 
