@@ -13,8 +13,9 @@ import {
   type SpanOut,
   serverPairKeys,
 } from '@toolscope/collector/schemas';
+import { partsByHolder } from './story-parts';
 
-type Side = { span: SpanOut; call: SpanCall };
+export type Side = { span: SpanOut; call: SpanCall };
 
 /** Fields both sides can report; a difference between them is worth a reader's attention. */
 const COMPARED = [
@@ -105,20 +106,6 @@ function merge(
     // first part to its last).
     durationMs: (client ?? proxy)?.span.durationMs ?? main.call.durationMs,
   };
-}
-
-/** The parts of logical calls among these spans, by the span holding each call, in start order. */
-function partsByHolder(spans: readonly SpanOut[]): Map<string, Side[]> {
-  const out = new Map<string, Side[]>();
-  for (const span of spans) {
-    const call = span.call;
-    if (!call?.joinedTo) continue;
-    const key = `${span.traceId}\u0000${call.joinedTo}`;
-    const list = out.get(key);
-    if (list) list.push({ span, call });
-    else out.set(key, [{ span, call }]);
-  }
-  return out;
 }
 
 /** The rows of a conversation's (or a trace's) spans, one per tool call, in start order. */

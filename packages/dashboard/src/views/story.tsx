@@ -18,6 +18,7 @@ import { formatMs } from '../time';
 import { Code, counted, Mono, short, versionLabel } from '../ui';
 import { CallCard } from './call-card';
 import { kindTitle, WastedChip } from './flags';
+import { LogicalMarks, Parts } from './logical-call';
 import { ModelFacts } from './model-step';
 import { StoryTimeline } from './story-timeline';
 
@@ -68,58 +69,9 @@ function Marks({ row, round }: { row: StoryRow; round: string | undefined }) {
       )}
       {c.partialEffect && <span class="mark bad">effect may have happened</span>}
       {c.replay && <span class="mark">replay</span>}
-      {c.legs > 1 && <span class="mark">{c.legs} legs</span>}
-      {c.inputWaitMs > 0 && (
-        <span class="mark" data-testid="input-wait">
-          waited {formatMs(c.inputWaitMs)} for input
-        </span>
-      )}
-      {c.task && <span class="mark">{taskLine(c.task)}</span>}
-      {!c.complete && (
-        <span class="mark warn" title={INCOMPLETE}>
-          no final result stored
-        </span>
-      )}
+      <LogicalMarks call={c} />
       {row.disagreements.length > 0 && <span class="mark warn">client and server disagree</span>}
     </>
-  );
-}
-
-const INCOMPLETE =
-  'The call awaits its next leg, resumes a leg not stored, or is a task whose last status is not final.';
-
-/** A task in one line: its polls, the interval the server asked for, its last status. */
-export function taskLine(t: NonNullable<SpanCall['task']>): string {
-  const every = t.pollIntervalMs === null ? '' : ` (asked every ${formatMs(t.pollIntervalMs)})`;
-  return `task: ${t.polls} poll${t.polls === 1 ? '' : 's'}${every}, ${t.status ?? 'status unknown'}`;
-}
-
-/** What one part of a logical call was: a `tasks/get` poll, or a leg of the call. */
-const partName = (p: StoryRow['parts'][number]) => (p.call.tool === '' ? 'poll' : 'leg');
-
-/** The spans of a call that other processes saw a part of, each with where it ran and how it ended. */
-function Parts({ row }: { row: StoryRow }) {
-  if (row.parts.length === 0) return null;
-  return (
-    <div class="parts">
-      <p>
-        Joined from {counted(row.parts.length + 1, 'span')}: the legs and polls other processes
-        served are one call.
-      </p>
-      <ol aria-label="parts of this call">
-        {row.parts.map((p) => (
-          <li key={p.span.spanId}>
-            {partName(p)}{' '}
-            <a href={href.trace(p.span.traceId, p.span.spanId)}>{short(p.span.spanId)}</a>{' '}
-            <span class="muted">
-              {p.span.service ?? ''} · {formatMs(p.span.durationMs)}
-              {p.call.task?.status ? ` · ${p.call.task.status}` : ''}
-            </span>{' '}
-            <Code code={p.call.code} />
-          </li>
-        ))}
-      </ol>
-    </div>
   );
 }
 
