@@ -19,6 +19,7 @@ import { instrumentMcpClient } from '@toolscope/instrument';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   agentClient,
+  POLL_MS,
   POLLS_TO_COMPLETE,
   taskSession,
 } from '../../packages/instrument/test/mcp/logical-tools.js';
@@ -120,6 +121,16 @@ async function expectOneCallEach(traceId: string, tools: string[]): Promise<Reco
     expect(byTool(tool), tool).toHaveLength(1);
     spans[tool] = await r.spanOf(byTool(tool)[0] as Call);
   }
+  // What the call went through, as /api/calls says it: one span saw it whole.
+  expect(byTool('book')[0]).toMatchObject({ legs: 2, parts: 1, task: null, complete: true });
+  expect((byTool('book')[0] as unknown as { inputWaitMs: number }).inputWaitMs).toBeGreaterThan(0);
+  if (tools.includes('report'))
+    expect(byTool('report')[0]).toMatchObject({
+      legs: 1,
+      parts: 1,
+      task: { polls: POLLS_TO_COMPLETE, pollIntervalMs: POLL_MS, status: 'completed' },
+      complete: true,
+    });
   expect(flags.filter((f) => f.tool !== 'look')).toEqual([]);
   const { tools: stats } = await r.api<{ tools: { name: string; calls: number }[] }>(
     '/api/tools?since=1h',

@@ -2,7 +2,9 @@
 // between them. A span's call and model call are the collector's reading (`call`, `modelCall`). The MCP
 // client's span and the server's span of one call become one row (the collector's pairing rule decides which
 // belong together); each field comes from the side that knows it, and the fields both sides know but disagree
-// on are kept, so the row can say so. Pure: the view and its tests read the same rows.
+// on are kept, so the row can say so. The parts of one logical call that other processes traced (a leg, a
+// task's polls: the collector names the span holding the call in `joinedTo`) are inside that call's row, not
+// rows of their own. Pure: the view and its tests read the same rows.
 import {
   clientPairKeys,
   type Flag,
@@ -11,8 +13,9 @@ import {
   type SpanOut,
   serverPairKeys,
 } from '@toolscope/collector/schemas';
+import { partsByHolder } from './story-parts';
 
-type Side = { span: SpanOut; call: SpanCall };
+export type Side = { span: SpanOut; call: SpanCall };
 
 /** Fields both sides can report; a difference between them is worth a reader's attention. */
 const COMPARED = [
@@ -42,6 +45,8 @@ export type StoryRow = {
   client: Side | null;
   /** `toolscope proxy`'s span of the call, when it went through the proxy and the server traced it too. */
   proxy: Side | null;
+  /** The other spans of this logical call (legs and polls other processes served), in start order. */
+  parts: Side[];
   call: SpanCall;
   disagreements: Disagreement[];
   startNs: bigint;
@@ -57,6 +62,7 @@ function merge(
   server: Side | null,
   client: Side | null,
   proxy: Side | null,
+  parts: Side[] = [],
 ): Omit<StoryRow, 'n' | 'repeatOf'> {
   const main = (server ?? client) as Side;
   const call: SpanCall = { ...main.call };
@@ -74,7 +80,7 @@ function merge(
         disagreements.push({ field, client: shown(c), server: shown(s) });
     }
   }
-  const spans = [server?.span, client?.span, proxy?.span].filter(
+  const spans = [server?.span, client?.span, proxy?.span, ...parts.map((p) => p.span)].filter(
     (s): s is SpanOut => s !== undefined,
   );
   const startNs = spans.reduce((m, s) => {
@@ -91,19 +97,25 @@ function merge(
     server,
     client,
     proxy,
+    parts,
     call,
     disagreements,
     startNs,
     endNs,
-    // What the agent waited: the client's span when there is one, else the proxy's.
-    durationMs: (client ?? proxy ?? main).span.durationMs,
+    // What the agent waited: the client's span when there is one, else the proxy's, else the call's (from its
+    // first part to its last).
+    durationMs: (client ?? proxy)?.span.durationMs ?? main.call.durationMs,
   };
 }
 
 /** The rows of a conversation's (or a trace's) spans, one per tool call, in start order. */
 export function storyRows(spans: readonly SpanOut[]): StoryRow[] {
   const sides: Side[] = [];
-  for (const span of spans) if (span.call) sides.push({ span, call: span.call });
+  for (const span of spans)
+    if (span.call && !span.call.joinedTo) sides.push({ span, call: span.call });
+  const parts = partsByHolder(spans);
+  const partsOf = (...of: (Side | null)[]) =>
+    of.flatMap((s) => (s ? (parts.get(`${s.span.traceId}\u0000${s.span.spanId}`) ?? []) : []));
   const keyOf = (s: Side, k: string) => `${s.span.traceId}\u0000${k}`;
   const serverKeys = (s: Side) =>
     serverPairKeys({ parentSpanId: s.span.parentSpanId, callId: s.call.callId, tool: s.call.tool });
@@ -142,8 +154,10 @@ export function storyRows(spans: readonly SpanOut[]): StoryRow[] {
     else merged.push(merge(null, s, null));
   }
   for (const s of sides)
-    if (s.call.side !== 'client' && !innerOf.has(s))
-      merged.push(merge(s, clientOf.get(s) ?? null, proxyOf.get(s) ?? null));
+    if (s.call.side !== 'client' && !innerOf.has(s)) {
+      const proxy = proxyOf.get(s) ?? null;
+      merged.push(merge(s, clientOf.get(s) ?? null, proxy, partsOf(s, proxy)));
+    }
   merged.sort((a, b) => (a.startNs < b.startNs ? -1 : a.startNs > b.startNs ? 1 : 0));
   const firstByInput = new Map<string, number>();
   return merged.map((row, i) => {

@@ -77,6 +77,12 @@ function span(
     result: null,
     replay: false,
     failedAttempts: [],
+    legs: 1,
+    inputWaitMs: 0,
+    task: null,
+    parts: 1,
+    complete: true,
+    joinedTo: null,
     ...call,
   };
   return base;
@@ -113,6 +119,25 @@ describe('storyRows', () => {
     expect(second?.repeatOf).toBe(1);
     expect(third?.call.inputShape).toBe('id:string');
     expect(third?.disagreements).toEqual([]);
+  });
+
+  it('puts the parts of a logical call inside the row of the span holding it, the call lasting all of them', () => {
+    const rows = storyRows([
+      span('c1', 1000, { inputHash: 'h1' }, { kind: 3, durationMs: 300 }),
+      span(
+        's1',
+        1001,
+        { inputHash: 'h1', legs: 2, parts: 3, durationMs: 250 },
+        { parentSpanId: 'c1' },
+      ),
+      span('s2', 1100, { inputHash: 'h1', joinedTo: 's1' }, { parentSpanId: 'c1' }),
+      span('p1', 1200, { tool: '', joinedTo: 's1' }, { endTimeUnixNano: String(1_260_000_000n) }),
+    ]);
+    expect(rows).toHaveLength(1);
+    expect(rows[0]?.spanId).toBe('s1');
+    expect(rows[0]?.parts.map((p) => p.span.spanId)).toEqual(['s2', 'p1']);
+    expect(rows[0]?.client?.span.spanId).toBe('c1');
+    expect(rows[0]?.endNs).toBe(1_260_000_000n);
   });
 
   it('pins the flags that touch the rows, pointing at the rows their evidence names', () => {

@@ -12,9 +12,11 @@ export const NS_PER_HOUR = 60n * NS_PER_MINUTE;
 /**
  * The sides a rollup row counts (calls/sides.ts defines a call's side): server and client rows, and the rows
  * taken back out for `any`: `paired` (client calls that also have a server row) and `proxied` (proxy rows that
- * have a server row below), so any = server + client − paired − proxied (storage/call-side.ts reads them).
+ * have a server row below), and out of `any` and `server`: `joined` (a row counted before it became a part of
+ * another row's call, or a call's values before later parts extended it: calls/logical-join.ts), so
+ * any = server + client − paired − proxied − joined (storage/call-side.ts reads them).
  */
-export type RollupSide = 'server' | 'client' | 'paired' | 'proxied';
+export type RollupSide = 'server' | 'client' | 'paired' | 'proxied' | 'joined';
 
 /**
  * The rollup tables: per tool, and per tool and MCP client (the client's name and version in the key, so the tool

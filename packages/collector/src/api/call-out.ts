@@ -4,6 +4,7 @@
 // (calls/code.ts), an unknown partial effect as null, times in ISO 8601.
 import type { RecordedCall } from '../calls/call-record.js';
 import { callCode } from '../calls/code.js';
+import { isComplete } from '../calls/logical-call.js';
 import { sideOfKind } from '../calls/sides.js';
 import { PARTIAL_EFFECT_UNKNOWN } from '../calls/tool-call.js';
 import type { Call, CallIssue } from './schemas.js';
@@ -57,5 +58,23 @@ export function callOut(c: RecordedCall): Call {
     clientVersion: c.clientVersion,
     resultBytes: c.resultBytes,
     resultTokens: c.resultTokens,
+    ...logicalOut(c),
   };
 }
+
+/** A call's logical facts as the API says them: one leg, no wait, no task, one part when the span said nothing. */
+function logicalOut(
+  c: RecordedCall,
+): Pick<Call, 'legs' | 'inputWaitMs' | 'task' | 'parts' | 'complete'> {
+  const l = c.logical;
+  if (l === null) return ONE_LEG;
+  const t = l.task;
+  return {
+    legs: l.legs,
+    inputWaitMs: Math.round(l.inputWaitMs * 1000) / 1000,
+    task: t ? { polls: t.polls, pollIntervalMs: t.pollIntervalMs, status: t.status } : null,
+    parts: l.parts,
+    complete: isComplete(l),
+  };
+}
+const ONE_LEG = Object.freeze({ legs: 1, inputWaitMs: 0, task: null, parts: 1, complete: true });

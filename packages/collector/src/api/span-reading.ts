@@ -48,6 +48,7 @@ function spanCallOut(c: CallReading): SpanCall {
     result: c.result,
     replay: c.replay,
     failedAttempts: c.failedAttempts,
+    joinedTo: c.joinedTo,
   };
 }
 

@@ -57,6 +57,7 @@ export function columnsOf(calls: readonly ToolCall[], spans: readonly SpanIds[])
     clientVersion: calls.map((c) => c.clientVersion),
     resultBytes: calls.map((c) => c.resultBytes),
     resultTokens: calls.map((c) => c.resultTokens),
+    logical: calls.map((c) => c.logical),
     exceptionType: calls.map((c) => c.exceptionType),
     exceptionMessage: calls.map((c) => c.exceptionMessage),
   };
@@ -96,6 +97,7 @@ export function callAt(c: CallColumns, i: number): TracedCall {
     clientVersion: c.clientVersion[i] as TracedCall['clientVersion'],
     resultBytes: c.resultBytes[i] as TracedCall['resultBytes'],
     resultTokens: c.resultTokens[i] as TracedCall['resultTokens'],
+    logical: c.logical[i] as TracedCall['logical'],
     exceptionType: c.exceptionType[i] as TracedCall['exceptionType'],
     exceptionMessage: c.exceptionMessage[i] as TracedCall['exceptionMessage'],
   };

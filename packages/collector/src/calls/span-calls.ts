@@ -1,7 +1,9 @@
 // The reading of stored spans that the trace and conversation pages show: each span's tool call (the same
-// recorded call as a stored call row, with its captured payloads) and model call, by the functions intake used.
+// recorded call as a stored call row, with its captured payloads) and model call, by the functions intake used,
+// the sides paired and the parts of a logical call joined by the rules the writer applied.
 import * as sc from '@toolscope/instrument/semconv';
 import type { RecordedCall } from './call-record.js';
+import { groupParts, mergeParts } from './logical-join.js';
 import { type ModelCall, modelCallOf } from './model-call.js';
 import { pairTrace } from './pairing.js';
 import { type CallSpan, recogniseCall } from './recognise.js';
@@ -16,6 +18,8 @@ export type CallReading = RecordedCall & {
   replay: boolean;
   /** Attempts inside this call that failed before its outcome (the executor's own retries). */
   failedAttempts: FailedAttempt[];
+  /** A part of another span's logical call (logical-join.ts): that span's id. Its own reading is the part's. */
+  joinedTo: string | null;
 };
 
 export type FailedAttempt = { attempt: number | null; code: string | null; reason: string | null };
@@ -42,6 +46,39 @@ export type IdentifiedSpan = CallSpan & {
   spanId: string;
   parentSpanId: string | null;
 };
+
+/**
+ * The parts of each logical call among one trace's calls joined: the holder's call becomes the joined call, the
+ * other parts name the holder (`joinedTo`).
+ */
+function joinParts(
+  views: readonly (ToolCall & { spanId: string; parentSpanId: string | null })[],
+  indexes: readonly number[],
+  calls: (ToolCall | null)[],
+  joinedTo: Map<number, string>,
+): void {
+  if (!views.some((v) => v.logical !== null)) return;
+  for (const g of groupParts(views)) {
+    if (g.holder === null) continue;
+    const holder = views[g.holder] as ToolCall & { spanId: string };
+    const merged = mergeParts(
+      g.members.map((m) => {
+        const c = views[m] as ToolCall;
+        return { startNs: c.startNs, durationMs: c.durationMs, logical: c.logical, outcome: c };
+      }),
+    );
+    const at = indexes[g.holder] as number;
+    calls[at] = {
+      ...(calls[at] as ToolCall),
+      ...merged.outcome,
+      startNs: merged.startNs,
+      durationMs: merged.durationMs,
+      logical: merged.logical,
+    };
+    for (const m of g.members)
+      if (m !== g.holder) joinedTo.set(indexes[m] as number, holder.spanId);
+  }
+}
 
 export type SpanReading = {
   call: CallReading | null;
@@ -83,20 +120,14 @@ export function readSpans(spans: readonly IdentifiedSpan[]): SpanReading[] {
     else byTrace.set(traceId, [i]);
   });
   const paired = new Set<number>();
+  const joinedTo = new Map<number, string>();
   for (const indexes of byTrace.values()) {
     const views = indexes.map((i) => {
       const s = spans[i] as IdentifiedSpan;
-      const c = calls[i] as ToolCall;
-      return {
-        spanId: s.spanId,
-        parentSpanId: s.parentSpanId,
-        callId: c.callId,
-        tool: c.tool,
-        kind: c.kind,
-        proxy: c.proxy,
-      };
+      return { ...(calls[i] as ToolCall), spanId: s.spanId, parentSpanId: s.parentSpanId };
     });
     for (const k of pairTrace(views, []).batchPaired) paired.add(indexes[k] as number);
+    joinParts(views, indexes, calls, joinedTo);
   }
   return spans.map((s, i) => {
     const c = calls[i];
@@ -109,6 +140,7 @@ export function readSpans(spans: readonly IdentifiedSpan[]): SpanReading[] {
             parentSpanId: s.parentSpanId,
             paired: paired.has(i),
             ...contentOf(s),
+            joinedTo: joinedTo.get(i) ?? null,
           }
         : null,
       modelCall: c ? null : modelCallOf(s),

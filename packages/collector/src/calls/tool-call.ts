@@ -3,7 +3,8 @@
 // own fields come from the instrument package's semconv; the code follows the one rule of code.ts.
 import * as sc from '@toolscope/instrument/semconv';
 import { z } from 'zod';
-import type { CallSource } from './dialects.js';
+import { type CallSource, DIALECTS, type Dialect } from './dialects.js';
+import { isPollPart, type LogicalCall, logicalOf, POLL_PART_TOOL } from './logical-call.js';
 import { type CallSpan, dialectOf, firstValue, toolNameOf } from './recognise.js';
 
 /** The resource attribute naming the service (OTel resource semconv). */
@@ -47,6 +48,8 @@ export type ToolCall = {
   /** What the result cost the model's context (`toolscope.output.bytes` / `.tokens`), when the span says. */
   resultBytes: number | null;
   resultTokens: number | null;
+  /** Legs, input wait, a task's polls and the parts' links (logical-call.ts); null for one leg and no task. */
+  logical: LogicalCall | null;
 };
 
 /**
@@ -109,13 +112,21 @@ export const CLIENT_VERSION_MAX = 64;
 /** A column value that is absent when empty: an empty code or error.type names no failure. */
 const nonEmpty = (v: string | null) => (v === '' ? null : v);
 
-/** The tool call a span records, or null when the span is not a tool call. */
+/** The MCP dialect, whose fields a `tasks/get` part (no tool, so no dialect matches it) is read with. */
+const MCP_DIALECT = DIALECTS.find((d) => d.source === 'mcp') as Dialect;
+
+/**
+ * The tool call a span records, or null when the span is not a tool call. A `tasks/get` part of a task's call
+ * (logical-call.ts isPollPart) is read as a call of no tool (POLL_PART_TOOL), which only the join counts.
+ */
 export function toolCallOf(span: CallSpan): ToolCall | null {
-  const dialect = dialectOf(span);
-  if (!dialect) return null;
   const a = span.attributes;
-  const tool = text(toolNameOf(dialect, span), 256);
-  if (!tool) return null;
+  const found = dialectOf(span);
+  const pollPart = found === null && isPollPart(a);
+  const dialect = pollPart ? MCP_DIALECT : found;
+  if (!dialect) return null;
+  const tool = pollPart ? POLL_PART_TOOL : text(toolNameOf(dialect, span), 256);
+  if (tool === null || (tool === '' && !pollPart)) return null;
   const code = nonEmpty(text(a[sc.ATTR_TOOLSCOPE_ERROR_CODE], 64));
   const errorType = nonEmpty(text(a[sc.ATTR_ERROR_TYPE], 128));
   const attemptRaw = a[sc.ATTR_TOOLSCOPE_ATTEMPT];
@@ -154,6 +165,7 @@ export function toolCallOf(span: CallSpan): ToolCall | null {
     clientVersion: nonEmpty(text(a[sc.ATTR_TOOLSCOPE_MCP_CLIENT_VERSION], CLIENT_VERSION_MAX)),
     resultBytes: count(a[sc.ATTR_TOOLSCOPE_OUTPUT_BYTES]),
     resultTokens: count(a[sc.ATTR_TOOLSCOPE_OUTPUT_TOKENS]),
+    logical: logicalOf(a, span.startNs, pollPart),
     ...exceptionOf(span),
   };
 }

@@ -17,6 +17,8 @@ const RULES: Record<string, string> = {
   unrepaired_invalid_input: 'A call that got INVALID_INPUT was repeated with the same input',
   retry_after_non_retryable: 'A call was repeated after a failure its executor said not to retry',
   unsafe_write_retry: 'A write was retried after a partial effect without an idempotency key',
+  polling_faster_than_interval:
+    "A client polled a task much faster than the server's poll interval",
   silent_schema_change: "A tool's contract changed under the same declared version",
   version_skew: 'Several versions of a tool were live at once',
   input_drift: 'Callers send inputs that the tool rejects or has not seen',

@@ -56,7 +56,8 @@ Options:
   --retry-cap N      attempts a read may make after RETRYABLE before a repeat is a loop (default 3)
   --cycle-min-rounds N   rounds a cycle of 2-5 calls repeats before it is a tool_cycle flag (default 3)
   --churn-min-calls N    failing calls of one tool with changing inputs that make an argument_churn (default 4)
-  --poll-min-calls N     identical successful calls with one result that make a polling_no_progress (default 5)
+  --poll-min-calls N     identical successful calls with one result that make a polling_no_progress, and the
+                         polls of a task polled too fast that make a polling_faster_than_interval (default 5)
   --rollout-grace AGE   versions of a tool may overlap this long before version_skew (default 5m)
   --schema-token-budget N   tokens a tool's tools/list entry may take before heavy_schema (default 1000)
   --result-token-budget N   tokens a tool's p95 result may take before oversized_result (default 10000)

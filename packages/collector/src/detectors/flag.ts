@@ -89,6 +89,13 @@ export const flagSchema = z.object({
     inputHashes: z.array(z.string()).optional(),
     code: z.string().optional(),
     path: z.string().optional(),
+    /**
+     * polling_faster_than_interval: the task's `tasks/get` polls, the poll interval the server asked for, and the
+     * client's mean interval between polls (the call's duration over its polls), in milliseconds.
+     */
+    polls: z.number().int().optional(),
+    pollIntervalMs: z.number().optional(),
+    observedPollIntervalMs: z.number().optional(),
   }),
 });
 export type Flag = z.infer<typeof flagSchema>;

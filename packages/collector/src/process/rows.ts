@@ -1,19 +1,28 @@
 // The process stage's second half, run by the writer inside a batch's transaction once its traces have row
 // numbers and their stored span ids are known: duplicates (exporter retries: same trace and span id) dropped,
 // client rows paired with the server rows of the same call (calls/pairing.ts), so statistics and the detectors
-// count each call once, and the rows, rollups and tallies the backend stores made. Backend-neutral.
+// count each call once, the parts of one logical call joined into one row (join.ts), and the rows, rollups and
+// tallies the backend stores made. Backend-neutral.
 
-import type { RollupSide } from '../aggregation/rollups.js';
+import type { RollupInput, RollupSide } from '../aggregation/rollups.js';
 import { accumulate, type Rollup, withHours } from '../aggregation/rollups.js';
 import { newTallies, tallyCall, tallySource } from '../aggregation/tallies.js';
 import { callAt } from '../calls/call-columns.js';
 import { pairTrace } from '../calls/pairing.js';
-import { sequenceCallOf } from '../calls/sequence.js';
+import { sequenceCallOf, storedSequenceCall } from '../calls/sequence.js';
 import { KIND_CLIENT, sideOfKind } from '../calls/sides.js';
-import type { BatchRows, StoredState } from '../storage/batch-rows.js';
+import {
+  type BatchRows,
+  CALL_PART,
+  type StoredCallRow,
+  type StoredState,
+} from '../storage/batch-rows.js';
 import { packSpans } from '../storage/block-packing.js';
 import type { WriteBatch } from '../storage/write-batch.js';
+import { joinTrace, type TraceJoin } from './join.js';
 import { packedBlock, spanJsonOf } from './packing.js';
+
+type NewRow = BatchRows['calls'][number];
 
 export function batchRows(batch: WriteBatch, stored: StoredState): BatchRows {
   const blocks = new Map<
@@ -55,31 +64,46 @@ export function batchRows(batch: WriteBatch, stored: StoredState): BatchRows {
     const c = batch.call[i] as number;
     if (c < 0) continue;
     const call = callAt(batch.calls, c);
-    calls.push({ seq, call, paired: 0 });
+    calls.push({ seq, call, paired: 0, part: CALL_PART.whole });
     const conversationId = call.conversationId;
     if (conversationId) pairs.set(`${seq}\u0000${conversationId}`, { conversationId, seq });
   }
   const pairedIds: number[] = [];
+  const joins: Joins = { joinedIds: [], extended: [], now: new Map(), countedBefore: new Set() };
   for (const [seq, rows] of groupBySeq(calls)) {
     const storedCalls = existed.get(seq) ? stored.storedCalls(seq) : [];
+    // Few traces have a part of a logical call: the others skip the join.
+    const join = rows.some((r) => r.call.logical !== null)
+      ? joinTrace(
+          rows.map((r) => r.call),
+          storedCalls,
+        )
+      : null;
+    if (join) applyJoin(join, rows, minutes, counted, joins);
     // The common batch (a new trace, one side instrumented) has nothing to pair: skip the indexes.
     if (storedCalls.length === 0 && !rows.some((r) => r.call.kind === KIND_CLIENT || r.call.proxy))
       continue;
     const views = rows.map(({ call }) => call);
     const { batchPaired, storedPaired } = pairTrace(views, storedCalls);
-    for (const i of batchPaired) (rows[i] as BatchRows['calls'][number]).paired = 1;
+    for (const i of batchPaired) (rows[i] as NewRow).paired = 1;
     for (const s of storedPaired) {
+      // A part of another row's call counts nowhere, paired or not; a call its parts extended counts as it is now.
+      const now = joins.now.get(s.row.id);
+      if (now === null || (now === undefined && s.row.part !== CALL_PART.whole)) continue;
       pairedIds.push(s.row.id);
-      accumulate(minutes, s.row, pairedSide(s.kind));
+      accumulate(minutes, now ?? s.row, pairedSide(s.kind));
     }
   }
   for (const c of calls) {
     const { call, paired } = c;
+    // A part counts in its call's row, and a `tasks/get` part waiting for its call nowhere yet.
+    if (c.part !== CALL_PART.whole) continue;
     accumulate(minutes, call, sideOfKind(call.kind));
     if (paired) accumulate(minutes, call, pairedSide(call.kind));
     // The detectors see each call once: the rows no other row of the call pairs (storage/call-side.ts).
     if (!paired) {
-      tallyCall(tallies, call);
+      // A call whose earlier part was counted was tallied then.
+      if (!joins.countedBefore.has(c)) tallyCall(tallies, call);
       counted.push({ call: sequenceCallOf(call), conversationId: call.conversationId });
     }
     tallySource(tallies, call);
@@ -102,6 +126,8 @@ export function batchRows(batch: WriteBatch, stored: StoredState): BatchRows {
     }),
     calls,
     pairedIds,
+    joinedIds: joins.joinedIds,
+    extended: joins.extended,
     conversationPairs: [...pairs.values()],
     rollups: withHours(minutes),
     tallies,
@@ -114,6 +140,60 @@ export function batchRows(batch: WriteBatch, stored: StoredState): BatchRows {
       return [{ seq, startNs, endNs, inputTokens, outputTokens }];
     }),
   };
+}
+
+/** What the joins of a batch's traces decided, gathered for the writer. */
+type Joins = {
+  joinedIds: number[];
+  extended: BatchRows['extended'];
+  /** Stored rows the batch changed: null for a part now joined, else the call an extended row now holds. */
+  now: Map<number, RollupInput | null>;
+  countedBefore: Set<NewRow>;
+};
+
+/**
+ * A trace's join applied: new rows get their part and, for a row holding a joined call, that call; stored rows
+ * that became parts are taken out of the rollups they counted in (side `joined`), and a stored row holding an
+ * extended call has its old values taken out and its new ones counted. A proxy row already paired with the
+ * server's row below counts nowhere, before and after. An extended call is re-read by loop detection.
+ */
+function applyJoin(
+  join: TraceJoin,
+  rows: NewRow[],
+  minutes: Map<string, Rollup>,
+  counted: BatchRows['counted'],
+  joins: Joins,
+): void {
+  for (const [i, part] of join.part) (rows[i] as NewRow).part = part;
+  for (const [i, merged] of join.holds) {
+    const row = rows[i] as NewRow;
+    const { startNs, durationMs, logical, outcome } = merged;
+    row.call = { ...row.call, ...outcome, startNs, durationMs, logical };
+    if (join.countedBefore.has(i)) joins.countedBefore.add(row);
+  }
+  const counts = (s: { proxy: boolean; paired: boolean; row: StoredCallRow }) =>
+    s.row.part === CALL_PART.whole && !(s.proxy && s.paired);
+  for (const s of join.joined) {
+    joins.joinedIds.push(s.row.id);
+    joins.now.set(s.row.id, null);
+    if (counts(s)) accumulate(minutes, s.row, 'joined');
+  }
+  for (const { stored: s, call } of join.extended) {
+    joins.extended.push({ id: s.row.id, call });
+    const now: RollupInput = {
+      ...s.row,
+      ...call.outcome,
+      startNs: call.startNs,
+      durationMs: call.durationMs,
+    };
+    joins.now.set(s.row.id, now);
+    if (counts(s)) {
+      accumulate(minutes, s.row, 'joined');
+      accumulate(minutes, now, sideOfKind(s.kind));
+    }
+    const traceId = (rows[0] as NewRow).call.traceId;
+    counted.push({ call: storedSequenceCall(traceId, s, call), conversationId: null });
+  }
 }
 
 /** The rollup side a paired row is taken back out under: a client row's, or a proxy row's. */

@@ -6,13 +6,31 @@
 import type { Rollup, RollupInput } from '../aggregation/rollups.js';
 import type { Tallies } from '../aggregation/tallies.js';
 import type { TracedCall } from '../calls/call-columns.js';
+import type { LogicalCall } from '../calls/logical-call.js';
+import type { CallOutcome, MergedCall } from '../calls/logical-join.js';
 import type { StoredCall } from '../calls/pairing.js';
 import type { ContractValues } from '../contracts/contract-span.js';
 import type { BatchCall, LoopDetection } from './loop-port.js';
 import type { WriteBatch } from './write-batch.js';
 
-/** A stored row's id and the columns its rollups read, for a stored client row a batch pairs. */
-export type StoredCallRow = RollupInput & { id: number };
+/**
+ * How a call row counts (the `part` column, calls/logical-join.ts): a whole call (a call of one span, or the row
+ * holding a call joined from several); a part joined into another row's call; a `tasks/get` part whose call is
+ * not stored yet. Only whole rows count, in statistics, `/api/calls` and loop detection (call-side.ts).
+ */
+export const CALL_PART = { whole: 0, joined: 1, waiting: 2 } as const;
+
+/**
+ * A stored row's id and the columns its rollups read (for a stored client row a batch pairs), how it counts,
+ * and, for a row with logical facts, what the join of parts reads of it (`outcome` is read for those only).
+ */
+export type StoredCallRow = RollupInput & {
+  id: number;
+  part: number;
+  logical: LogicalCall | null;
+  inputHash: string | null;
+  outcome: CallOutcome | null;
+};
 
 /** A block's row: its spans packed (block-packing.ts), on both backends. */
 export type BlockRow = {
@@ -38,9 +56,14 @@ export type BatchRows = {
   toolCalls: number;
   /** One row per trace and resource: the spans of the batch, in arrival order. */
   blocks: BlockRow[];
-  calls: { seq: number; call: TracedCall; paired: number }[];
+  /** The new rows; a row holding a call joined from parts carries the joined call. `part` is a CALL_PART. */
+  calls: { seq: number; call: TracedCall; paired: number; part: number }[];
   /** Stored client rows that this batch's server rows pair: set `paired` on them. */
   pairedIds: number[];
+  /** Stored rows that became parts of another row's call: set `part` to CALL_PART.joined. */
+  joinedIds: number[];
+  /** Stored rows holding a call that new parts extended: their time, facts and outcome become the joined call's. */
+  extended: { id: number; call: MergedCall }[];
   /** (conversation, trace) pairs of the batch, each once. */
   conversationPairs: { conversationId: string; seq: number }[];
   rollups: Rollup[];

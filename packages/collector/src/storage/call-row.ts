@@ -3,12 +3,15 @@
 // (sqlite/call-rows.ts); PostgreSQL keeps them as text. The view `tool_calls` (callView) gives back the columns
 // the shared read SQL (storage/sql) has always read, with the same names and values.
 import type { TracedCall } from '../calls/call-columns.js';
+import { logicalJson } from '../calls/logical-call.js';
+import type { MergedCall } from '../calls/logical-join.js';
 
 /** The physical table's columns in the order `callRow` gives their values. */
 export const CALL_ROW_COLUMNS = `trace_seq, span_id, parent_span_id, tool_id, version, schema_hash, attempt, code,
   error_type, reason, is_error, retryable, partial_effect, effect_id, duration_ms, start_ns, issues, input_hash,
   input_shape_id, idempotency_key_hash, conversation_id, call_id, kind, service_id, source_id, exception_type,
-  exception_message, client_name, result_bytes, result_tokens, paired, output_hash, proxy, client_version`;
+  exception_message, client_name, result_bytes, result_tokens, paired, output_hash, proxy, client_version,
+  logical, part`;
 
 /** The interned columns of the physical table, each with the view column it reads as. */
 const INTERNED = [
@@ -40,8 +43,14 @@ export type RowEncoding = {
   id: (value: string) => number;
 };
 
-/** The row of one call, in CALL_ROW_COLUMNS order. */
-export function callRow(seq: number, c: TracedCall, paired: number, e: RowEncoding): unknown[] {
+/** The row of one call, in CALL_ROW_COLUMNS order; `part` says how it counts (batch-rows.ts CALL_PART). */
+export function callRow(
+  seq: number,
+  c: TracedCall,
+  paired: number,
+  part: number,
+  e: RowEncoding,
+): unknown[] {
   const idOrNull = (v: string | null) => (v === null ? null : e.id(v));
   // The trace id is in `traces`.
   return [
@@ -79,14 +88,50 @@ export function callRow(seq: number, c: TracedCall, paired: number, e: RowEncodi
     e.key(c.outputHash),
     c.proxy ? 1 : 0,
     c.clientVersion,
+    logicalJson(c.logical),
+    part,
   ];
 }
 
 /**
- * The view's revision: 1 as the narrowed row's migration made it, 2 with output_hash and proxy, 3 with
- * client_version.
+ * A stored row holding a logical call that later parts extended (process/join.ts): its time, outcome and facts
+ * become the joined call's. `?` placeholders (PostgreSQL numbers them), the row's id last.
  */
-export const CURRENT_VIEW = 3;
+export const EXTEND_ROW_SQL = `UPDATE tool_call_rows SET start_ns = ?, duration_ms = ?, code = ?, error_type = ?,
+  reason = ?, is_error = ?, retryable = ?, partial_effect = ?, output_hash = ?, result_bytes = ?,
+  result_tokens = ?, exception_type = ?, exception_message = ?, issues = ?, logical = ? WHERE id = ?`;
+
+/** EXTEND_ROW_SQL's values for row `id`. */
+export function extendedRow(id: number, m: MergedCall, e: RowEncoding): unknown[] {
+  const o = m.outcome;
+  return [
+    m.startNs,
+    m.durationMs,
+    o.code,
+    o.errorType,
+    o.reason,
+    o.isError ? 1 : 0,
+    o.retryable,
+    o.partialEffect,
+    e.key(o.outputHash),
+    o.resultBytes,
+    o.resultTokens,
+    o.exceptionType,
+    o.exceptionMessage,
+    o.issues,
+    logicalJson(m.logical),
+    id,
+  ];
+}
+
+/** Marks stored rows as parts of another row's call (batch-rows.ts CALL_PART.joined); one id per `?`. */
+export const JOIN_ROW_SQL = 'UPDATE tool_call_rows SET part = 1 WHERE id = ?';
+
+/**
+ * The view's revision: 1 as the narrowed row's migration made it, 2 with output_hash and proxy, 3 with
+ * client_version, 4 with a logical call's facts and how a row counts (sql/logical-migration.ts).
+ */
+export const CURRENT_VIEW = 4;
 
 /** A string column of the view, read by id only when a query reads it. */
 const str = (id: string) => `(SELECT value FROM strings WHERE id = c.${id})`;
@@ -102,6 +147,8 @@ export function callView(key: (column: string) => string, since = CURRENT_VIEW):
   // The view as each migration made it: output_hash is a column since SQLite v12 / PostgreSQL v8, client_version
   // since SQLite v14 / PostgreSQL v10.
   const outputHash = since >= 2 ? `, ${key('output_hash')} AS output_hash, c.proxy` : '';
+  // A logical call's facts and how the row counts, since SQLite v15 / PostgreSQL v11.
+  const logical = since >= 4 ? ', c.logical, c.part' : '';
   const clientVersion = since >= 3 ? ', c.client_version' : '';
   return `
   CREATE VIEW tool_calls AS SELECT
@@ -111,7 +158,7 @@ export function callView(key: (column: string) => string, since = CURRENT_VIEW):
     c.duration_ms, c.start_ns, c.issues, ${key('input_hash')} AS input_hash,
     ${str('input_shape_id')} AS input_shape, ${key('idempotency_key_hash')} AS idempotency_key_hash,
     c.conversation_id, c.call_id, c.kind, ${str('service_id')} AS service, ${str('source_id')} AS source,
-    c.paired, c.exception_type, c.exception_message, c.client_name, c.result_bytes, c.result_tokens${outputHash}${clientVersion}
+    c.paired, c.exception_type, c.exception_message, c.client_name, c.result_bytes, c.result_tokens${outputHash}${clientVersion}${logical}
   FROM tool_call_rows AS c
     LEFT JOIN traces AS t ON t.seq = c.trace_seq
     LEFT JOIN strings AS tool ON tool.id = c.tool_id`;

@@ -3,8 +3,10 @@
 import type { SpanCall } from '@toolscope/collector/schemas';
 import type { ComponentChildren } from 'preact';
 import { whyNotRetry } from '../retry-advice';
+import { href } from '../route';
 import { prettyJson, valueText } from '../span-model';
-import { Code, Head, Mono, short, versionLabel } from '../ui';
+import { formatMs } from '../time';
+import { Code, counted, Head, Mono, short, versionLabel } from '../ui';
 
 /**
  * A span attribute's value, as text whatever it holds: any span sender could otherwise put a clickable link to
@@ -78,7 +80,26 @@ export function CallCard({ call }: { call: SpanCall }) {
         </Fact>
         {call.callId && <Fact label="call id">{<Mono>{call.callId}</Mono>}</Fact>}
         {call.replay && <Fact label="idempotent replay">yes</Fact>}
+        {call.legs > 1 && <Fact label="legs">{call.legs}</Fact>}
+        {call.inputWaitMs > 0 && <Fact label="waited for input">{formatMs(call.inputWaitMs)}</Fact>}
+        {call.task && (
+          <Fact label="task">
+            {counted(call.task.polls, 'poll')}
+            {call.task.pollIntervalMs !== null &&
+              `, asked every ${formatMs(call.task.pollIntervalMs)}`}
+            , {call.task.status ?? 'status unknown'}
+          </Fact>
+        )}
+        {call.parts > 1 && <Fact label="spans joined">{call.parts}</Fact>}
+        {!call.complete && !call.joinedTo && <Fact label="final result">not stored</Fact>}
       </dl>
+      {call.joinedTo && (
+        <p class="part-of" data-testid="part-of">
+          A part of the call held by span{' '}
+          <a href={href.trace(call.traceId, call.joinedTo)}>{short(call.joinedTo)}</a>: this span's
+          process served one leg or poll of it.
+        </p>
+      )}
       {notAgain && (
         <p class="retry-why" data-testid="why-not-retry">
           Not retryable as is: {notAgain}.

@@ -21,6 +21,7 @@ const KIND_TITLES: Record<Flag['kind'], string> = {
   tool_cycle: 'Cycles of calls without progress',
   argument_churn: 'Arguments changed, same failure',
   polling_no_progress: 'Polling an unchanged answer',
+  polling_faster_than_interval: 'Task polled faster than its interval',
   silent_schema_change: 'Contract changed without a version bump',
   version_skew: 'Several versions in use',
   input_drift: 'Input drift',
@@ -107,6 +108,16 @@ function Evidence({ flag }: { flag: Flag }) {
         </span>
       )}
       {flag.evidence.wasted && <WastedChip wasted={flag.evidence.wasted} />}
+      {flag.evidence.pollIntervalMs !== undefined && (
+        <span
+          class="chip"
+          title="the client's mean time between polls, and what the server asked for"
+        >
+          {counted(flag.evidence.polls ?? 0, 'poll')} every{' '}
+          {formatMs(flag.evidence.observedPollIntervalMs ?? 0)} · asked{' '}
+          {formatMs(flag.evidence.pollIntervalMs)}
+        </span>
+      )}
       {(flag.evidence.schemaHashes ?? []).map((h) => (
         <span key={h} class="chip" title="schema hash">
           <Mono>{short(h, 12)}</Mono>

@@ -18,6 +18,7 @@ import { formatMs } from '../time';
 import { Code, counted, Mono, short, versionLabel } from '../ui';
 import { CallCard } from './call-card';
 import { kindTitle, WastedChip } from './flags';
+import { LogicalMarks, Parts } from './logical-call';
 import { ModelFacts } from './model-step';
 import { StoryTimeline } from './story-timeline';
 
@@ -68,6 +69,7 @@ function Marks({ row, round }: { row: StoryRow; round: string | undefined }) {
       )}
       {c.partialEffect && <span class="mark bad">effect may have happened</span>}
       {c.replay && <span class="mark">replay</span>}
+      <LogicalMarks call={c} />
       {row.disagreements.length > 0 && <span class="mark warn">client and server disagree</span>}
     </>
   );
@@ -90,7 +92,8 @@ function Row({ row, t0, round }: { row: StoryRow; t0: bigint; round?: string | u
           <span class="muted num">
             {row.startNs <= t0 ? '0' : `+${formatMs(Number(row.startNs - t0) / 1e6)}`}
           </span>{' '}
-          <b class="tool">{c.tool}</b> {version && <span class="muted">{version}</span>}{' '}
+          <b class="tool">{c.tool || 'tasks/get (a poll of a call not in these spans)'}</b>{' '}
+          {version && <span class="muted">{version}</span>}{' '}
           {c.inputShape && <Mono>{c.inputShape}</Mono>} <Code code={c.code} />{' '}
           <span class="muted num" title={`${sides} span${row.client && row.server ? 's' : ''}`}>
             {formatMs(row.durationMs)}
@@ -110,6 +113,7 @@ function Row({ row, t0, round }: { row: StoryRow; t0: bigint; round?: string | u
             </ul>
           )}
           <CallCard call={c} />
+          <Parts row={row} />
           <p class="muted">
             {sides} span{row.client && row.server ? 's' : ''}:{' '}
             {[row.client, row.proxy, row.server].map(

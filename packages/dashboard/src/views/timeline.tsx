@@ -142,9 +142,18 @@ function StoryWithFlags({
 
 const HOUR_MS = 3_600_000;
 
-/** The tools of a trace's calls, each call counted once (a client span whose server span is known is left out). */
+/**
+ * The tools of a trace's calls, each call counted once (a client span whose server span is known, and a part of
+ * another span's call, are left out; so is a poll whose call is not stored, which names no tool).
+ */
 const calledTools = (spans: SpanOut[]) =>
-  [...new Set(spans.flatMap((s) => (s.call && !s.call.paired ? [s.call.tool] : [])))].sort();
+  [
+    ...new Set(
+      spans.flatMap((s) =>
+        s.call && !s.call.paired && !s.call.joinedTo && s.call.tool ? [s.call.tool] : [],
+      ),
+    ),
+  ].sort();
 
 export function TraceView({
   traceId,

@@ -14,9 +14,16 @@ import {
   type LoopThresholds,
   type ScopeCall,
 } from './scope.js';
+import { taskPolling } from './task-polling.js';
 
 /** Every loop detector; each runs over every scope, and their flags are arbitrated by SUPERSEDES below. */
-export const LOOP_DETECTORS: readonly LoopDetector[] = [repeats, cycles, churn, polling];
+export const LOOP_DETECTORS: readonly LoopDetector[] = [
+  repeats,
+  cycles,
+  churn,
+  polling,
+  taskPolling,
+];
 
 /**
  * Which kinds a kind supersedes when its flag covers all of the other flag's calls: one loop, one kind. The
@@ -32,6 +39,8 @@ export const LOOP_DETECTORS: readonly LoopDetector[] = [repeats, cycles, churn, 
  * - unrepaired_invalid_input and unsafe_write_retry are never superseded: they say something no loop kind says
  *   (the validation issues were ignored; a write's effect may be duplicated), and they are errors to act on.
  * - polling_no_progress supersedes nothing: its calls all succeed, so no failure-based flag lies within one.
+ * - polling_faster_than_interval is about one call's own polls, which no other kind sees: it supersedes nothing
+ *   and nothing supersedes it.
  */
 const SUPERSEDES: Partial<Record<LoopKind, readonly LoopKind[]>> = {
   tool_cycle: [
@@ -77,7 +86,8 @@ function keyPlan(thresholds: LoopThresholds): KeyPlan {
   if (!plan) {
     plan = LOOP_DETECTORS.map((detector) => ({
       detector,
-      prior: Math.max(1, detector.priorCalls?.(thresholds) ?? 1),
+      // 0 for a detector whose flag one call makes (its keys need no earlier call).
+      prior: Math.max(0, detector.priorCalls?.(thresholds) ?? 1),
       wholeScope: detector.reads === 'scope',
     }));
     plans.set(thresholds, plan);

@@ -25,6 +25,7 @@ export const LOOP_KINDS = [
   'tool_cycle',
   'argument_churn',
   'polling_no_progress',
+  'polling_faster_than_interval',
 ] as const;
 export type LoopKind = (typeof LOOP_KINDS)[number];
 
@@ -67,6 +68,10 @@ export type LoopFlag = {
     code?: string;
     path?: string;
     wasted?: Wasted;
+    /** polling_faster_than_interval: the task's polls, the server's interval and the client's mean interval. */
+    polls?: number;
+    pollIntervalMs?: number;
+    observedPollIntervalMs?: number;
   };
 };
 
@@ -102,7 +107,8 @@ export type LoopDetector = {
   /**
    * How many earlier calls under one of its keys a loop needs before a new call can complete it (1 unless
    * given: a key seen once before): churn needs `churnMinCalls − 1`, so a scope is not re-read for every
-   * failing call of a tool that fails now and then.
+   * failing call of a tool that fails now and then; 0 when one call makes the flag (a task polled too fast),
+   * whose keys only such calls have.
    */
   priorCalls?: (t: LoopThresholds) => number;
   /**

@@ -25,6 +25,9 @@ export type CallSpec = {
   startMs?: number;
   endMs?: number;
   traceId?: string;
+  /** A task's polls and the server's interval (a logical call that became a task). */
+  taskPolls?: number;
+  pollIntervalMs?: number;
 };
 
 const NS_PER_MS = 1_000_000n;
@@ -52,6 +55,8 @@ export function call(spec: CallSpec, i: number): ScopeCall {
     idempotencyKeyHash: null,
     firstIssuePath: spec.path ?? null,
     resultTokens: spec.resultTokens ?? null,
+    taskPolls: spec.taskPolls ?? null,
+    pollIntervalMs: spec.pollIntervalMs ?? null,
   };
 }
 

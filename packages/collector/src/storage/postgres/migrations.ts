@@ -4,6 +4,7 @@
 import type { ClientBase } from 'pg';
 import { clientsMigration } from '../sql/clients-migration.js';
 import { CONTRACTS_MIGRATION } from '../sql/contracts-migration.js';
+import { logicalMigration } from '../sql/logical-migration.js';
 import { OUTPUT_MIGRATION } from '../sql/output-migration.js';
 import { BACKFILL_CALLS, FILL_SOURCES } from '../sql/sides-migration.js';
 import { PG_CALL_ROWS_MIGRATION, PG_LOOP_EVIDENCE_MIGRATION } from './call-layout.js';
@@ -221,6 +222,8 @@ export const PG_MIGRATIONS: readonly string[] = [
     tableSuffix: '',
     jsonObject: (k, v) => `jsonb_object_agg(${k}, ${v})::text`,
   }),
+  // v11: one logical call's facts on its row, and how a row counts (sql/logical-migration.ts).
+  logicalMigration((column) => `c.${column}`),
 ];
 
 export type PgMigration = { from: number; to: number };

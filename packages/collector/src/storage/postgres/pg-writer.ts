@@ -6,13 +6,20 @@ import { createHash } from 'node:crypto';
 import type pg from 'pg';
 import type { StoredCall } from '../../calls/pairing.js';
 import type { StoredCallRow, WriteStages } from '../batch-rows.js';
-import { CALL_ROW_COLUMNS, callRow, internedOf, type RowEncoding } from '../call-row.js';
+import {
+  CALL_ROW_COLUMNS,
+  callRow,
+  EXTEND_ROW_SQL,
+  extendedRow,
+  internedOf,
+  type RowEncoding,
+} from '../call-row.js';
 import type { WriteOutcome } from '../contract.js';
-import type { Row } from '../sql/db.js';
+import type { Row, SqlValue } from '../sql/db.js';
 import { STORED_CALL_COLUMNS, storedCallOf } from '../stored-calls.js';
 import type { WriteBatch } from '../write-batch.js';
 import { type Cell, copyRows } from './pg-copy.js';
-import { inTransaction } from './pg-db.js';
+import { inTransaction, param, toDollars } from './pg-db.js';
 import { evaluateLoops } from './pg-rows.js';
 import { saveTallies } from './pg-tallies.js';
 
@@ -146,7 +153,7 @@ export class PgWriter {
       client,
       'tool_call_rows',
       CALL_ROW_COLUMNS,
-      a.calls.map((c) => callRow(c.seq, c.call, c.paired, encoding) as Cell[]),
+      a.calls.map((c) => callRow(c.seq, c.call, c.paired, c.part, encoding) as Cell[]),
     );
     // Nothing below reads the calls: they need not live through the loops' reads and the commit.
     a.calls.length = 0;
@@ -154,6 +161,16 @@ export class PgWriter {
       await client.query('UPDATE tool_call_rows SET paired = 1 WHERE id = ANY($1::bigint[])', [
         a.pairedIds,
       ]);
+    // Parts of logical calls: few batches have any (process/join.ts).
+    if (a.joinedIds.length > 0)
+      await client.query('UPDATE tool_call_rows SET part = 1 WHERE id = ANY($1::bigint[])', [
+        a.joinedIds,
+      ]);
+    for (const x of a.extended)
+      await client.query(
+        toDollars(EXTEND_ROW_SQL),
+        extendedRow(x.id, x.call, encoding).map((v) => param(v as SqlValue)),
+      );
     // The batch's conversation links and model calls in one statement: a COPY costs two round trips, and a
     // batch's few dozen model calls are cheaper as parameters (docs/decisions/0031). model_calls has no unique
     // index, so its insert waits on no other writer and adds nothing to the lock order.

@@ -4,6 +4,7 @@
 // reader thread, PostgreSQL on the pool.
 
 import type { RecordedCall } from '../../calls/call-record.js';
+import { logicalFromJson } from '../../calls/logical-call.js';
 import type { CallSide } from '../../calls/sides.js';
 import { blocksSince, blockWhere } from '../call-block.js';
 import { TOOL_IS } from '../call-row.js';
@@ -276,5 +277,6 @@ function callOf(r: Row): RecordedCall {
     clientVersion: textOrNull(r.client_version),
     resultBytes: numOrNull(r.result_bytes),
     resultTokens: numOrNull(r.result_tokens),
+    logical: logicalFromJson(r.logical),
   };
 }

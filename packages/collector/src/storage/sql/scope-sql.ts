@@ -2,6 +2,7 @@
 // them): a scope's call sequence read back inside the batch's transaction, and the stored loop flags replaced.
 // The detection stage (storage/contract.ts LoopDetection) decides which scopes and which flags.
 import { firstIssuePath } from '../../calls/issues.js';
+import { logicalFromJson } from '../../calls/logical-call.js';
 import { sideWhere } from '../call-side.js';
 import type {
   CallSequence,
@@ -39,6 +40,7 @@ const SCOPE_CALL_COLUMNS = [
   'idempotency_key_hash',
   'issues',
   'result_tokens',
+  'logical',
 ] as const;
 const CALL_COLUMNS = SCOPE_CALL_COLUMNS.join(', ');
 /** Each column's name in an object row (PostgreSQL's). */
@@ -81,6 +83,8 @@ export function scopeModelCallsSql(scope: LoopScopeRef['scope']): string {
 /** A call from a row of scopeCallsSql's columns, in their order. */
 function sequenceCallOf(r: readonly unknown[]): SequenceCall {
   const startNs = big(r[6]);
+  // A task's polls and interval from the row's logical facts: null for almost every row, nothing to parse.
+  const task = r[15] === null || r[15] === undefined ? null : logicalFromJson(r[15])?.task;
   return {
     traceId: text(r[0]),
     spanId: text(r[1]),
@@ -97,6 +101,8 @@ function sequenceCallOf(r: readonly unknown[]): SequenceCall {
     idempotencyKeyHash: textOrNull(r[12]),
     firstIssuePath: firstIssuePath(r[13]),
     resultTokens: numOrNull(r[14]),
+    taskPolls: task ? task.polls : null,
+    pollIntervalMs: task ? task.pollIntervalMs : null,
   };
 }
 

@@ -4,7 +4,14 @@
 import { createHash } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import type { WriteStages } from '../batch-rows.js';
-import { CALL_ROW_COLUMNS, callRow, type RowEncoding } from '../call-row.js';
+import {
+  CALL_ROW_COLUMNS,
+  callRow,
+  EXTEND_ROW_SQL,
+  extendedRow,
+  JOIN_ROW_SQL,
+  type RowEncoding,
+} from '../call-row.js';
 import type { WriteOutcome } from '../contract.js';
 import { NS_PER_HOUR, NS_PER_MINUTE, type Row } from '../sql/db.js';
 import { STORED_CALL_COLUMNS, storedCallOf } from '../stored-calls.js';
@@ -62,6 +69,8 @@ export class BlockWriter {
         .prepare(`SELECT ${STORED_CALL_COLUMNS} FROM tool_calls WHERE trace_seq = ?`)
         .safeIntegers(true),
       setPaired: db.prepare('UPDATE tool_call_rows SET paired = 1 WHERE id = ?'),
+      setJoined: db.prepare(JOIN_ROW_SQL),
+      extendRow: db.prepare(EXTEND_ROW_SQL),
       insertModelCall: db.prepare(
         'INSERT INTO model_calls (trace_seq, start_ns, end_ns, input_tokens, output_tokens) VALUES (?, ?, ?, ?, ?)',
       ),
@@ -198,8 +207,10 @@ export class BlockWriter {
       storedCalls: (seq) => (this.#stmt.storedCalls.all(seq) as Row[]).map(storedCallOf),
     });
     for (const c of a.calls)
-      this.#stmt.insertCall.run(callRow(c.seq, c.call, c.paired, this.#encoding));
+      this.#stmt.insertCall.run(callRow(c.seq, c.call, c.paired, c.part, this.#encoding));
     for (const id of a.pairedIds) this.#stmt.setPaired.run(id);
+    for (const id of a.joinedIds) this.#stmt.setJoined.run(id);
+    for (const x of a.extended) this.#stmt.extendRow.run(extendedRow(x.id, x.call, this.#encoding));
     for (const p of a.conversationPairs) this.#stmt.insertConversation.run(p.conversationId, p.seq);
     for (const b of a.blocks) this.#stmt.insertBlock.run(b.seq, b.resourceId, b.spanIds, b.packed);
     for (const m of a.modelCalls)

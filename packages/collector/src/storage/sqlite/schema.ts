@@ -6,6 +6,7 @@ import type Database from 'better-sqlite3';
 import { callBucket } from '../call-bucket.js';
 import { clientsMigration } from '../sql/clients-migration.js';
 import { CONTRACTS_MIGRATION } from '../sql/contracts-migration.js';
+import { logicalMigration } from '../sql/logical-migration.js';
 import { OUTPUT_MIGRATION } from '../sql/output-migration.js';
 import { BACKFILL_CALLS, FILL_SOURCES } from '../sql/sides-migration.js';
 import { key, narrowCallRows } from './call-layout.js';
@@ -252,6 +253,8 @@ export const MIGRATIONS: readonly Migration[] = [
     tableSuffix: 'WITHOUT ROWID',
     jsonObject: (k, v) => `json_group_object(${k}, ${v})`,
   }),
+  // v15: one logical call's facts on its row, and how a row counts (sql/logical-migration.ts).
+  logicalMigration(key),
 ];
 
 /** A row of tool_schemas as read with safeIntegers. */
