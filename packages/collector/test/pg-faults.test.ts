@@ -214,9 +214,10 @@ describe.skipIf(!PG_URL)('PostgreSQL faults', () => {
 
   it('rolls a migration that meets a fault back whole, retries it and finishes', async () => {
     const db = await freshPgDatabase();
-    // A database at the schema before the last step; the last step (v9: it drops the call-id slot index of
-    // tool_call_rows and makes the block index) then waits for a lock on tool_call_rows, under the view.
-    const last = PG_MIGRATIONS.length - 1;
+    // A database at v8; the next step (v9: it drops the call-id slot index of tool_call_rows and makes the
+    // block index) then waits for a lock on tool_call_rows, under the view. A fixed step, not the last one:
+    // later steps (v10, v11) only add columns and tables, and the slot and block indexes tell v9 apart.
+    const last = 8;
     await sql(db, PG_MIGRATIONS.slice(0, last).join(';\n'));
     await sql(db, 'CREATE TABLE toolscope_schema (version INTEGER NOT NULL)');
     await sql(db, 'INSERT INTO toolscope_schema VALUES ($1)', [last]);
