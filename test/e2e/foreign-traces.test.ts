@@ -195,9 +195,12 @@ describe('foreign agents read as calls and model steps', () => {
       result: _r,
       replay: _p,
       failedAttempts: _f,
+      joinedTo,
       ...asListed
     } = spans.find((s) => s.call)?.call ?? {};
     expect(asListed).toEqual(listed);
+    // A whole call of one span, no part of another's.
+    expect(joinedTo).toBeNull();
   });
 
   it('OpenInference: a TOOL span between two LLM spans', async () => {

@@ -61,12 +61,17 @@ async function answers(s: Storage) {
   return out;
 }
 
-/** Takes a store back to the schema before traffic by client. */
+/**
+ * Takes a store back to the schema before traffic by client, undoing the later logical-call step first (its
+ * columns, sql/logical-migration.ts) so the migrations after it run as they do on an old store.
+ */
 async function previousSchema(backend: string, db: string): Promise<void> {
   const pg = backend === 'postgres';
   await execRaw(
     db,
     `DROP VIEW tool_calls;
+     ALTER TABLE tool_call_rows DROP COLUMN logical;
+     ALTER TABLE tool_call_rows DROP COLUMN part;
      ALTER TABLE tool_call_rows DROP COLUMN client_version;
      DROP TABLE tool_client_minutes;
      DROP TABLE tool_client_hours;
