@@ -8,7 +8,8 @@ import { argumentsOf, recogniseCall } from './recognise.js';
 /** The payloads a span kept; each undefined when it kept none. */
 export type CallContent = { input: unknown; result: unknown; rejectedOutput: unknown };
 
-function parsed(v: unknown): unknown {
+/** A payload attribute as a value: its JSON when it parses, else the text itself (also the ingest's reading). */
+export function parsed(v: unknown): unknown {
   if (typeof v !== 'string') return v;
   try {
     return JSON.parse(v);

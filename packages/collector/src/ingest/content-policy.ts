@@ -24,6 +24,7 @@ import {
   redactString,
   scrubSecrets,
 } from '@toolscope/instrument/shared-rules';
+import { parsed } from '../calls/call-content.js';
 import { argumentsOf, dialectOf, type RecognisedCall, recogniseCall } from '../calls/recognise.js';
 import type { AttrMap, AttrValue, NormalizedSpan } from '../otlp/model.js';
 import { setAttr } from '../otlp/normalize.js';
@@ -57,15 +58,6 @@ export function defaultContentPolicy(): ContentPolicy {
 }
 
 export const randomHashKey = () => randomBytes(32).toString('base64');
-
-function parsed(v: unknown): unknown {
-  if (typeof v !== 'string') return v;
-  try {
-    return JSON.parse(v);
-  } catch {
-    return v;
-  }
-}
 
 /**
  * The size of a foreign span's result (`ai.toolCall.result`, `traceloop.entity.output`, `output.value`),
