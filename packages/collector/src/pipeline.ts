@@ -1,4 +1,4 @@
-// The collector's stages wired together (DESIGN.md §14, docs/decisions/0037): receive (otlp/, ingest/) →
+// The collector's stages wired together (docs/decisions/0037-collector-stages-and-api-boundary.md): receive (otlp/, ingest/) →
 // process (process/) → detect (detection/) → store (storage/). Storage takes processed batches and runs the
 // process stage's transaction half and the detection stage through the port its contract defines
 // (storage/batch-rows.ts WriteStages), which write-stages.ts builds; this module opens stores with it.

@@ -1,4 +1,4 @@
-// The call pipeline (DESIGN.md §2–3): validate input → idempotency → attempts with retry policy → validate
+// The call pipeline (docs/defining-tools.md): validate input → idempotency → attempts with retry policy → validate
 // output → envelope, all inside one span. Nothing thrown by the tool or by telemetry escapes.
 import { type Attributes, diag, SpanKind, trace } from '@opentelemetry/api';
 import { attempts } from './attempts.js';

@@ -1,4 +1,4 @@
-// Environment configuration of the instrumentation (DESIGN.md §3), parsed once with Zod; bad values are reported, not thrown.
+// Environment configuration of the instrumentation (docs/defining-tools.md), parsed once with Zod; bad values are reported, not thrown.
 import { diag } from '@opentelemetry/api';
 import { z } from 'zod';
 

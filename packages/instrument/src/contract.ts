@@ -1,4 +1,4 @@
-// Zod schemas of the envelope (DESIGN.md §2): the single source of its types, shared with the collector.
+// Zod schemas of the envelope (docs/defining-tools.md): the single source of its types, shared with the collector.
 import { z } from 'zod';
 import { ERROR_CODES } from './semconv.js';
 

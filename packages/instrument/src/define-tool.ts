@@ -1,5 +1,5 @@
 // `defineTool`: one Zod contract per tool, checked once at definition time, turned into a `.call` that
-// validates, executes with policy, validates again and reports one span (DESIGN.md §3).
+// validates, executes with policy, validates again and reports one span (docs/defining-tools.md).
 import type { Attributes } from '@opentelemetry/api';
 import { z } from 'zod';
 import { runCall, type ToolInternals } from './call-runner.js';

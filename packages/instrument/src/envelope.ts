@@ -1,4 +1,4 @@
-// Builders of the envelope's failures with fixed, value-free messages (DESIGN.md §2).
+// Builders of the envelope's failures with fixed, value-free messages (docs/defining-tools.md).
 import type { ToolFailure, ValidationIssue } from './contract.js';
 import type { ErrorCode } from './semconv.js';
 

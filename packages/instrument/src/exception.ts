@@ -1,4 +1,4 @@
-// The cause of a failed call (DESIGN.md §7): what a thrown error leaves on the tool's span. The type always; the
+// The cause of a failed call (docs/contracts.md): what a thrown error leaves on the tool's span. The type always; the
 // message redacted by the payload rules and capped, since messages quote inputs (e-mails, tokens) more often
 // than authors expect; the stack only with content capture, since it names files and lines of the server.
 import type { Attributes } from '@opentelemetry/api';

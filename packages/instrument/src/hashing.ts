@@ -45,7 +45,7 @@ export function digest(text: string): string {
   return createHash('sha256').update(text).digest('hex');
 }
 
-/** First 16 hex of an unkeyed SHA-256: the schema hash of DESIGN.md §1. */
+/** First 16 hex of an unkeyed SHA-256: the schema hash of docs/span-contract.md. */
 export function shortDigest(text: string): string {
   return digest(text).slice(0, HASH_HEX_CHARS);
 }

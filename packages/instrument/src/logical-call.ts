@@ -1,4 +1,4 @@
-// One logical call (DESIGN.md §12, decision 0046): what happened between a tool call's first request and its
+// One logical call (docs/mcp.md, decision 0046): what happened between a tool call's first request and its
 // final result, whoever observes it (the MCP server and client adapters, the proxy). The legs of a multi
 // round-trip call and the polls of a task are counted here; span-contract.ts turns the record into attributes.
 import type { TaskStatus } from './semconv.js';

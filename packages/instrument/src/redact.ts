@@ -1,4 +1,4 @@
-// Redaction of captured payloads (DESIGN.md §3, docs/redaction.md): secret keys (secret-keys.ts), secret formats
+// Redaction of captured payloads (docs/defining-tools.md, docs/redaction.md): secret keys (secret-keys.ts), secret formats
 // (secret-values.ts), strings that are JSON by their keys too, and sensitive schema fields are masked; strings
 // truncated, the whole payload bounded. Payloads with content capture on; exception messages always.
 import { z } from 'zod';

@@ -32,7 +32,7 @@ const SECRET_WORDS = new Set([
   'bearer',
   'signature',
   'sig',
-  // Personal data the design masks by key (DESIGN.md §3).
+  // Personal data the design masks by key (docs/redaction.md).
   'ssn',
   'card',
   'cvv',

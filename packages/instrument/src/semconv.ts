@@ -1,4 +1,4 @@
-// Every span attribute, span name and code value Toolscope emits or reads: the public span contract (DESIGN.md §1).
+// Every span attribute, span name and code value Toolscope emits or reads: the public span contract (docs/span-contract.md).
 // Unstable OTel GenAI/MCP semconv names are copied here as `as const` strings, as OTel contrib instrumentations do,
 // so that no other file spells an attribute name. This module imports nothing: the collector reads it without the SDK.
 
@@ -17,7 +17,7 @@ export const ATTR_ERROR_TYPE = 'error.type' as const;
 export const ATTR_EXCEPTION_TYPE = 'exception.type' as const;
 export const ATTR_EXCEPTION_MESSAGE = 'exception.message' as const;
 export const ATTR_EXCEPTION_STACKTRACE = 'exception.stacktrace' as const;
-/** OTel's span event for a thrown error, recorded on the tool's span (DESIGN.md §7). */
+/** OTel's span event for a thrown error, recorded on the tool's span (docs/contracts.md). */
 export const EVENT_EXCEPTION = 'exception' as const;
 /** Caps of the exception event: the message always (redacted), the stack only with content capture. */
 export const MAX_EXCEPTION_MESSAGE_CHARS = 500;
@@ -52,7 +52,7 @@ export const ATTR_TOOLSCOPE_IDEMPOTENT_REPLAY = 'toolscope.idempotent_replay' as
  * client spans as the client calls itself. No OTel convention names it yet; it answers "who still calls this".
  */
 export const ATTR_TOOLSCOPE_MCP_CLIENT_NAME = 'toolscope.mcp.client.name' as const;
-/** The MCP client's version (its `clientInfo.version`), beside its name (DESIGN.md §12). */
+/** The MCP client's version (its `clientInfo.version`), beside its name (docs/mcp.md). */
 export const ATTR_TOOLSCOPE_MCP_CLIENT_VERSION = 'toolscope.mcp.client.version' as const;
 /**
  * On client spans, the server the call went to as it names itself (`serverInfo` of `initialize`, or the
@@ -62,7 +62,7 @@ export const ATTR_TOOLSCOPE_MCP_SERVER_NAME = 'toolscope.mcp.server.name' as con
 export const ATTR_TOOLSCOPE_MCP_SERVER_VERSION = 'toolscope.mcp.server.version' as const;
 
 /**
- * One logical call (DESIGN.md §12): the legs of a multi round-trip call (each a `tools/call` under a new JSON-RPC
+ * One logical call (docs/mcp.md): the legs of a multi round-trip call (each a `tools/call` under a new JSON-RPC
  * id, linked by `requestState`) and a task (its `tasks/get` polls to a terminal status) make one span from the
  * first request to the final result. Legs counts the call's rounds: 1, plus one per round of input it asked for
  * (in 2026-07-28 each a request of its own; on a 2025 connection the SDK's shim and a handler's own
@@ -153,7 +153,7 @@ export const EVENT_TOOLSCOPE_ATTEMPT_FAILED = 'toolscope.attempt.failed' as cons
 export const SPAN_NAME_EXECUTE_TOOL_PREFIX = 'execute_tool' as const;
 export const SPAN_NAME_MCP_TOOLS_CALL_PREFIX = 'tools/call' as const;
 
-/** The envelope's failure codes (DESIGN.md §2). */
+/** The envelope's failure codes (docs/defining-tools.md). */
 export const ERROR_CODES = {
   INVALID_INPUT: 'INVALID_INPUT',
   INVALID_OUTPUT: 'INVALID_OUTPUT',

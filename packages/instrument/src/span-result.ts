@@ -20,7 +20,7 @@ type ExecutedLike = {
   rawOutput?: unknown;
 };
 
-/** Sets the end-of-call attributes (DESIGN.md §1) on the span. */
+/** Sets the end-of-call attributes (docs/span-contract.md) on the span. */
 export function recordResult(
   span: SafeSpan,
   executed: ExecutedLike,

@@ -1,4 +1,4 @@
-// Public configuration types of `defineTool` and `.call` (the shapes of DESIGN.md §3).
+// Public configuration types of `defineTool` and `.call` (the shapes of docs/defining-tools.md).
 import type { TracerProvider } from '@opentelemetry/api';
 import type { z } from 'zod';
 import type { ClassifyReturn } from './classify.js';

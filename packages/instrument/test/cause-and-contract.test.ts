@@ -1,4 +1,4 @@
-// The cause of a failed call and the contract a tool reports (DESIGN.md §7): the exception event a thrown error
+// The cause of a failed call and the contract a tool reports (docs/contracts.md): the exception event a thrown error
 // leaves (type always, message redacted and capped, stack only with capture), the contract span sent once per
 // provider and hash, and deprecation carried on every call span.
 import { describe, expect, it } from 'vitest';

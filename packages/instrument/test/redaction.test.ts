@@ -1,4 +1,4 @@
-// Redaction corpus (DESIGN.md §3): with capture off no payload value leaves the process; with capture on
+// Redaction corpus (docs/redaction.md): with capture off no payload value leaves the process; with capture on
 // none of the secrets does, while ordinary values stay readable for the on-call engineer.
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';

@@ -1,4 +1,4 @@
-// Every attribute of the span contract (DESIGN.md §1), checked by name and value on real SDK spans.
+// Every attribute of the span contract (docs/span-contract.md), checked by name and value on real SDK spans.
 import { createHmac } from 'node:crypto';
 import { context, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';

@@ -1,4 +1,4 @@
-// GET /api/tools/:name/contracts and /api/tools/:name/contracts/diff: the contract catalog (DESIGN.md §7).
+// GET /api/tools/:name/contracts and /api/tools/:name/contracts/diff: the contract catalog (docs/contracts.md).
 import type { FastifyInstance } from 'fastify';
 import { diffContracts } from '../contracts/schema-diff.js';
 import type { Storage } from '../storage/contract.js';

@@ -55,7 +55,7 @@ const GEN_AI_FIELDS = {
 
 export const DIALECTS: readonly Dialect[] = [
   {
-    // DESIGN.md §1: the instrument package's spans (its scope, or toolscope.attempt / schema.hash, which the
+    // docs/span-contract.md: the instrument package's spans (its scope, or toolscope.attempt / schema.hash, which the
     // contract sets on every call).
     source: 'toolscope',
     matches: (s) =>

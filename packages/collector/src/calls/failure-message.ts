@@ -1,4 +1,4 @@
-// The message a failed call gave the agent, where the failure carried one of the envelope's (DESIGN.md §2): read
+// The message a failed call gave the agent, where the failure carried one of the envelope's (docs/defining-tools.md): read
 // from the captured result (the envelope itself, or an MCP result whose structuredContent is the envelope).
 // Only envelope messages count: they come from a small set (fixed wordings per tool and code, and the author's
 // REJECTED messages), so grouping by them says which wording leads a model to repair; free text is left out.

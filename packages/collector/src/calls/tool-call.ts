@@ -38,7 +38,7 @@ export type ToolCall = {
   service: string | null;
   isError: boolean;
   source: CallSource;
-  /** The last `exception` event's type and message (DESIGN.md §7), when the call threw. */
+  /** The last `exception` event's type and message (docs/contracts.md), when the call threw. */
   exceptionType: string | null;
   exceptionMessage: string | null;
   /** The MCP client's name (`toolscope.mcp.client.name`), when the span names it. */

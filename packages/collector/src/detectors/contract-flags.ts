@@ -1,4 +1,4 @@
-// The flags the contract catalog adds (DESIGN.md §7), computed at read time like drift: `heavy_schema` for a
+// The flags the contract catalog adds (docs/contracts.md), computed at read time like drift: `heavy_schema` for a
 // tools/list entry above the token budget, `deprecated_tool_in_use` for a deprecated tool that still gets calls,
 // and the changed paths (contracts/schema-diff.ts) added to the schema flags' evidence.
 //

@@ -1,4 +1,4 @@
-// Schema-drift detectors (DESIGN.md §4), per tool over a window: computed at query time from small per-tool
+// Schema-drift detectors (docs/detectors.md), per tool over a window: computed at query time from small per-tool
 // tables (schema hashes, input shapes, failing paths) and the rollups; input and output drift then read the
 // failing calls of the few tools whose rates already make drift, to count the agents behind them and link them.
 import { agentsOf, type FailingCalls, linkedCalls, seenOf } from './drift-calls.js';

@@ -1,4 +1,4 @@
-// The storage contract (DESIGN.md §5): an async writer side and reader side with types of their own, as Jaeger's
+// The storage contract (docs/storage.md): an async writer side and reader side with types of their own, as Jaeger's
 // SpanWriter/SpanReader. Routes, CLI, webhook, retention and detection see only this module; SQLite
 // (storage/sqlite) and PostgreSQL (storage/postgres) implement it, and one conformance suite runs against both.
 // The reader answers neutral questions (calls by scope and time, aggregates, per-tool tables, contracts, spans,
@@ -75,7 +75,7 @@ export type SearchHit =
   | { kind: 'trace' | 'conversation' | 'tool' | 'code'; value: string }
   | { kind: 'call'; spanId: string; traceId: string; callId: string; tool: string };
 
-/** One contract of a tool (DESIGN.md §7): reported by a contract span, or known only as a hash from calls. */
+/** One contract of a tool (docs/contracts.md): reported by a contract span, or known only as a hash from calls. */
 export type ToolContract = {
   version: string;
   schemaHash: string;

@@ -1,4 +1,4 @@
-// The contract catalog and the cause of a failure (DESIGN.md §7), on every backend: contract spans become one
+// The contract catalog and the cause of a failure (docs/contracts.md), on every backend: contract spans become one
 // row per (tool, hash) with the services that served it; the same report twice (an exporter retry, a second
 // replica) changes nothing but the time span; a call that threw keeps its exception; a span that does not say
 // whether an effect happened reads as unknown; the contract flags and read thresholds agree across backends.

@@ -1,4 +1,4 @@
-// The tool page's Contracts section (DESIGN.md §7): each contract the tool was served with, its versions,
+// The tool page's Contracts section (docs/contracts.md): each contract the tool was served with, its versions,
 // services, time span and weight; a readable diff between any two; and a deprecation banner with the sunset.
 import {
   type ContractsResponse,

@@ -1,4 +1,4 @@
-// What an MCP answer says about the call it belongs to (DESIGN.md §12): final, waiting for input (a multi
+// What an MCP answer says about the call it belongs to (docs/mcp.md): final, waiting for input (a multi
 // round-trip call's `input_required`), or a task to poll; and what a task's poll says. Read alike by the server
 // and client adapters and the proxy, from the 2026-07-28 shapes (`resultType`) and the 2025-11-25 task shape.
 import { TASK_STATUSES, type TaskStatus } from '../semconv.js';

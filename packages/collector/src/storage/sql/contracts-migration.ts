@@ -1,4 +1,4 @@
-// The schema step of the contract catalog and the cause of a failure (DESIGN.md §7), as SQL both backends run:
+// The schema step of the contract catalog and the cause of a failure (docs/contracts.md), as SQL both backends run:
 // SQLite's migration v7 and PostgreSQL's v3. BIGINT is an INTEGER column to SQLite, so one text serves both.
 // The catalog is kept through retention: one small row per (tool, schema hash), and a tool's contract is what
 // its callers still depend on long after the calls that carried it were deleted.

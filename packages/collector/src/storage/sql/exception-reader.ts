@@ -1,4 +1,4 @@
-// The causes of failures per tool over a window (DESIGN.md §7): the most frequent exception types, read from the
+// The causes of failures per tool over a window (docs/contracts.md): the most frequent exception types, read from the
 // partial index of calls that threw (sql/contracts-migration.ts), each call counted once (call-side.ts).
 
 import type { CallSide } from '../../calls/sides.js';
