@@ -146,6 +146,8 @@ export async function openSession(target: Target): Promise<Session> {
       close: () => client.close(),
     };
   } catch (error) {
+    // The connect's own error (with the server's last words) is thrown below; closing a client whose connect
+    // failed may fail too, and only stops a child that is already gone.
     await client.close().catch(() => undefined);
     const last = stderr.join('').trim().split('\n').slice(-3).join(' | ');
     const why = error instanceof Error ? error.message : String(error);

@@ -113,6 +113,8 @@ export async function replay(argv: string[], io: CliIo): Promise<number> {
     io.err(`toolscope replay: the server failed during the replay: ${messageOf(error)}\n`);
     return 2;
   } finally {
+    // The replay's outcome is already decided (its report, or the failure printed above); a close that fails
+    // means the server is gone, which leaves nothing to release or report.
     await session.close().catch(() => undefined);
   }
   const render = { markdown, json, junit, sarif }[f.format];
