@@ -1,8 +1,9 @@
 // `pnpm demo`'s summary keeps its promise: every flag with the trace that proves it (a loop's own trace, a
 // drift flag's first listed one), a missing flag said as missing; and after --exit it no longer points at a
 // dashboard that stopped with the demo, but at the command that serves the same data again.
-import type { Flag } from '@toolscope/collector/schemas';
+import { FLAG_KINDS, type Flag } from '@toolscope/collector/schemas';
 import { describe, expect, it } from 'vitest';
+import { EXPECTED_FLAGS } from '../../examples/orders-mcp/src/scenarios.js';
 import { demoSummary } from '../../examples/orders-mcp/src/summary.js';
 
 const flag = (f: Pick<Flag, 'kind' | 'tool' | 'summary'> & Partial<Flag>): Flag => ({
@@ -47,11 +48,11 @@ describe("the demo's summary", () => {
     expect(missing).toBe(1);
     expect(text.split('\n')).toEqual([
       'flags, each with the trace that proves it:',
-      `  ✓ identical_retry            get_order       trace ${LOOP}`,
+      `  ✓ identical_retry               get_order       trace ${LOOP}`,
       '      get_order was called 3 times with the same input.',
-      `  ✓ silent_schema_change       get_order       trace ${DRIFT}`,
+      `  ✓ silent_schema_change          get_order       trace ${DRIFT}`,
       '      get_order version 2 was served with 2 schema hashes.',
-      '  ✗ version_skew               catalogue_list  missing',
+      '  ✗ version_skew                  catalogue_list  missing',
       '',
       `dashboard: http://127.0.0.1:4318/ (the first trace above: http://127.0.0.1:4318/#/traces/${LOOP})`,
       'Ctrl-C stops the collector; the data stays in the database.',
@@ -72,5 +73,11 @@ describe("the demo's summary", () => {
     expect(last('/tmp/demo.db')[1]).toMatch(
       /^To look at it again: pnpm start --db \/tmp\/demo\.db, /,
     );
+  });
+
+  it('expects every flag kind the collector raises from calls, so a new kind cannot be left out of the story', () => {
+    // heavy_schema weighs a tools/list entry, not calls: none of the demo's tools is heavy yet.
+    const fromCalls = FLAG_KINDS.filter((k) => k !== 'heavy_schema');
+    expect(new Set(EXPECTED_FLAGS.map((e) => e.kind))).toEqual(new Set(fromCalls));
   });
 });

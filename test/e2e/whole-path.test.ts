@@ -1,5 +1,6 @@
 // The whole path in separate processes: the scripted agent drives the example MCP server (the stable
-// deployment over Streamable HTTP as its own process, the canary over stdio as the agent's child), every
+// deployment over Streamable HTTP as its own process, the canary over stdio as the agent's child, the SDK v2
+// fulfilment deployment over Streamable HTTP as the agent's child, with a task and an input round), every
 // process exports over OTLP protobuf to a collector process, and then: every expected flag is there with the
 // right tool and trace, the quiet scenes made no flag, `toolscope report` exits 1 with the expected error
 // rates, and the dashboard shows it in Chromium.
@@ -82,7 +83,8 @@ beforeAll(async () => {
     if (EXPECTED_FLAGS.every((e) => kinds.has(e.kind))) break;
     await new Promise((r) => setTimeout(r, 250));
   } while (Date.now() < deadline);
-}, 90_000);
+  // A cap, not a wait: on a loaded machine (load 19) `pnpm demo --exit` took 80 s, its tasks' polls included.
+}, 180_000);
 
 afterAll(async () => {
   await (await browser)?.close();
@@ -144,6 +146,27 @@ describe('agent → MCP server → collector → API, report and dashboard', () 
       const wrong = flags.filter((f) => f.traceId !== undefined && traces.includes(f.traceId));
       expect(wrong, scene).toEqual([]);
     }
+  });
+
+  it('reads an input round and each polled task as one call, and flags only the task polled too fast', async () => {
+    const callsOf = async (scene: string) =>
+      (await getJson<CallsResponse>(`/api/calls?traceId=${traceOf(scene)[0]}&since=1h`)).calls;
+    const [cancel] = await callsOf('cancel');
+    expect(await callsOf('cancel')).toHaveLength(1);
+    expect(cancel).toMatchObject({ tool: 'order_cancel', legs: 2, code: null, task: null });
+    for (const scene of ['export', 'export-eager']) {
+      const calls = await callsOf(scene);
+      expect(calls, scene).toHaveLength(1);
+      expect(calls[0], scene).toMatchObject({
+        tool: 'order_export',
+        code: null,
+        task: { status: 'completed', pollIntervalMs: 1000 },
+      });
+    }
+    const fast = flags.filter((f) => f.kind === 'polling_faster_than_interval');
+    expect(fast.map((f) => f.traceId)).toEqual(traceOf('export-eager'));
+    expect(fast[0]?.evidence.pollIntervalMs).toBe(1000);
+    expect(fast[0]?.evidence.observedPollIntervalMs).toBeLessThanOrEqual(500);
   });
 
   it('flags what results cost only on the heavy tool, and weighs every tool', async () => {
@@ -264,13 +287,16 @@ describe('agent → MCP server → collector → API, report and dashboard', () 
     );
     // get_order: loop 3/3, repair 1/2, transient 0/1, canary 0/5, enum 3/3, cycle 0/3, poll 0/5, and the
     // recovery scenes 8/10; catalogue_list: rollout 0/10, old clients 4/4, cycle 0/3, recovery 0/1;
-    // order_intent: rejected 2/2, timeout 2/2, keyed 0/2, churn 4/4, recovery 2/3; order_history: flood 0/10.
+    // order_intent: rejected 2/2, timeout 2/2, keyed 0/2, churn 4/4, recovery 2/3; order_history: flood 0/10;
+    // order_export: two tasks, each one call however many polls; order_cancel: one call across two requests.
     expect(rates).toEqual({
       get_order: [32, 15, 0.4688],
       catalogue_list: [18, 4, 0.2222],
       order_intent: [13, 10, 0.7692],
       list_catalogue: [1, 0, 0],
       order_history: [10, 0, 0],
+      order_export: [2, 0, 0],
+      order_cancel: [1, 0, 0],
     });
     expect(body.passed).toBe(false);
     // The loops' cost, summed as the overview sums it: each wasted call once.
@@ -293,6 +319,8 @@ describe('agent → MCP server → collector → API, report and dashboard', () 
         'catalogue_list',
         'get_order',
         'list_catalogue',
+        'order_cancel',
+        'order_export',
         'order_history',
         'order_intent',
       ]);
@@ -324,7 +352,7 @@ describe('agent → MCP server → collector → API, report and dashboard', () 
             ?.match(/: (\d+) calls?/)?.[1],
         ]),
       );
-      expect(sparks).toHaveLength(5);
+      expect(sparks).toHaveLength(7);
       for (const [calls, sparkCalls] of sparks) if (sparkCalls) expect(sparkCalls).toBe(calls);
       await shot(page, 'overview');
       // The overview's loop cost is the sum over the distinct wasted calls.

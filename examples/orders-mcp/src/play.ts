@@ -4,6 +4,7 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Tracer } from '@opentelemetry/api';
 import { MCP_META_IDEMPOTENCY_KEY } from '@toolscope/instrument';
+import type { Fulfilment } from './fulfilment-client.js';
 import type { Call, Scene } from './scenarios.js';
 import type { Variant } from './tools.js';
 
@@ -12,6 +13,8 @@ export type Envelope = { ok?: boolean; code?: string; issues?: { path: string }[
 
 export type Player = {
   clients: Record<Variant, Client>;
+  /** The fulfilment deployment's client, for scenes that call it. */
+  fulfilment?: Fulfilment;
   tracer: Tracer;
   /** The conversation the clients stamp on each call (their `conversationId` option reads it). */
   conversation: { id: string };
@@ -26,6 +29,11 @@ const envelopeOf = (r: unknown): Envelope =>
     : {}) ?? {};
 
 async function call(p: Player, c: Call): Promise<Envelope> {
+  if (c.server === 'fulfilment') {
+    if (!p.fulfilment) throw new Error(`${c.tool}: this player has no fulfilment client`);
+    p.onCall?.(c, await p.fulfilment.call(c.tool, c.args, c.wait));
+    return {};
+  }
   const result = await p.clients[c.server].callTool({
     name: c.tool,
     arguments: c.args,

@@ -1,14 +1,20 @@
 // What the scripted agent does, scene by scene, and which flag each scene must (or must not) produce. The
 // end-to-end test and `pnpm demo` both read EXPECTED_FLAGS, so the story and its checks cannot drift apart.
+import type { TaskWait } from './fulfilment-client.js';
 import { RECOVERY_SCENES } from './recovery-scenes.js';
 import type { Variant } from './tools.js';
 
+/** The deployments the agent calls: the orders server's two (SDK 1.x), and fulfilment (SDK v2, 2026-07-28). */
+export type Deployment = Variant | 'fulfilment';
+
 export type Call = {
-  server: Variant;
+  server: Deployment;
   tool: string;
   args: Record<string, unknown>;
   /** An idempotency key sent in _meta. */
   key?: string;
+  /** A tool that answers with a task: how the agent waits for it. */
+  wait?: TaskWait;
 };
 
 export type Scene = {
@@ -161,6 +167,40 @@ export const SCENES: Scene[] = [
       })),
     ],
   },
+  {
+    id: 'cancel',
+    title: 'a cancellation the user confirms when asked (quiet: one call across its two requests)',
+    turns: [[{ server: 'fulfilment', tool: 'order_cancel', args: { orderId: 'ord_31_1' } }]],
+  },
+  {
+    id: 'export',
+    title:
+      'an export task polled at the interval the server asks for (quiet: one call, however many polls)',
+    turns: [
+      [
+        {
+          server: 'fulfilment',
+          tool: 'order_export',
+          args: { customerId: 'cus_31' },
+          wait: 'at-interval',
+        },
+      ],
+    ],
+  },
+  {
+    id: 'export-eager',
+    title: 'an export task polled every few milliseconds though the server asked for one a second',
+    turns: [
+      [
+        {
+          server: 'fulfilment',
+          tool: 'order_export',
+          args: { customerId: 'cus_32' },
+          wait: 'eagerly',
+        },
+      ],
+    ],
+  },
   // What agents do after failed calls, with an exactly known mix (recovery-scenes.ts).
   ...RECOVERY_SCENES,
 ];
@@ -174,6 +214,7 @@ export const EXPECTED_FLAGS = [
   { kind: 'tool_cycle', tool: 'get_order', scene: 'cycle' },
   { kind: 'argument_churn', tool: 'order_intent', scene: 'churn' },
   { kind: 'polling_no_progress', tool: 'get_order', scene: 'poll' },
+  { kind: 'polling_faster_than_interval', tool: 'order_export', scene: 'export-eager' },
   { kind: 'silent_schema_change', tool: 'get_order', scene: 'rollout' },
   { kind: 'version_skew', tool: 'catalogue_list', scene: 'rollout' },
   { kind: 'input_drift', tool: 'catalogue_list', scene: 'old-client' },
@@ -187,7 +228,7 @@ export const EXPECTED_FLAGS = [
 export const RESULT_FLAG_TOOL = 'order_history';
 
 /** Scenes that must produce no flag of their own. */
-export const QUIET_SCENES = ['repair', 'transient', 'keyed'] as const;
+export const QUIET_SCENES = ['repair', 'transient', 'keyed', 'cancel', 'export'] as const;
 
 /** The demo's rollout happens in seconds, so the collector must treat a 2 s overlap as skew. */
 export const DEMO_ROLLOUT_GRACE_SECONDS = 2;

@@ -30,7 +30,7 @@ export function demoSummary(
     firstTrace ??= trace;
     if (!found) missing++;
     lines.push(
-      `  ${found ? '✓' : '✗'} ${e.kind.padEnd(26)} ${e.tool.padEnd(15)} ${found ? `trace ${trace ?? '(none)'}` : 'missing'}`,
+      `  ${found ? '✓' : '✗'} ${e.kind.padEnd(29)} ${e.tool.padEnd(15)} ${found ? `trace ${trace ?? '(none)'}` : 'missing'}`,
     );
     if (found) lines.push(`      ${found.summary}`);
   }
