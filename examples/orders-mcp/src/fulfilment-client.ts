@@ -119,6 +119,8 @@ export async function connectFulfilment(
     content: { confirm: true },
   }));
   await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+  // An agent reads the tools it may call first; the server reports their contracts as it lists them.
+  await client.listTools();
   const rpc = rawRpc(url, conversation);
   const tasks = createTaskSessionFromClient(client, {
     endpointId: 'orders-fulfilment',
