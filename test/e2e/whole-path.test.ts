@@ -12,6 +12,7 @@ import {
   type Flag,
   formatCount,
   formatMs,
+  type ToolDetailResponse,
   type ToolStats,
   type TraceResponse,
 } from '@toolscope/collector/schemas';
@@ -125,7 +126,7 @@ const shot = async (page: Page, name: string): Promise<void> => {
 const traceOf = (scene: string) => manifest[scene]?.traceIds ?? [];
 
 describe('agent → MCP server → collector → API, report and dashboard', () => {
-  it('produces every expected flag with the right tool and the trace of its scene', () => {
+  it('produces every expected flag with the right tool and the trace of its scene', async () => {
     for (const e of EXPECTED_FLAGS) {
       const candidates = flags.filter((f) => f.kind === e.kind && f.tool === e.tool);
       expect(candidates.length, `${e.kind} on ${e.tool}`).toBeGreaterThan(0);
@@ -136,6 +137,19 @@ describe('agent → MCP server → collector → API, report and dashboard', () 
           (f.traceId !== undefined && traces.includes(f.traceId)) ||
           (f.evidence.traceIds ?? []).some((t) => traces.includes(t)),
       );
+      if (e.kind === 'heavy_schema') {
+        // Read from a contract, not from calls: no trace. The tool's page (what the demo's summary points to)
+        // has the flagged contract, last called in the scene's trace.
+        expect(linked, 'heavy_schema names no trace').toBe(false);
+        const page = await getJson<ToolDetailResponse>(`/api/tools/${e.tool}?since=1h`);
+        const hashes = candidates.flatMap((f) => f.evidence.schemaHashes ?? []);
+        const flagged = page.versions.filter((v) => hashes.includes(v.schemaHash));
+        expect(flagged.map((v) => traces.includes(v.lastTraceId))).toEqual([true]);
+        expect(candidates[0]?.evidence.schemaTokens).toBeGreaterThan(
+          candidates[0]?.evidence.budget ?? Number.POSITIVE_INFINITY,
+        );
+        continue;
+      }
       expect(linked, `${e.kind} links a trace of scene ${e.scene}`).toBe(true);
     }
   });
@@ -169,7 +183,7 @@ describe('agent → MCP server → collector → API, report and dashboard', () 
     expect(fast[0]?.evidence.observedPollIntervalMs).toBeLessThanOrEqual(500);
   });
 
-  it('flags what results cost only on the heavy tool, and weighs every tool', async () => {
+  it('flags what results cost only on the tool with heavy results, and weighs every tool', async () => {
     const resultFlags = flags.filter(
       (f) => f.kind === 'oversized_result' || f.kind === 'result_growth',
     );
@@ -288,7 +302,8 @@ describe('agent → MCP server → collector → API, report and dashboard', () 
     // get_order: loop 3/3, repair 1/2, transient 0/1, canary 0/5, enum 3/3, cycle 0/3, poll 0/5, and the
     // recovery scenes 8/10; catalogue_list: rollout 0/10, old clients 4/4, cycle 0/3, recovery 0/1;
     // order_intent: rejected 2/2, timeout 2/2, keyed 0/2, churn 4/4, recovery 2/3; order_history: flood 0/10;
-    // order_export: two tasks, each one call however many polls; order_cancel: one call across two requests.
+    // order_export: two tasks, each one call however many polls; order_cancel: one call across two requests;
+    // order_search: one call, quiet (its contract is what is flagged).
     expect(rates).toEqual({
       get_order: [32, 15, 0.4688],
       catalogue_list: [18, 4, 0.2222],
@@ -297,6 +312,7 @@ describe('agent → MCP server → collector → API, report and dashboard', () 
       order_history: [10, 0, 0],
       order_export: [2, 0, 0],
       order_cancel: [1, 0, 0],
+      order_search: [1, 0, 0],
     });
     expect(body.passed).toBe(false);
     // The loops' cost, summed as the overview sums it: each wasted call once.
@@ -323,6 +339,7 @@ describe('agent → MCP server → collector → API, report and dashboard', () 
         'order_export',
         'order_history',
         'order_intent',
+        'order_search',
       ]);
       // The chart spans the demo's minutes, not the 24 h it was asked for: its axis starts within the hour.
       const chart = page.getByRole('img', { name: /calls and error rate/ });
@@ -352,7 +369,7 @@ describe('agent → MCP server → collector → API, report and dashboard', () 
             ?.match(/: (\d+) calls?/)?.[1],
         ]),
       );
-      expect(sparks).toHaveLength(7);
+      expect(sparks).toHaveLength(8);
       for (const [calls, sparkCalls] of sparks) if (sparkCalls) expect(sparkCalls).toBe(calls);
       await shot(page, 'overview');
       // The overview's loop cost is the sum over the distinct wasted calls.
@@ -374,7 +391,7 @@ describe('agent → MCP server → collector → API, report and dashboard', () 
         .evaluateAll((els) => els.map((el) => el.getAttribute('data-kind')));
       for (const e of EXPECTED_FLAGS) expect(kinds, e.kind).toContain(e.kind);
       await shot(page, 'demo-flags');
-      // The heavy tool's page: its result sizes as a distribution and per version, v2 far above v1.
+      // The page of the tool with heavy results: its result sizes as a distribution and per version, v2 far above v1.
       await page.goto(`${url}/#/tools/${RESULT_FLAG_TOOL}`);
       const sizes = page.getByRole('table', { name: 'result sizes per version' });
       await sizes.waitFor();

@@ -133,6 +133,21 @@ export const SCENES: Scene[] = [
     turns: [[{ server: 'stable', tool: 'list_catalogue', args: { maxPrice: 40 } }]],
   },
   {
+    // Its call is quiet; the contract it reports on that call is not: heavy_schema weighs order_search's
+    // tools/list entry, every filter described (order-search.ts), over the collector's token budget.
+    id: 'search',
+    title: 'a support question answered with order_search, whose contract grew a filter at a time',
+    turns: [
+      [
+        {
+          server: 'stable',
+          tool: 'order_search',
+          args: { customerId: 'cus_31', channel: ['web'], shippingCountry: 'ES', pageSize: 5 },
+        },
+      ],
+    ],
+  },
+  {
     id: 'flood',
     title: 'order_history v2 drops pagination: every past order in one result',
     // v1 first, then v2: one version after the other is an upgrade, not skew.
@@ -205,7 +220,7 @@ export const SCENES: Scene[] = [
   ...RECOVERY_SCENES,
 ];
 
-/** Every flag kind the story must produce, with its tool and, for retry loops, the scene it comes from. */
+/** Every flag kind the story must produce, with its tool and the scene it comes from. */
 export const EXPECTED_FLAGS = [
   { kind: 'identical_retry', tool: 'get_order', scene: 'loop' },
   { kind: 'unrepaired_invalid_input', tool: 'get_order', scene: 'loop' },
@@ -222,9 +237,11 @@ export const EXPECTED_FLAGS = [
   { kind: 'deprecated_tool_in_use', tool: 'list_catalogue', scene: 'deprecated' },
   { kind: 'oversized_result', tool: 'order_history', scene: 'flood' },
   { kind: 'result_growth', tool: 'order_history', scene: 'flood' },
+  // Read from the contract the scene's call reported, not from calls: no trace proves it, the tool's page does.
+  { kind: 'heavy_schema', tool: 'order_search', scene: 'search' },
 ] as const;
 
-/** Flags about what results cost: the demo's heavy tool is the only one that may carry them. */
+/** Flags about what results cost: the demo's tool with heavy results is the only one that may carry them. */
 export const RESULT_FLAG_TOOL = 'order_history';
 
 /** Scenes that must produce no flag of their own. */

@@ -1,9 +1,10 @@
 // The seeds' tools, each one Zod contract. Two deployments exist: `stable`, and a `canary` that (a)
 // changed get_order's output contract but kept its version (a silent schema change), and (b) ships
 // catalogue_list v3, whose input nests the price range (clients on the v2 shape get INVALID_INPUT). list_catalogue
-// is catalogue_list's old name, deprecated.
+// is catalogue_list's old name, deprecated. order_search (order-search.ts) is the same on both: the heavy contract.
 import { defineTool } from '@toolscope/instrument';
 import { z } from 'zod';
+import { orderSearch } from './order-search.js';
 import {
   createIntent,
   fetchOrderHistory,
@@ -176,5 +177,6 @@ export function toolsOf(variant: Variant) {
     orderIntent(),
     listCatalogueOld(),
     orderHistory(variant),
+    orderSearch(),
   ] as const;
 }

@@ -2,9 +2,10 @@
 // tools/list entry above the token budget, `deprecated_tool_in_use` for a deprecated tool that still gets calls,
 // and the changed paths (contracts/schema-diff.ts) added to the schema flags' evidence.
 //
-// The budget's default, 1000 tokens per tool: the tools of our demo and tests weigh 49–194 tokens each (a
-// realistic order-lookup entry with descriptions 194); at 1000, forty tools already spend 40k tokens (a fifth of
-// a 200k window) before the conversation starts (every field of a tool has to pay for its place).
+// The budget's default, 1000 tokens per tool: the demo's tools weigh 66–279 tokens each (a realistic
+// order-lookup entry with descriptions 199), but for its order_search, a finder with a dozen described filters
+// (about 1,380: the demo's heavy_schema); at 1000, forty tools already spend 40k tokens (a fifth of a 200k
+// window) before the conversation starts (every field of a tool has to pay for its place).
 
 import { type DiffableContract, describeChanges, diffContracts } from '../contracts/schema-diff.js';
 import type { SchemaRow } from './drift.js';
