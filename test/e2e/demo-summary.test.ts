@@ -1,5 +1,6 @@
 // `pnpm demo`'s summary keeps its promise: every flag with the trace that proves it (a loop's own trace, a
-// drift flag's first listed one), a missing flag said as missing; and after --exit it no longer points at a
+// drift flag's first listed one) or, for a flag read from a contract and not from calls, the tool's page that
+// shows the contract; a missing flag said as missing; and after --exit it no longer points at a
 // dashboard that stopped with the demo, but at the command that serves the same data again.
 import { FLAG_KINDS, type Flag } from '@toolscope/collector/schemas';
 import { describe, expect, it } from 'vitest';
@@ -30,11 +31,21 @@ const flags = [
     summary: 'get_order version 2 was served with 2 schema hashes.',
     evidence: { traceIds: [DRIFT, LOOP] },
   }),
+  // As the collector raises it: a weight, no call and so no trace.
+  flag({
+    kind: 'heavy_schema',
+    tool: 'order search',
+    severity: 'warning',
+    summary:
+      "order search's tools/list entry takes about 1382 tokens (4977 bytes), over the budget of 1000.",
+    evidence: { schemaHashes: ['9c1f0e2a7b3d4c5e'], schemaTokens: 1382, budget: 1000 },
+  }),
 ];
 const expected = [
   { kind: 'identical_retry', tool: 'get_order' },
   { kind: 'silent_schema_change', tool: 'get_order' },
   { kind: 'version_skew', tool: 'catalogue_list' },
+  { kind: 'heavy_schema', tool: 'order search' },
 ];
 const place = {
   url: 'http://127.0.0.1:4318',
@@ -43,16 +54,19 @@ const place = {
 };
 
 describe("the demo's summary", () => {
-  it('names the trace that proves each flag, and what is missing', () => {
+  it('names the trace that proves each flag, the contract for a flag no call proves, and what is missing', () => {
     const { text, missing } = demoSummary(flags, expected, { ...place, exit: false });
     expect(missing).toBe(1);
     expect(text.split('\n')).toEqual([
-      'flags, each with the trace that proves it:',
+      'flags, each with the trace that proves it (or the page of the contract that does):',
       `  ✓ identical_retry               get_order       trace ${LOOP}`,
       '      get_order was called 3 times with the same input.',
       `  ✓ silent_schema_change          get_order       trace ${DRIFT}`,
       '      get_order version 2 was served with 2 schema hashes.',
       '  ✗ version_skew                  catalogue_list  missing',
+      // The tool's page, its name encoded as the dashboard's links encode it.
+      '  ✓ heavy_schema                  order search    contract #/tools/order%20search',
+      "      order search's tools/list entry takes about 1382 tokens (4977 bytes), over the budget of 1000.",
       '',
       `dashboard: http://127.0.0.1:4318/ (the first trace above: http://127.0.0.1:4318/#/traces/${LOOP})`,
       'Ctrl-C stops the collector; the data stays in the database.',
@@ -75,9 +89,7 @@ describe("the demo's summary", () => {
     );
   });
 
-  it('expects every flag kind the collector raises from calls, so a new kind cannot be left out of the story', () => {
-    // heavy_schema weighs a tools/list entry, not calls: none of the demo's tools is heavy yet.
-    const fromCalls = FLAG_KINDS.filter((k) => k !== 'heavy_schema');
-    expect(new Set(EXPECTED_FLAGS.map((e) => e.kind))).toEqual(new Set(fromCalls));
+  it('expects every flag kind the collector raises, so a new kind cannot be left out of the story', () => {
+    expect(new Set(EXPECTED_FLAGS.map((e) => e.kind))).toEqual(new Set(FLAG_KINDS));
   });
 });

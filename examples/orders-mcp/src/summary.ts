@@ -1,6 +1,7 @@
-// What `pnpm demo` prints once the agent is done: each flag the story must cause, with the trace that proves it
-// and what the flag says; then where to look: the dashboard while the demo runs, or, after --exit (the
-// collector has stopped with it), the command that serves the same database again.
+// What `pnpm demo` prints once the agent is done: each flag the story must cause, with what proves it (the trace,
+// or for a flag read from a tool's contract rather than its calls, the tool's page that shows that contract) and
+// what the flag says; then where to look: the dashboard while the demo runs, or, after --exit (the collector has
+// stopped with it), the command that serves the same database again.
 import type { Flag } from '@toolscope/collector/schemas';
 
 export type ExpectedFlag = { kind: string; tool: string };
@@ -16,21 +17,32 @@ export function proofTrace(flag: Flag): string | undefined {
   return flag.traceId ?? flag.evidence.traceIds?.[0];
 }
 
+/**
+ * What the summary points to for a flag: the trace that proves it, or, for a flag no call proves (heavy_schema
+ * weighs a tools/list entry), the tool's page in the dashboard, whose Contracts section shows the contract and its
+ * weight (docs/contracts.md).
+ */
+export function proofOf(flag: Flag): string {
+  const trace = proofTrace(flag);
+  return trace ? `trace ${trace}` : `contract #/tools/${encodeURIComponent(flag.tool)}`;
+}
+
 export function demoSummary(
   flags: readonly Flag[],
   expected: readonly ExpectedFlag[],
   place: DemoPlace,
 ): { text: string; missing: number } {
-  const lines = ['flags, each with the trace that proves it:'];
+  const lines = [
+    'flags, each with the trace that proves it (or the page of the contract that does):',
+  ];
   let missing = 0;
   let firstTrace: string | undefined;
   for (const e of expected) {
     const found = flags.find((f) => f.kind === e.kind && f.tool === e.tool);
-    const trace = found && proofTrace(found);
-    firstTrace ??= trace;
+    firstTrace ??= found && proofTrace(found);
     if (!found) missing++;
     lines.push(
-      `  ${found ? '✓' : '✗'} ${e.kind.padEnd(29)} ${e.tool.padEnd(15)} ${found ? `trace ${trace ?? '(none)'}` : 'missing'}`,
+      `  ${found ? '✓' : '✗'} ${e.kind.padEnd(29)} ${e.tool.padEnd(15)} ${found ? proofOf(found) : 'missing'}`,
     );
     if (found) lines.push(`      ${found.summary}`);
   }
