@@ -52,7 +52,7 @@ export type IdentifiedSpan = CallSpan & {
  * other parts name the holder (`joinedTo`).
  */
 function joinParts(
-  views: readonly (ToolCall & { spanId: string; parentSpanId: string | null })[],
+  views: readonly (ToolCall & { traceId: string; spanId: string; parentSpanId: string | null })[],
   indexes: readonly number[],
   calls: (ToolCall | null)[],
   joinedTo: Map<number, string>,
@@ -124,7 +124,12 @@ export function readSpans(spans: readonly IdentifiedSpan[]): SpanReading[] {
   for (const indexes of byTrace.values()) {
     const views = indexes.map((i) => {
       const s = spans[i] as IdentifiedSpan;
-      return { ...(calls[i] as ToolCall), spanId: s.spanId, parentSpanId: s.parentSpanId };
+      return {
+        ...(calls[i] as ToolCall),
+        traceId: s.traceId,
+        spanId: s.spanId,
+        parentSpanId: s.parentSpanId,
+      };
     });
     for (const k of pairTrace(views, []).batchPaired) paired.add(indexes[k] as number);
     joinParts(views, indexes, calls, joinedTo);
