@@ -11,7 +11,7 @@ import type { Storage } from '../../src/storage/contract.js';
 import { BACKENDS } from '../backends.js';
 import { readCalls, readSeries, readTools, readTraceCalls } from '../read-view.js';
 import { writeSpans } from '../write-spans.js';
-import { AGO, CLIENT, creating, INPUT, leg, poll, SERVER, STATE, TASK } from './logical-spans.js';
+import { AGO, CLIENT, creating, INPUT, leg, poll, STATE, TASK } from './logical-spans.js';
 import { callSpan, HOUR_NS, nowNs, traceIdOf } from './spans.js';
 import { useStores } from './stores.js';
 

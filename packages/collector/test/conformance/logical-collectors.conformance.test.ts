@@ -6,8 +6,7 @@
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import type { NormalizedSpan } from '../../src/otlp/model.js';
-import { PG_URL } from '../backends.js';
-import { BACKENDS } from '../backends.js';
+import { BACKENDS, PG_URL } from '../backends.js';
 import { readCalls, readTools } from '../read-view.js';
 import { writeSpans } from '../write-spans.js';
 import { creating, leg, poll, STATE } from './logical-spans.js';
@@ -46,7 +45,7 @@ describe.skipIf(!PG_URL || !postgres)('one logical call through two collectors: 
       ],
     },
     {
-      name: "a task and its terminal poll, each in its own trace",
+      name: 'a task and its terminal poll, each in its own trace',
       tool: 'report',
       parts: () => [creating(510, 1), poll(511, 1, 25, 'completed')],
     },
@@ -73,7 +72,11 @@ describe.skipIf(!PG_URL || !postgres)('one logical call through two collectors: 
     }
     for (const s of collectors) {
       const now = nowNs();
-      const page = await readCalls(s, { sinceNs: now - HOUR_NS, untilNs: now + HOUR_NS, limit: 50 });
+      const page = await readCalls(s, {
+        sinceNs: now - HOUR_NS,
+        untilNs: now + HOUR_NS,
+        limit: 50,
+      });
       expect(page.calls.map((c) => [c.tool, c.parts, c.complete])).toEqual([[tool, 2, true]]);
       const [stats] = await readTools(s, now - HOUR_NS, now + HOUR_NS, tool);
       expect(stats?.calls).toBe(1);

@@ -53,4 +53,3 @@ export const creating = (trace: number, span: number, tool = 'report', task = TA
       'toolscope.task.status': 'working',
     },
   );
-

@@ -99,8 +99,8 @@ export function CallCard({ call }: { call: SpanCall }) {
           <a href={href.trace(call.joinedToTraceId ?? call.traceId, call.joinedTo)}>
             {short(call.joinedTo)}
           </a>
-          {call.joinedToTraceId && call.joinedToTraceId !== call.traceId && ' in another trace'}: this
-          span's process served one leg or poll of it.
+          {call.joinedToTraceId && call.joinedToTraceId !== call.traceId && ' in another trace'}:
+          this span's process served one leg or poll of it.
         </p>
       )}
       {notAgain && (

@@ -169,7 +169,11 @@ export class PgWriter {
         a.pairedIds,
       ]);
     // Parts of logical calls: few batches have any (process/join.ts).
-    for (const j of a.joined) await client.query(toDollars(JOIN_ROW_SQL), joinedRow(j).map((v) => param(v as SqlValue)));
+    for (const j of a.joined)
+      await client.query(
+        toDollars(JOIN_ROW_SQL),
+        joinedRow(j).map((v) => param(v as SqlValue)),
+      );
     for (const x of a.extended)
       await client.query(
         toDollars(EXTEND_ROW_SQL),
