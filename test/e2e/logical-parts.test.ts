@@ -4,8 +4,10 @@
 // protobuf. A booking's first leg reaches A, which stops while the call waits (its leg ends as a part awaiting
 // the next), and the second leg reaches B; a task created on A is polled on B (`tasks/get` parts), once at its
 // interval and once by a client that does not wait. Each is one call in /api/calls, /api/tools and the trace,
-// no loop flag comes from legs or polls, and the impatient client is flagged. In one Node process the parked
-// calls are shared, so "A stops" is the adapter's own endParked (what setupToolscope's shutdown runs).
+// no loop flag comes from legs or polls, and the impatient client is flagged: with the agent's trace context in
+// `_meta`, and from a client that sends none, where every leg and poll is a trace of its own (decision 0054). In one
+// Node process the parked calls are shared, so "A stops" is the adapter's own endParked (what setupToolscope's
+// shutdown runs).
 import { randomBytes } from 'node:crypto';
 import { createMcpHandler, McpServer } from '@modelcontextprotocol/server';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
@@ -123,110 +125,132 @@ const hex = (bytes: number) => randomBytes(bytes).toString('hex');
 
 for (const backend of BACKENDS) {
   describe.skipIf(!backend.available)(`parts two processes traced: ${backend.name}`, () => {
-    it('a booking, a task polled at its interval and one polled impatiently are one call each', async () => {
-      const place = await backend.location();
-      const collector = await startCollector({ db: place.db, port: 0, hashKey: KEY });
-      const a = serverProcess('bookings-a', collector.url);
-      const b = serverProcess('bookings-b', collector.url);
-      try {
-        // The agent's span, carried in `_meta` by every request of its turn: the parts share a trace and parent.
-        const traceId = hex(16);
-        const meta = { ...envelope('raw-agent'), traceparent: `00-${traceId}-${hex(8)}-01` };
-        const book = { name: 'book', arguments: { day: 'monday' }, _meta: meta };
-        const first = await resultOf(a.bookings({ method: 'tools/call', params: book }));
-        expect(first.resultType).toBe('input_required');
-        endParked();
-        const inputResponses = { time: { action: 'accept', content: { time: '12:00' } } };
-        const booked = await resultOf(
-          b.bookings({
-            method: 'tools/call',
-            params: { ...book, requestState: first.requestState, inputResponses },
-          }),
-        );
-        expect(booked.content).toEqual([{ type: 'text', text: 'booked monday at 12:00' }]);
-        const report = { name: 'report', arguments: { month: 'may', outcome: 'completed' } };
-        await taskAcrossProcesses(a.bookings, b.bookings, { ...report, _meta: meta }, POLL_MS);
-        const exported = { name: 'export', arguments: { table: 'orders' }, _meta: meta };
-        await taskAcrossProcesses(a.exports, b.exports, exported, 0);
-        await Promise.all([a.provider.forceFlush(), b.provider.forceFlush()]);
+    it.each([
+      { context: true, name: 'in one trace' },
+      { context: false, name: 'from a client sending no trace context' },
+    ])(
+      'a booking, a task polled at its interval and one polled impatiently are one call each, $name',
+      async ({ context }) => {
+        const place = await backend.location();
+        const collector = await startCollector({ db: place.db, port: 0, hashKey: KEY });
+        const a = serverProcess('bookings-a', collector.url);
+        const b = serverProcess('bookings-b', collector.url);
+        try {
+          // The agent's span, carried in `_meta` by every request of its turn: the parts share a trace and parent.
+          // Without it, each request's span is the root of a trace of its own.
+          const traceId = hex(16);
+          const meta = context
+            ? { ...envelope('raw-agent'), traceparent: `00-${traceId}-${hex(8)}-01` }
+            : envelope('raw-agent');
+          const book = { name: 'book', arguments: { day: 'monday' }, _meta: meta };
+          const first = await resultOf(a.bookings({ method: 'tools/call', params: book }));
+          expect(first.resultType).toBe('input_required');
+          endParked();
+          const inputResponses = { time: { action: 'accept', content: { time: '12:00' } } };
+          const booked = await resultOf(
+            b.bookings({
+              method: 'tools/call',
+              params: { ...book, requestState: first.requestState, inputResponses },
+            }),
+          );
+          expect(booked.content).toEqual([{ type: 'text', text: 'booked monday at 12:00' }]);
+          const report = { name: 'report', arguments: { month: 'may', outcome: 'completed' } };
+          await taskAcrossProcesses(a.bookings, b.bookings, { ...report, _meta: meta }, POLL_MS);
+          const exported = { name: 'export', arguments: { table: 'orders' }, _meta: meta };
+          await taskAcrossProcesses(a.exports, b.exports, exported, 0);
+          await Promise.all([a.provider.forceFlush(), b.provider.forceFlush()]);
 
-        const api = async <T>(path: string): Promise<T> => {
-          const res = await fetch(`${collector.url}${path}`);
-          expect(res.status, path).toBe(200);
-          return (await res.json()) as T;
-        };
-        // Every part is exported once flushed; the collector commits before it answers, so one read suffices.
-        const { calls } = await api<{ calls: Call[] }>(`/api/calls?traceId=${traceId}&since=1h`);
-        const byTool = new Map(calls.map((c) => [c.tool, c]));
-        expect(calls.map((c) => c.tool).sort()).toEqual(['book', 'export', 'report']);
-        expect(byTool.get('book')).toMatchObject({
-          legs: 2,
-          parts: 2,
-          complete: true,
-          code: null,
-          service: 'bookings-a',
-        });
-        for (const tool of ['report', 'export'])
-          expect(byTool.get(tool), tool).toMatchObject({
-            parts: POLLS_TO_COMPLETE + 1,
-            task: { polls: POLLS_TO_COMPLETE, status: 'completed' },
+          const api = async <T>(path: string): Promise<T> => {
+            const res = await fetch(`${collector.url}${path}`);
+            expect(res.status, path).toBe(200);
+            return (await res.json()) as T;
+          };
+          // Every part is exported once flushed; the collector commits before it answers, so one read suffices.
+          const { calls } = await api<{ calls: Call[] }>(
+            context ? `/api/calls?traceId=${traceId}&since=1h` : '/api/calls?since=1h',
+          );
+          const byTool = new Map(calls.map((c) => [c.tool, c]));
+          expect(calls.map((c) => c.tool).sort()).toEqual(['book', 'export', 'report']);
+          expect(byTool.get('book')).toMatchObject({
+            legs: 2,
+            parts: 2,
             complete: true,
             code: null,
+            service: 'bookings-a',
           });
-        expect(byTool.get('export')?.task?.pollIntervalMs).toBe(EXPORT_INTERVAL_MS);
-        // The call runs from the first request to the final poll: at least its waits between polls.
-        expect(byTool.get('report')?.durationMs).toBeGreaterThanOrEqual(
-          POLL_MS * POLLS_TO_COMPLETE,
-        );
+          for (const tool of ['report', 'export'])
+            expect(byTool.get(tool), tool).toMatchObject({
+              parts: POLLS_TO_COMPLETE + 1,
+              task: { polls: POLLS_TO_COMPLETE, status: 'completed' },
+              complete: true,
+              code: null,
+            });
+          expect(byTool.get('export')?.task?.pollIntervalMs).toBe(EXPORT_INTERVAL_MS);
+          // The call runs from the first request to the final poll: at least its waits between polls.
+          expect(byTool.get('report')?.durationMs).toBeGreaterThanOrEqual(
+            POLL_MS * POLLS_TO_COMPLETE,
+          );
 
-        const { tools } = await api<{ tools: ToolStats[] }>('/api/tools?since=1h');
-        for (const tool of ['book', 'report', 'export'])
-          expect(tools.find((t) => t.name === tool)?.calls, tool).toBe(1);
-        expect(tools.some((t) => t.name === '')).toBe(false);
+          const { tools } = await api<{ tools: ToolStats[] }>('/api/tools?since=1h');
+          for (const tool of ['book', 'report', 'export'])
+            expect(tools.find((t) => t.name === tool)?.calls, tool).toBe(1);
+          expect(tools.some((t) => t.name === '')).toBe(false);
 
-        const { flags } = await api<{ flags: Flag[] }>('/api/flags?since=1h');
-        expect(flags.map((f) => [f.kind, f.tool])).toEqual([
-          ['polling_faster_than_interval', 'export'],
-        ]);
-        const [impatient] = flags;
-        expect(impatient?.evidence).toMatchObject({
-          polls: POLLS_TO_COMPLETE,
-          pollIntervalMs: EXPORT_INTERVAL_MS,
-          spanIds: [byTool.get('export')?.spanId],
-        });
-        expect(impatient?.evidence.observedPollIntervalMs).toBeLessThan(EXPORT_INTERVAL_MS / 2);
+          const { flags } = await api<{ flags: Flag[] }>('/api/flags?since=1h');
+          expect(flags.map((f) => [f.kind, f.tool])).toEqual([
+            ['polling_faster_than_interval', 'export'],
+          ]);
+          const [impatient] = flags;
+          expect(impatient?.evidence).toMatchObject({
+            polls: POLLS_TO_COMPLETE,
+            pollIntervalMs: EXPORT_INTERVAL_MS,
+            spanIds: [byTool.get('export')?.spanId],
+          });
+          expect(impatient?.evidence.observedPollIntervalMs).toBeLessThan(EXPORT_INTERVAL_MS / 2);
 
-        // `toolscope report` counts the same: one call per tool, the impatient client's flag and no other.
-        const io = captureIo();
-        expect(await runCli(['report', '--url', collector.url, '--format', 'json'], io)).toBe(0);
-        const printed = JSON.parse(io.stdout) as {
-          tools: { name: string; calls: number }[];
-          flags: { kind: string }[];
-        };
-        expect(printed.tools.map((t) => [t.name, t.calls]).sort()).toEqual([
-          ['book', 1],
-          ['export', 1],
-          ['report', 1],
-        ]);
-        expect(printed.flags.map((f) => f.kind)).toEqual(['polling_faster_than_interval']);
+          // `toolscope report` counts the same: one call per tool, the impatient client's flag and no other.
+          const io = captureIo();
+          expect(await runCli(['report', '--url', collector.url, '--format', 'json'], io)).toBe(0);
+          const printed = JSON.parse(io.stdout) as {
+            tools: { name: string; calls: number }[];
+            flags: { kind: string }[];
+          };
+          expect(printed.tools.map((t) => [t.name, t.calls]).sort()).toEqual([
+            ['book', 1],
+            ['export', 1],
+            ['report', 1],
+          ]);
+          expect(printed.flags.map((f) => f.kind)).toEqual(['polling_faster_than_interval']);
 
-        // The trace: every part's span is there, each naming the span that holds its call.
-        const { spans } = await api<{ spans: SpanOut[] }>(`/api/traces/${traceId}`);
-        const joinedTo = (tool: string) =>
-          spans.filter((s) => s.call?.joinedTo === byTool.get(tool)?.spanId).length;
-        expect([joinedTo('book'), joinedTo('report'), joinedTo('export')]).toEqual([
-          1,
-          POLLS_TO_COMPLETE,
-          POLLS_TO_COMPLETE,
-        ]);
-        expect(new Set(spans.map((s) => s.resource['service.name']))).toEqual(
-          new Set(['bookings-a', 'bookings-b']),
-        );
-      } finally {
-        await Promise.all([a.provider.shutdown(), b.provider.shutdown()]);
-        await collector.close();
-        await place.drop();
-      }
-    });
+          if (!context) {
+            // Each holder's trace reads the stored join: the whole call on the holder's span, its parts elsewhere.
+            for (const tool of ['book', 'report', 'export']) {
+              const held = byTool.get(tool);
+              const page = await api<{ spans: SpanOut[] }>(`/api/traces/${held?.traceId}`);
+              const holder = page.spans.find((s) => s.spanId === held?.spanId);
+              expect(holder?.call, tool).toMatchObject({ parts: held?.parts, joinedTo: null });
+              expect(page.spans.filter((s) => s.call?.joinedTo)).toEqual([]);
+            }
+            return;
+          }
+          // The trace: every part's span is there, each naming the span that holds its call.
+          const { spans } = await api<{ spans: SpanOut[] }>(`/api/traces/${traceId}`);
+          const joinedTo = (tool: string) =>
+            spans.filter((s) => s.call?.joinedTo === byTool.get(tool)?.spanId).length;
+          expect([joinedTo('book'), joinedTo('report'), joinedTo('export')]).toEqual([
+            1,
+            POLLS_TO_COMPLETE,
+            POLLS_TO_COMPLETE,
+          ]);
+          expect(new Set(spans.map((s) => s.resource['service.name']))).toEqual(
+            new Set(['bookings-a', 'bookings-b']),
+          );
+        } finally {
+          await Promise.all([a.provider.shutdown(), b.provider.shutdown()]);
+          await collector.close();
+          await place.drop();
+        }
+      },
+    );
   });
 }

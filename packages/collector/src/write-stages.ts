@@ -3,6 +3,7 @@
 // or a writer thread of its own, which imports this module by its URL (kept small for that: no backend here).
 import { z } from 'zod';
 import { createLoopDetection, type LoopThresholds } from './detection/index.js';
+import { batchLinks } from './process/links.js';
 import { batchRows } from './process/rows.js';
 import type { WriteStages, WriteStagesSource } from './storage/batch-rows.js';
 
@@ -24,7 +25,7 @@ const stagesOptionsSchema = z.object({
 /** The write stages (storage/batch-rows.ts): what a writer builds from the source `writeStagesSource` gives. */
 export function createWriteStages(options: unknown): WriteStages {
   const { thresholds } = stagesOptionsSchema.parse(options);
-  return { rows: batchRows, loops: createLoopDetection(thresholds) };
+  return { links: batchLinks, rows: batchRows, loops: createLoopDetection(thresholds) };
 }
 
 /** Where a writer, in this thread or its own, gets the write stages with these thresholds. */

@@ -62,14 +62,18 @@ async function answers(s: Storage) {
 }
 
 /**
- * Takes a store back to the schema before traffic by client, undoing the later logical-call step first (its
- * columns, sql/logical-migration.ts) so the migrations after it run as they do on an old store.
+ * Takes a store back to the schema before traffic by client, undoing the later logical-call steps first (the
+ * link indexes, sql/link-sql.ts, and the columns, sql/logical-migration.ts) so the migrations after it run as they
+ * do on an old store.
  */
 async function previousSchema(backend: string, db: string): Promise<void> {
   const pg = backend === 'postgres';
   await execRaw(
     db,
     `DROP VIEW tool_calls;
+     DROP INDEX tool_call_rows_by_awaits;
+     DROP INDEX tool_call_rows_by_resumes;
+     DROP INDEX tool_call_rows_by_task;
      ALTER TABLE tool_call_rows DROP COLUMN logical;
      ALTER TABLE tool_call_rows DROP COLUMN part;
      ALTER TABLE tool_call_rows DROP COLUMN client_version;

@@ -2,6 +2,7 @@
 // dashboard rely on, so they read a store through the API's own mappings (api/records-out.ts and friends).
 import { callsOut, contractsOut, searchOut, seriesOut } from '../src/api/records-out.js';
 import { withReadings } from '../src/api/span-reading.js';
+import { storedJoin } from '../src/api/stored-join.js';
 import { toolStats } from '../src/api/tool-stats.js';
 import type { CallSide } from '../src/calls/sides.js';
 import type { CallFilter, SpanReader } from '../src/storage/contract.js';
@@ -31,6 +32,12 @@ export async function readTrace(s: SpanReader, traceId: string) {
   return (
     spans && withReadings(spans).map(({ call: _c, modelCall: _m, service: _s, ...span }) => span)
   );
+}
+
+/** A trace's spans with the collector's reading of each, the writers' join read as the trace page reads it. */
+export async function readTraceCalls(s: SpanReader, traceId: string) {
+  const spans = (await s.trace(traceId)) ?? [];
+  return withReadings(spans, await storedJoin(s, [traceId]));
 }
 
 /** A conversation's spans in the API's span shape, without the collector's reading of each. */

@@ -83,6 +83,7 @@ function span(
     parts: 1,
     complete: true,
     joinedTo: null,
+    joinedToTraceId: null,
     ...call,
   };
   return base;

@@ -102,5 +102,7 @@ export const spanCallSchema = callSchema.extend({
    * span's id, whose `call` is the whole call; null otherwise. Its own `call` is what the part saw.
    */
   joinedTo: z.string().nullable(),
+  /** The trace of the span `joinedTo` names: another trace when the call's parts were in separate traces. */
+  joinedToTraceId: z.string().nullable(),
 });
 export type SpanCall = z.infer<typeof spanCallSchema>;

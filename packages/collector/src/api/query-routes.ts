@@ -23,6 +23,7 @@ import type {
   TraceResponse,
 } from './schemas.js';
 import { withReadings } from './span-reading.js';
+import { storedJoin } from './stored-join.js';
 import { toolStats } from './tool-stats.js';
 import { contractWeights, serverWeights } from './tool-weights.js';
 
@@ -66,7 +67,10 @@ export function registerQueryRoutes(
     if (!p.ok) return badRequest(reply, p.message);
     const spans = await storage.trace(p.data.traceId);
     if (!spans) return notFound(reply, `trace ${p.data.traceId} is not stored`);
-    const body: TraceResponse = { traceId: p.data.traceId, spans: withReadings(spans) };
+    const body: TraceResponse = {
+      traceId: p.data.traceId,
+      spans: withReadings(spans, await storedJoin(storage, [p.data.traceId])),
+    };
     return body;
   });
 
@@ -78,7 +82,7 @@ export function registerQueryRoutes(
     const body: ConversationResponse = {
       conversationId: p.data.id,
       traceIds: found.traceIds,
-      spans: withReadings(found.spans),
+      spans: withReadings(found.spans, await storedJoin(storage, found.traceIds)),
     };
     return body;
   });

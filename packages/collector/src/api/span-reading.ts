@@ -3,13 +3,20 @@
 // and in the API's span shape (times as ISO 8601 and decimal nanoseconds, the status as an object).
 import type { ModelCall } from '../calls/model-call.js';
 import { type CallReading, readSpans } from '../calls/span-calls.js';
+import type { StoredFacts } from '../calls/stored-join.js';
 import type { StoredSpan } from '../storage/contract.js';
 import { callOut, isoOfNs } from './call-out.js';
 import type { ModelCallOut, SpanCall, SpanOut } from './schemas.js';
 
-/** The spans with `call` and `modelCall`, in the same order. */
-export function withReadings(spans: readonly StoredSpan[]): SpanOut[] {
-  const readings = readSpans(spans);
+/**
+ * The spans with `call` and `modelCall`, in the same order; `stored`, the writers' join of logical calls
+ * (stored-join.ts), when read.
+ */
+export function withReadings(
+  spans: readonly StoredSpan[],
+  stored?: ReadonlyMap<string, StoredFacts>,
+): SpanOut[] {
+  const readings = readSpans(spans, stored);
   return spans.map((s, i) => {
     const r = readings[i];
     return {
@@ -49,6 +56,7 @@ function spanCallOut(c: CallReading): SpanCall {
     replay: c.replay,
     failedAttempts: c.failedAttempts,
     joinedTo: c.joinedTo,
+    joinedToTraceId: c.joinedToTraceId,
   };
 }
 

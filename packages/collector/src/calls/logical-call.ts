@@ -29,7 +29,15 @@ export type LogicalCall = {
   parts: number;
   /** When the part whose outcome the call has (its last) started. */
   lastStartNs: bigint;
+  /**
+   * On a part joined into another row's call: the span holding that call when this part was joined, in any
+   * trace (its holder may since have become a part of an earlier one: follow it). Null on every other row.
+   */
+  joinedTo: SpanRef | null;
 };
+
+/** A span, by its trace and span ids. */
+export type SpanRef = { traceId: string; spanId: string };
 
 /** Statuses after which a task gives no more answers. */
 const TERMINAL: ReadonlySet<string> = new Set(['completed', 'failed', 'cancelled']);
@@ -86,6 +94,7 @@ export function logicalOf(a: Attributes, startNs: bigint, pollPart: boolean): Lo
     resumes,
     parts: 1,
     lastStartNs: startNs,
+    joinedTo: null,
   };
 }
 
@@ -120,6 +129,8 @@ const storedSchema = z.object({
   resumes: z.string().nullable(),
   parts: z.number().int().positive(),
   lastStartNs: z.string().regex(/^\d+$/),
+  // Since parts of a call are joined across traces (decision 0054); rows before have none.
+  joinedTo: z.object({ traceId: z.string(), spanId: z.string() }).nullable().default(null),
 });
 
 /** The column value of a call's logical facts (null for none). */

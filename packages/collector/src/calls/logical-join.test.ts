@@ -40,6 +40,7 @@ const facts = (l: Partial<LogicalCall>, startNs = 0n): LogicalCall => ({
   resumes: null,
   parts: 1,
   lastStartNs: startNs,
+  joinedTo: null,
   ...l,
 });
 
@@ -52,6 +53,7 @@ const part = (
 ) => {
   const startNs = BigInt(ms) * 1_000_000n;
   return {
+    traceId: 't1',
     spanId,
     parentSpanId: null,
     tool: 'book',
@@ -115,6 +117,24 @@ describe('which parts are one call', () => {
       part('b', 10, { resumes: 'X' }, { parentSpanId: 'c1', ...other }),
     ];
     expect(groups(views)).toEqual([]);
+  });
+
+  it('joins legs in separate traces, whatever their parents, and prefers a waiting leg of its own trace', () => {
+    // A client without trace context: each leg the root of a trace, or under a span of its own process.
+    expect(
+      groups([
+        part('a', 0, { awaits: 'X' }, { traceId: 't1', parentSpanId: 'h1' }),
+        part('b', 10, { resumes: 'X' }, { traceId: 't2', parentSpanId: 'h2' }),
+      ]).map((g) => g.members),
+    ).toEqual([['a', 'b']]);
+    // Two identical calls waiting, one in the resumer's trace: that one, though the other waited first.
+    expect(
+      groups([
+        part('a1', 0, { awaits: 'X' }, { traceId: 't1' }),
+        part('a2', 1, { awaits: 'X' }, { traceId: 't2' }),
+        part('b2', 10, { resumes: 'X' }, { traceId: 't2' }),
+      ]).map((g) => g.members),
+    ).toEqual([['a2', 'b2']]);
   });
 
   it('joins every part with one task hash; polls alone have no holder', () => {

@@ -1,8 +1,8 @@
 // The rule that joins the parts of one logical call (docs/span-contract.md, "One logical call"), in one place:
-// the process stage applies it to a trace's new and stored rows, and the reading of a trace's spans applies it
-// again, so /api/calls and the trace page say the same. A part that awaits X and a part that resumes X, of the
-// same tool and input hash (and the same parent span when both have one), are one call; so is every part with
-// the same task hash. The joined call runs from its first part's start to its last part's end; its legs, input
+// the process stage applies it to a batch's new rows and the stored rows they may join, in any trace (decision
+// 0054), and the reading of a trace's spans applies it again where nothing was stored. A part that awaits X and
+// a part that resumes X, of the same tool and input hash (and the same parent span when both are in one trace and
+// have one), are one call; so is every part with the same task hash. The joined call runs from its first part's start to its last part's end; its legs, input
 // wait, polls and parts are the sums of its parts', its outcome, status and interval its last part's.
 import { endsCall, type LogicalCall, POLL_PART_TOOL, type TaskFacts } from './logical-call.js';
 import { KIND_CLIENT } from './sides.js';
@@ -45,6 +45,8 @@ export function outcomeOf(c: CallOutcome): CallOutcome {
 
 /** What the join reads of a row: a span's call, or a stored row (a joined call's row carries the whole call). */
 export type LinkView = {
+  /** The part's trace: parents are compared within one trace only. */
+  traceId: string;
   spanId: string;
   parentSpanId: string | null;
   tool: string;
@@ -70,7 +72,7 @@ const byStart = (views: readonly LinkView[]) => (a: number, b: number) => {
 };
 
 /**
- * The logical calls of several parts among `views` (rows of one trace): each group of two or more rows, and
+ * The logical calls of several parts among `views` (rows of one trace or several): each group of two or more rows, and
  * each `tasks/get` part that joins nothing (its group of one has no holder). A client's span is no part: the
  * client adapter sees a call whole, and its row pairs with the server's (pairing.ts). Parts join only parts of
  * the same observer (proxy rows with proxy rows), since a proxy's row and a server's row of one call are sides.
@@ -142,9 +144,11 @@ const legKey = (level: string, v: LinkView, state: string) =>
   `${level}\u0000${v.tool}\u0000${v.inputHash ?? ''}\u0000${state}`;
 
 /**
- * The waiting part a resuming part continues: one not taken yet whose parent is the resumer's (two identical calls
- * waiting at once are told apart by the client spans their legs carry), else one of them has no parent; the
- * earliest first (identical calls with no parent are indistinguishable, so taken in order).
+ * The waiting part a resuming part continues: one not taken yet of the same trace whose parent is the resumer's
+ * (two identical calls waiting at once are told apart by the client spans their legs carry), else one of the same
+ * trace of which one has no parent, else one in another trace (a client that sends no trace context makes each
+ * leg a trace of its own; parents in two traces say nothing of each other); the earliest first (identical calls
+ * told apart by nothing are indistinguishable, so taken in order).
  */
 function legBefore(
   views: readonly LinkView[],
@@ -153,15 +157,17 @@ function legBefore(
   used: ReadonlySet<number>,
 ): number | undefined {
   const free = candidates.filter((c) => !used.has(c)).sort(byStart(views));
-  const same = free.find((c) => {
+  const inTrace = free.filter((c) => (views[c] as LinkView).traceId === v.traceId);
+  const same = inTrace.find((c) => {
     const p = (views[c] as LinkView).parentSpanId;
     return p !== null && p === v.parentSpanId;
   });
   if (same !== undefined) return same;
-  return free.find((c) => {
+  const open = inTrace.find((c) => {
     const p = (views[c] as LinkView).parentSpanId;
     return p === null || v.parentSpanId === null;
   });
+  return open ?? free.find((c) => (views[c] as LinkView).traceId !== v.traceId);
 }
 
 /** What the merge reads of one part: a span's call, or a stored row holding a call joined before. */
@@ -257,6 +263,7 @@ export function mergeParts(parts: readonly MergePart[]): MergedCall {
       ...openEnds(ordered),
       parts: count,
       lastStartNs: lastStartOf(last),
+      joinedTo: null,
     },
     outcome: outcomeOf(last.outcome),
   };

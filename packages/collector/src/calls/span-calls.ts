@@ -3,10 +3,12 @@
 // the sides paired and the parts of a logical call joined by the rules the writer applied.
 import * as sc from '@toolscope/instrument/semconv';
 import type { RecordedCall } from './call-record.js';
+import type { SpanRef } from './logical-call.js';
 import { groupParts, mergeParts } from './logical-join.js';
 import { type ModelCall, modelCallOf } from './model-call.js';
 import { pairTrace } from './pairing.js';
 import { type CallSpan, recogniseCall } from './recognise.js';
+import { applyStored, type StoredFacts } from './stored-join.js';
 import { ATTR_SERVICE_NAME, type ToolCall, toolCallOf } from './tool-call.js';
 
 /** A span's call as a trace shows it: the recorded call, the payloads kept when capture was on, a replay mark. */
@@ -20,6 +22,8 @@ export type CallReading = RecordedCall & {
   failedAttempts: FailedAttempt[];
   /** A part of another span's logical call (logical-join.ts): that span's id. Its own reading is the part's. */
   joinedTo: string | null;
+  /** The trace of the span `joinedTo` names (another trace when the parts were in separate traces). */
+  joinedToTraceId: string | null;
 };
 
 export type FailedAttempt = { attempt: number | null; code: string | null; reason: string | null };
@@ -52,15 +56,15 @@ export type IdentifiedSpan = CallSpan & {
  * other parts name the holder (`joinedTo`).
  */
 function joinParts(
-  views: readonly (ToolCall & { spanId: string; parentSpanId: string | null })[],
+  views: readonly (ToolCall & { traceId: string; spanId: string; parentSpanId: string | null })[],
   indexes: readonly number[],
   calls: (ToolCall | null)[],
-  joinedTo: Map<number, string>,
+  joinedTo: Map<number, SpanRef>,
 ): void {
   if (!views.some((v) => v.logical !== null)) return;
   for (const g of groupParts(views)) {
     if (g.holder === null) continue;
-    const holder = views[g.holder] as ToolCall & { spanId: string };
+    const holder = views[g.holder] as ToolCall & { traceId: string; spanId: string };
     const merged = mergeParts(
       g.members.map((m) => {
         const c = views[m] as ToolCall;
@@ -76,7 +80,8 @@ function joinParts(
       logical: merged.logical,
     };
     for (const m of g.members)
-      if (m !== g.holder) joinedTo.set(indexes[m] as number, holder.spanId);
+      if (m !== g.holder)
+        joinedTo.set(indexes[m] as number, { traceId: holder.traceId, spanId: holder.spanId });
   }
 }
 
@@ -107,10 +112,15 @@ function contentOf(
 
 /**
  * The reading of each span, in the spans' order. `paired` follows the pairing rule within each trace, as the
- * writer applied it when the spans were stored.
+ * writer applied it when the spans were stored; the parts of logical calls are joined within each trace, then
+ * `stored` (the writers' join, across traces: stored-join.ts) says what it knows.
  */
-export function readSpans(spans: readonly IdentifiedSpan[]): SpanReading[] {
-  const calls: (ToolCall | null)[] = spans.map((s) => toolCallOf(s));
+export function readSpans(
+  spans: readonly IdentifiedSpan[],
+  stored?: ReadonlyMap<string, StoredFacts>,
+): SpanReading[] {
+  const own: (ToolCall | null)[] = spans.map((s) => toolCallOf(s));
+  const calls = [...own];
   const byTrace = new Map<string, number[]>();
   calls.forEach((c, i) => {
     const traceId = (spans[i] as IdentifiedSpan).traceId;
@@ -120,15 +130,21 @@ export function readSpans(spans: readonly IdentifiedSpan[]): SpanReading[] {
     else byTrace.set(traceId, [i]);
   });
   const paired = new Set<number>();
-  const joinedTo = new Map<number, string>();
+  const joinedTo = new Map<number, SpanRef>();
   for (const indexes of byTrace.values()) {
     const views = indexes.map((i) => {
       const s = spans[i] as IdentifiedSpan;
-      return { ...(calls[i] as ToolCall), spanId: s.spanId, parentSpanId: s.parentSpanId };
+      return {
+        ...(calls[i] as ToolCall),
+        traceId: s.traceId,
+        spanId: s.spanId,
+        parentSpanId: s.parentSpanId,
+      };
     });
     for (const k of pairTrace(views, []).batchPaired) paired.add(indexes[k] as number);
     joinParts(views, indexes, calls, joinedTo);
   }
+  if (stored) applyStored(spans, own, calls, joinedTo, stored);
   return spans.map((s, i) => {
     const c = calls[i];
     return {
@@ -140,7 +156,8 @@ export function readSpans(spans: readonly IdentifiedSpan[]): SpanReading[] {
             parentSpanId: s.parentSpanId,
             paired: paired.has(i),
             ...contentOf(s),
-            joinedTo: joinedTo.get(i) ?? null,
+            joinedTo: joinedTo.get(i)?.spanId ?? null,
+            joinedToTraceId: joinedTo.get(i)?.traceId ?? null,
           }
         : null,
       modelCall: c ? null : modelCallOf(s),

@@ -8,7 +8,7 @@ import type { RollupInput, RollupSide } from '../aggregation/rollups.js';
 import { accumulate, type Rollup, withHours } from '../aggregation/rollups.js';
 import { newTallies, tallyCall, tallySource } from '../aggregation/tallies.js';
 import { callAt } from '../calls/call-columns.js';
-import { pairTrace } from '../calls/pairing.js';
+import { pairTrace, type StoredCall } from '../calls/pairing.js';
 import { sequenceCallOf, storedSequenceCall } from '../calls/sequence.js';
 import { KIND_CLIENT, sideOfKind } from '../calls/sides.js';
 import {
@@ -19,10 +19,11 @@ import {
 } from '../storage/batch-rows.js';
 import { packSpans } from '../storage/block-packing.js';
 import type { WriteBatch } from '../storage/write-batch.js';
-import { joinTrace, type TraceJoin } from './join.js';
+import { type BatchJoin, joinParts, type StoredPart } from './join.js';
 import { packedBlock, spanJsonOf } from './packing.js';
 
 type NewRow = BatchRows['calls'][number];
+type Stored = StoredCall<StoredCallRow>;
 
 export function batchRows(batch: WriteBatch, stored: StoredState): BatchRows {
   const blocks = new Map<
@@ -69,22 +70,33 @@ export function batchRows(batch: WriteBatch, stored: StoredState): BatchRows {
     if (conversationId) pairs.set(`${seq}\u0000${conversationId}`, { conversationId, seq });
   }
   const pairedIds: number[] = [];
-  const joins: Joins = { joinedIds: [], extended: [], now: new Map(), countedBefore: new Set() };
+  const joins: Joins = { joined: [], extended: [], now: new Map(), countedBefore: new Set() };
+  // A trace's stored calls, read once for the join and pairing.
+  const storedOf = new Map<number, Stored[]>();
+  const storedCalls = (seq: number) => {
+    let list = storedOf.get(seq);
+    if (!list) {
+      list = existed.get(seq) ? stored.storedCalls(seq) : [];
+      storedOf.set(seq, list);
+    }
+    return list;
+  };
+  // Few batches have a part of a logical call: the others skip the join.
+  const parts = calls.filter((c) => c.call.logical !== null);
+  if (parts.length > 0) {
+    const join = joinParts(
+      parts.map((r) => r.call),
+      candidatesOf(parts, storedCalls, stored),
+    );
+    if (join) applyJoin(join, parts, minutes, counted, joins);
+  }
   for (const [seq, rows] of groupBySeq(calls)) {
-    const storedCalls = existed.get(seq) ? stored.storedCalls(seq) : [];
-    // Few traces have a part of a logical call: the others skip the join.
-    const join = rows.some((r) => r.call.logical !== null)
-      ? joinTrace(
-          rows.map((r) => r.call),
-          storedCalls,
-        )
-      : null;
-    if (join) applyJoin(join, rows, minutes, counted, joins);
+    const storedRows = storedCalls(seq);
     // The common batch (a new trace, one side instrumented) has nothing to pair: skip the indexes.
-    if (storedCalls.length === 0 && !rows.some((r) => r.call.kind === KIND_CLIENT || r.call.proxy))
+    if (storedRows.length === 0 && !rows.some((r) => r.call.kind === KIND_CLIENT || r.call.proxy))
       continue;
     const views = rows.map(({ call }) => call);
-    const { batchPaired, storedPaired } = pairTrace(views, storedCalls);
+    const { batchPaired, storedPaired } = pairTrace(views, storedRows);
     for (const i of batchPaired) (rows[i] as NewRow).paired = 1;
     for (const s of storedPaired) {
       // A part of another row's call counts nowhere, paired or not; a call its parts extended counts as it is now.
@@ -126,7 +138,7 @@ export function batchRows(batch: WriteBatch, stored: StoredState): BatchRows {
     }),
     calls,
     pairedIds,
-    joinedIds: joins.joinedIds,
+    joined: joins.joined,
     extended: joins.extended,
     conversationPairs: [...pairs.values()],
     rollups: withHours(minutes),
@@ -144,7 +156,7 @@ export function batchRows(batch: WriteBatch, stored: StoredState): BatchRows {
 
 /** What the joins of a batch's traces decided, gathered for the writer. */
 type Joins = {
-  joinedIds: number[];
+  joined: BatchRows['joined'];
   extended: BatchRows['extended'];
   /** Stored rows the batch changed: null for a part now joined, else the call an extended row now holds. */
   now: Map<number, RollupInput | null>;
@@ -158,13 +170,18 @@ type Joins = {
  * server's row below counts nowhere, before and after. An extended call is re-read by loop detection.
  */
 function applyJoin(
-  join: TraceJoin,
+  join: BatchJoin,
   rows: NewRow[],
   minutes: Map<string, Rollup>,
   counted: BatchRows['counted'],
   joins: Joins,
 ): void {
   for (const [i, part] of join.part) (rows[i] as NewRow).part = part;
+  for (const [i, holder] of join.joinedTo) {
+    const row = rows[i] as NewRow;
+    const logical = row.call.logical;
+    if (logical) row.call = { ...row.call, logical: { ...logical, joinedTo: holder } };
+  }
   for (const [i, merged] of join.holds) {
     const row = rows[i] as NewRow;
     const { startNs, durationMs, logical, outcome } = merged;
@@ -173,12 +190,13 @@ function applyJoin(
   }
   const counts = (s: { proxy: boolean; paired: boolean; row: StoredCallRow }) =>
     s.row.part === CALL_PART.whole && !(s.proxy && s.paired);
-  for (const s of join.joined) {
-    joins.joinedIds.push(s.row.id);
+  for (const { stored: s, holder } of join.joined) {
+    const logical = s.row.logical;
+    if (logical) joins.joined.push({ id: s.row.id, logical: { ...logical, joinedTo: holder } });
     joins.now.set(s.row.id, null);
     if (counts(s)) accumulate(minutes, s.row, 'joined');
   }
-  for (const { stored: s, call } of join.extended) {
+  for (const { stored: s, traceId, call } of join.extended) {
     joins.extended.push({ id: s.row.id, call });
     const now: RollupInput = {
       ...s.row,
@@ -191,9 +209,26 @@ function applyJoin(
       accumulate(minutes, s.row, 'joined');
       accumulate(minutes, now, sideOfKind(s.kind));
     }
-    const traceId = (rows[0] as NewRow).call.traceId;
     counted.push({ call: storedSequenceCall(traceId, s, call), conversationId: null });
   }
+}
+
+/**
+ * The stored rows the batch's parts may join: the stored calls of their own traces, and the rows of any trace the
+ * writer found by their links (StoredState.linkedCalls), each once.
+ */
+function candidatesOf(
+  parts: readonly NewRow[],
+  storedCalls: (seq: number) => Stored[],
+  stored: StoredState,
+): StoredPart[] {
+  const out = new Map<number, StoredPart>();
+  for (const { seq, call } of parts)
+    for (const s of storedCalls(seq))
+      if (s.row.logical !== null) out.set(s.row.id, { traceId: call.traceId, stored: s });
+  for (const { traceId, call } of stored.linkedCalls())
+    if (!out.has(call.row.id)) out.set(call.row.id, { traceId, stored: call });
+  return [...out.values()];
 }
 
 /** The rollup side a paired row is taken back out under: a client row's, or a proxy row's. */

@@ -60,8 +60,11 @@ export type BatchRows = {
   calls: { seq: number; call: TracedCall; paired: number; part: number }[];
   /** Stored client rows that this batch's server rows pair: set `paired` on them. */
   pairedIds: number[];
-  /** Stored rows that became parts of another row's call: set `part` to CALL_PART.joined. */
-  joinedIds: number[];
+  /**
+   * Stored rows that became parts of another row's call: set `part` to CALL_PART.joined, and their facts to
+   * `logical` (which names the holder).
+   */
+  joined: { id: number; logical: LogicalCall }[];
   /** Stored rows holding a call that new parts extended: their time, facts and outcome become the joined call's. */
   extended: { id: number; call: MergedCall }[];
   /** (conversation, trace) pairs of the batch, each once. */
@@ -86,10 +89,31 @@ export type StoredState = {
   resourceIds: number[];
   /** The stored tool calls of a trace that existed before the batch (asked only when the batch has calls in it). */
   storedCalls(seq: number): StoredCall<StoredCallRow>[];
+  /**
+   * The stored rows, of any trace, that are no joined part and have an open link the batch's parts name
+   * (WriteStages.links; calls/logical-call.ts): the parts a later part of one logical call may join across traces
+   * and batches (decision 0054). Asked only when the batch has parts.
+   */
+  linkedCalls(): LinkedCall[];
 };
+
+/**
+ * What a batch's parts link to, each list sorted and without repeats: stored rows that await one of `awaits` (a
+ * new part resumes it), resume one of `resumes` (a new part awaits it), or carry one of `tasks` as their task's
+ * hash. `locks` is every hash of the three, sorted: what a writer locks.
+ */
+export type PartLinks = { awaits: string[]; resumes: string[]; tasks: string[]; locks: string[] };
+
+/** A stored row found by its links, with its trace (it may be one the batch does not touch). */
+export type LinkedCall = { traceId: string; seq: number; call: StoredCall<StoredCallRow> };
 
 /** The stages a writer runs inside a batch's transaction. */
 export interface WriteStages {
+  /**
+   * What the batch's parts of logical calls link to (process/links.ts): the writer locks their hashes where writers
+   * run at once (PostgreSQL), then reads the stored rows they link to (StoredState.linkedCalls).
+   */
+  links(batch: WriteBatch): PartLinks;
   /** The batch's rows against what is stored: duplicates dropped, sides paired, rollups and tallies made. */
   rows(batch: WriteBatch, stored: StoredState): BatchRows;
   readonly loops: LoopDetection;

@@ -3,7 +3,7 @@
 // (sqlite/call-rows.ts); PostgreSQL keeps them as text. The view `tool_calls` (callView) gives back the columns
 // the shared read SQL (storage/sql) has always read, with the same names and values.
 import type { TracedCall } from '../calls/call-columns.js';
-import { logicalJson } from '../calls/logical-call.js';
+import { type LogicalCall, logicalJson } from '../calls/logical-call.js';
 import type { MergedCall } from '../calls/logical-join.js';
 
 /** The physical table's columns in the order `callRow` gives their values. */
@@ -124,8 +124,16 @@ export function extendedRow(id: number, m: MergedCall, e: RowEncoding): unknown[
   ];
 }
 
-/** Marks stored rows as parts of another row's call (batch-rows.ts CALL_PART.joined); one id per `?`. */
-export const JOIN_ROW_SQL = 'UPDATE tool_call_rows SET part = 1 WHERE id = ?';
+/**
+ * Marks a stored row as a part of another row's call (batch-rows.ts CALL_PART.joined), its facts then naming the
+ * row holding the call: the facts, then the row's id.
+ */
+export const JOIN_ROW_SQL = 'UPDATE tool_call_rows SET part = 1, logical = ? WHERE id = ?';
+
+/** JOIN_ROW_SQL's values for one joined row. */
+export function joinedRow(j: { id: number; logical: LogicalCall }): unknown[] {
+  return [logicalJson(j.logical), j.id];
+}
 
 /**
  * The view's revision: 1 as the narrowed row's migration made it, 2 with output_hash and proxy, 3 with

@@ -22,6 +22,7 @@ export type {
   ContractReader,
   FlagReader,
   SpanReader,
+  StoredLogicalCall,
   ToolReader,
   TraceReader,
 } from './span-reader.js';

@@ -1,6 +1,7 @@
 // The reader side of the storage contract (contract.ts): neutral questions every backend answers, by role (calls,
 // tools, contracts, flags, traces: a consumer takes the roles it reads), and the list of its methods that a
 // backend's handle forwards (the SQLite reader thread, the backends' objects).
+import type { RecordedCall } from '../calls/call-record.js';
 import type { CallSide } from '../calls/sides.js';
 import type {
   CallFilter,
@@ -137,10 +138,18 @@ export interface FlagReader {
   storedFlags(sinceNs: bigint, untilNs: bigint, tool?: string): Promise<StoredFlag[]>;
 }
 
+/** A stored call row with logical facts, and how it counts (batch-rows.ts CALL_PART). */
+export type StoredLogicalCall = { call: RecordedCall; part: number };
+
 /** Spans: of a trace, of a conversation, and what a search term names. */
 export interface TraceReader {
   /** Spans of one trace in start order, or null when the trace is unknown. */
   trace(traceId: string): Promise<StoredSpan[] | null>;
+  /**
+   * The stored calls of the traces `traceIds` that carry logical facts (calls/logical-call.ts), at most 10,000:
+   * the writers' join of the parts of logical calls, across traces (decision 0054), as the trace page reads it.
+   */
+  logicalCalls(traceIds: string[]): Promise<StoredLogicalCall[]>;
   conversation(id: string): Promise<ConversationSpans | null>;
   /** What a search term can mean: trace, conversation, call id, tool, error code. */
   search(query: string, sinceNs: bigint): Promise<SearchHit[]>;
@@ -162,6 +171,7 @@ const METHODS: Record<keyof SpanReader, true> = {
   exceptionTypes: true,
   calls: true,
   trace: true,
+  logicalCalls: true,
   conversation: true,
   timeseries: true,
   search: true,

@@ -5,66 +5,15 @@
 // last part's outcome; a task polled far faster than its interval is flagged. The spans carry what the adapters
 // and the proxy write (test/e2e/logical-parts.test.ts sends the adapters' own over OTLP).
 import { describe, expect, it } from 'vitest';
-import { withReadings } from '../../src/api/span-reading.js';
 import { flagsOf } from '../../src/detection/read-flags.js';
 import type { NormalizedSpan } from '../../src/otlp/model.js';
 import type { Storage } from '../../src/storage/contract.js';
 import { BACKENDS } from '../backends.js';
-import { readCalls, readSeries, readTools } from '../read-view.js';
+import { readCalls, readSeries, readTools, readTraceCalls } from '../read-view.js';
 import { writeSpans } from '../write-spans.js';
-import { type CallSpec, callSpan, HOUR_NS, nowNs, traceIdOf } from './spans.js';
+import { AGO, CLIENT, creating, INPUT, leg, poll, STATE, TASK } from './logical-spans.js';
+import { callSpan, HOUR_NS, nowNs, traceIdOf } from './spans.js';
 import { useStores } from './stores.js';
-
-const CLIENT = 3;
-const SERVER = 2;
-const STATE = '5a5a5a5a5a5a5a5a';
-const TASK = '7a7a7a7a7a7a7a7a';
-const INPUT = 'abcdabcdabcdabcd';
-/** Minutes ago: whole minutes of rollups lie around the calls, and a narrow range reads raw rows only. */
-const AGO = 3 * 60_000;
-
-/** A server part of `book`: a call span with the linking attributes the adapters write. */
-function leg(spec: CallSpec, attributes: NormalizedSpan['attributes']): NormalizedSpan {
-  const s = callSpan({ tool: 'book', input: INPUT, kind: SERVER, agoMs: AGO, ...spec });
-  return { ...s, attributes: { ...s.attributes, ...attributes } };
-}
-
-/** A `tasks/get` part: no tool, its task's hash, one poll and its status (and the result on the last). */
-function poll(
-  trace: number,
-  span: number,
-  atMs: number,
-  status: string,
-  task = TASK,
-  fast = false,
-) {
-  const s = callSpan({ trace, span, kind: SERVER, agoMs: AGO - atMs, durationMs: 1 });
-  const attributes: NormalizedSpan['attributes'] = {
-    'mcp.method.name': 'tasks/get',
-    'toolscope.task.id.hash': task,
-    'toolscope.task.polls': 1,
-    'toolscope.task.poll_interval_ms': fast ? 1000 : 25,
-    'toolscope.task.status': status,
-  };
-  if (status === 'completed') attributes['toolscope.output.hash'] = 'eeeeeeeeeeeeeeee';
-  if (status === 'failed') {
-    attributes['error.type'] = '-32603';
-    return { ...s, name: 'tasks/get', attributes, statusCode: 2 };
-  }
-  return { ...s, name: 'tasks/get', attributes };
-}
-
-/** The creating call of a task: it ended as a part, polled `polls` times here, its status `status`. */
-const creating = (trace: number, span: number, tool = 'report', task = TASK) =>
-  leg(
-    { trace, span, tool, durationMs: 2 },
-    {
-      'toolscope.task.id.hash': task,
-      'toolscope.task.polls': 0,
-      'toolscope.task.poll_interval_ms': 25,
-      'toolscope.task.status': 'working',
-    },
-  );
 
 const windows = () => {
   const now = nowNs();
@@ -75,10 +24,7 @@ const windows = () => {
 };
 
 /** A trace's spans with the collector's reading of each, as the trace page gets them. */
-async function traceCalls(s: Storage, trace: number) {
-  const spans = (await s.trace(traceIdOf(trace))) ?? [];
-  return withReadings(spans);
-}
+const traceCalls = (s: Storage, trace: number) => readTraceCalls(s, traceIdOf(trace));
 
 /** The counted calls of a trace, and the tool's statistics in a wide and a narrow range. */
 async function oneCall(s: Storage, trace: number, tool: string) {

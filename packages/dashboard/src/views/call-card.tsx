@@ -96,8 +96,11 @@ export function CallCard({ call }: { call: SpanCall }) {
       {call.joinedTo && (
         <p class="part-of" data-testid="part-of">
           A part of the call held by span{' '}
-          <a href={href.trace(call.traceId, call.joinedTo)}>{short(call.joinedTo)}</a>: this span's
-          process served one leg or poll of it.
+          <a href={href.trace(call.joinedToTraceId ?? call.traceId, call.joinedTo)}>
+            {short(call.joinedTo)}
+          </a>
+          {call.joinedToTraceId && call.joinedToTraceId !== call.traceId && ' in another trace'}:
+          this span's process served one leg or poll of it.
         </p>
       )}
       {notAgain && (

@@ -4,6 +4,7 @@
 import type { ClientBase } from 'pg';
 import { clientsMigration } from '../sql/clients-migration.js';
 import { CONTRACTS_MIGRATION } from '../sql/contracts-migration.js';
+import { linkMigration, PG_MEMBER } from '../sql/link-sql.js';
 import { logicalMigration } from '../sql/logical-migration.js';
 import { OUTPUT_MIGRATION } from '../sql/output-migration.js';
 import { BACKFILL_CALLS, FILL_SOURCES } from '../sql/sides-migration.js';
@@ -224,6 +225,8 @@ export const PG_MIGRATIONS: readonly string[] = [
   }),
   // v11: one logical call's facts on its row, and how a row counts (sql/logical-migration.ts).
   logicalMigration((column) => `c.${column}`),
+  // v12: the parts of logical calls by their open links, for joining them across traces (sql/link-sql.ts).
+  linkMigration(PG_MEMBER),
 ];
 
 export type PgMigration = { from: number; to: number };

@@ -1,7 +1,8 @@
 // The PostgreSQL writer: one transaction per batch, safe with any number of collectors writing at once. Rows a
-// batch shares with other writers are locked in one global order (its traces by id, then its conversations,
-// then the rollup and detector rows by key), so concurrent batches of one trace or conversation run one after
-// the other and never deadlock among themselves; each then sees the other's calls when it re-evaluates loops.
+// batch shares with other writers are locked in one global order (its traces by id, then the link hashes of its
+// parts of logical calls, then its conversations, then the rollup and detector rows by key), so concurrent
+// batches of one trace, call or conversation run one after the other and never deadlock among themselves; each
+// then sees the other's calls when it re-evaluates loops.
 import { createHash } from 'node:crypto';
 import type pg from 'pg';
 import type { StoredCall } from '../../calls/pairing.js';
@@ -12,6 +13,8 @@ import {
   EXTEND_ROW_SQL,
   extendedRow,
   internedOf,
+  JOIN_ROW_SQL,
+  joinedRow,
   type RowEncoding,
 } from '../call-row.js';
 import type { WriteOutcome } from '../contract.js';
@@ -20,6 +23,7 @@ import { STORED_CALL_COLUMNS, storedCallOf } from '../stored-calls.js';
 import type { WriteBatch } from '../write-batch.js';
 import { type Cell, copyRows } from './pg-copy.js';
 import { inTransaction, param, toDollars } from './pg-db.js';
+import { lockedLinkedCalls } from './pg-links.js';
 import { evaluateLoops } from './pg-rows.js';
 import { saveTallies } from './pg-tallies.js';
 
@@ -103,8 +107,11 @@ export class PgWriter {
         storedCalls.set(seq, list);
       }
     }
+    // Stored parts of the batch's logical calls in any trace, their link hashes locked (pg-links.ts).
+    const linked = await lockedLinkedCalls(client, this.#stages.links(plan), seqs);
     const a = this.#stages.rows(plan, {
       storedCalls: (seq) => storedCalls.get(seq) ?? [],
+      linkedCalls: () => linked,
       seqOf: (traceId) => seqs.get(traceId) ?? -1,
       storedIds: (seq) => {
         let set = stored.get(seq);
@@ -162,10 +169,11 @@ export class PgWriter {
         a.pairedIds,
       ]);
     // Parts of logical calls: few batches have any (process/join.ts).
-    if (a.joinedIds.length > 0)
-      await client.query('UPDATE tool_call_rows SET part = 1 WHERE id = ANY($1::bigint[])', [
-        a.joinedIds,
-      ]);
+    for (const j of a.joined)
+      await client.query(
+        toDollars(JOIN_ROW_SQL),
+        joinedRow(j).map((v) => param(v as SqlValue)),
+      );
     for (const x of a.extended)
       await client.query(
         toDollars(EXTEND_ROW_SQL),

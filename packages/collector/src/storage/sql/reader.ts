@@ -30,6 +30,7 @@ import type {
   ToolReader,
   ToolResultSizes,
   ToolUsage,
+  TraceReader,
   VersionCalls,
 } from '../contract.js';
 import { toolClients } from './client-stats.js';
@@ -46,6 +47,7 @@ import {
   textOrNull,
 } from './db.js';
 import { exceptionTypes } from './exception-reader.js';
+import { logicalCalls } from './logical-reader.js';
 import { search } from './search-reader.js';
 import { timeseries } from './timeseries.js';
 import { resultSizes, toolCounts } from './tool-aggregates.js';
@@ -125,6 +127,8 @@ export class SqlReader implements SpanReader {
     if (!row) return null;
     return spansOf(this.#db, [big(row.seq)]);
   }
+
+  readonly logicalCalls: TraceReader['logicalCalls'] = (ids) => logicalCalls(this.#db, ids, callOf);
 
   async conversation(id: string): Promise<ConversationSpans | null> {
     const rows = await this.#db.all(
@@ -242,7 +246,7 @@ export class SqlReader implements SpanReader {
 }
 
 /** A stored call row as the call model's named fields (calls/call-record.ts). */
-function callOf(r: Row): RecordedCall {
+export function callOf(r: Row): RecordedCall {
   return {
     traceId: text(r.trace_id),
     spanId: text(r.span_id),

@@ -10,6 +10,7 @@ import {
   EXTEND_ROW_SQL,
   extendedRow,
   JOIN_ROW_SQL,
+  joinedRow,
   type RowEncoding,
 } from '../call-row.js';
 import type { WriteOutcome } from '../contract.js';
@@ -18,6 +19,7 @@ import { STORED_CALL_COLUMNS, storedCallOf } from '../stored-calls.js';
 import type { WriteBatch } from '../write-batch.js';
 import { keyBytes, StringIds } from './call-rows.js';
 import { DetectorState } from './detector-state.js';
+import { linkedRows } from './link-rows.js';
 import { RollupRows } from './rollup-rows.js';
 
 const CACHE_MAX = 50_000;
@@ -34,9 +36,11 @@ export class BlockWriter {
   readonly #detectors: DetectorState;
   readonly #rollups: RollupRows;
   readonly #deleteTx: (cutoffNs: bigint, maxTraces: number) => number;
+  readonly #db: Database.Database;
 
   constructor(db: Database.Database, stages: WriteStages) {
     this.#stages = stages;
+    this.#db = db;
     this.#detectors = new DetectorState(db, stages.loops);
     this.#rollups = new RollupRows(db);
     const strings = new StringIds(db);
@@ -205,11 +209,12 @@ export class BlockWriter {
       storedIds: (seq, traceId) => this.#storedIds(seq, created.has(traceId)),
       resourceIds,
       storedCalls: (seq) => (this.#stmt.storedCalls.all(seq) as Row[]).map(storedCallOf),
+      linkedCalls: () => linkedRows(this.#db, this.#stages.links(batch), seqs),
     });
     for (const c of a.calls)
       this.#stmt.insertCall.run(callRow(c.seq, c.call, c.paired, c.part, this.#encoding));
     for (const id of a.pairedIds) this.#stmt.setPaired.run(id);
-    for (const id of a.joinedIds) this.#stmt.setJoined.run(id);
+    for (const j of a.joined) this.#stmt.setJoined.run(joinedRow(j));
     for (const x of a.extended) this.#stmt.extendRow.run(extendedRow(x.id, x.call, this.#encoding));
     for (const p of a.conversationPairs) this.#stmt.insertConversation.run(p.conversationId, p.seq);
     for (const b of a.blocks) this.#stmt.insertBlock.run(b.seq, b.resourceId, b.spanIds, b.packed);

@@ -6,6 +6,7 @@ import type Database from 'better-sqlite3';
 import { callBucket } from '../call-bucket.js';
 import { clientsMigration } from '../sql/clients-migration.js';
 import { CONTRACTS_MIGRATION } from '../sql/contracts-migration.js';
+import { linkMigration, SQLITE_MEMBER } from '../sql/link-sql.js';
 import { logicalMigration } from '../sql/logical-migration.js';
 import { OUTPUT_MIGRATION } from '../sql/output-migration.js';
 import { BACKFILL_CALLS, FILL_SOURCES } from '../sql/sides-migration.js';
@@ -255,28 +256,9 @@ export const MIGRATIONS: readonly Migration[] = [
   }),
   // v15: one logical call's facts on its row, and how a row counts (sql/logical-migration.ts).
   logicalMigration(key),
+  // v16: the parts of logical calls by their open links, for joining them across traces (sql/link-sql.ts).
+  linkMigration(SQLITE_MEMBER),
 ];
-
-/** A row of tool_schemas as read with safeIntegers. */
-export type ToolSchemaRow = {
-  tool: string;
-  version: string;
-  schema_hash: string;
-  first_ns: bigint;
-  last_ns: bigint;
-  calls: bigint;
-  last_trace_id: string;
-};
-
-/** A row of tool_shapes as read with safeIntegers. */
-export type ToolShapeRow = {
-  tool: string;
-  shape: string;
-  first_ns: bigint;
-  last_ns: bigint;
-  calls: bigint;
-  invalid: bigint;
-};
 
 export type MigrationResult = { from: number; to: number };
 
