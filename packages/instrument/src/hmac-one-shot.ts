@@ -5,7 +5,7 @@
 import * as nodeCrypto from 'node:crypto';
 import type { KeyedHash } from './hmac-sha256.js';
 
-type OneShot = (algorithm: string, data: string | Uint8Array, encoding: 'latin1') => string;
+type OneShot = (algorithm: string, data: string | Uint8Array, encoding: 'binary') => string;
 
 // Read once: `hash` is missing before Node 20.12, and then the JS rounds are used.
 const oneShot: OneShot | undefined =
@@ -45,12 +45,12 @@ export function oneShotHmac(block: Uint8Array, hexChars: number): KeyedHash | un
   const encoder = new TextEncoder();
   const hexCodes = new Array<number>(hexChars).fill(0);
 
-  // The digests are read as latin1 (one char per byte): the inner one is copied into the outer message by char
-  // code, and only the first `hexChars` of the outer one are written as hex, one flat string, where a 64-char hex
-  // digest and its slice (a sliced string that keeps its parent alive on the span until export) were made per hash.
+  // Digests are read as 'binary' (latin1, one char per byte): the inner one is copied into the outer message by
+  // char code, and only the first `hexChars` of the outer one are written as hex, one flat string, where a 64-char
+  // hex digest and its slice (a sliced string keeping its parent alive on the span until export) were made per hash.
   const finish = (innerDigest: string): string => {
     for (let i = 0; i < DIGEST; i++) outer[BLOCK + i] = innerDigest.charCodeAt(i);
-    const digest = hash('sha256', outer, 'latin1');
+    const digest = hash('sha256', outer, 'binary');
     for (let i = 0; i < hexChars; i++) {
       const byte = digest.charCodeAt(i >> 1);
       hexCodes[i] = HEX_CODES[(i & 1) === 0 ? byte >> 4 : byte & 0xf] as number;
@@ -73,13 +73,13 @@ export function oneShotHmac(block: Uint8Array, hexChars: number): KeyedHash | un
     // A loop for the short inputs this mostly sees; a copy in C++ past a few hundred bytes.
     if (length <= 256) for (let i = 0; i < length; i++) buf[BLOCK + i] = data[i] as number;
     else buf.set(data.subarray(0, length), BLOCK);
-    return finish(hash('sha256', buf.subarray(0, BLOCK + length), 'latin1'));
+    return finish(hash('sha256', buf.subarray(0, BLOCK + length), 'binary'));
   };
   const ofText = (text: string): string => {
-    if (innerPad !== undefined) return finish(hash('sha256', innerPad + text, 'latin1'));
+    if (innerPad !== undefined) return finish(hash('sha256', innerPad + text, 'binary'));
     const buf = room(text.length * 3);
     const { written } = encoder.encodeInto(text, buf.subarray(BLOCK));
-    return finish(hash('sha256', buf.subarray(0, BLOCK + written), 'latin1'));
+    return finish(hash('sha256', buf.subarray(0, BLOCK + written), 'binary'));
   };
   return Object.assign(ofText, { bytes: ofBytes });
 }
