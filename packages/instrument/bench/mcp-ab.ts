@@ -10,12 +10,11 @@
 //     I/O callback (InMemoryTransport runs on microtasks, so work deferred past a response otherwise waits for the
 //     round's end and runs in one batch)
 import { writeFileSync } from 'node:fs';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import * as current from '../src/index.js';
-import { traceloopClients } from './mcp-peers.js';
+import { connectVariant } from './mcp-peers.js';
 import { noopProvider } from './noop-provider.js';
 
 type Lib = typeof current;
@@ -67,16 +66,7 @@ async function connect(name: string): Promise<Client> {
     server.registerTool('get_order', config, plainHandler);
     if (kind === 'server') lib.instrumentMcpServer(server, options);
   }
-  const bare = new Client({ name: 'bench-client', version: '1' });
-  const client =
-    kind === 'traceloop'
-      ? traceloopClients(provider)()
-      : kind === 'client'
-        ? lib.instrumentMcpClient(bare, options)
-        : bare;
-  const [a, b] = InMemoryTransport.createLinkedPair();
-  await Promise.all([server.connect(b), client.connect(a)]);
-  return client;
+  return connectVariant(server, kind, provider, (bare) => lib.instrumentMcpClient(bare, options));
 }
 
 const clients = await Promise.all(names.map(connect));

@@ -1,6 +1,7 @@
 // The peers bench:instrument measures beside the adapters, from npm: Traceloop's and Sentry's MCP
 // instrumentation, each set up so that it really records a span per call.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { TracerProvider } from '@opentelemetry/api';
 import { createStackParser, initAndBind } from '@sentry/core';
@@ -21,6 +22,28 @@ export function traceloopClients(provider: TracerProvider): () => Client {
   traceloop.setTracerProvider(provider);
   traceloop.manuallyInstrument({ Client: TraceloopClient });
   return () => new TraceloopClient({ name: 'bench-client', version: '1' });
+}
+
+/**
+ * The client of an MCP variant connected to `server` over `InMemoryTransport`: Traceloop's for `traceloop`, the
+ * client adapter (`instrument`) for `client`, else a bare SDK client.
+ */
+export async function connectVariant(
+  server: McpServer,
+  kind: string | undefined,
+  provider: TracerProvider,
+  instrument: (client: Client) => Client,
+): Promise<Client> {
+  const bare = new Client({ name: 'bench-client', version: '1' });
+  const client =
+    kind === 'traceloop'
+      ? traceloopClients(provider)()
+      : kind === 'client'
+        ? instrument(bare)
+        : bare;
+  const [a, b] = InMemoryTransport.createLinkedPair();
+  await Promise.all([server.connect(b), client.connect(a)]);
+  return client;
 }
 
 // Sentry through @sentry/core's server client: @sentry/node's init would install a global OpenTelemetry context

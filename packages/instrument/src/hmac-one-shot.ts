@@ -5,7 +5,7 @@
 import * as nodeCrypto from 'node:crypto';
 import type { KeyedHash } from './hmac-sha256.js';
 
-type OneShot = (algorithm: string, data: string | Uint8Array, encoding: 'hex') => string;
+type OneShot = (algorithm: string, data: string | Uint8Array, encoding: 'binary') => string;
 
 // Read once: `hash` is missing before Node 20.12, and then the JS rounds are used.
 const oneShot: OneShot | undefined =
@@ -16,6 +16,10 @@ const oneShot: OneShot | undefined =
 const BLOCK = 64;
 const DIGEST = 32;
 const KEPT = 64 * 1024;
+// Char codes of '0'–'9', 'a'–'f'.
+const HEX_CODES = new Uint8Array([
+  48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 97, 98, 99, 100, 101, 102,
+]);
 
 /** Whether this Node has one-shot hashing. */
 export const hasOneShotHash = (): boolean => oneShot !== undefined;
@@ -39,10 +43,19 @@ export function oneShotHmac(block: Uint8Array, hexChars: number): KeyedHash | un
   // An ASCII inner pad (any ASCII key) is its own UTF-8: the message text is hashed after it as one string.
   const innerPad = asciiPad ? String.fromCharCode(...inner.subarray(0, BLOCK)) : undefined;
   const encoder = new TextEncoder();
+  const hexCodes = new Array<number>(hexChars).fill(0);
 
-  const finish = (innerHex: string): string => {
-    outer.write(innerHex, BLOCK, DIGEST, 'hex');
-    return hash('sha256', outer, 'hex').slice(0, hexChars);
+  // Digests are read as 'binary' (latin1, one char per byte): the inner one is copied into the outer message by
+  // char code, and only the first `hexChars` of the outer one are written as hex, one flat string, where a 64-char
+  // hex digest and its slice (a sliced string keeping its parent alive on the span until export) were made per hash.
+  const finish = (innerDigest: string): string => {
+    for (let i = 0; i < DIGEST; i++) outer[BLOCK + i] = innerDigest.charCodeAt(i);
+    const digest = hash('sha256', outer, 'binary');
+    for (let i = 0; i < hexChars; i++) {
+      const byte = digest.charCodeAt(i >> 1);
+      hexCodes[i] = HEX_CODES[(i & 1) === 0 ? byte >> 4 : byte & 0xf] as number;
+    }
+    return String.fromCharCode.apply(null, hexCodes);
   };
   const room = (bytes: number): Uint8Array => {
     if (inner.length < BLOCK + bytes) {
@@ -60,13 +73,13 @@ export function oneShotHmac(block: Uint8Array, hexChars: number): KeyedHash | un
     // A loop for the short inputs this mostly sees; a copy in C++ past a few hundred bytes.
     if (length <= 256) for (let i = 0; i < length; i++) buf[BLOCK + i] = data[i] as number;
     else buf.set(data.subarray(0, length), BLOCK);
-    return finish(hash('sha256', buf.subarray(0, BLOCK + length), 'hex'));
+    return finish(hash('sha256', buf.subarray(0, BLOCK + length), 'binary'));
   };
   const ofText = (text: string): string => {
-    if (innerPad !== undefined) return finish(hash('sha256', innerPad + text, 'hex'));
+    if (innerPad !== undefined) return finish(hash('sha256', innerPad + text, 'binary'));
     const buf = room(text.length * 3);
     const { written } = encoder.encodeInto(text, buf.subarray(BLOCK));
-    return finish(hash('sha256', buf.subarray(0, BLOCK + written), 'hex'));
+    return finish(hash('sha256', buf.subarray(0, BLOCK + written), 'binary'));
   };
   return Object.assign(ofText, { bytes: ofBytes });
 }

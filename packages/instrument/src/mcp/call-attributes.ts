@@ -22,6 +22,8 @@ export type CallTemplate = {
   readonly base: Attributes;
   /** Toolscope's attributes every call of the tool sets once its span has started (never changed after). */
   readonly rest: Attributes;
+  /** `rest` plus the last input shape seen: calls to one tool mostly repeat their shape, set in one call. */
+  withShape: Attributes | undefined;
   /** By presence mask of the optional ids (REQUEST_ID … CALL_ID): the base plus every key such a call sets. */
   readonly variants: (Attributes | undefined)[];
 };
@@ -41,7 +43,7 @@ function templateOf(
   const base = setMcpCall({}, name, version, networkTransportOf(transport));
   const rest = setClient({}, infoString(info, 'name'), infoString(info, 'version'));
   Object.assign(rest, profile.attributes);
-  return { info, version, transport, base, rest, variants: [] };
+  return { info, version, transport, base, rest, withShape: undefined, variants: [] };
 }
 
 function variantOf(template: CallTemplate, mask: number): Attributes {
@@ -116,7 +118,19 @@ export function setCallAttributes(
   args: unknown,
 ): void {
   if (!span.recording) return;
-  if (profile.template) span.setAttributes(profile.template.rest);
+  const template = profile.template;
   const captured = state.capture ? state.redactor(args ?? {}) : undefined;
-  span.setAttributes(setInput({}, inputShape, undefined, captured));
+  if (template === undefined || captured !== undefined) {
+    if (template) span.setAttributes(template.rest);
+    span.setAttributes(setInput({}, inputShape, undefined, captured));
+    return;
+  }
+  // One `setAttributes` for the per-tool part and the shape (the fingerprint hands back the same shape string
+  // while the tool's keys and types repeat), kept with the template until the shape changes.
+  let withShape = template.withShape;
+  if (withShape?.[sc.ATTR_TOOLSCOPE_INPUT_SHAPE] !== inputShape) {
+    withShape = setInput(Object.assign({}, template.rest), inputShape, undefined, undefined);
+    template.withShape = withShape;
+  }
+  span.setAttributes(withShape);
 }

@@ -85,11 +85,12 @@ export function instrumentMcpClient<C extends object>(
   const own = ownClientInfo(client);
   const clientName = infoString(own, 'name');
   const clientVersion = infoString(own, 'version');
-  // The server's info object and its name and version, read again only when the object changes (a reconnect).
-  let server: { info: unknown; name: string | undefined; version: string | undefined } = {
+  // The server's info object, read again only when the object changes (a reconnect), and the span's attributes
+  // naming both peers, set once the span has started: start attributes are copied three times by the SDK (decision
+  // 0026), these once.
+  let server: { info: unknown; peers: Attributes } = {
     info: undefined,
-    name: undefined,
-    version: undefined,
+    peers: setClient({}, clientName, clientVersion),
   };
   const outputs = new AdvertisedOutputs();
   const legs = new ClientLegs();
@@ -159,11 +160,9 @@ export function instrumentMcpClient<C extends object>(
     const transport = transportOf(client);
     const serverInfo = serverInfoOf(client);
     if (serverInfo !== server.info) {
-      server = {
-        info: serverInfo,
-        name: infoString(serverInfo, 'name'),
-        version: infoString(serverInfo, 'version'),
-      };
+      const peers = setClient({}, clientName, clientVersion);
+      setServer(peers, infoString(serverInfo, 'name'), infoString(serverInfo, 'version'));
+      server = { info: serverInfo, peers };
     }
     const version =
       (saysVersion ? clientProtocolVersion(client) : undefined) ??
@@ -179,8 +178,6 @@ export function instrumentMcpClient<C extends object>(
       typeof conv === 'string' ? conv : undefined,
       undefined,
     );
-    setClient(attributes, clientName, clientVersion);
-    setServer(attributes, server.name, server.version);
     if (redact) attributes[sc.ATTR_GEN_AI_TOOL_CALL_ARGUMENTS] = redact(params.arguments ?? {});
 
     const span = startSafeSpanOf(
@@ -191,6 +188,7 @@ export function instrumentMcpClient<C extends object>(
       undefined,
       undefined,
     );
+    span.setAttributes(server.peers);
     const spanContext = span.context;
     injectInto(meta, spanContext);
     // In 2026-07-28 the SDK sends the legs of a multi round-trip call itself: followed on the transport.

@@ -24,73 +24,89 @@ const INVALID_PARAMS = -32602;
 /** Wraps the `tools/call` handler so plain tools get one SERVER span per call. */
 export function plainToolsCall(state: ServerState, isDefined: (name: string) => boolean) {
   return (original: RawHandler): RawHandler =>
-    async function toolsCall(request: unknown, extra: unknown): Promise<unknown> {
-      const params = isRecord(request) && isRecord(request.params) ? request.params : undefined;
-      const name = typeof params?.name === 'string' ? params.name : undefined;
-      if (name === undefined || state.skip(name) || isDefined(name))
-        return original(request, extra);
-
-      const e = decodeExtra(extra);
-      const args = params?.arguments;
-      // A later leg of a multi round-trip call: its span is the one its first leg opened, when this process has it.
-      const echoed = e.echoedState;
-      let resumes: string | undefined;
-      if (echoed !== undefined) {
-        const leg = resumeLeg(state, name, args, parentSpanIdOf(e.meta), echoed);
-        if (leg.call) return runLeg(leg.call, original, request, extra, e, name, args);
-        resumes = leg.stateHash;
+    function toolsCall(request: unknown, extra: unknown): unknown {
+      // Not an async function: it returns the leg's own promise, where an async wrapper would make a promise of
+      // its own and resolve it with the leg's (two more microtasks and a promise per call, decision 0055).
+      try {
+        return tracedCall(state, isDefined, original, request, extra);
+      } catch (error) {
+        return Promise.reject(error);
       }
-
-      const { parent, links } = serverParent(e.meta, e.headers);
-      const profile = toolProfile(state, name);
-      const protocolFailure =
-        profile === undefined
-          ? `Tool ${name} not found`
-          : profile?.registered.enabled === false
-            ? `Tool ${name} disabled`
-            : undefined;
-      let attributes: Attributes;
-      // The input's canonical bytes are copied now and hashed when the call ends.
-      let input: InputPrint | undefined;
-      if (profile && !protocolFailure) {
-        input = inputPrint(args ?? {});
-        attributes = callStartAttributes(state, name, profile, e);
-      } else {
-        attributes = mcpServerCallAttributes(state, name, e);
-        if (!protocolFailure) {
-          // No readable registry (a low-level Server): what the span contract asks for, unknown as such.
-          const version = plainToolVersion(state, name, undefined);
-          setDeclaration(attributes, { ...UNKNOWN_TOOL, version });
-          input = inputPrint(args ?? {});
-          const captured = state.capture ? state.redactor(args ?? {}) : undefined;
-          setInput(attributes, input.shape, undefined, captured);
-        }
-      }
-
-      const span = startSafeSpanOf(
-        state.options.tracerProvider,
-        profile ? profile.spanName : `${sc.SPAN_NAME_MCP_TOOLS_CALL_PREFIX} ${name}`,
-        SpanKind.SERVER,
-        attributes,
-        parent,
-        links,
-      );
-      if (input && profile && !protocolFailure)
-        setCallAttributes(span, state, profile, input.shape, args);
-      const call: PlainEnd = {
-        state,
-        span,
-        input: input?.canonical,
-        inputHashed: false,
-        schemas: profile ? profile.schemas : undefined,
-        logical: undefined,
-      };
-      if (resumes !== undefined) {
-        call.logical = newLogicalCall();
-        call.logical.resumes = resumes;
-      }
-      return runLeg(call, original, request, extra, e, name, args, protocolFailure);
     };
+}
+
+/** One `tools/call`: the original handler's promise, or the traced leg's. */
+function tracedCall(
+  state: ServerState,
+  isDefined: (name: string) => boolean,
+  original: RawHandler,
+  request: unknown,
+  extra: unknown,
+): unknown {
+  const params = isRecord(request) && isRecord(request.params) ? request.params : undefined;
+  const name = typeof params?.name === 'string' ? params.name : undefined;
+  if (name === undefined || state.skip(name) || isDefined(name)) return original(request, extra);
+
+  const e = decodeExtra(extra);
+  const args = params?.arguments;
+  // A later leg of a multi round-trip call: its span is the one its first leg opened, when this process has it.
+  const echoed = e.echoedState;
+  let resumes: string | undefined;
+  if (echoed !== undefined) {
+    const leg = resumeLeg(state, name, args, parentSpanIdOf(e.meta), echoed);
+    if (leg.call) return runLeg(leg.call, original, request, extra, e, name, args);
+    resumes = leg.stateHash;
+  }
+
+  const { parent, links } = serverParent(e.meta, e.headers);
+  const profile = toolProfile(state, name);
+  const protocolFailure =
+    profile === undefined
+      ? `Tool ${name} not found`
+      : profile?.registered.enabled === false
+        ? `Tool ${name} disabled`
+        : undefined;
+  let attributes: Attributes;
+  // The input's canonical bytes are copied now and hashed when the call ends.
+  let input: InputPrint | undefined;
+  if (profile && !protocolFailure) {
+    input = inputPrint(args ?? {});
+    attributes = callStartAttributes(state, name, profile, e);
+  } else {
+    attributes = mcpServerCallAttributes(state, name, e);
+    if (!protocolFailure) {
+      // No readable registry (a low-level Server): what the span contract asks for, unknown as such.
+      const version = plainToolVersion(state, name, undefined);
+      setDeclaration(attributes, { ...UNKNOWN_TOOL, version });
+      input = inputPrint(args ?? {});
+      const captured = state.capture ? state.redactor(args ?? {}) : undefined;
+      setInput(attributes, input.shape, undefined, captured);
+    }
+  }
+
+  const span = startSafeSpanOf(
+    state.options.tracerProvider,
+    profile ? profile.spanName : `${sc.SPAN_NAME_MCP_TOOLS_CALL_PREFIX} ${name}`,
+    SpanKind.SERVER,
+    attributes,
+    parent,
+    links,
+  );
+  if (input && profile && !protocolFailure)
+    setCallAttributes(span, state, profile, input.shape, args);
+  const call: PlainEnd = {
+    state,
+    span,
+    input: input?.canonical,
+    inputHashed: false,
+    schemas: profile ? profile.schemas : undefined,
+    logical: undefined,
+  };
+  if (resumes !== undefined) {
+    call.logical = newLogicalCall();
+    call.logical.resumes = resumes;
+  }
+  return runLeg(call, original, request, extra, e, name, args, protocolFailure);
 }
 
 /** Runs one leg of a call under its span; ends the span with the final answer, or parks it while it is open. */
