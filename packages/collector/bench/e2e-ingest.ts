@@ -116,7 +116,8 @@ function cpuSeconds(pid: number): number {
 
 export async function runIngest(o: IngestOptions): Promise<IngestResult> {
   const { batches } = o;
-  if (!existsSync(built)) throw new Error('bench:ingest runs the built collector: run `pnpm build` first');
+  if (!existsSync(built))
+    throw new Error('bench:ingest runs the built collector: run `pnpm build` first');
   const servers = await Promise.all(
     Array.from({ length: o.collectors }, () => serve(o.db, o.memoryLimitMib)),
   );
