@@ -2,7 +2,7 @@
 // batches over loopback (counted when acknowledged), then the true reference of the same rows (reference.ts)
 // measured in the same run. Returns the numbers; the scripts print them.
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -43,8 +43,10 @@ export type IngestResult = {
   memoryLimit: string;
 };
 
-const tsx = fileURLToPath(new URL('../node_modules/.bin/tsx', import.meta.url));
-const main = fileURLToPath(new URL('../src/cli/main.ts', import.meta.url));
+// The collector as a user runs it: the package's bin on the built dist/ (decision 0053). Under tsx, from
+// sources, the process took about 70 MiB more, which the memory limit then counted against the collector.
+const bin = fileURLToPath(new URL('../bin/toolscope.js', import.meta.url));
+const built = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
 const isPg = (db: string) => /^postgres(ql)?:\/\//i.test(db);
 
 async function serve(
@@ -52,14 +54,13 @@ async function serve(
   memoryLimitMib: number | undefined,
 ): Promise<{ child: ChildProcess; url: string; pid: number }> {
   const child = spawn(
-    tsx,
+    process.execPath,
     [
       // BENCH_PROFILE_DIR=dir: a V8 CPU profile of each collector thread, to see where its time goes.
       ...(process.env.BENCH_PROFILE_DIR
         ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`]
         : []),
-      '--conditions=@toolscope/source',
-      main,
+      bin,
       'serve',
       '--db',
       db,
@@ -69,7 +70,16 @@ async function serve(
       '0',
       ...(memoryLimitMib === undefined ? [] : ['--memory-limit-mib', String(memoryLimitMib)]),
     ],
-    { stdio: ['ignore', 'pipe', 'inherit'] },
+    {
+      stdio: ['ignore', 'pipe', 'inherit'],
+      // The limit is the flag's (or serve's default), never one left in the environment. BENCH_NODE_OPTIONS: V8
+      // or Node options for the collector alone (e.g. --report-on-signal), as pnpm flood's FLOOD_NODE_OPTIONS.
+      env: {
+        ...process.env,
+        TOOLSCOPE_MEMORY_LIMIT_MIB: '',
+        NODE_OPTIONS: process.env.BENCH_NODE_OPTIONS ?? '',
+      },
+    },
   );
   let out = '';
   const url = await new Promise<string>((resolve) => {
@@ -79,14 +89,7 @@ async function serve(
       if (m?.[1]) resolve(m[1]);
     });
   });
-  const pid = await new Promise<number>((resolve) => {
-    // tsx runs the CLI in a child node process: find it to read its memory and CPU.
-    const ps = spawn('pgrep', ['-P', String(child.pid)]);
-    let pids = '';
-    ps.stdout.on('data', (d: Buffer) => (pids += d.toString()));
-    ps.on('exit', () => resolve(Number(pids.trim().split('\n')[0]) || (child.pid as number)));
-  });
-  return { child, url, pid };
+  return { child, url, pid: child.pid as number };
 }
 
 let refused = 0;
@@ -113,6 +116,8 @@ function cpuSeconds(pid: number): number {
 
 export async function runIngest(o: IngestOptions): Promise<IngestResult> {
   const { batches } = o;
+  if (!existsSync(built))
+    throw new Error('bench:ingest runs the built collector: run `pnpm build` first');
   const servers = await Promise.all(
     Array.from({ length: o.collectors }, () => serve(o.db, o.memoryLimitMib)),
   );

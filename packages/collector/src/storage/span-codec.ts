@@ -22,34 +22,31 @@ type Stored = {
   d?: number;
 };
 
-/** One span as stored inside a block (a block is a JSON array of these). */
+const q = JSON.stringify;
+/** A number as JSON.stringify writes it (null when not finite). */
+const int = (n: number): string => (Number.isFinite(n) ? String(n) : 'null');
+
+/**
+ * One span as stored inside a block (a block is a JSON array of these), the same text JSON.stringify made of a
+ * `Stored` object, written field by field: the ids are hex (normalize.ts checks them) and the times bigints, so
+ * only the strings and the attributes go through JSON.stringify, and no object is built per span. 3.3–4.7 against
+ * 3.7–5.7 µs per span on the bench's spans (decision 0053).
+ */
 export function encodeSpan(span: NormalizedSpan): string {
-  {
-    const stored: Stored = {
-      s: span.spanId,
-      p: span.parentSpanId,
-      n: span.name,
-      k: span.kind,
-      st: span.startNs.toString(),
-      en: span.endNs.toString(),
-      sc: span.statusCode,
-      sm: span.statusMessage,
-      sn: span.scopeName,
-      sv: span.scopeVersion,
-      a: span.attributes,
-    };
-    if (span.events.length) {
-      stored.e = span.events.map((e) => ({
-        timeUnixNano: e.timeNs.toString(),
-        name: e.name,
-        attributes: e.attributes,
-      }));
-    }
-    if (span.links.length) stored.l = span.links;
-    if (span.truncatedKeys.length) stored.t = span.truncatedKeys;
-    if (span.droppedAttributes) stored.d = span.droppedAttributes;
-    return JSON.stringify(stored);
+  const parent = span.parentSpanId === null ? 'null' : `"${span.parentSpanId}"`;
+  let json = `{"s":"${span.spanId}","p":${parent},"n":${q(span.name)},"k":${int(span.kind)},"st":"${span.startNs}","en":"${span.endNs}","sc":${int(span.statusCode)},"sm":${q(span.statusMessage)},"sn":${q(span.scopeName)},"sv":${q(span.scopeVersion)},"a":${q(span.attributes)}`;
+  if (span.events.length) {
+    const events: Stored['e'] = span.events.map((e) => ({
+      timeUnixNano: e.timeNs.toString(),
+      name: e.name,
+      attributes: e.attributes,
+    }));
+    json += `,"e":${q(events)}`;
   }
+  if (span.links.length) json += `,"l":${q(span.links)}`;
+  if (span.truncatedKeys.length) json += `,"t":${q(span.truncatedKeys)}`;
+  if (span.droppedAttributes) json += `,"d":${int(span.droppedAttributes)}`;
+  return `${json}}`;
 }
 
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');

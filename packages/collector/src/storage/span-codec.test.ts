@@ -1,0 +1,94 @@
+// encodeSpan writes a span's stored JSON field by field (decision 0053): the text must be the one JSON.stringify
+// makes of the stored object, whatever the strings hold (quotes, control characters, lone surrogates, `__proto__`
+// keys), so blocks written before and after read the same, and decodeSpans must read it back.
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import type { AttrMap, NormalizedSpan } from '../otlp/model.js';
+import { decodeSpans, encodeSpan } from './span-codec.js';
+
+/** The encoding before decision 0053: an object built per span, then JSON.stringify. */
+function viaObject(span: NormalizedSpan): string {
+  const stored: Record<string, unknown> = {
+    s: span.spanId,
+    p: span.parentSpanId,
+    n: span.name,
+    k: span.kind,
+    st: span.startNs.toString(),
+    en: span.endNs.toString(),
+    sc: span.statusCode,
+    sm: span.statusMessage,
+    sn: span.scopeName,
+    sv: span.scopeVersion,
+    a: span.attributes,
+  };
+  if (span.events.length)
+    stored.e = span.events.map((e) => ({
+      timeUnixNano: e.timeNs.toString(),
+      name: e.name,
+      attributes: e.attributes,
+    }));
+  if (span.links.length) stored.l = span.links;
+  if (span.truncatedKeys.length) stored.t = span.truncatedKeys;
+  if (span.droppedAttributes) stored.d = span.droppedAttributes;
+  return JSON.stringify(stored);
+}
+
+const text = fc.oneof(fc.string(), fc.string({ unit: 'binary' }), fc.constant('"\\\n\u2028\ud800'));
+const hex = (bytes: number) =>
+  fc.uint8Array({ minLength: bytes, maxLength: bytes }).map((b) => Buffer.from(b).toString('hex'));
+const attrs: fc.Arbitrary<AttrMap> = fc
+  .array(
+    fc.tuple(
+      fc.oneof(text, fc.constant('__proto__')),
+      fc.oneof(text, fc.integer(), fc.double(), fc.boolean(), fc.constant(null), fc.array(text)),
+    ),
+    { maxLength: 6 },
+  )
+  .map((pairs) => {
+    const map: AttrMap = {};
+    for (const [k, v] of pairs)
+      Object.defineProperty(map, k, {
+        value: v,
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
+    return map;
+  });
+const nanos = fc.bigInt({ min: 0n, max: 9_223_372_036_854_775_807n });
+const span: fc.Arbitrary<NormalizedSpan> = fc.record({
+  traceId: hex(16),
+  spanId: hex(8),
+  parentSpanId: fc.option(hex(8), { nil: null }),
+  name: text,
+  kind: fc.integer({ min: 0, max: 5 }),
+  startNs: nanos,
+  endNs: nanos,
+  statusCode: fc.integer({ min: 0, max: 2 }),
+  statusMessage: text,
+  attributes: attrs,
+  events: fc.array(fc.record({ timeNs: nanos, name: text, attributes: attrs }), { maxLength: 2 }),
+  links: fc.array(fc.record({ traceId: hex(16), spanId: hex(8), attributes: attrs }), {
+    maxLength: 2,
+  }),
+  resource: attrs,
+  scopeName: text,
+  scopeVersion: text,
+  truncatedKeys: fc.array(text, { maxLength: 2 }),
+  droppedAttributes: fc.nat(),
+});
+
+describe('encodeSpan', () => {
+  it('writes the text JSON.stringify made of the stored object, and reads back', () => {
+    fc.assert(
+      fc.property(span, (s) => {
+        const json = encodeSpan(s);
+        expect(json).toBe(viaObject(s));
+        const [read] = decodeSpans(s.traceId, `[${json}]`, {});
+        expect(read?.spanId).toBe(s.spanId);
+        expect(read?.startNs).toBe(s.startNs);
+      }),
+      { numRuns: 500 },
+    );
+  });
+});
