@@ -33,7 +33,10 @@ const LAYOUT = 2;
 const sourceFile = (f: string) => f.endsWith('.ts') && !/\.test\.ts$|(^|\/)test-[^/]*\.ts$/.test(f);
 
 function sourceHash(): string {
-  const hash = createHash('sha256').update(`layout ${LAYOUT}\n`);
+  // The checkout and its lockfile too: the dependencies are links into this checkout's node_modules.
+  const hash = createHash('sha256')
+    .update(`layout ${LAYOUT}\n${ROOT}\n`)
+    .update(readFileSync(join(ROOT, 'pnpm-lock.yaml')));
   for (const pkg of PACKAGES) {
     const dir = join(ROOT, 'packages', pkg);
     const files = [
