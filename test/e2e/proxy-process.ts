@@ -1,10 +1,12 @@
-// The proxy under test as a real process (`toolscope-proxy` from its TypeScript source through tsx), with an
-// MCP transport over its stdin/stdout, its stderr (JSON log lines) kept, and its exit code awaited.
+// The proxy under test as a real process (`toolscope-proxy` as installed, or from its TypeScript source through
+// tsx), with an MCP transport over its stdin/stdout, its stderr (JSON log lines) kept, and its exit code awaited.
 import { type ChildProcess, spawn } from 'node:child_process';
+import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { builtPackages } from '../../packages/collector/test/built.js';
 import { ROOT } from './processes.js';
 
 const TSX = import.meta.resolve('tsx');
@@ -14,6 +16,16 @@ export const FILESYSTEM = `${ROOT}test/node_modules/@modelcontextprotocol/server
 export const LIAR = `${ROOT}test/e2e/proxy-upstream.ts`;
 /** A v2 SDK server (plain JavaScript: no loader to start, and the v2 client's probe starts it twice). */
 export const V2_UPSTREAM = `${ROOT}test/e2e/proxy-v2-upstream.mjs`;
+
+/**
+ * `toolscope-proxy` as `npm install` leaves it (its bin/ and built JavaScript, built.ts), for the tests that start
+ * it to trace: a start under tsx took 1.3 s of CPU, this one 0.5 s. The memory tests (proxy-hostile.ts) run it
+ * from sources.
+ */
+export const builtProxy = (args: string[]) => [
+  join(builtPackages(), 'packages/proxy/bin/toolscope-proxy.js'),
+  ...args,
+];
 
 /** Node with tsx and the workspace's source condition, for TypeScript entry points. */
 export const tsNode = (entry: string, args: string[] = []) => [
@@ -79,7 +91,7 @@ export async function throughProxy(
 ) {
   const transport = new ChildTransport(
     process.execPath,
-    tsNode(PROXY_CLI, [...(options.flags ?? []), '--', ...upstream]),
+    builtProxy([...(options.flags ?? []), '--', ...upstream]),
     options.env,
   );
   const client = new Client({ name: options.client ?? 'proxy-test-agent', version: '1' });
@@ -131,7 +143,7 @@ export function waitFor(child: ChildTransport, re: RegExp): Promise<RegExpExecAr
 export function httpProxy(collector: string, upstream: string, env: Record<string, string>) {
   const proxy = new ChildTransport(
     process.execPath,
-    tsNode(PROXY_CLI, ['--otlp-endpoint', collector, '--upstream', upstream, '--port', '0']),
+    builtProxy(['--otlp-endpoint', collector, '--upstream', upstream, '--port', '0']),
     env,
   );
   return {

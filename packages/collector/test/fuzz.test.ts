@@ -13,13 +13,27 @@ import { startTestCollector, type TestCollector } from './harness.js';
 let bodies = 0;
 const HEX = /^[0-9a-f]+$/;
 
+/**
+ * The invariants of a decode result. Checked with plain comparisons first and with `expect` (for its message)
+ * only where one fails: the properties check tens of thousands of results, and `expect` on each span was a
+ * large share of the file's CPU.
+ */
 function checkResult(r: DecodeResult): void {
   bodies++;
   if (!r.ok) {
-    expect(typeof r.message).toBe('string');
+    if (typeof r.message !== 'string') expect(typeof r.message).toBe('string');
     return;
   }
   for (const s of r.batch.spans) {
+    const fine =
+      typeof s.traceId === 'string' &&
+      HEX.test(s.traceId) &&
+      s.traceId.length === 32 &&
+      typeof s.spanId === 'string' &&
+      s.spanId.length === 16 &&
+      Object.keys(s.attributes).length <= 512 &&
+      Object.getPrototypeOf(s.attributes) === Object.prototype;
+    if (fine) continue;
     expect(s.traceId).toMatch(HEX);
     expect(s.traceId).toHaveLength(32);
     expect(s.spanId).toHaveLength(16);

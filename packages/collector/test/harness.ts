@@ -15,6 +15,7 @@ import {
 } from '@opentelemetry/sdk-trace-base';
 import type { CliIo } from '../src/cli/io.js';
 import { type Collector, type CollectorOptions, startCollector } from '../src/index.js';
+import { builtCli } from './built.js';
 
 export type TestCollector = Collector & { dir: string; dbPath: string; stop(): Promise<void> };
 
@@ -120,19 +121,20 @@ const cliMain = fileURLToPath(new URL('../src/cli/main.ts', import.meta.url));
 
 /**
  * `toolscope serve` as its own process (tsx as an in-process loader, so a signal to it reaches the writer
- * thread too), resolved once it listens.
+ * thread too), resolved once it listens. `built`: from the packages as they install (built.ts), a third of the
+ * CPU of a start from sources, for tests that start it many times and measure no memory.
  */
 export function startServe(
   db: string,
   extraArgs: string[] = [],
+  from: 'sources' | 'built' = 'sources',
 ): Promise<{ child: ChildProcess; url: string; output: () => string }> {
+  const [node, cli] = from === 'built' ? builtCli() : [process.execPath, cliMain];
   const child = spawn(
-    process.execPath,
+    node as string,
     [
-      '--conditions=@toolscope/source',
-      '--import',
-      'tsx',
-      cliMain,
+      ...(from === 'built' ? [] : ['--conditions=@toolscope/source', '--import', 'tsx']),
+      cli as string,
       'serve',
       '--db',
       db,
