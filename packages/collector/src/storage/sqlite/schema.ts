@@ -264,19 +264,29 @@ export type MigrationResult = { from: number; to: number };
 
 /** Brings the database to the newest schema; refuses a database from a newer collector. */
 export function migrate(db: Database.Database): MigrationResult {
-  const from = Number(db.pragma('user_version', { simple: true }));
-  if (from > MIGRATIONS.length) {
+  const from = versionOf(db);
+  // Two collectors may open one new file at once (two `pnpm start` in one clone): each step takes the write
+  // lock first (BEGIN IMMEDIATE, which waits out busy_timeout) and reads the version again under it, so a step
+  // the other process applied meanwhile is skipped instead of run twice ("duplicate column name").
+  const step = db.transaction((): boolean => {
+    const v = versionOf(db);
+    if (v >= MIGRATIONS.length) return false;
+    const migration = MIGRATIONS[v] as Migration;
+    if (typeof migration === 'string') db.exec(migration);
+    else migration(db);
+    db.pragma(`user_version = ${v + 1}`);
+    return true;
+  });
+  while (step.immediate()) {}
+  return { from, to: MIGRATIONS.length };
+}
+
+function versionOf(db: Database.Database): number {
+  const v = Number(db.pragma('user_version', { simple: true }));
+  if (v > MIGRATIONS.length) {
     throw new Error(
-      `database schema version ${from} is newer than this collector (${MIGRATIONS.length}); upgrade toolscope`,
+      `database schema version ${v} is newer than this collector (${MIGRATIONS.length}); upgrade toolscope`,
     );
   }
-  for (let v = from; v < MIGRATIONS.length; v++) {
-    const step = MIGRATIONS[v] as Migration;
-    db.transaction(() => {
-      if (typeof step === 'string') db.exec(step);
-      else step(db);
-      db.pragma(`user_version = ${v + 1}`);
-    })();
-  }
-  return { from, to: MIGRATIONS.length };
+  return v;
 }

@@ -39,6 +39,9 @@ const CHECKPOINT_INTERVAL_MS = 250;
 export function openSqliteStorage(path: string, options: SqliteOptions): Storage {
   const memory = path === ':memory:' || path === '';
   const db = new Database(path);
+  // Before anything that locks: a second collector opening the same new file waits for the first's switch to
+  // WAL and its migrations instead of failing with SQLITE_BUSY (tuneConnection sets it again).
+  db.pragma('busy_timeout = 5000');
   // Larger pages suit the block rows; it only takes effect on a new database.
   db.pragma('page_size = 8192');
   db.pragma('journal_mode = WAL');
