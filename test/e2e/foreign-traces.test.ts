@@ -196,11 +196,13 @@ describe('foreign agents read as calls and model steps', () => {
       replay: _p,
       failedAttempts: _f,
       joinedTo,
+      joinedToTraceId,
       ...asListed
     } = spans.find((s) => s.call)?.call ?? {};
     expect(asListed).toEqual(listed);
     // A whole call of one span, no part of another's.
     expect(joinedTo).toBeNull();
+    expect(joinedToTraceId).toBeNull();
   });
 
   it('OpenInference: a TOOL span between two LLM spans', async () => {
