@@ -21,6 +21,13 @@ import { servedCollectors } from './served.js';
 const LIMIT_MIB = 360;
 const SECONDS = Number(process.env.TOOLSCOPE_FLOOD_SECONDS ?? 10);
 const HTTP_CONNECTIONS = 64;
+/**
+ * The write queue's bound, below the 80 requests of 512 spans the generator keeps in flight: the limit at 360 MiB
+ * would allow 28,800 spans, and on a loaded machine a starved generator kept fewer than that in flight, so a slow
+ * PostgreSQL collector held everything within its memory and refused nothing (a CI run: 101 requests in 10 s,
+ * 212 MiB). With this bound the flood is more than the collector holds by construction, on either backend.
+ */
+const MAX_PENDING_SPANS = 16_384;
 const GRPC_CALLS = 16;
 
 const served = servedCollectors('flood');
@@ -41,6 +48,7 @@ describe.concurrent('flood within the memory limit', () => {
         const db = backend.name === 'sqlite' ? join(served.dir, 'flood.db') : store.db;
         const serve = await served.start(db, [
           ...['--memory-limit-mib', String(LIMIT_MIB), '--log-level', 'warn'],
+          ...['--max-pending-spans', String(MAX_PENDING_SPANS)],
         ]);
         const { pid, grpcPort } = serve;
         const atStart = statusMiB(pid, 'VmRSS');

@@ -17,7 +17,14 @@ type Child = { ready: Promise<void>; done: Promise<{ code: number | null; out: s
 function child(path: string, go: string): Child {
   const proc = spawn(
     process.execPath,
-    ['--import', 'tsx', join(here, 'open-race-child.ts'), path, go],
+    [
+      '--conditions=@toolscope/source',
+      '--import',
+      'tsx',
+      join(here, 'open-race-child.ts'),
+      path,
+      go,
+    ],
     {
       stdio: ['ignore', 'pipe', 'pipe'],
     },
