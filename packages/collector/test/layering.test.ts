@@ -37,8 +37,11 @@ const top = (target: string) => target.split('/')[0] as string;
 const MODEL = ['calls', 'contracts', 'aggregation'];
 /** The decoded span, the receive stage's output that the later stages take in (as the OTel Collector's pdata). */
 const SPAN_MODEL = 'otlp/model.ts';
-/** What any folder may use: the error table (errors.ts) and how a cause is logged without secrets. */
-const CROSS_CUTTING = ['errors.ts', 'ops/logger.ts'];
+/**
+ * What any folder may use: the error table (errors.ts), how a cause is logged without secrets, and the V8 flags
+ * kept across worker threads' starts (storage starts threads, the memory limiter sets a flag).
+ */
+const CROSS_CUTTING = ['errors.ts', 'ops/logger.ts', 'ops/heap-flags.ts'];
 
 /** Imports from `folder` that reach anything but `allowed` folders (or files), its own folder aside. */
 function outside(folder: string, allowed: string[]): string[] {

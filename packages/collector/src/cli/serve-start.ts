@@ -3,6 +3,7 @@
 // no gRPC, said plainly; the lines that say what listens where, or the one line that says why it could not
 // start. The JSON log is for machines and follows.
 import { type Collector, type CollectorOptions, startCollector } from '../collector.js';
+import { YoungGenerationCap } from '../ingest/young-generation.js';
 import { causeOf } from '../ops/logger.js';
 import { isPostgresUrl, redactDbUrl } from '../storage/open.js';
 
@@ -34,6 +35,9 @@ export async function startServing(
   grpc: GrpcRequest,
   options: Omit<CollectorOptions, 'grpcPort'>,
 ): Promise<{ collector: Collector; grpc: GrpcOutcome }> {
+  // The bin keeps the young generation small until the memory limit is known; under one the limiter holds it
+  // (ingest/young-generation.ts), without one V8 grows it as it decides.
+  if (!options.memoryLimitBytes) new YoungGenerationCap({ maxBytes: undefined });
   // 0 turns gRPC off here: the flag names a fixed port, not "any free one".
   if (grpc.port === 0)
     return { collector: await startCollector(options), grpc: { state: 'off', why: 'flag' } };

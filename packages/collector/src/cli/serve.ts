@@ -44,10 +44,10 @@ Options:
                      prefer --token-file PATH, TOOLSCOPE_TOKEN_FILE or TOOLSCOPE_TOKEN)
   --max-body-mb N    largest accepted body after decompression, in MiB (default 16)
   --max-inflight-mb N   request bodies held in memory at once, received plus inflated, in MiB;
-                     beyond it ingest answers 429 (default 64, or an eighth of the memory limit)
+                     beyond it ingest answers 429 (default 64, or a sixteenth of the memory limit)
   --max-pending-spans N   spans accepted but not yet committed; beyond it ingest answers 429
                      (default 200000, or 80 per MiB of the memory limit)
-  --memory-limit-mib N   resident memory to stay within; past 4/5 ingest gets 429 (default 200; 0: none)
+  --memory-limit-mib N   resident memory to stay within; past 9/10 ingest gets 429 (default 200; 0: none)
   --log-level LEVEL  JSON log lines on stdout from this level: fatal, error, warn, info (default), debug,
                      trace or silent
   --sync MODE        SQLite synchronous mode: normal (survives a process kill) or full (also power loss)

@@ -25,6 +25,8 @@ export type MemoryLimiterOptions = {
   heapBytes?: () => number;
   /** Told when a period of refusals begins (the collector logs it, at most once a minute). */
   onLimited?: (reading: MemoryReading) => void;
+  /** Runs on every request's arrival and every interval: the HTTP thread's young generation cap (young-generation.ts). */
+  everyCheck?: () => void;
 };
 
 export type MemoryReading = {
@@ -90,6 +92,7 @@ export class MemoryLimiter {
 
   /** Whether a new request may be read now: false past the soft limit while other requests are in flight. */
   admit(): boolean {
+    this.#o.everyCheck?.();
     if (Date.now() - this.#readAt >= FRESH_MS) this.#check();
     return !this.#limited || this.#o.idle();
   }
@@ -115,6 +118,7 @@ export class MemoryLimiter {
     const wasLimited = this.#limited;
     this.#limited = this.#rss > this.softLimitBytes;
     if (this.#limited && !wasLimited) this.#o.onLimited?.(this.reading);
+    this.#o.everyCheck?.();
     this.#maybeCollect(now);
   }
 

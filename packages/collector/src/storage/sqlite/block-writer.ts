@@ -22,8 +22,6 @@ import { DetectorState } from './detector-state.js';
 import { linkedRows } from './link-rows.js';
 import { RollupRows } from './rollup-rows.js';
 
-const CACHE_MAX = 50_000;
-
 export class BlockWriter {
   readonly #traceSeq = new Map<string, number>();
   readonly #recentIds = new Map<number, Set<string>>();
@@ -37,8 +35,11 @@ export class BlockWriter {
   readonly #rollups: RollupRows;
   readonly #deleteTx: (cutoffNs: bigint, maxTraces: number) => number;
   readonly #db: Database.Database;
+  /** How many traces the two caches below keep (memory-shares.ts); past it they start over. */
+  readonly #cacheMax: number;
 
-  constructor(db: Database.Database, stages: WriteStages) {
+  constructor(db: Database.Database, stages: WriteStages, recentTraces = 50_000) {
+    this.#cacheMax = recentTraces;
     this.#stages = stages;
     this.#db = db;
     this.#detectors = new DetectorState(db, stages.loops);
@@ -159,7 +160,7 @@ export class BlockWriter {
     const inserted = this.#stmt.insertTrace.get(traceId, startNs);
     const seq = inserted ? inserted.seq : (this.#stmt.findTrace.get(traceId)?.seq ?? -1);
     if (seq < 0) throw new Error('a trace row was neither inserted nor found');
-    if (this.#traceSeq.size >= CACHE_MAX) this.#traceSeq.clear();
+    if (this.#traceSeq.size >= this.#cacheMax) this.#traceSeq.clear();
     this.#traceSeq.set(traceId, seq);
     return { seq, created: inserted !== undefined };
   }
@@ -172,7 +173,7 @@ export class BlockWriter {
       if (!created)
         for (const row of this.#stmt.blockIds.all(seq))
           for (const id of row.split(' ')) ids.add(id);
-      if (this.#recentIds.size >= CACHE_MAX) this.#recentIds.clear();
+      if (this.#recentIds.size >= this.#cacheMax) this.#recentIds.clear();
       this.#recentIds.set(seq, ids);
     }
     return ids;

@@ -9,7 +9,17 @@ export type SqliteMemory = {
   writerYoungMb: number;
   /** The writer thread's old generation, in MiB: V8 collects more eagerly as it nears it. None without a limit. */
   writerOldMb: number | undefined;
+  /**
+   * Traces whose row number and stored span ids the writer keeps in memory (block-writer.ts). A trace's entry
+   * is about 1 KB (its id, a set of eight span ids): at 50,000 the writer's live set reached 22 MiB under
+   * bench:ingest, against its 32 MiB old generation at the default limit, and it spent as long collecting as
+   * writing (decision 0059). A trace not kept is looked up by its index.
+   */
+  recentTraces: number;
 };
+
+/** Recent traces kept without a limit: enough for every trace a minute of heavy ingest opens. */
+const RECENT_TRACES = 50_000;
 
 /**
  * The writer's young generation without a limit, in MiB. Each batch allocates its rows, keys and rollups and
@@ -24,7 +34,12 @@ const clamp = (n: number, low: number, high: number) =>
 
 export function sqliteMemory(limitBytes: number | undefined): SqliteMemory {
   if (!limitBytes)
-    return { cacheKiB: 65_536, writerYoungMb: WRITER_YOUNG_GENERATION_MB, writerOldMb: undefined };
+    return {
+      cacheKiB: 65_536,
+      writerYoungMb: WRITER_YOUNG_GENERATION_MB,
+      writerOldMb: undefined,
+      recentTraces: RECENT_TRACES,
+    };
   const mib = limitBytes / 1024 / 1024;
   // At the default 200 MiB: 4 MiB of cache per connection, a 4 MiB young and a 32 MiB old generation for the
   // writer, whose live set under a flood was 11-21 MiB. Under `pnpm flood` the built collector's resident set
@@ -34,5 +49,7 @@ export function sqliteMemory(limitBytes: number | undefined): SqliteMemory {
     cacheKiB: clamp((mib / 50) * 1024, 2048, 65_536),
     writerYoungMb: clamp(mib / 50, 4, WRITER_YOUNG_GENERATION_MB),
     writerOldMb: clamp(mib / 8, 32, 4096),
+    // 4,000 at 200 MiB: about 4 MiB of the writer's heap.
+    recentTraces: clamp(mib * 20, 1_000, RECENT_TRACES),
   };
 }

@@ -74,7 +74,9 @@ export function openSqliteStorage(path: string, options: SqliteOptions): Storage
   // In this thread, the stages are built before the first write; a writer thread builds its own.
   const inProcess = threaded
     ? undefined
-    : loadWriteStages(options.stages).then((stages) => new BlockWriter(db, stages));
+    : loadWriteStages(options.stages).then(
+        (stages) => new BlockWriter(db, stages, shares.recentTraces),
+      );
   // A failure to build them fails every write (each awaits it), not the process.
   inProcess?.catch(() => {});
   const thread = threaded ? new WriterThread(path, synchronous, options.stages, shares) : undefined;

@@ -28,7 +28,7 @@ export class WriterThread {
     this.#client = new ThreadClient(() =>
       startStorageWorker(
         'writer-worker',
-        { path, synchronous, stages, cacheKiB: memory.cacheKiB },
+        { path, synchronous, stages, cacheKiB: memory.cacheKiB, recentTraces: memory.recentTraces },
         limits,
       ),
     );

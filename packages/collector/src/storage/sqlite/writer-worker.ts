@@ -15,6 +15,7 @@ type Init = {
   synchronous: 'NORMAL' | 'FULL';
   stages: WriteStagesSource;
   cacheKiB: number;
+  recentTraces: number;
 };
 
 const init = workerData as Init;
@@ -31,7 +32,7 @@ db.pragma('temp_store = MEMORY');
 // WRITER_AUTOCHECKPOINT_PAGES, to finish the copy and let the WAL start over (checkpointer.ts).
 db.pragma(`wal_autocheckpoint = ${WRITER_AUTOCHECKPOINT_PAGES}`);
 // The stages the composition root named, built in this thread (batch-rows.ts): messages wait until then.
-const writer = new BlockWriter(db, await loadWriteStages(init.stages));
+const writer = new BlockWriter(db, await loadWriteStages(init.stages), init.recentTraces);
 
 port.on('message', (request: WorkerRequest) => {
   let reply: ThreadReply;
