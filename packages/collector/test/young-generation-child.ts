@@ -1,9 +1,10 @@
-// Child of young-generation.test.ts: allocates with survival under the young generation cap, starts a worker
-// thread once the cap is reached (through storage's `keepAcross`, or plainly), allocates on without checking, and
-// prints the young generation's sizes as JSON. V8 flags are the process's: this runs in its own process.
+// Child of young-generation.test.ts: allocates with survival under the young generation cap, starts a thread once
+// the cap is reached (as storage does, through `startKeepingFlags` and the storage threads' entry, or plainly),
+// allocates on without checking, and prints the young generation's sizes as JSON. V8 flags are the process's:
+// this runs in its own process.
 import { Worker } from 'node:worker_threads';
 import { YoungGenerationCap, youngGenerationBytes } from '../src/ingest/young-generation.js';
-import { keepAcross } from '../src/ops/heap-flags.js';
+import { startKeepingFlags } from '../src/ops/heap-flags.js';
 
 const MiB = 1024 * 1024;
 const keep = process.argv[2] === 'keep';
@@ -24,10 +25,15 @@ const allocate = (rounds: number, check: boolean) => {
   return max;
 };
 const grewTo = allocate(500_000, true);
-const worker = new Worker('setTimeout(() => {}, 200)', { eval: true });
-if (keep) keepAcross(worker);
-await new Promise((resolve) => worker.once('online', resolve));
-await new Promise((resolve) => setTimeout(resolve, 50));
+const entry = new URL('../worker/entry.mjs', import.meta.url);
+const module = 'data:text/javascript,setTimeout(() => {}, 300)';
+const worker = keep
+  ? // Allocation goes on at once, as the HTTP thread decodes the next request while the writer starts.
+    startKeepingFlags(
+      (started) => new Worker(entry, { workerData: { module, source: false, started } }),
+    )
+  : new Worker(entry, { workerData: { module, source: false } });
+if (!keep) await new Promise((resolve) => worker.once('online', resolve));
 const after = allocate(1_500_000, false);
 await worker.terminate();
 process.stdout.write(JSON.stringify({ grewTo: grewTo / MiB, after: after / MiB }));

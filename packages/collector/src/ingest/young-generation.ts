@@ -6,7 +6,7 @@
 // factor below the cap lets it grow back after V8 shrinks it. The bin sets the factor to 1 before anything loads
 // (bin/toolscope.js), so the young generation starts small and grows only as far as this allows. Starting a
 // worker thread puts V8's flags back to their defaults (measured: the storage writer, started on the first
-// write, undid the factor and the young generation grew to 32 MiB): storage's threads set it again once online
+// write, undid the factor and the young generation grew to 32 MiB): storage's threads set it again as they start
 // (ops/heap-flags.ts), and each check sets it again too, for any other thread (22 µs, on a request's arrival and
 // every 100 ms).
 // docs/reliability.md says what the memory limit bounds.
