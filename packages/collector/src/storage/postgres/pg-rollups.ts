@@ -18,10 +18,12 @@ const ROLLUP_TABLES = [
 
 const keyColumns = (column: string, client: boolean) =>
   `${column}, tool, version, code, side${client ? ', client_name, client_version' : ''}`;
-const keyTypes = (client: boolean) =>
-  client
-    ? ['bigint', 'text', 'text', 'text', 'text', 'text', 'text']
-    : ['bigint', 'text', 'text', 'text', 'text'];
+/** The types of a rollup table's columns in the order columnsOf gives them: its key, then its values. */
+const columnTypes = (client: boolean) => [
+  'bigint',
+  ...(client ? ['text', 'text', 'text', 'text', 'text', 'text'] : ['text', 'text', 'text', 'text']),
+  ...['bigint', 'bigint', 'text', 'text', 'text', 'bigint', 'bigint'],
+];
 const unnest = (types: string[], from: number) =>
   `unnest(${types.map((type, i) => `$${i + from}::${type}[]`).join(', ')})`;
 
@@ -49,16 +51,7 @@ const LOCK_SQL = (() => {
   let at = 1;
   const parts = ROLLUP_TABLES.map(([table, column, client], t) => {
     const key = keyColumns(column, client);
-    const types = [
-      ...keyTypes(client),
-      'bigint',
-      'bigint',
-      'text',
-      'text',
-      'text',
-      'bigint',
-      'bigint',
-    ];
+    const types = columnTypes(client);
     const sql = `l${t} AS (INSERT INTO ${table} AS r (${key}, calls, errors, hist, ${ROLLUP_SIZES})
     SELECT * FROM ${unnest(types, at)}
     ON CONFLICT (${key}) DO UPDATE SET calls = r.calls
@@ -74,16 +67,7 @@ const LOCK_SQL = (() => {
 /** Adds a batch's rollup to rows it locked: counts added, histograms as merged by the batch's writer. */
 const updateSql = (table: string, column: string, client: boolean) => {
   const key = keyColumns(column, client);
-  const types = [
-    ...keyTypes(client),
-    'bigint',
-    'bigint',
-    'text',
-    'text',
-    'text',
-    'bigint',
-    'bigint',
-  ];
+  const types = columnTypes(client);
   const match = key
     .split(', ')
     .map((c) => `r.${c} = d.${c}`)

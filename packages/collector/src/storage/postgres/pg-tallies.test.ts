@@ -7,6 +7,7 @@ import { NO_ROLLUP_UPDATES } from './pg-rollups.js';
 import { tallyStatement } from './pg-tallies.js';
 
 const T = 1_764_590_000_000_000_000n;
+const PATH = { tool: 'get', code: 'INVALID_INPUT', path: 'q', minute: 1n, count: 1, traceId: 't' };
 
 describe('tallyStatement', () => {
   it('numbers the placeholders of its writes $1 to the last argument, once each table', () => {
@@ -35,14 +36,7 @@ describe('tallyStatement', () => {
       first: T,
       last: T,
     });
-    tallies.paths.set('p', {
-      tool: 'get',
-      code: 'INVALID_INPUT',
-      path: 'q',
-      minute: 1n,
-      count: 1,
-      traceId: 't',
-    });
+    tallies.paths.set('p', PATH);
     // One rollup row to update in each table: each argument of ROLLUP_UPDATES an array of one.
     const updates = NO_ROLLUP_UPDATES.map(() => ['x']);
     const statement = tallyStatement(tallies, updates);
@@ -65,13 +59,7 @@ describe('tallyStatement', () => {
 
   it('updates no rollup row when every row of the batch was new', () => {
     const tallies = newTallies();
-    tallies.sources.set('s', {
-      tool: 'get',
-      source: 'toolscope',
-      side: 'server',
-      first: T,
-      last: T,
-    });
+    tallies.paths.set('p', { ...PATH, count: 2 });
     const statement = tallyStatement(tallies, null);
     expect(statement?.args.slice(-NO_ROLLUP_UPDATES.length)).toEqual(NO_ROLLUP_UPDATES);
     expect(NO_ROLLUP_UPDATES.every((a) => Array.isArray(a) && a.length === 0)).toBe(true);
