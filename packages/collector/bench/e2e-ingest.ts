@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { decodeProtobuf } from '../src/otlp/decode-proto.js';
 import type { NormalizedSpan } from '../src/otlp/model.js';
+import { postmasterOf, serverCpuSeconds } from './pg-server-cpu.js';
 import { postgresReference, refRows, sqliteReference } from './reference.js';
 
 export type IngestOptions = {
@@ -36,6 +37,11 @@ export type IngestResult = {
   rssMiB: number[];
   cpuPerSpanUs: number;
   cores: number;
+  /**
+   * A local PostgreSQL server's CPU per span (µs, all its processes) while the collectors ran, and while the COPY
+   * reference ran beside the reference's own client CPU (pg-server-cpu.ts).
+   */
+  server?: { collectorRun: number; copy: number; copyClient: number };
   /** Requests answered 429 or 503 (sent again after 50 ms): the memory limit and the queue's bound at work. */
   refused: number;
   /** The machine's 1-minute load average at the end of the timed run, and the memory limit it ran with. */
@@ -126,6 +132,9 @@ export async function runIngest(o: IngestOptions): Promise<IngestResult> {
   for (let i = 0; i < warm; i++)
     await send(servers[i % o.collectors]?.url ?? '', batches[i] as Uint8Array);
   let next = warm;
+  const postmaster = isPg(o.db) ? await postmasterOf(o.db) : undefined;
+  const serverCpu = () => (postmaster === undefined ? Number.NaN : serverCpuSeconds(postmaster));
+  const serverStart = serverCpu();
   const cpuStart = servers.map((s) => cpuSeconds(s.pid));
   const start = process.hrtime.bigint();
   refused = 0;
@@ -138,6 +147,7 @@ export async function runIngest(o: IngestOptions): Promise<IngestResult> {
   const seconds = Number(process.hrtime.bigint() - start) / 1e9;
   const load = loadavg()[0] as number;
   const cpu = servers.reduce((n, s, i) => n + cpuSeconds(s.pid) - (cpuStart[i] ?? 0), 0);
+  const serverRun = serverCpu() - serverStart;
   const spans = (batches.length - warm) * o.batchSize;
   const rssMiB = servers.map(
     (s) =>
@@ -166,12 +176,17 @@ export async function runIngest(o: IngestOptions): Promise<IngestResult> {
   // spans/s on SQLite and 57k-86k on PostgreSQL on the shared machine, more than the differences the ratio is
   // read for.
   const runs: number[] = [];
+  const refServerStart = serverCpu();
+  const refClientStart = process.cpuUsage();
   for (let n = 1; n <= 3; n++)
     runs.push(
       pg
         ? await postgresReference(o.db, rows, 'copy')
         : sqliteReference(join(o.scratch, `ref-${n}.db`), rows),
     );
+  const refServer = serverCpu() - refServerStart;
+  const refClientUs = process.cpuUsage(refClientStart);
+  const refSpans = 3 * rows.reduce((n, b) => n + b.length, 0);
   runs.sort((a, b) => a - b);
   const refRate = runs[1] as number;
   const insertRate = pg ? await postgresReference(o.db, rows, 'insert') : undefined;
@@ -187,6 +202,15 @@ export async function runIngest(o: IngestOptions): Promise<IngestResult> {
     rssMiB,
     cpuPerSpanUs: (cpu * 1e6) / spans,
     cores: cpu / seconds,
+    ...(postmaster === undefined
+      ? {}
+      : {
+          server: {
+            collectorRun: (serverRun * 1e6) / spans,
+            copy: (refServer * 1e6) / refSpans,
+            copyClient: (refClientUs.user + refClientUs.system) / refSpans,
+          },
+        }),
     refused,
     load,
     memoryLimit:
@@ -214,6 +238,11 @@ export function ingestLines(r: IngestResult, concurrency: number): string[] {
       .join(', ')
       .padStart(9)} MiB`,
     `  collector CPU per span, all threads          ${r.cpuPerSpanUs.toFixed(1).padStart(9)} µs  (${r.cores.toFixed(2)} of 2 cores)`,
+    ...(r.server === undefined
+      ? []
+      : [
+          `  PostgreSQL server CPU per span, all processes ${r.server.collectorRun.toFixed(1).padStart(8)} µs  (COPY reference: server ${r.server.copy.toFixed(1)} µs, its client ${r.server.copyClient.toFixed(1)} µs)`,
+        ]),
     `  memory limit ${r.memoryLimit}; requests refused and sent again ${r.refused}; load average ${r.load.toFixed(2)}`,
   ];
 }

@@ -117,7 +117,7 @@ export async function openPostgresStorage(url: string, options: PostgresOptions)
         throw failure(error);
       });
     };
-  const writer = new PgWriter(pool, stages);
+  const writer = new PgWriter(pool, stages, options.onDamage ?? warnDamage);
   const guard = { check: () => health.check(), translate: failure };
   const reader = sqlReaders(pgReadDb(pool, options.onDamage ?? warnDamage, guard, bounds.max * 2));
   return {

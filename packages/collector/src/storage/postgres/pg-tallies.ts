@@ -1,9 +1,9 @@
 // The shared rows a PostgreSQL batch adds to besides its loop flags (pg-rows.ts): the contract catalog, the
 // per-tool detector tables and the rollups. Upserts go in key order (see pg-writer.ts on lock order) and add to
-// what other collectors wrote instead of overwriting it; histograms are merged by toolscope_hist_merge.
+// what other collectors wrote instead of overwriting it; the rollups' histograms are merged by the collector on
+// rows it has locked (pg-rollups.ts).
 import type pg from 'pg';
-import { serialize } from '../../aggregation/histogram.js';
-import type { Rollup, RollupTable } from '../../aggregation/rollups.js';
+import type { Rollup } from '../../aggregation/rollups.js';
 import type { Tallies } from '../../aggregation/tallies.js';
 import { contractRows } from '../../contracts/catalog-rows.js';
 import type { ContractValues } from '../../contracts/contract-span.js';
@@ -13,7 +13,7 @@ import {
   contractServiceConflictSql,
   contractValuesOf,
 } from '../sql/contracts-migration.js';
-import { ROLLUP_SIZES } from '../sql/output-migration.js';
+import { lockRollups, NO_ROLLUP_UPDATES, ROLLUP_UPDATES } from './pg-rollups.js';
 
 const byKey = <T>(entries: Iterable<[string, T]>) =>
   [...entries].sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0)).map(([, v]) => v);
@@ -102,57 +102,44 @@ const PATHS_SQL = `INSERT INTO tool_paths AS p (tool, code, path, minute, count,
   SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::bigint[], $6::text[])
   ON CONFLICT (tool, code, path, minute) DO UPDATE SET count = p.count + excluded.count,
     last_trace_id = excluded.last_trace_id`;
-/** The rollup tables, each with its time column and whether the MCP client is in its key. */
-const ROLLUP_TABLES = [
-  ['tool_minutes', 'minute', false],
-  ['tool_hours', 'hour', false],
-  ['tool_client_minutes', 'minute', true],
-  ['tool_client_hours', 'hour', true],
-] as const satisfies readonly (readonly [RollupTable, string, boolean])[];
-const rollupSql = (table: string, column: string, client: boolean) => {
-  const key = `${column}, tool, version, code, side${client ? ', client_name, client_version' : ''}`;
-  const types = ['bigint', 'text', 'text', 'text', 'text'];
-  if (client) types.push('text', 'text');
-  types.push('bigint', 'bigint', 'text', 'text', 'text', 'bigint', 'bigint');
-  return `INSERT INTO ${table} AS r (${key}, calls, errors, hist, ${ROLLUP_SIZES})
-  SELECT * FROM unnest(${types.map((type, i) => `$${i + 1}::${type}[]`).join(', ')})
-  ON CONFLICT (${key}) DO UPDATE SET calls = r.calls + excluded.calls,
-    errors = r.errors + excluded.errors, hist = toolscope_hist_merge(r.hist, excluded.hist),
-    bytes_hist = toolscope_hist_merge(r.bytes_hist, excluded.bytes_hist),
-    tokens_hist = toolscope_hist_merge(r.tokens_hist, excluded.tokens_hist),
-    max_bytes = GREATEST(r.max_bytes, excluded.max_bytes),
-    max_tokens = GREATEST(r.max_tokens, excluded.max_tokens)`;
-};
-
-/** The eight writes, in the order detectorArgs and rollupArgs give their arguments. */
+/**
+ * The batch's detector upserts and its rollup updates (pg-rollups.ts), in the order detectorArgs and
+ * ROLLUP_UPDATES give their arguments.
+ */
 const TALLIES_SQL = oneStatement([
   SCHEMAS_SQL,
   SHAPES_SQL,
   SOURCES_SQL,
   PATHS_SQL,
-  ...ROLLUP_TABLES.map(([table, column, client]) => rollupSql(table, column, client)),
+  ...ROLLUP_UPDATES,
 ]);
 
 /**
- * The batch's additions to the per-tool detector tables and the rollups, in one statement. Every table is
- * written with its rows in key order (empty arrays add nothing), so the text never changes.
+ * The batch's additions to the contract catalog, the per-tool detector tables and the rollups. The rollup rows
+ * are locked and read first (pg-rollups.ts); the rest is one statement whose text never changes, every table
+ * written with its rows in key order (empty arrays add nothing).
  */
 export async function saveTallies(
   client: pg.PoolClient,
   t: Tallies,
   rollups: Rollup[],
   contracts: ContractValues[],
+  damaged: (what: string) => void,
 ): Promise<void> {
   await saveContracts(client, contracts);
-  const statement = tallyStatement(t, rollups);
+  const updates = await lockRollups(client, rollups, damaged);
+  const statement = tallyStatement(t, updates);
   if (statement) await client.query(statement.sql, statement.args);
 }
 
-/** The one statement of the batch's tallies, or null when it has none. */
-export function tallyStatement(t: Tallies, rollups: Rollup[]): Write | null {
-  if (t.schemas.size + t.shapes.size + t.sources.size + t.paths.size + rollups.length === 0)
+/**
+ * The one statement of the batch's detector tallies and rollup updates (the arguments lockRollups returned), or
+ * null when it has neither.
+ */
+export function tallyStatement(t: Tallies, rollupUpdates: unknown[] | null): Write | null {
+  if (t.schemas.size + t.shapes.size + t.sources.size + t.paths.size === 0 && !rollupUpdates)
     return null;
-  return { sql: TALLIES_SQL, args: [...detectorArgs(t), ...rollupArgs(rollups)] };
+  return { sql: TALLIES_SQL, args: [...detectorArgs(t), ...(rollupUpdates ?? NO_ROLLUP_UPDATES)] };
 }
 
 function detectorArgs(t: Tallies): unknown[] {
@@ -186,35 +173,4 @@ function detectorArgs(t: Tallies): unknown[] {
     paths.map((p) => p.count),
     paths.map((p) => p.traceId),
   ];
-}
-
-function rollupArgs(rollups: Rollup[]): unknown[] {
-  return ROLLUP_TABLES.flatMap(([table, , client]) => {
-    const rows = byKey(
-      rollups
-        .filter((r) => r.table === table)
-        .map((r): [string, Rollup] => [
-          `${String(r.bucket).padStart(20, '0')}\u0000${r.tool}\u0000${r.version}\u0000${r.code}\u0000${r.side}\u0000${r.clientName}\u0000${r.clientVersion}`,
-          r,
-        ]),
-    );
-    const clientColumns = client
-      ? [rows.map((r) => r.clientName), rows.map((r) => r.clientVersion)]
-      : [];
-    return [
-      rows.map((r) => str(r.bucket)),
-      rows.map((r) => r.tool),
-      rows.map((r) => r.version),
-      rows.map((r) => r.code),
-      rows.map((r) => r.side),
-      ...clientColumns,
-      rows.map((r) => r.calls),
-      rows.map((r) => r.errors),
-      rows.map((r) => serialize(r.hist)),
-      rows.map((r) => serialize(r.sizes.bytes)),
-      rows.map((r) => serialize(r.sizes.tokens)),
-      rows.map((r) => r.sizes.maxBytes),
-      rows.map((r) => r.sizes.maxTokens),
-    ];
-  });
 }

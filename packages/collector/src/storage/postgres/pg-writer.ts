@@ -34,10 +34,13 @@ export class PgWriter {
   readonly #resourceIds = new Map<string, number>();
   /** Ids of `strings` (call-row.ts), never deleted either. */
   readonly #stringIds = new Map<string, number>();
+  /** Told of a stored rollup histogram that could not be read when merging into it (pg-rollups.ts). */
+  readonly #damaged: (what: string) => void;
 
-  constructor(pool: pg.Pool, stages: WriteStages) {
+  constructor(pool: pg.Pool, stages: WriteStages, damaged: (what: string) => void) {
     this.#pool = pool;
     this.#stages = stages;
+    this.#damaged = damaged;
   }
 
   async write(plan: WriteBatch): Promise<WriteOutcome> {
@@ -203,7 +206,7 @@ export class PgWriter {
       );
     }
     await evaluateLoops(client, loops, created, seqs, filters);
-    await saveTallies(client, a.tallies, a.rollups, a.contracts);
+    await saveTallies(client, a.tallies, a.rollups, a.contracts, this.#damaged);
     return { inserted: a.inserted, duplicates: a.duplicates, toolCalls: a.toolCalls };
   }
 
