@@ -7,6 +7,10 @@ export default defineConfig({
   test: {
     include: ['packages/*/src/**/*.test.ts', 'packages/*/test/**/*.test.ts', 'test/**/*.test.ts'],
     reporters: ['default', './scripts/summary-reporter.ts'],
+    // The packages built once per run (packages/collector/test/built.ts), for the storage threads of the
+    // collectors tests start in their own process (built-workers.ts, docs/decisions/0058).
+    globalSetup: ['packages/collector/test/built-global.ts'],
+    setupFiles: ['packages/collector/test/built-workers.ts'],
     // Two files at a time on the 2-core machines this runs on (vitest's default keeps one core free, which
     // made the suite take the sum of its files); the tests wait on progress, not on wall-clock guesses.
     maxWorkers: 2,

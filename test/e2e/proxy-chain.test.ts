@@ -22,6 +22,8 @@ afterAll(async () => {
 });
 
 describe('the proxy in front of an instrumented server', () => {
+  // Every wait below is on the processes' progress (an answer, an exit, a stored span); the bound only catches a
+  // hang, above the server's 30 s exit grace, which the default 20 s cut short on a loaded machine.
   it('makes one trace: the server span is the proxy span’s child, with the same hashes', async () => {
     const upstream = [
       process.execPath,
@@ -70,5 +72,5 @@ describe('the proxy in front of an instrumented server', () => {
       'toolscope.output.hash',
     ])
       expect(server?.attributes[attribute], attribute).toBe(proxy?.attributes[attribute]);
-  });
+  }, 90_000);
 });

@@ -10,7 +10,7 @@ import { promisify } from 'node:util';
 import { type Collector, startCollector } from '@toolscope/collector';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reader } from './proxy-collector.js';
-import { EVERYTHING, PROXY_CLI, tsNode } from './proxy-process.js';
+import { builtProxy, EVERYTHING } from './proxy-process.js';
 
 const run = promisify(execFile);
 const require = createRequire(import.meta.url);
@@ -30,11 +30,12 @@ beforeAll(async () => {
     hashKey: 'inspector-key',
   });
   // The Inspector takes the server as a command and arguments of its own parsing; a script keeps ours intact.
+  // The proxy as installed (built.ts): the Inspector starts it once per command, under tsx 1.3 s of CPU each.
   server = join(dir, 'proxied-server.sh');
   const quote = (a: string) => `'${a.replaceAll("'", "'\\''")}'`;
   const command = [
     process.execPath,
-    ...tsNode(PROXY_CLI, ['--otlp-endpoint', collector.url, '--']),
+    ...builtProxy(['--otlp-endpoint', collector.url, '--']),
     process.execPath,
     EVERYTHING,
     'stdio',
@@ -56,6 +57,8 @@ const inspect = async (...args: string[]) => {
 };
 
 describe('the MCP Inspector CLI through toolscope-proxy', () => {
+  // Two Inspector runs, each starting Node 22, the proxy and server-everything; every wait is on their answers
+  // and exits, and the bound only catches a hang (the default 20 s did not fit a loaded machine).
   it('lists the tools and calls one, and the call is traced', async () => {
     const listed = (await inspect('--method', 'tools/list')) as { tools: { name: string }[] };
     expect(listed.tools.map((t) => t.name)).toContain('echo');
@@ -76,5 +79,5 @@ describe('the MCP Inspector CLI through toolscope-proxy', () => {
       'toolscope.mcp.client.name': expect.stringMatching(/inspector/i),
       'toolscope.input.shape': 'message:string',
     });
-  });
+  }, 90_000);
 });

@@ -24,7 +24,7 @@ import { type Collector, startCollector } from '@toolscope/collector';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { type Call, reader, type Span } from './proxy-collector.js';
-import { type ChildTransport, httpProxy, PROXY_CLI, tsNode, V2_UPSTREAM } from './proxy-process.js';
+import { builtProxy, type ChildTransport, httpProxy, V2_UPSTREAM } from './proxy-process.js';
 import { forecastServer } from './proxy-v2-upstream.mjs';
 
 const dir = mkdtempSync(join(tmpdir(), 'toolscope-proxy-modern-'));
@@ -99,10 +99,12 @@ function legacySessions(name: string, version: string) {
 }
 
 describe('the proxy in the 2026-07-28 revision', () => {
+  // The waits are on the session's answers and the proxy's exit; the bound only catches a hang (three processes
+  // start here, past the default 20 s on a loaded machine).
   it('over stdio: names the v2 server, and the v2 client and protocol from each request’s _meta', async () => {
     const transport = new StdioClientTransport({
       command: process.execPath,
-      args: tsNode(PROXY_CLI, [
+      args: builtProxy([
         ...['--otlp-endpoint', collector.url, '--'],
         ...[process.execPath, V2_UPSTREAM, 'forecast', '2.4.1'],
       ]),
@@ -160,7 +162,7 @@ describe('the proxy in the 2026-07-28 revision', () => {
     expect(JSON.parse(String(refused?.attributes['toolscope.validation.issues']))).toEqual([
       { path: 'days', code: 'too_small', message: 'Too small: expected number to be >=1' },
     ]);
-  });
+  }, 90_000);
 
   it('a long-lived HTTP proxy names each session: a 2025 one of SDK 1.x, then a 2026-07-28 one of SDK 2', async () => {
     serve = legacySessions('orders', '1.4.0');

@@ -14,7 +14,8 @@ import { captureIo as io, postJson, startTestCollector, type TestCollector } fro
 import { junitSuite } from './junit-xml.js';
 
 const fixture = (name: string) => fileURLToPath(new URL(`./fixtures/${name}`, import.meta.url));
-const tsx = fileURLToPath(new URL('../node_modules/.bin/tsx', import.meta.url));
+// The program runs under tsx as a loader: one process a run, where the tsx command starts two.
+const tsx = ['--import', import.meta.resolve('tsx'), '--conditions=@toolscope/source'];
 // The key the format-1 fixture was written with: input hashes match across runs only under one key.
 const HASH_KEY = 'baseline-test-key-0123456789';
 const FORMAT_1 = fixture('baseline-format-1.json');
@@ -59,7 +60,7 @@ type Report = {
 
 const ciRun = async (run: 'main' | 'pr', args: string[]) => {
   const o = io({ ...process.env, BASELINE_RUN: run, TOOLSCOPE_HASH_KEY: HASH_KEY });
-  const command = ['--', tsx, '--conditions=@toolscope/source', fixture('baseline-program.ts')];
+  const command = ['--', process.execPath, ...tsx, fixture('baseline-program.ts')];
   return { code: await runCli(['ci', ...args, ...command], o), o };
 };
 /** `toolscope report` over the second run's store, read directly or (`via: 'url'`) through the JSON API. */

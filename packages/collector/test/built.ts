@@ -28,7 +28,7 @@ const PACKAGES = ['instrument', 'proxy', 'collector'] as const;
 /** What a package ships besides dist/ (package.json's "files"), copied as they are. */
 const SHIPPED = ['package.json', 'bin', 'worker'];
 /** Raised when the layout this file writes changes, so an older folder is not reused. */
-const LAYOUT = 2;
+const LAYOUT = 3;
 
 const sourceFile = (f: string) => f.endsWith('.ts') && !/\.test\.ts$|(^|\/)test-[^/]*\.ts$/.test(f);
 
@@ -81,9 +81,24 @@ function linkDependencies(pkg: string, out: string): void {
   }
 }
 
+/**
+ * The package.json's exports without the `@toolscope/source` condition: a process that runs with it (vitest's
+ * workers do) and starts a storage thread from here (built-workers.ts) passes it on to the thread, whose
+ * imports of the other packages must still find their built files, as an installed package's do.
+ */
+function withoutSourceCondition(file: string): void {
+  const pkg = JSON.parse(readFileSync(file, 'utf8')) as { exports?: Record<string, unknown> };
+  for (const target of Object.values(pkg.exports ?? {}))
+    if (typeof target === 'object' && target !== null)
+      Reflect.deleteProperty(target, '@toolscope/source');
+  writeFileSync(file, `${JSON.stringify(pkg, null, 2)}\n`);
+}
+
 function build(out: string): void {
-  // esbuild is tsx's dependency, not one of the workspace's: found from where tsx is.
-  const esbuild = createRequire(fileURLToPath(import.meta.resolve('tsx')))('esbuild') as {
+  // esbuild is tsx's dependency, not one of the workspace's: found from where tsx is (by require, which the
+  // module runner of vitest's global setup has; it has no import.meta.resolve).
+  const fromRoot = createRequire(join(ROOT, 'package.json'));
+  const esbuild = createRequire(fromRoot.resolve('tsx'))('esbuild') as {
     buildSync(options: Record<string, unknown>): unknown;
   };
   for (const pkg of PACKAGES) {
@@ -102,6 +117,7 @@ function build(out: string): void {
     });
     for (const s of SHIPPED)
       if (existsSync(join(dir, s))) cpSync(join(dir, s), join(target, s), { recursive: true });
+    withoutSourceCondition(join(target, 'package.json'));
     linkDependencies(pkg, out);
   }
   // The dashboard `pnpm build:dashboard` wrote (the test command builds it first), served from where it is.

@@ -70,11 +70,14 @@ describe('closing a storage', () => {
   for (const mode of ['in-process', 'thread']) {
     it(`finishes in a process with nothing else to do (${mode} writer)`, () => {
       const dir = mkdtempSync(join(tmpdir(), 'toolscope-close-'));
-      const tsx = fileURLToPath(new URL('../node_modules/.bin/tsx', import.meta.url));
       const script = fileURLToPath(new URL('./fixtures/close-storage.ts', import.meta.url));
+      // tsx as a loader: one process, where the tsx command starts two.
       const run = spawnSync(
-        tsx,
-        ['--conditions=@toolscope/source', script, join(dir, 'c.db'), mode],
+        process.execPath,
+        [
+          ...['--import', import.meta.resolve('tsx'), '--conditions=@toolscope/source'],
+          ...[script, join(dir, 'c.db'), mode],
+        ],
         { encoding: 'utf8', timeout: 30_000 },
       );
       rmSync(dir, { recursive: true, force: true });

@@ -1,5 +1,7 @@
 // The operator's view of a running `toolscope serve`: liveness and readiness without the token, metrics behind
 // it, and a storage failure logged once as a JSON line with its SQLite code, never with the token or payload.
+// `toolscope serve` runs as installed (built.ts): under tsx its start alone took most of a test's 20 s on a loaded
+// machine (docs/decisions/0058).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -21,7 +23,7 @@ const logLines = (output: string): LogLine[] =>
 
 describe('operations', () => {
   it('answers /healthz and /readyz without the token, /metrics only with it, counting what ingest did', async () => {
-    const { child, url } = await startServe(join(dir, 'a.db'), ['--token', TOKEN]);
+    const { child, url } = await startServe(join(dir, 'a.db'), ['--token', TOKEN], 'built');
     try {
       expect((await getJson(`${url}/healthz`)).body).toMatchObject({ status: 'ok' });
       expect((await getJson(`${url}/readyz`)).body).toEqual({ status: 'ready' });
@@ -50,7 +52,7 @@ describe('operations', () => {
 
   it('logs a failed write once with its SQLite code, is not ready until storage writes again', async () => {
     const db = join(dir, 'b.db');
-    const { child, url, output } = await startServe(db, ['--token', TOKEN]);
+    const { child, url, output } = await startServe(db, ['--token', TOKEN], 'built');
     try {
       expect((await postJson(url, jsonBody(10, 2), auth)).status).toBe(200);
       // Another process holds the write lock past the writer's busy timeout: SQLITE_BUSY.

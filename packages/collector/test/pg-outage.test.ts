@@ -4,6 +4,7 @@
 // code) and its end once; ingest resumes by itself; every batch answered 200 is readable afterwards; a retry
 // loop whose calls straddle an outage is flagged once; the URL's password never appears in any output.
 // The server is this file's own (pg-server.ts), since scripts/with-postgres.sh's is shared by other files.
+// The collectors run as installed (built.ts, docs/decisions/0058).
 import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getJson, jsonBody, otlpToolCalls, postJson, startServe } from './harness.js';
@@ -24,7 +25,7 @@ let server: OwnPg | undefined;
 const collectors: Serve[] = [];
 
 async function serve(db: string): Promise<Serve> {
-  const started = await startServe(db, ['--log-level', 'info']);
+  const started = await startServe(db, ['--log-level', 'info'], 'built');
   let err = '';
   started.child.stderr?.on('data', (d: Buffer) => {
     err += d.toString();

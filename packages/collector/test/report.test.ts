@@ -164,13 +164,15 @@ describe('toolscope report', () => {
 });
 
 describe('toolscope ci', () => {
-  const tsx = fileURLToPath(new URL('../node_modules/.bin/tsx', import.meta.url));
+  // The program runs under tsx as a loader: one process a run, where the tsx command starts two.
+  const tsx = ['--import', import.meta.resolve('tsx'), '--conditions=@toolscope/source'];
   const program = fileURLToPath(new URL('./fixtures/ci-program.ts', import.meta.url));
   const run = (args: string[], exit = '0') => {
     const o = io({ ...process.env, CI_PROGRAM_EXIT: exit });
-    return runCli(['ci', ...args, '--', tsx, '--conditions=@toolscope/source', program], o).then(
-      (code) => ({ code, o }),
-    );
+    return runCli(['ci', ...args, '--', process.execPath, ...tsx, program], o).then((code) => ({
+      code,
+      o,
+    }));
   };
 
   it('runs the program against a temporary collector and reports what it sent', async () => {

@@ -1,4 +1,5 @@
-// Several stateless collectors on one PostgreSQL database, as separate `toolscope serve` processes: a loop
+// Several stateless collectors on one PostgreSQL database, as separate `toolscope serve` processes (as installed,
+// built.ts: five starts, each a second of CPU less than under tsx, docs/decisions/0058): a loop
 // whose calls each reach a different collector is flagged once and every collector answers the same; a
 // SIGKILL of one collector while two ingest loses no acknowledged span; `report --db postgres://` reads the
 // same store. Runs only with a PostgreSQL server (always in CI: see backends.ts).
@@ -13,7 +14,7 @@ const hex = (n: number) => n.toString(16).padStart(32, '0');
 const children: ChildProcess[] = [];
 
 async function collectors(db: string, n: number) {
-  const started = await Promise.all(Array.from({ length: n }, () => startServe(db)));
+  const started = await Promise.all(Array.from({ length: n }, () => startServe(db, [], 'built')));
   children.push(...started.map((s) => s.child));
   return started;
 }

@@ -19,6 +19,9 @@ afterAll(() => receiver.close());
 const child = fileURLToPath(new URL('./setup-child.ts', import.meta.url));
 
 const TSX = import.meta.resolve('tsx');
+// Each test waits on its child's exit, not on a clock: this bound only catches a child that hangs, and is wide
+// because on a loaded machine a child took more than the default 20 s to load the OTel SDK under tsx.
+const CHILD_RUN = 90_000;
 let lastStderr = '';
 
 function runChild(env: Record<string, string>): Promise<number | null> {
@@ -38,7 +41,7 @@ function runChild(env: Record<string, string>): Promise<number | null> {
   });
 }
 
-describe('setupToolscope', () => {
+describe('setupToolscope', { timeout: CHILD_RUN }, () => {
   // One run for both: the default export and the warning are the same program with the same environment.
   it('exports protobuf by default to OTEL_EXPORTER_OTLP_ENDPOINT, flushes on exit, and warns once on stderr when no hash key is set', async () => {
     received.length = 0;

@@ -2,26 +2,50 @@
 // registers tsx first when running from sources, so the same code runs from `src` and from the built package.
 import { type ResourceLimits, Worker } from 'node:worker_threads';
 import { startKeepingFlags } from '../../ops/heap-flags.js';
+import type { WriteStagesSource } from '../batch-rows.js';
+
+/** A source module's URL to the URL of the same module built to JavaScript, or undefined when it has none. */
+export type BuiltModules = (sourceUrl: string) => string | undefined;
+
+let built: BuiltModules | undefined;
+
+/**
+ * Only for tests that load these sources: start the threads from JavaScript built from the same files
+ * (packages/collector/test/built.ts), not under tsx, whose loader hooks cost every thread about half a second
+ * of CPU (docs/decisions/0058). The built package never calls it: its threads are JavaScript already.
+ */
+export function startWorkersFromBuilt(modules: BuiltModules | undefined): void {
+  built = modules;
+}
 
 /** `limits`: the thread's heap (the writer's, from memory-shares.ts). */
 export function startStorageWorker(
   name: 'writer-worker' | 'checkpoint-worker' | 'reader-worker',
-  data: Record<string, unknown>,
+  data: { stages?: WriteStagesSource; [key: string]: unknown },
   limits?: ResourceLimits,
 ): Worker {
   const here = import.meta.url;
   const source = here.endsWith('.ts');
+  const module = new URL(`./${name}.${source ? 'ts' : 'js'}`, here).href;
+  // A thread runs wholly from one or the other: its module and the write stages it imports (batch-rows.ts).
+  const builtModule = source ? built?.(module) : undefined;
+  const builtStages = data.stages && built?.(data.stages.module);
+  const fromBuilt =
+    builtModule !== undefined && (data.stages === undefined || builtStages !== undefined);
   // A thread's start puts V8's flags back: the HTTP thread's young generation cap is set again (heap-flags.ts).
   return startKeepingFlags(
     (started) =>
       new Worker(new URL('../../../worker/entry.mjs', here), {
         resourceLimits: limits,
-        workerData: {
-          module: new URL(`./${name}.${source ? 'ts' : 'js'}`, here).href,
-          source,
-          started,
-          ...data,
-        },
+        workerData: fromBuilt
+          ? {
+              ...data,
+              ...(data.stages ? { stages: { ...data.stages, module: builtStages } } : {}),
+              module: builtModule,
+              source: false,
+              started,
+            }
+          : { ...data, module, source, started },
       }),
   );
 }
