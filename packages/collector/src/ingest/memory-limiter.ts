@@ -92,8 +92,8 @@ export class MemoryLimiter {
 
   /** Whether a new request may be read now: false past the soft limit while other requests are in flight. */
   admit(): boolean {
-    this.#o.everyCheck?.();
     if (Date.now() - this.#readAt >= FRESH_MS) this.#check();
+    else this.#o.everyCheck?.();
     return !this.#limited || this.#o.idle();
   }
 

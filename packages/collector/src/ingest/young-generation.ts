@@ -6,9 +6,8 @@
 // factor below the cap lets it grow back after V8 shrinks it. The bin sets the factor to 1 before anything loads
 // (bin/toolscope.js), so the young generation starts small and grows only as far as this allows. Starting a
 // worker thread puts V8's flags back to their defaults (measured: the storage writer, started on the first
-// write, undid the factor and the young generation grew to 32 MiB): storage's threads set it again as they start
-// (ops/heap-flags.ts), and each check sets it again too, for any other thread (22 µs, on a request's arrival and
-// every 100 ms).
+// write, undid the factor and the young generation grew to 32 MiB): storage's threads, the only ones the collector
+// starts, set it again as they start (ops/heap-flags.ts), so a check sets it only when it changes.
 // docs/reliability.md says what the memory limit bounds.
 import { getHeapSpaceStatistics } from 'node:v8';
 import { userShapesHeap } from '@toolscope/proxy/heap-flags';
@@ -45,6 +44,7 @@ export class YoungGenerationCap {
   readonly #read: () => number;
   readonly #set: (flag: string) => void;
   readonly #userFlags: boolean;
+  /** The growth factor last set; setHeapFlag keeps it across the threads' starts. */
   #factor: number | undefined;
 
   constructor(o: YoungGenerationOptions) {
@@ -56,15 +56,12 @@ export class YoungGenerationCap {
     this.check();
   }
 
-  /** The growth factor last set (undefined while the user's own flags decide). */
-  get factor(): number | undefined {
-    return this.#factor;
-  }
-
   check(): void {
     if (this.#userFlags) return;
     const max = this.#o.maxBytes;
-    this.#factor = max === undefined || this.#read() < max ? DEFAULT_FACTOR : 1;
-    this.#set(`--semi-space-growth-factor=${this.#factor}`);
+    const factor = max === undefined || this.#read() < max ? DEFAULT_FACTOR : 1;
+    if (factor === this.#factor) return;
+    this.#factor = factor;
+    this.#set(`--semi-space-growth-factor=${factor}`);
   }
 }

@@ -1,7 +1,7 @@
 // V8 flags the collector sets on itself at run time, kept set across worker threads' starts. Making a new
 // isolate puts a growth factor under 2 back to 2 (V8's Heap::ConfigureHeap; measured on Node 20: a factor of 1
 // set before a Worker started was undone, with or without resource limits, and the HTTP thread's young generation
-// then grew to 32 MiB in one run of three). Cross-cutting: the memory limiter sets the young generation's growth
+// then grew to 32 MiB at least once in about ten runs when the flag was set again only on 'online'). Cross-cutting: the memory limiter sets the young generation's growth
 // factor (ingest/young-generation.ts), storage starts its threads through `startKeepingFlags`.
 import { setFlagsFromString } from 'node:v8';
 import type { Worker } from 'node:worker_threads';
@@ -9,10 +9,7 @@ import type { Worker } from 'node:worker_threads';
 /** The flags set so far, by name, last value wins. */
 const kept = new Map<string, string>();
 
-/**
- * How long the starting thread waits for a new thread's first line. Under a busy machine a thread took 20-150 ms
- * to start; past this the flags are set again when the thread comes online instead.
- */
+/** How long the starting thread waits for a new thread's first line; past it, the flags are set again when the thread comes online. */
 const START_WAIT_MS = 1_000;
 
 /** Sets a V8 flag (`--name=value`) now and again after every worker thread started through `startKeepingFlags`. */
