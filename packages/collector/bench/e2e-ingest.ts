@@ -2,7 +2,7 @@
 // batches over loopback (counted when acknowledged), then the true reference of the same rows (reference.ts)
 // measured in the same run. Returns the numbers; the scripts print them.
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { appendFileSync, existsSync, readdirSync, readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -36,6 +36,8 @@ export type IngestResult = {
   insertRate: number | undefined;
   rssMiB: number[];
   cpuPerSpanUs: number;
+  /** CPU per span of each thread of the first collector (1 µs or more), busiest first. */
+  threadUs: { main: boolean; us: number }[];
   cores: number;
   /**
    * A local PostgreSQL server's CPU per span (µs, all its processes) while the collectors ran, and while the COPY
@@ -66,6 +68,9 @@ async function serve(
       ...(process.env.BENCH_PROFILE_DIR
         ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`]
         : []),
+      // BENCH_NODE_ARGS: V8 flags NODE_OPTIONS refuses (--trace-gc, --trace-opt, --no-parallel-scavenge), as
+      // arguments of the collector's node; what they print to stdout goes to BENCH_NODE_ARGS_LOG when set.
+      ...(process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? []),
       bin,
       'serve',
       '--db',
@@ -89,7 +94,9 @@ async function serve(
   );
   let out = '';
   const url = await new Promise<string>((resolve) => {
+    const log = process.env.BENCH_NODE_ARGS_LOG;
     child.stdout?.on('data', (d: Buffer) => {
+      if (log) appendFileSync(log, d);
       out += d.toString();
       const m = /listening on (http:\/\/\S+)/.exec(out);
       if (m?.[1]) resolve(m[1]);
@@ -115,9 +122,22 @@ async function send(url: string, body: Uint8Array): Promise<void> {
 }
 
 // CPU seconds of a process (all its threads), from /proc: utime + stime in clock ticks (USER_HZ = 100).
-function cpuSeconds(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+function cpuSeconds(pid: number, path = `/proc/${pid}/stat`): number {
+  const fields = readFileSync(path, 'utf8').split(') ')[1]?.split(' ') ?? [];
   return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+/** CPU seconds of each thread of a process, by thread id (the main thread's id is the process's). */
+function threadCpuSeconds(pid: number): Map<number, number> {
+  const out = new Map<number, number>();
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      out.set(Number(tid), cpuSeconds(Number(tid), `/proc/${pid}/task/${tid}/stat`));
+    } catch {
+      // The thread ended between the listing and the read.
+    }
+  }
+  return out;
 }
 
 export async function runIngest(o: IngestOptions): Promise<IngestResult> {
@@ -136,6 +156,8 @@ export async function runIngest(o: IngestOptions): Promise<IngestResult> {
   const serverCpu = () => (postmaster === undefined ? Number.NaN : serverCpuSeconds(postmaster));
   const serverStart = serverCpu();
   const cpuStart = servers.map((s) => cpuSeconds(s.pid));
+  const firstPid = servers[0]?.pid ?? 0;
+  const threadsStart = threadCpuSeconds(firstPid);
   const start = process.hrtime.bigint();
   refused = 0;
   await Promise.all(
@@ -149,6 +171,15 @@ export async function runIngest(o: IngestOptions): Promise<IngestResult> {
   const cpu = servers.reduce((n, s, i) => n + cpuSeconds(s.pid) - (cpuStart[i] ?? 0), 0);
   const serverRun = serverCpu() - serverStart;
   const spans = (batches.length - warm) * o.batchSize;
+  // Per thread of the first collector, busiest first: which of the HTTP thread and the storage threads is the
+  // bottleneck (threads are not named on Node 20; the main thread's id is the process's).
+  const threads = [...threadCpuSeconds(firstPid)]
+    .map(([tid, s]) => ({
+      main: tid === firstPid,
+      us: ((s - (threadsStart.get(tid) ?? 0)) * 1e6) / (spans / o.collectors),
+    }))
+    .filter((t) => t.us >= 1)
+    .sort((a, b) => b.us - a.us);
   const rssMiB = servers.map(
     (s) =>
       Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${s.pid}/status`, 'utf8'))?.[1] ?? 0) / 1024,
@@ -201,6 +232,7 @@ export async function runIngest(o: IngestOptions): Promise<IngestResult> {
     insertRate,
     rssMiB,
     cpuPerSpanUs: (cpu * 1e6) / spans,
+    threadUs: threads,
     cores: cpu / seconds,
     ...(postmaster === undefined
       ? {}
@@ -238,6 +270,7 @@ export function ingestLines(r: IngestResult, concurrency: number): string[] {
       .join(', ')
       .padStart(9)} MiB`,
     `  collector CPU per span, all threads          ${r.cpuPerSpanUs.toFixed(1).padStart(9)} µs  (${r.cores.toFixed(2)} of 2 cores)`,
+    `  by thread, busiest first (µs per span)      ${r.threadUs.map((t) => `${t.main ? 'HTTP ' : ''}${t.us.toFixed(1)}`).join(', ')}`,
     ...(r.server === undefined
       ? []
       : [
