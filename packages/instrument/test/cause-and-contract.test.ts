@@ -62,7 +62,9 @@ describe('the cause of a failure', () => {
     expect(String(attrs?.[sc.ATTR_EXCEPTION_MESSAGE]).length).toBeLessThan(
       sc.MAX_EXCEPTION_MESSAGE_CHARS + 40,
     );
-    expect(String(attrs?.[sc.ATTR_EXCEPTION_STACKTRACE])).toContain('cause-and-contract.test.ts');
+    // The frame by its function's name, not its file's path: a checkout's path can hold a run the secret rules
+    // mask (40 base64 characters between slashes read as an AWS secret key, as `8TrX/repo/packages/…/cause` did).
+    expect(String(attrs?.[sc.ATTR_EXCEPTION_STACKTRACE])).toMatch(/\n\s+at execute \(/);
   });
 
   it('leaves no exception event on a success, a rejection or an invalid input', async () => {
