@@ -10,7 +10,7 @@ import { big, type ReadDb, type Row, text } from './db.js';
 const BLOCKS_PER_CHUNK = 128;
 
 const LIMIT = 10;
-/** Rows a chunk may return: more than LIMIT, so the newest of a busy chunk are kept after sorting. */
+/** Rows a chunk may return, from its newest blocks: more than LIMIT, so the newest are kept after sorting. */
 const CHUNK_ROWS = 5 * LIMIT;
 
 type CallHit = Extract<SearchHit, { kind: 'call' }>;
@@ -63,9 +63,14 @@ export async function searchCalls(
     .map(hit);
   const end = prefixEnd(q);
   const similar: ReturnType<typeof hit>[] = [];
-  const sql = `SELECT ${cols} FROM tool_calls
-    WHERE ${inChunk} AND ${id} > ? ${end === null ? '' : `AND ${id} < ?`} AND call_id IS NOT NULL
-    LIMIT ${CHUNK_ROWS}`;
+  // The page's ids from the (block, call_id) index alone, then the view for those rows only. With the LIMIT
+  // outside the view's join, PostgreSQL walked the calls in trace order to merge them with their traces,
+  // filtering out every older call before the chunk's blocks (docs/benchmarks.md: 368 ms for "call_" at 1M
+  // calls). In the index's own order, newest block first, the scan stops after CHUNK_ROWS entries.
+  const sql = `SELECT ${cols} FROM tool_calls WHERE id IN (
+    SELECT id FROM tool_call_rows
+      WHERE ${inChunk} AND ${id} > ? ${end === null ? '' : `AND ${id} < ?`} AND call_id IS NOT NULL
+      ORDER BY ${BLOCK_SQL} DESC, ${id} DESC LIMIT ${CHUNK_ROWS})`;
   // Prefixes chunk by chunk, newest first, until enough are found.
   for (const chunk of chunks) {
     if (similar.length >= LIMIT) break;
