@@ -39,7 +39,8 @@ export async function traceSpans(db: ReadDb, traceId: string): Promise<StoredSpa
   );
   if (rows.length === 0) return null;
   // A trace without blocks reads as one row of nulls: stored, with no spans.
-  return inStartOrder(decodeRows(db, rows.filter((r) => r.spans != null || r.packed != null)));
+  const blocks = rows.filter((r) => r.spans != null || r.packed != null);
+  return inStartOrder(decodeRows(db, blocks));
 }
 
 function decodeRows(db: ReadDb, rows: readonly Row[]): StoredSpan[] {
