@@ -56,13 +56,12 @@ for (const backend of BACKENDS) {
       );
       for (let i = 0; i < spans.length; i += 1_000) await writeSpans(s, spans.slice(i, i + 1_000));
       const newest = BigInt(CALLS) / 4_096n;
-      const { sql, params } = prefixQuery(
-        textOf(backend.name),
-        [newest],
-        nowNs() - HOUR_NS,
-        nowNs() + HOUR_NS,
-        'call_',
-      );
+      const { sql, params } = prefixQuery(textOf(backend.name), {
+        chunk: [newest],
+        sinceNs: nowNs() - HOUR_NS,
+        untilNs: nowNs() + HOUR_NS,
+        q: 'call_',
+      });
       const values = params.map((v) => (typeof v === 'bigint' ? v.toString() : v));
       if (backend.name === 'postgres') {
         const client = new pg.Client(place.db);

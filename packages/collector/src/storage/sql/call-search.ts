@@ -45,7 +45,7 @@ export async function searchCalls(
   const exact = (
     await Promise.all(
       chunks.map((chunk) => {
-        const { sql, params } = exactQuery(db, chunk, sinceNs, untilNs, q);
+        const { sql, params } = exactQuery(db, { chunk, sinceNs, untilNs, q });
         return db.all(sql, params);
       }),
     )
@@ -56,7 +56,7 @@ export async function searchCalls(
   // Prefixes chunk by chunk, newest first, until enough are found.
   for (const chunk of chunks) {
     if (similar.length >= LIMIT) break;
-    const { sql, params } = prefixQuery(db, chunk, sinceNs, untilNs, q);
+    const { sql, params } = prefixQuery(db, { chunk, sinceNs, untilNs, q });
     similar.push(...(await db.all(sql, params)).map(hit));
   }
   return [...exact.sort(newestFirst).slice(0, LIMIT), ...similar.sort(newestFirst)]
@@ -65,6 +65,9 @@ export async function searchCalls(
 }
 
 type Query = { sql: string; params: SqlValue[] };
+
+/** What one chunk's query looks for: `q` among the calls of `chunk`'s blocks started within the window. */
+export type ChunkSearch = { chunk: readonly bigint[]; sinceNs: bigint; untilNs: bigint; q: string };
 
 const COLS = 'trace_id, span_id, tool, call_id, start_ns';
 
@@ -83,13 +86,7 @@ function inChunk(chunk: readonly bigint[], sinceNs: bigint, untilNs: bigint): Qu
 }
 
 /** The calls of a chunk whose id is `q`. */
-function exactQuery(
-  db: ReadDb,
-  chunk: readonly bigint[],
-  sinceNs: bigint,
-  untilNs: bigint,
-  q: string,
-): Query {
+function exactQuery(db: ReadDb, { chunk, sinceNs, untilNs, q }: ChunkSearch): Query {
   const where = inChunk(chunk, sinceNs, untilNs);
   return {
     sql: `SELECT ${COLS} FROM tool_calls
@@ -105,13 +102,7 @@ function exactQuery(
  * to merge them with their traces, filtering out every call older than the chunk first (docs/benchmarks.md:
  * 368 ms for "call_" at 1M calls).
  */
-export function prefixQuery(
-  db: ReadDb,
-  chunk: readonly bigint[],
-  sinceNs: bigint,
-  untilNs: bigint,
-  q: string,
-): Query {
+export function prefixQuery(db: ReadDb, { chunk, sinceNs, untilNs, q }: ChunkSearch): Query {
   const id = db.byteOrder('call_id');
   const where = inChunk(chunk, sinceNs, untilNs);
   const end = prefixEnd(q);
