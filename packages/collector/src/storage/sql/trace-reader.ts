@@ -32,14 +32,15 @@ export async function spansOf(db: ReadDb, seqs: bigint[]): Promise<StoredSpan[]>
  */
 export async function traceSpans(db: ReadDb, traceId: string): Promise<StoredSpan[] | null> {
   const rows = await db.all(
-    `SELECT t.trace_id, b.spans, b.packed, r.attributes AS resource
+    `SELECT t.trace_id, b.id AS block, b.spans, b.packed, r.attributes AS resource
        FROM traces t LEFT JOIN span_blocks b ON b.trace_seq = t.seq LEFT JOIN resources r ON r.id = b.resource_id
       WHERE t.trace_id = ? ORDER BY b.id LIMIT ${BLOCKS_PER_TRACE}`,
     [traceId],
   );
   if (rows.length === 0) return null;
-  // A trace without blocks reads as one row of nulls: stored, with no spans.
-  const blocks = rows.filter((r) => r.spans != null || r.packed != null);
+  // A trace without blocks reads as one row without a block: stored, with no spans. A block whose text is
+  // missing is kept, so decodeRows reports it as damaged.
+  const blocks = rows.filter((r) => r.block !== null && r.block !== undefined);
   return inStartOrder(decodeRows(db, blocks));
 }
 
