@@ -269,18 +269,24 @@ for (const backend of BACKENDS) {
         callSpan({ trace: 80, span: 1 }),
         callSpan({ trace: 81, span: 1, durationMs: 7 }),
         callSpan({ trace: 82, span: 1 }),
+        callSpan({ trace: 83, span: 1 }),
+        callSpan({ trace: 84, span: 1 }),
       ]);
       await first.close();
       closedByTest(first);
       const seqOf = (t: number) => `(SELECT seq FROM traces WHERE trace_id = '${traceIdOf(t)}')`;
       // Trace 80 as an older release stored it (JSON text), damaged; trace 82 packed, damaged.
-      const garbage = place.db.startsWith('postgres')
-        ? "decode('01ff0012', 'hex')"
-        : "unhex('01ff0012')";
+      const pg = place.db.startsWith('postgres');
+      const garbage = pg ? "decode('01ff0012', 'hex')" : "unhex('01ff0012')";
+      // Trace 83 stored with no blocks left; trace 84's block with neither form (PostgreSQL's `spans` may be
+      // NULL since v6; SQLite's may not, so there it is damaged as trace 80's is).
+      const empty = pg ? 'NULL' : "'not json'";
       await execRaw(
         place.db,
         `UPDATE span_blocks SET spans = 'not json', packed = NULL WHERE trace_seq = ${seqOf(80)};
          UPDATE span_blocks SET packed = ${garbage} WHERE trace_seq = ${seqOf(82)};
+         DELETE FROM span_blocks WHERE trace_seq = ${seqOf(83)};
+         UPDATE span_blocks SET spans = ${empty}, packed = NULL WHERE trace_seq = ${seqOf(84)};
          UPDATE tool_minutes SET hist = '{"12": "x"}';
          UPDATE tool_hours SET hist = '{"12": "x"}';`,
       );
@@ -288,10 +294,13 @@ for (const backend of BACKENDS) {
       expect(await s.trace(traceIdOf(80))).toEqual([]);
       expect((await s.trace(traceIdOf(81)))?.length).toBe(1);
       expect(await s.trace(traceIdOf(82))).toEqual([]);
+      expect(await s.trace(traceIdOf(83))).toEqual([]);
+      expect(await s.trace(traceIdOf(84))).toEqual([]);
+      expect(await s.trace(traceIdOf(85))).toBeNull();
       const { since, until } = window();
-      expect((await readTools(s, since, until)).map((t) => t.calls)).toEqual([3]);
+      expect((await readTools(s, since, until)).map((t) => t.calls)).toEqual([5]);
       // Reports arrive from a reader thread on SQLite: wait for them, not for a guess at a delay.
-      for (let i = 0; i < 200 && damage.length < 3; i++)
+      for (let i = 0; i < 200 && damage.length < 4; i++)
         await new Promise((r) => setTimeout(r, 10));
       expect(damage.some((d) => d.includes(traceIdOf(80)) && d.includes('not valid JSON'))).toBe(
         true,
@@ -304,6 +313,8 @@ for (const backend of BACKENDS) {
         ),
       ).toBe(true);
       expect(damage.some((d) => /^tool_(minutes|hours): .*malformed bucket/.test(d))).toBe(true);
+      expect(damage.filter((d) => d.includes(traceIdOf(83)))).toEqual([]);
+      expect(damage.some((d) => d.includes(traceIdOf(84)))).toBe(true);
     });
 
     it('reports drift: one version served with two contracts', async () => {

@@ -54,7 +54,7 @@ import { resultSizes, toolCounts } from './tool-aggregates.js';
 import { failingCalls, resultCrossings, toolUsage, versionCalls } from './tool-call-reads.js';
 import { toolAggregates, toolSources } from './tool-stats.js';
 import * as tables from './tool-tables.js';
-import { spansOf } from './trace-reader.js';
+import { spansOf, traceSpans } from './trace-reader.js';
 
 /** Most traces a conversation view reads. */
 const CONVERSATION_TRACES = 500;
@@ -121,11 +121,8 @@ export class SqlReader implements SpanReader {
     return { calls: page.map(callOf), nextCursor };
   }
 
-  async trace(traceId: string): Promise<StoredSpan[] | null> {
-    const rows = await this.#db.all('SELECT seq FROM traces WHERE trace_id = ?', [traceId]);
-    const row = rows[0];
-    if (!row) return null;
-    return spansOf(this.#db, [big(row.seq)]);
+  trace(traceId: string): Promise<StoredSpan[] | null> {
+    return traceSpans(this.#db, traceId);
   }
 
   readonly logicalCalls: TraceReader['logicalCalls'] = (ids) => logicalCalls(this.#db, ids, callOf);
