@@ -1,5 +1,6 @@
 // Root test runner: every package's tests, resolved against TypeScript sources.
 import { defineConfig } from 'vitest/config';
+import LongestFirstSequencer from './scripts/longest-first-sequencer.js';
 
 export default defineConfig({
   resolve: { conditions: ['@toolscope/source'] },
@@ -14,6 +15,7 @@ export default defineConfig({
     // Two files at a time on the 2-core machines this runs on (vitest's default keeps one core free, which
     // made the suite take the sum of its files); the tests wait on progress, not on wall-clock guesses.
     maxWorkers: 2,
+    sequence: { sequencer: LongestFirstSequencer },
     testTimeout: 20_000,
     // `toolscope serve` from sources runs under tsx, whose loader threads take about 70 MiB more than the built
     // collector the default memory limit (200 MiB) is for; the spawned collectors inherit this instead.

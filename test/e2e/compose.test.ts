@@ -105,7 +105,7 @@ describe('docker-compose.yml', () => {
     expect(runtime).toContain('VOLUME ["/data"]');
     expect(runtime).toMatch(/^USER node$/m);
     expect(runtime).toMatch(/"--db", "\/data\/toolscope\.db"/);
-    // Nothing of the build stage but the production-only deploy reaches the runtime image (pack-install.test.ts
+    // Nothing of the build stage but the production-only deploy reaches the runtime image (pack-install.ts
     // runs that deploy and checks its node_modules): no dev dependency, no workspace, no build tools.
     const deployed = /pnpm --filter @toolscope\/collector deploy --prod (\S+)/.exec(
       dockerfile,
@@ -142,7 +142,7 @@ describe('docker-compose.yml', () => {
     async () => {
       const c = svc('collector');
       const cmd = c.command ?? [];
-      // The command's path is inside the deployed package (the image's /app); pack-install.test.ts deploys it.
+      // The command's path is inside the deployed package (the image's /app); pack-install.ts deploys it.
       expect(cmd.slice(0, 3)).toEqual(['node', 'bin/toolscope.js', 'serve']);
       expect(existsSync(join(ROOT, 'packages/collector', cmd[1] ?? ''))).toBe(true);
       const port = flagValue(cmd, '--port');

@@ -13,7 +13,7 @@ const TSX = import.meta.resolve('tsx');
 export const PROXY_CLI = `${ROOT}packages/proxy/src/cli.ts`;
 export const EVERYTHING = `${ROOT}test/node_modules/@modelcontextprotocol/server-everything/dist/index.js`;
 export const FILESYSTEM = `${ROOT}test/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js`;
-export const LIAR = `${ROOT}test/e2e/proxy-upstream.ts`;
+export const LIAR = `${ROOT}test/e2e/proxy-upstream.mjs`;
 /** A v2 SDK server (plain JavaScript: no loader to start, and the v2 client's probe starts it twice). */
 export const V2_UPSTREAM = `${ROOT}test/e2e/proxy-v2-upstream.mjs`;
 

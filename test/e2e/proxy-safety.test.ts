@@ -8,10 +8,10 @@ import { join } from 'node:path';
 import { type Collector, startCollector } from '@toolscope/collector';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reader } from './proxy-collector.js';
-import { LIAR, throughProxy, tsNode } from './proxy-process.js';
+import { LIAR, throughProxy } from './proxy-process.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'toolscope-proxy-safety-'));
-const upstream = [process.execPath, ...tsNode(LIAR)];
+const upstream = [process.execPath, LIAR];
 const env = { TOOLSCOPE_HASH_KEY: 'proxy-safety-key' };
 let collector: Collector;
 let blackHole: Server;

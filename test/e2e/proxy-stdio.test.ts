@@ -10,7 +10,7 @@ import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { type Collector, startCollector } from '@toolscope/collector';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Call, reader } from './proxy-collector.js';
-import { direct, EVERYTHING, FILESYSTEM, LIAR, throughProxy, tsNode } from './proxy-process.js';
+import { direct, EVERYTHING, FILESYSTEM, LIAR, throughProxy } from './proxy-process.js';
 
 const KEY = 'proxy-test-key';
 const dir = mkdtempSync(join(tmpdir(), 'toolscope-proxy-'));
@@ -120,7 +120,7 @@ describe('toolscope-proxy over stdio', () => {
   });
 
   it('honours the client traceparent and passes its own span upstream in _meta', async () => {
-    const p = await throughProxy([process.execPath, ...tsNode(LIAR)], { flags, env });
+    const p = await throughProxy([process.execPath, LIAR], { flags, env });
     await p.client.listTools();
     const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
     const parent = '00f067aa0ba902b7';
@@ -152,7 +152,7 @@ describe('toolscope-proxy over stdio', () => {
   });
 
   it('records a result that breaks its outputSchema as INVALID_OUTPUT and forwards it unchanged', async () => {
-    const p = await throughProxy([process.execPath, ...tsNode(LIAR)], { flags, env });
+    const p = await throughProxy([process.execPath, LIAR], { flags, env });
     await p.client.listTools();
     const raw = await p.client.request(
       { method: 'tools/call', params: { name: 'count_items', arguments: { box: 'b1' } } },
@@ -177,7 +177,7 @@ describe('toolscope-proxy over stdio', () => {
   });
 
   it('answers a broken result with an isError envelope under --enforce-output', async () => {
-    const p = await throughProxy([process.execPath, ...tsNode(LIAR)], {
+    const p = await throughProxy([process.execPath, LIAR], {
       flags: [...flags, '--enforce-output'],
       env,
     });
@@ -196,7 +196,7 @@ describe('toolscope-proxy over stdio', () => {
   });
 
   it('ends a call in flight as upstream_exited when the upstream is killed, flushes, and exits with its code', async () => {
-    const p = await throughProxy([process.execPath, ...tsNode(LIAR)], { flags, env });
+    const p = await throughProxy([process.execPath, LIAR], { flags, env });
     await p.client.listTools();
     const answer = p.client.callTool({ name: 'crash', arguments: {} }).catch((e: Error) => e);
     expect(await p.transport.exited).toBe(137);

@@ -10,12 +10,13 @@ import { Ajv } from 'ajv';
 import formats from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../src/index.js';
+import { builtProgram } from './built.js';
 import { captureIo as io, postJson, startTestCollector, type TestCollector } from './harness.js';
 import { junitSuite } from './junit-xml.js';
 
 const fixture = (name: string) => fileURLToPath(new URL(`./fixtures/${name}`, import.meta.url));
-// The program runs under tsx as a loader: one process a run, where the tsx command starts two.
-const tsx = ['--import', import.meta.resolve('tsx'), '--conditions=@toolscope/source'];
+// The program as plain JavaScript against the built packages (built.ts): no loader to start in each run.
+const program = builtProgram(fixture('baseline-program.ts'));
 // The key the format-1 fixture was written with: input hashes match across runs only under one key.
 const HASH_KEY = 'baseline-test-key-0123456789';
 const FORMAT_1 = fixture('baseline-format-1.json');
@@ -60,7 +61,7 @@ type Report = {
 
 const ciRun = async (run: 'main' | 'pr', args: string[]) => {
   const o = io({ ...process.env, BASELINE_RUN: run, TOOLSCOPE_HASH_KEY: HASH_KEY });
-  const command = ['--', process.execPath, ...tsx, fixture('baseline-program.ts')];
+  const command = ['--', process.execPath, program];
   return { code: await runCli(['ci', ...args, ...command], o), o };
 };
 /** `toolscope report` over the second run's store, read directly or (`via: 'url'`) through the JSON API. */

@@ -94,13 +94,19 @@ function withoutSourceCondition(file: string): void {
   writeFileSync(file, `${JSON.stringify(pkg, null, 2)}\n`);
 }
 
-function build(out: string): void {
-  // esbuild is tsx's dependency, not one of the workspace's: found from where tsx is (by require, which the
-  // module runner of vitest's global setup has; it has no import.meta.resolve).
+/**
+ * esbuild is tsx's dependency, not one of the workspace's: found from where tsx is (by require, which the module
+ * runner of vitest's global setup has; it has no import.meta.resolve).
+ */
+function esbuildOf(): { buildSync(options: Record<string, unknown>): unknown } {
   const fromRoot = createRequire(join(ROOT, 'package.json'));
-  const esbuild = createRequire(fromRoot.resolve('tsx'))('esbuild') as {
+  return createRequire(fromRoot.resolve('tsx'))('esbuild') as {
     buildSync(options: Record<string, unknown>): unknown;
   };
+}
+
+function build(out: string): void {
+  const esbuild = esbuildOf();
   for (const pkg of PACKAGES) {
     const dir = join(ROOT, 'packages', pkg);
     const target = join(out, 'packages', pkg);
@@ -154,4 +160,33 @@ export function builtPackages(): string {
 /** The `toolscope` command as `npm install` leaves it: node and the package's bin/toolscope.js. */
 export function builtCli(): string[] {
   return [process.execPath, join(builtPackages(), 'packages/collector/bin/toolscope.js')];
+}
+
+/**
+ * A test's own program (a `.ts` file under packages/<name>/ that imports packages and its own relative files),
+ * bundled by esbuild without its packages into the built package's folder beside its dist/, so that its
+ * `@toolscope/*` imports find the built packages and the rest the package's own dependencies, as a user's program
+ * runs against the installed packages. Started with plain `node`: under `node --import tsx` a start cost about
+ * 1 s of CPU more (docs/decisions/0062). Named by a hash of what was written; never a tracked file.
+ */
+export function builtProgram(file: string): string {
+  const [, pkg, path] = /^packages\/([^/]+)\/(.+)\.ts$/.exec(relative(ROOT, file)) ?? [];
+  if (!pkg || !path || !PACKAGES.some((p) => p === pkg))
+    throw new Error(`builtProgram: ${file} is not a .ts file in one of ${PACKAGES.join(', ')}`);
+  const base = join(builtPackages(), 'packages', pkg, path);
+  const draft = `${base}.${process.pid}.mjs`;
+  esbuildOf().buildSync({
+    entryPoints: [file],
+    outfile: draft,
+    bundle: true,
+    packages: 'external',
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    logLevel: 'error',
+  });
+  const out = `${base}-${createHash('sha256').update(readFileSync(draft)).digest('hex').slice(0, 12)}.mjs`;
+  // A test file building the same program at the same time wrote the same text: the last rename wins.
+  renameSync(draft, out);
+  return out;
 }

@@ -7,6 +7,7 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
+import { builtProgram } from './built.js';
 
 export type PrivateRun = {
   /** Ports held by a plain TCP listener before the command starts. */
@@ -55,9 +56,8 @@ export function inPrivateNetwork(run: PrivateRun): Promise<PrivateRunReport> {
       'ip link set lo up && exec "$@"',
       'sh',
       process.execPath,
-      '--import',
-      import.meta.resolve('tsx'),
-      RUNNER,
+      // Plain JavaScript (built.ts): under tsx the runner cost about 1 s of CPU more a run (docs/decisions/0062).
+      builtProgram(RUNNER),
     ],
     {
       env: { ...process.env, PRIVATE_RUN: JSON.stringify(run) },

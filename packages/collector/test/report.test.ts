@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../src/index.js';
+import { builtProgram } from './built.js';
 import {
   captureIo as io,
   otlpToolCalls,
@@ -164,12 +165,11 @@ describe('toolscope report', () => {
 });
 
 describe('toolscope ci', () => {
-  // The program runs under tsx as a loader: one process a run, where the tsx command starts two.
-  const tsx = ['--import', import.meta.resolve('tsx'), '--conditions=@toolscope/source'];
-  const program = fileURLToPath(new URL('./fixtures/ci-program.ts', import.meta.url));
+  // The program as plain JavaScript against the built packages (built.ts): no loader to start in each run.
+  const program = builtProgram(fileURLToPath(new URL('./fixtures/ci-program.ts', import.meta.url)));
   const run = (args: string[], exit = '0') => {
     const o = io({ ...process.env, CI_PROGRAM_EXIT: exit });
-    return runCli(['ci', ...args, '--', process.execPath, ...tsx, program], o).then((code) => ({
+    return runCli(['ci', ...args, '--', process.execPath, program], o).then((code) => ({
       code,
       o,
     }));
