@@ -215,7 +215,7 @@ describe('the HTTP proxy’s memory under a flood', () => {
         }),
       );
     // Past the bound already: from here on, a session that comes is one that goes. The first 2,500 more let the
-    // heap grow to where the collector keeps it (their ids are garbage it has not collected yet); the next 2,500
+    // heap grow to where V8 keeps it (their ids are garbage it has not collected yet); the next 2,500
     // must then add nothing that stays. Unbounded (--max-sessions 100000), the second 2,500 added 43 MiB.
     await flood(300);
     const start = memoryOf(p.pid).rssMb;

@@ -92,14 +92,19 @@ async function serve(
       },
     },
   );
-  let out = '';
+  let out: string | undefined = '';
   const url = await new Promise<string>((resolve) => {
     const log = process.env.BENCH_NODE_ARGS_LOG;
     child.stdout?.on('data', (d: Buffer) => {
       if (log) appendFileSync(log, d);
+      // Only the start's lines are searched: a traced collector (--trace-gc) writes to stdout all run long.
+      if (out === undefined) return;
       out += d.toString();
       const m = /listening on (http:\/\/\S+)/.exec(out);
-      if (m?.[1]) resolve(m[1]);
+      if (m?.[1]) {
+        out = undefined;
+        resolve(m[1]);
+      }
     });
   });
   return { child, url, pid: child.pid as number };
@@ -122,7 +127,10 @@ async function send(url: string, body: Uint8Array): Promise<void> {
 }
 
 // CPU seconds of a process (all its threads), from /proc: utime + stime in clock ticks (USER_HZ = 100).
-function cpuSeconds(pid: number, path = `/proc/${pid}/stat`): number {
+const cpuSeconds = (pid: number): number => cpuSecondsAt(`/proc/${pid}/stat`);
+
+/** utime + stime of a /proc `stat` file (a process's, or one thread's under task/). */
+function cpuSecondsAt(path: string): number {
   const fields = readFileSync(path, 'utf8').split(') ')[1]?.split(' ') ?? [];
   return (Number(fields[11]) + Number(fields[12])) / 100;
 }
@@ -132,7 +140,7 @@ function threadCpuSeconds(pid: number): Map<number, number> {
   const out = new Map<number, number>();
   for (const tid of readdirSync(`/proc/${pid}/task`)) {
     try {
-      out.set(Number(tid), cpuSeconds(Number(tid), `/proc/${pid}/task/${tid}/stat`));
+      out.set(Number(tid), cpuSecondsAt(`/proc/${pid}/task/${tid}/stat`));
     } catch {
       // The thread ended between the listing and the read.
     }
