@@ -4,14 +4,7 @@
 // window cost the same for 1k or 1M calls; the largest cannot be taken back out, so a paired client call's
 // result (the same result its server span measured) stays in the maximum.
 
-import {
-  countOf,
-  type Histogram,
-  mergeInto,
-  quantileBucket,
-  serialize,
-  subtractFrom,
-} from './histogram.js';
+import { countOf, type Histogram, mergeInto, quantileBucket, subtractFrom } from './histogram.js';
 import { logBucketMiddle, logBucketOf } from './log-buckets.js';
 
 export type SizeAgg = {
@@ -53,11 +46,6 @@ export function mergeSizes(into: SizeAgg, from: SizeAgg): void {
 export function subtractSizes(into: SizeAgg, from: SizeAgg): void {
   subtractFrom(into.bytes, from.bytes);
   subtractFrom(into.tokens, from.tokens);
-}
-
-/** The stored columns of a rollup's sizes. */
-export function sizeColumns(s: SizeAgg): [string, string, number, number] {
-  return [serialize(s.bytes), serialize(s.tokens), s.maxBytes, s.maxTokens];
 }
 
 /** The q-quantile of a size histogram (the bucket's geometric middle, never above the exact maximum). */

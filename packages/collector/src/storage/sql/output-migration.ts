@@ -16,5 +16,5 @@ export const OUTPUT_MIGRATION = `
   ${ROLLUP_SIZE_COLUMNS('tool_hours')}
 `;
 
-/** The rollups' size columns in the order `sizeColumns` (aggregation/result-sizes.ts) gives their values. */
+/** The rollups' size columns, in the order the backends' upserts bind them. */
 export const ROLLUP_SIZES = 'bytes_hist, tokens_hist, max_bytes, max_tokens';

@@ -9,12 +9,7 @@ import {
   mergeInto,
   serialize,
 } from '../../aggregation/histogram.js';
-import {
-  emptySizes,
-  mergeSizes,
-  type SizeAgg,
-  sizeColumns,
-} from '../../aggregation/result-sizes.js';
+import { emptySizes, mergeSizes, type SizeAgg } from '../../aggregation/result-sizes.js';
 import type { Rollup, RollupTable } from '../../aggregation/rollups.js';
 import { ROLLUP_SIZES } from '../sql/output-migration.js';
 
@@ -47,9 +42,12 @@ const TABLES = {
 
 /** A rollup's key values after its time bucket, as its table's key lists them. */
 const keyOf = (r: Rollup): string[] =>
-  r.table === 'tool_minutes' || r.table === 'tool_hours'
-    ? [r.tool, r.version, r.code, r.side]
-    : [r.tool, r.version, r.code, r.side, r.clientName, r.clientVersion];
+  isClientTable(r.table)
+    ? [r.tool, r.version, r.code, r.side, r.clientName, r.clientVersion]
+    : [r.tool, r.version, r.code, r.side];
+
+const isClientTable = (table: RollupTable): boolean =>
+  table === 'tool_client_minutes' || table === 'tool_client_hours';
 
 type Statements<T> = Record<RollupTable, T>;
 
@@ -90,13 +88,15 @@ export class RollupRows {
     this.#upsert = each(upsert);
   }
 
-  /** Adds a batch's rollup to its stored row (inside the batch's transaction). */
+  /**
+   * Adds a batch's rollup to its stored row (inside the batch's transaction). The key values are passed one by
+   * one, not as an array spread: this runs for each of a batch's rollup rows, and each array showed.
+   */
   add(r: Rollup): void {
-    const values = keyOf(r);
-    const key = `${r.table}\u0000${r.bucket}\u0000${values.join('\u0000')}`;
+    const key = `${r.table}\u0000${r.bucket}\u0000${r.tool}\u0000${r.version}\u0000${r.code}\u0000${r.side}\u0000${r.clientName}\u0000${r.clientVersion}`;
     let totals = this.#kept.get(key);
     if (!totals) {
-      totals = this.#read(r, values);
+      totals = this.#read(r, keyOf(r));
       if (this.#kept.size >= KEPT_ROWS) this.#kept.clear();
       this.#kept.set(key, totals);
     }
@@ -104,14 +104,43 @@ export class RollupRows {
     totals.errors += r.errors;
     mergeInto(totals.hist, r.hist);
     mergeSizes(totals.sizes, r.sizes);
-    this.#upsert[r.table].run(
-      r.bucket,
-      ...values,
-      totals.calls,
-      totals.errors,
-      serialize(totals.hist),
-      ...sizeColumns(totals.sizes),
-    );
+    const hist = serialize(totals.hist);
+    const bytes = serialize(totals.sizes.bytes);
+    const tokens = serialize(totals.sizes.tokens);
+    const { maxBytes, maxTokens } = totals.sizes;
+    const upsert = this.#upsert[r.table];
+    if (isClientTable(r.table))
+      upsert.run(
+        r.bucket,
+        r.tool,
+        r.version,
+        r.code,
+        r.side,
+        r.clientName,
+        r.clientVersion,
+        totals.calls,
+        totals.errors,
+        hist,
+        bytes,
+        tokens,
+        maxBytes,
+        maxTokens,
+      );
+    else
+      upsert.run(
+        r.bucket,
+        r.tool,
+        r.version,
+        r.code,
+        r.side,
+        totals.calls,
+        totals.errors,
+        hist,
+        bytes,
+        tokens,
+        maxBytes,
+        maxTokens,
+      );
   }
 
   /** After a rolled-back transaction or a retention step: what is kept may no longer be what is stored. */
