@@ -40,13 +40,13 @@ export type CollectorOptions = {
    */
   maxInflightBytes?: number | undefined;
   /**
-   * Resident set the process should stay within, in bytes: past four fifths of it ingest answers 429 /
+   * Resident set the process should stay within, in bytes: past nine tenths of it ingest answers 429 /
    * RESOURCE_EXHAUSTED (docs/reliability.md). No limit when absent (`serve` passes its default, 200 MiB).
    */
   memoryLimitBytes?: number | undefined;
   /** Spans accepted but not yet committed, beyond which ingest answers 429 (default 200,000, or fewer, as above). */
   maxPendingSpans?: number | undefined;
-  /** Most spans committed in one transaction. */
+  /** Most spans committed in one transaction (default 8,192, or fewer under a memory limit: ingest/memory-limit.ts). */
   maxBatchSpans?: number;
   synchronous?: 'NORMAL' | 'FULL';
   /** JSON log lines on stdout at this level (`serve` uses info); without it, nothing is logged. */
@@ -122,7 +122,7 @@ export async function startCollector(options: CollectorOptions): Promise<Collect
     // The process stage, run on each request's spans as it is queued (write-queue.ts).
     stages: { process: (spans) => processBatch(spans), merge: mergeBatches },
     maxPendingSpans: options.maxPendingSpans ?? bounds.pendingSpans,
-    maxBatchSpans: options.maxBatchSpans ?? 8192,
+    maxBatchSpans: options.maxBatchSpans ?? bounds.batchSpans,
     maxInFlight: storage.concurrentWrites,
     observer: {
       committed: (outcome, seconds) => {
