@@ -7,6 +7,7 @@ import type pg from 'pg';
 import { addSerialized, type Histogram, serialize } from '../../aggregation/histogram.js';
 import type { Rollup, RollupTable } from '../../aggregation/rollups.js';
 import { ROLLUP_SIZES } from '../sql/output-migration.js';
+import { pgArray } from './pg-array.js';
 
 /** The rollup tables, each with its time column and whether the MCP client is in its key. */
 const ROLLUP_TABLES = [
@@ -84,13 +85,13 @@ export const ROLLUP_UPDATES = ROLLUP_TABLES.map(([table, column, client]) =>
   updateSql(table, column, client),
 );
 
-/** A rollup's columns, each an array over `rows`, in the tables' column order. */
-function columnsOf(rows: Rollup[], client: boolean, hists?: (r: Rollup) => string[]): unknown[] {
+/** A rollup's columns, each an array literal over `rows` (pg-array.ts), in the tables' column order. */
+function columnsOf(rows: Rollup[], client: boolean, hists?: (r: Rollup) => string[]): string[] {
   const h = rows.map(
     (r) => hists?.(r) ?? [serialize(r.hist), serialize(r.sizes.bytes), serialize(r.sizes.tokens)],
   );
   return [
-    rows.map((r) => r.bucket.toString()),
+    rows.map((r) => r.bucket),
     rows.map((r) => r.tool),
     rows.map((r) => r.version),
     rows.map((r) => r.code),
@@ -103,7 +104,7 @@ function columnsOf(rows: Rollup[], client: boolean, hists?: (r: Rollup) => strin
     h.map((x) => x[2]),
     rows.map((r) => r.sizes.maxBytes),
     rows.map((r) => r.sizes.maxTokens),
-  ];
+  ].map(pgArray);
 }
 
 type Locked = {
