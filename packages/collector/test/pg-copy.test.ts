@@ -2,7 +2,9 @@
 // from a real server exactly as they were given, and the text itself as the format defines it.
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { type Cell, copyRows, copyText } from '../src/storage/postgres/pg-copy.js';
+import { type Cell, copyBytes, copyRows } from '../src/storage/postgres/pg-copy.js';
+
+const copyText = (rows: Cell[][]) => copyBytes(rows).toString('utf8');
 import { freshPgDatabase, PG_URL } from './backends.js';
 
 describe('COPY text', () => {
