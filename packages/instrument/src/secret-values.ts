@@ -198,10 +198,13 @@ function textScanner(groups: number): Scanner {
 
 /** Scratch for the runs of the text being read: read whole before any mask can call maskSecrets again. */
 const runs: Runs = { bounds: [], count: 0 };
+/** The scratch is kept up to this many bounds; a text with more runs leaves a larger one that is dropped. */
+const KEEP_RUN_BOUNDS = 1024;
 
 /** `text` with every secret the rules know masked; the same string when it holds none. */
 export function maskSecrets(text: string): string {
   runs.count = 0;
+  if (runs.bounds.length > KEEP_RUN_BOUNDS) runs.bounds = [];
   const groups = triggersOf(text, runs);
   if (groups === 0) return text;
   let out = text;
