@@ -130,7 +130,8 @@ export function readSpan(
     resource,
     scopeName: clipName(scope.name),
     scopeVersion: clipName(scope.version),
-    collector,
+    truncatedKeys: collector.truncated,
+    droppedAttributes: collector.dropped,
   });
 }
 
