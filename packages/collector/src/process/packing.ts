@@ -6,8 +6,12 @@
 // here.
 import type { NormalizedSpan } from '../otlp/model.js';
 import { CODEC_BYTE, finishBlock, startBlock, unpackBlockBytes } from '../storage/block-packing.js';
+import { ByteSink } from '../storage/byte-sink.js';
 import { writeSpan } from '../storage/span-bytes.js';
 import type { WriteBatch } from '../storage/write-batch.js';
+
+/** Where a group's span ids are joined (hex, so ASCII): one string made per group, none per span. */
+const ids = new ByteSink(4096);
 
 /**
  * Packs the spans of each (trace, resource) of the plan, `spans` in its order, as the block the writer will most
@@ -50,18 +54,18 @@ export function packGroups(plan: WriteBatch, spans: readonly NormalizedSpan[]): 
   let end = 0;
   for (let g = 0; g < groups; g++) {
     const sink = startBlock();
-    let ids = '';
+    ids.reset();
     for (let i = first[g] as number; i >= 0; i = next[i] as number) {
-      if (ids !== '') {
+      if (ids.at > 0) {
         sink.byte(0x2c); // ,
-        ids += ' ';
+        ids.byte(0x20); // space
       }
-      ids += plan.spanIds[i] as string;
+      ids.ascii(plan.spanIds[i] as string);
       const at = sink.at;
       writeSpan(sink, spans[i] as NormalizedSpan);
       jsonBytes[i] = sink.at - at;
     }
-    packedIds[g] = ids;
+    packedIds[g] = ids.buf.toString('latin1', 0, ids.at);
     const deflated = finishBlock(sink);
     parts.push(CODEC_BYTE, deflated);
     end += CODEC_BYTE.length + deflated.length;

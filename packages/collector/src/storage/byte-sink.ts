@@ -7,14 +7,18 @@ const KEEP = 1 << 20;
 const INITIAL = 64 * 1024;
 
 export class ByteSink {
-  buf: Buffer = Buffer.allocUnsafe(INITIAL);
+  buf: Buffer;
   /** Where the next byte goes; the bytes before it are the sink's content. */
   at = 0;
+
+  constructor(private readonly initial = INITIAL) {
+    this.buf = Buffer.allocUnsafe(initial);
+  }
 
   /** Empties the sink for the next block. */
   reset(): void {
     this.at = 0;
-    if (this.buf.length > KEEP) this.buf = Buffer.allocUnsafe(INITIAL);
+    if (this.buf.length > KEEP) this.buf = Buffer.allocUnsafe(this.initial);
   }
 
   /** Makes room for `n` more bytes. */

@@ -56,9 +56,11 @@ function writeNumber(sink: ByteSink, v: number): void {
   else sink.ascii(String(v));
 }
 
-function writeDigits(sink: ByteSink, v: number): void {
+/** A whole number ≥ 0 below 2^53 in decimal; at least `width` digits, zeros in front. */
+function writeDigits(sink: ByteSink, v: number, width = 1): void {
   let digits = 1;
   for (let x = v; x >= 10; x = Math.floor(x / 10)) digits++;
+  if (digits < width) digits = width;
   sink.ensure(digits);
   const buf = sink.buf;
   let x = v;
@@ -67,6 +69,44 @@ function writeDigits(sink: ByteSink, v: number): void {
     x = Math.floor(x / 10);
   }
   sink.at += digits;
+}
+
+/** A 64-bit word's halves: a time read into them without a bigint made. */
+const WORD = new BigUint64Array(1);
+const HALVES = new Uint32Array(WORD.buffer);
+const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
+const MAX_U64 = 2n ** 64n - 1n;
+const BILLION = 1e9;
+
+/**
+ * A time (nanoseconds, a bigint ≥ 0) in decimal, as its toString() reads, without that string made: two per
+ * span. Divided by 10^9 in 16-bit steps, so every intermediate stays below 2^53 and exact as a double.
+ */
+function writeNanos(sink: ByteSink, v: bigint): void {
+  if (!LITTLE_ENDIAN || v < 0n || v > MAX_U64) {
+    sink.ascii(v.toString());
+    return;
+  }
+  WORD[0] = v;
+  const hi = HALVES[1] as number;
+  const lo = HALVES[0] as number;
+  const mid = (hi % BILLION) * 65536 + (lo >>> 16);
+  const low = (mid % BILLION) * 65536 + (lo & 0xffff);
+  // v = quotient * 10^9 + last; quotient < 2^64 / 10^9, below 2^35.
+  const quotient =
+    Math.floor(hi / BILLION) * 4294967296 +
+    Math.floor(mid / BILLION) * 65536 +
+    Math.floor(low / BILLION);
+  const last = low % BILLION;
+  if (quotient === 0) writeDigits(sink, last);
+  else if (quotient < BILLION) {
+    writeDigits(sink, quotient);
+    writeDigits(sink, last, 9);
+  } else {
+    writeDigits(sink, Math.floor(quotient / BILLION));
+    writeDigits(sink, quotient % BILLION, 9);
+    writeDigits(sink, last, 9);
+  }
 }
 
 /** An attribute value; arrays and maps (rare) through JSON.stringify. */
@@ -114,9 +154,9 @@ export function writeSpan(sink: ByteSink, span: NormalizedSpan): void {
   sink.ascii(',"k":');
   writeNumber(sink, span.kind);
   sink.ascii(',"st":"');
-  sink.ascii(span.startNs.toString());
+  writeNanos(sink, span.startNs);
   sink.ascii('","en":"');
-  sink.ascii(span.endNs.toString());
+  writeNanos(sink, span.endNs);
   sink.ascii('","sc":');
   writeNumber(sink, span.statusCode);
   sink.ascii(',"sm":');

@@ -69,7 +69,20 @@ const attrs: fc.Arbitrary<AttrMap> = fc
       });
     return map;
   });
-const nanos = fc.bigInt({ min: 0n, max: 9_223_372_036_854_775_807n });
+// The edges of writeSpan's decimal times (10^9 steps, 32-bit halves) beside any time.
+const nanos = fc.oneof(
+  fc.bigInt({ min: 0n, max: 9_223_372_036_854_775_807n }),
+  fc.constantFrom(
+    0n,
+    999_999_999n,
+    10n ** 9n,
+    10n ** 18n - 1n,
+    10n ** 18n,
+    2n ** 32n - 1n,
+    2n ** 32n,
+  ),
+  fc.constantFrom(2n ** 63n - 1n, 1_796_252_177_135_081_402n, 4_294_967_296_000_000_000n),
+);
 const span: fc.Arbitrary<NormalizedSpan> = fc.record({
   traceId: hex(16),
   spanId: hex(8),
