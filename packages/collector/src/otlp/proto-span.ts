@@ -35,6 +35,8 @@ const STATUS_CODE = 24; // 3
 const NO_EVENTS: SpanEvent[] = [];
 // The trace id of a trace's spans and the parent id of siblings repeat from span to span.
 const traceIds = new RepeatedHex();
+/** One collector for every span's attributes (an object less per span): a span is read whole before the next. */
+const spanAttributes = new AttrCollector();
 const parentIds = new RepeatedHex();
 const NO_LINKS: SpanLink[] = [];
 
@@ -55,7 +57,7 @@ export function readSpan(
   let endNs = 0n;
   let statusCode = 0;
   let statusMessage = '';
-  const collector = new AttrCollector();
+  const collector = spanAttributes.reset();
   let events = NO_EVENTS;
   let links = NO_LINKS;
   while (r.pos < end) {
