@@ -4,7 +4,7 @@
 import type { AttrMap, DecodedBatch, DecodeResult } from './model.js';
 import { AttrCollector } from './normalize.js';
 import { ProtoReader } from './proto.js';
-import { readSpan, type Scope } from './proto-span.js';
+import { forgetRequest, readSpan, type Scope } from './proto-span.js';
 import { stringOf } from './proto-strings.js';
 import { closes, ends, keyValue, type Wire } from './proto-values.js';
 
@@ -32,6 +32,8 @@ export function decodeProtobuf(body: Uint8Array): DecodeResult {
       ok: false,
       message: `invalid protobuf ExportTraceServiceRequest: ${error instanceof Error ? error.message : 'decode failed'}`,
     };
+  } finally {
+    forgetRequest();
   }
   return { ok: true, batch };
 }

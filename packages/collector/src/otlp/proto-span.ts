@@ -5,7 +5,7 @@
 // walk.ts, and a test holds this reader to the OTLP/JSON decoder on the same spans.
 import { type AttrMap, type DecodedBatch, LIMITS, type SpanEvent, type SpanLink } from './model.js';
 import { AttrCollector, clipName } from './normalize.js';
-import { stringOf } from './proto-strings.js';
+import { forgetStrings, stringOf } from './proto-strings.js';
 import { closes, ends, fixed64, hexOf, keyValue, RepeatedHex, type Wire } from './proto-values.js';
 import { finishSpan } from './walk.js';
 
@@ -39,6 +39,15 @@ const traceIds = new RepeatedHex();
 const spanAttributes = new AttrCollector();
 const parentIds = new RepeatedHex();
 const NO_LINKS: SpanLink[] = [];
+
+/**
+ * Lets go of what the reader kept from the request just decoded: its short strings, and its last span's
+ * attribute map (a decoding that failed leaves it unmasked).
+ */
+export function forgetRequest(): void {
+  forgetStrings();
+  spanAttributes.reset();
+}
 
 /** Reads the span message that ends at `end` into `batch` (or counts it as rejected, with its reason). */
 export function readSpan(

@@ -1,7 +1,9 @@
 // Strings read from the protobuf wire without a new string for each repeat. A request's spans repeat most of
 // their strings (every attribute key, the operation and tool names): making each anew was a large part of what
 // the decoding thread allocated per span, all of it scavenger work. Strings are immutable, so a repeat returns
-// the one made before; nothing else changes. Repeated ids: proto-values.ts RepeatedHex.
+// the one made before; nothing else changes. The table lives for one request's decoding (forgetStrings): a value
+// may be a secret the content policy masks once the request is decoded, and none is kept past it. Repeated ids:
+// proto-values.ts RepeatedHex.
 import type { Wire } from './proto-values.js';
 
 /** Short ASCII strings are kept, by a hash of their bytes, in a table of this many (a power of two)... */
@@ -45,4 +47,9 @@ export function stringOf(r: Wire): string {
   const s = buf.toString('latin1', start, end);
   kept[slot] = s;
   return s;
+}
+
+/** Empties the table: called once a request is decoded, so nothing it carried stays reachable from here. */
+export function forgetStrings(): void {
+  kept.fill('');
 }
