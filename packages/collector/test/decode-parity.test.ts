@@ -58,6 +58,16 @@ describe('protobuf decoding, span by span', () => {
       );
       expect(proto.spans.length).toBe(spans.length);
       expect(proto).toEqual(json);
+      // Attribute maps are plain objects, whichever way they were made (normalize.ts newAttrMap).
+      for (const span of [...proto.spans, ...json.spans])
+        for (const map of [
+          span.attributes,
+          span.resource,
+          ...span.events.map((e) => e.attributes),
+        ]) {
+          expect(Object.getPrototypeOf(map)).toBe(Object.prototype);
+          expect(Object.getOwnPropertyNames(map)).toEqual(Object.keys(map));
+        }
     }
   });
 

@@ -71,8 +71,15 @@ function hintBefore(text: string, at: number): boolean {
   return HINT_IN_NAME.test(text) && HINT_IN_NAME.lastIndex <= end;
 }
 
-/** The rule groups `text` can hold; its long non-hex runs are pushed on `runs` (start, end pairs). */
-export function triggersOf(text: string, runs: number[]): number {
+/**
+ * Where triggersOf leaves a text's long non-hex runs: start, end pairs in `bounds[0 .. count)`. One is reused
+ * from text to text by setting `count` to 0: an array emptied by `length = 0` gives up its backing store, and
+ * the next run found made another, for most spans the collector scrubs.
+ */
+export type Runs = { bounds: number[]; count: number };
+
+/** The rule groups `text` can hold; its long non-hex runs are added to `runs`. */
+export function triggersOf(text: string, runs: Runs): number {
   let groups = 0;
   // Digits of a card-like sequence: runs of digits and dashes, single spaces between them.
   let cardDigits = 0;
@@ -107,13 +114,16 @@ export function triggersOf(text: string, runs: number[]): number {
       cls = classOf(code);
     } while (cls & RUN);
     const length = i - start;
-    if (length >= MIN_RUN && !(all & HEX)) runs.push(start, i);
-    else if ((length === 5 || length === 6) && isAuthWord(text, start, i)) groups |= TRIGGER.words;
+    if (length >= MIN_RUN && !(all & HEX)) {
+      runs.bounds[runs.count++] = start;
+      runs.bounds[runs.count++] = i;
+    } else if ((length === 5 || length === 6) && isAuthWord(text, start, i))
+      groups |= TRIGGER.words;
     afterNumber = (all & NUMERIC) !== 0 && digits > 0;
     cardDigits = afterNumber ? cardDigits + digits : 0;
     if (cardDigits >= 13) groups |= TRIGGER.digits;
   }
-  if (runs.length > 0) groups |= TRIGGER.run;
+  if (runs.count > 0) groups |= TRIGGER.run;
   return groups;
 }
 

@@ -4,7 +4,7 @@
 // (secret-triggers.ts); those run as one regular expression, the provider formats only over the long runs.
 import { PROVIDER_FORMATS, sourceOf } from './secret-formats.js';
 import { isSecretKey, keepsNumber, SECRET_KEY_HINTS } from './secret-keys.js';
-import { type RunFilter, runFilterOf, TRIGGER, triggersOf } from './secret-triggers.js';
+import { type RunFilter, type Runs, runFilterOf, TRIGGER, triggersOf } from './secret-triggers.js';
 
 /** How a masked value reads: `[REDACTED:<kind>]`. */
 export const maskOf = (kind: string): string => `[REDACTED:${kind}]`;
@@ -197,21 +197,24 @@ function textScanner(groups: number): Scanner {
 }
 
 /** Scratch for the runs of the text being read: read whole before any mask can call maskSecrets again. */
-const runs: number[] = [];
+const runs: Runs = { bounds: [], count: 0 };
+/** The scratch is kept up to this many bounds; a text with more runs leaves a larger one that is dropped. */
+const KEEP_RUN_BOUNDS = 1024;
 
 /** `text` with every secret the rules know masked; the same string when it holds none. */
 export function maskSecrets(text: string): string {
-  if (runs.length > 0) runs.length = 0;
+  runs.count = 0;
+  if (runs.bounds.length > KEEP_RUN_BOUNDS) runs.bounds = [];
   const groups = triggersOf(text, runs);
   if (groups === 0) return text;
   let out = text;
-  if (runs.length > 0) {
+  if (runs.count > 0) {
     const { pattern, replace } = runScanner;
     let spliced = '';
     let from = 0;
-    for (let i = 0; i < runs.length; i += 2) {
-      const start = runs[i] ?? 0;
-      const end = runs[i + 1] ?? 0;
+    for (let i = 0; i < runs.count; i += 2) {
+      const start = runs.bounds[i] ?? 0;
+      const end = runs.bounds[i + 1] ?? 0;
       if (!runMayMatch(text, start, end)) continue;
       const run = text.slice(start, end);
       const masked = run.replace(pattern, replace);

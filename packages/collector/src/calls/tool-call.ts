@@ -135,6 +135,7 @@ export function toolCallOf(span: CallSpan): ToolCall | null {
       ? attemptRaw
       : 1;
   const durationNs = span.endNs > span.startNs ? span.endNs - span.startNs : 0n;
+  const exception = lastException(span);
   return {
     tool,
     version: text(a[sc.ATTR_TOOLSCOPE_SCHEMA_VERSION], 64),
@@ -166,26 +167,21 @@ export function toolCallOf(span: CallSpan): ToolCall | null {
     resultBytes: count(a[sc.ATTR_TOOLSCOPE_OUTPUT_BYTES]),
     resultTokens: count(a[sc.ATTR_TOOLSCOPE_OUTPUT_TOKENS]),
     logical: logicalOf(a, span.startNs, pollPart),
-    ...exceptionOf(span),
+    // The cause the span's last `exception` event names (the message as stored: redacted). Written as fields,
+    // not spread from an object: a spread made the call's object over again for every call.
+    exceptionType: exception ? text(exception[sc.ATTR_EXCEPTION_TYPE], 128) : null,
+    exceptionMessage: exception ? text(exception[sc.ATTR_EXCEPTION_MESSAGE], 1024) : null,
   };
 }
 
-/** The cause a span's last `exception` event names, as column values (the message as stored: redacted). */
-function exceptionOf(span: CallSpan): {
-  exceptionType: string | null;
-  exceptionMessage: string | null;
-} {
+/** The attributes of the span's last `exception` event, if it has one. */
+function lastException(span: CallSpan): CallSpan['events'][number]['attributes'] | undefined {
   for (let i = span.events.length - 1; i >= 0; i--) {
     const event = span.events[i];
-    if (event?.name !== sc.EVENT_EXCEPTION) continue;
-    return {
-      exceptionType: text(event.attributes[sc.ATTR_EXCEPTION_TYPE], 128),
-      exceptionMessage: text(event.attributes[sc.ATTR_EXCEPTION_MESSAGE], 1024),
-    };
+    if (event?.name === sc.EVENT_EXCEPTION) return event.attributes;
   }
-  return NO_EXCEPTION;
+  return undefined;
 }
-const NO_EXCEPTION = Object.freeze({ exceptionType: null, exceptionMessage: null });
 
 /**
  * partial_effect of a span that does not say (a caller's span, a foreign dialect): neither 0 ("no effect") nor

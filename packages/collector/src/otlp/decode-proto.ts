@@ -4,7 +4,8 @@
 import type { AttrMap, DecodedBatch, DecodeResult } from './model.js';
 import { AttrCollector } from './normalize.js';
 import { ProtoReader } from './proto.js';
-import { readSpan, type Scope } from './proto-span.js';
+import { forgetRequest, readSpan, type Scope } from './proto-span.js';
+import { stringOf } from './proto-strings.js';
 import { closes, ends, keyValue, type Wire } from './proto-values.js';
 
 // Tags (field number << 3 | 2, length-delimited) of the messages around the spans.
@@ -31,6 +32,8 @@ export function decodeProtobuf(body: Uint8Array): DecodeResult {
       ok: false,
       message: `invalid protobuf ExportTraceServiceRequest: ${error instanceof Error ? error.message : 'decode failed'}`,
     };
+  } finally {
+    forgetRequest();
   }
   return { ok: true, batch };
 }
@@ -74,8 +77,8 @@ function scopeSpans(r: Wire, end: number, resource: AttrMap, batch: DecodedBatch
     scope = { name: '', version: '' };
     while (r.pos < scopeEnd) {
       const tag = r.uint32();
-      if (tag === TAG_SCOPE_NAME) scope.name = r.string();
-      else if (tag === TAG_SCOPE_VERSION) scope.version = r.string();
+      if (tag === TAG_SCOPE_NAME) scope.name = stringOf(r);
+      else if (tag === TAG_SCOPE_VERSION) scope.version = stringOf(r);
       else r.skipType(tag & 7);
     }
   });

@@ -5,7 +5,8 @@
 // walk.ts, and a test holds this reader to the OTLP/JSON decoder on the same spans.
 import { type AttrMap, type DecodedBatch, LIMITS, type SpanEvent, type SpanLink } from './model.js';
 import { AttrCollector, clipName } from './normalize.js';
-import { closes, ends, fixed64, hexOf, keyValue, type Wire } from './proto-values.js';
+import { forgetStrings, stringOf } from './proto-strings.js';
+import { closes, ends, fixed64, hexOf, keyValue, RepeatedHex, type Wire } from './proto-values.js';
 import { finishSpan } from './walk.js';
 
 export type Scope = { name: string; version: string };
@@ -32,7 +33,21 @@ const STATUS_MESSAGE = 18; // 2
 const STATUS_CODE = 24; // 3
 
 const NO_EVENTS: SpanEvent[] = [];
+// The trace id of a trace's spans and the parent id of siblings repeat from span to span.
+const traceIds = new RepeatedHex();
+/** One collector for every span's attributes (an object less per span): a span is read whole before the next. */
+const spanAttributes = new AttrCollector();
+const parentIds = new RepeatedHex();
 const NO_LINKS: SpanLink[] = [];
+
+/**
+ * Lets go of what the reader kept from the request just decoded: its short strings, and its last span's
+ * attribute map (a decoding that failed leaves it unmasked).
+ */
+export function forgetRequest(): void {
+  forgetStrings();
+  spanAttributes.reset();
+}
 
 /** Reads the span message that ends at `end` into `batch` (or counts it as rejected, with its reason). */
 export function readSpan(
@@ -51,23 +66,23 @@ export function readSpan(
   let endNs = 0n;
   let statusCode = 0;
   let statusMessage = '';
-  const collector = new AttrCollector();
+  const collector = spanAttributes.reset();
   let events = NO_EVENTS;
   let links = NO_LINKS;
   while (r.pos < end) {
     const tag = r.uint32();
     switch (tag) {
       case SPAN_TRACE_ID:
-        traceId = hexOf(r);
+        traceId = traceIds.read(r);
         break;
       case SPAN_SPAN_ID:
         spanId = hexOf(r);
         break;
       case SPAN_PARENT_ID:
-        parent = hexOf(r);
+        parent = parentIds.read(r);
         break;
       case SPAN_NAME:
-        name = r.string();
+        name = stringOf(r);
         break;
       case SPAN_KIND:
         kind = r.int32();
@@ -126,7 +141,8 @@ export function readSpan(
     resource,
     scopeName: clipName(scope.name),
     scopeVersion: clipName(scope.version),
-    collector,
+    truncatedKeys: collector.truncated,
+    droppedAttributes: collector.dropped,
   });
 }
 
@@ -137,7 +153,7 @@ function readEvent(r: Wire, end: number): SpanEvent {
   while (r.pos < end) {
     const tag = r.uint32();
     if (tag === EVENT_TIME) timeNs = fixed64(r);
-    else if (tag === EVENT_NAME) name = r.string();
+    else if (tag === EVENT_NAME) name = stringOf(r);
     else if (tag === EVENT_ATTRIBUTE) keyValue(r, ends(r), c);
     else r.skipType(tag & 7);
   }

@@ -4,6 +4,7 @@
 import { type AttrValue, LIMITS } from './model.js';
 import { type AttrCollector, setAttr } from './normalize.js';
 import type { ProtoReader } from './proto.js';
+import { stringOf } from './proto-strings.js';
 
 /** protobufjs's BufferReader: decodeProtobuf always reads from a Buffer. */
 export type Wire = ProtoReader & { buf: Buffer };
@@ -38,7 +39,7 @@ function entry(r: Wire, end: number, depth: number): AttrValue | undefined {
   let value: AttrValue | undefined;
   while (r.pos < end) {
     const tag = r.uint32();
-    if (tag === KEY_VALUE_KEY) key = r.string();
+    if (tag === KEY_VALUE_KEY) key = stringOf(r);
     else if (tag === KEY_VALUE_VALUE) value = anyValue(r, ends(r), depth);
     else r.skipType(tag & 7);
   }
@@ -57,7 +58,7 @@ function anyValue(r: Wire, end: number, depth: number): AttrValue {
     const tag = r.uint32();
     switch (tag) {
       case ANY_STRING:
-        value = r.string();
+        value = stringOf(r);
         break;
       case ANY_BOOL:
         value = r.bool();
@@ -137,8 +138,54 @@ export function hexOf(r: Wire): string {
   return hex;
 }
 
-/** A fixed64 as an exact unsigned bigint, from its two little-endian halves. */
+/**
+ * An id field as hex, the same string as the one read last by this reader when its bytes are the same: each
+ * span of a trace carries its trace id, and the calls of a turn their parent's id.
+ */
+export class RepeatedHex {
+  private readonly bytes = new Uint8Array(16);
+  private length = -1;
+  private hex = '';
+
+  read(r: Wire): string {
+    const end = ends(r);
+    const start = r.pos;
+    const length = end - start;
+    const buf = r.buf;
+    r.pos = end;
+    if (length === this.length) {
+      let i = 0;
+      while (i < length && this.bytes[i] === buf[start + i]) i++;
+      if (i === length) return this.hex;
+    }
+    const hex = buf.toString('hex', start, end);
+    if (length <= this.bytes.length) {
+      for (let i = 0; i < length; i++) this.bytes[i] = buf[start + i] as number;
+      this.length = length;
+      this.hex = hex;
+    }
+    return hex;
+  }
+}
+
+/** The 8 bytes of a fixed64, read as one unsigned 64-bit word where the machine's words are little-endian. */
+const WORD = new BigUint64Array(1);
+const WORD_BYTES = new Uint8Array(WORD.buffer);
+const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
+
+/**
+ * A fixed64 as an exact unsigned bigint: its bytes copied into a 64-bit word (one bigint made, not the four of
+ * joining two halves: two of these per span were 4 % of the decoding thread's allocation), or from its two
+ * little-endian halves by protobufjs (a big-endian machine, or a field running past the buffer, which throws).
+ */
 export function fixed64(r: Wire): bigint {
+  const at = r.pos;
+  if (LITTLE_ENDIAN && at + 8 <= r.len) {
+    const buf = r.buf;
+    for (let i = 0; i < 8; i++) WORD_BYTES[i] = buf[at + i] as number;
+    r.pos = at + 8;
+    return WORD[0] as bigint;
+  }
   const low = r.fixed32();
   const high = r.fixed32();
   return (BigInt(high) << 32n) | BigInt(low);

@@ -5,17 +5,11 @@ import {
   type AttrValue,
   type DecodedBatch,
   LIMITS,
+  type NormalizedSpan,
   type SpanEvent,
   type SpanLink,
 } from './model.js';
-import {
-  AttrCollector,
-  assembleSpan,
-  clipName,
-  noteError,
-  type SpanParts,
-  setAttr,
-} from './normalize.js';
+import { AttrCollector, clipName, noteError, setAttr, spanProblem } from './normalize.js';
 
 export type Rec = Record<string, unknown>;
 
@@ -175,16 +169,17 @@ function walkSpan(
     resource,
     scopeName: clipName(str(scope?.name)),
     scopeVersion: clipName(str(scope?.version)),
-    collector,
+    truncatedKeys: collector.truncated,
+    droppedAttributes: collector.dropped,
   });
 }
 
-/** A span's decoded parts into `batch`: the span, or a rejection with its reason. */
-export function finishSpan(batch: DecodedBatch, parts: SpanParts): void {
-  const built = assembleSpan(parts);
-  if ('span' in built) batch.spans.push(built.span);
+/** A decoded span into `batch`, or a rejection with its reason when its ids or times make it unusable. */
+export function finishSpan(batch: DecodedBatch, span: NormalizedSpan): void {
+  const problem = spanProblem(span);
+  if (problem === null) batch.spans.push(span);
   else {
     batch.rejected++;
-    noteError(batch.errors, built.error);
+    noteError(batch.errors, problem);
   }
 }

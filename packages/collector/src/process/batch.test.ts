@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { callSpan } from '../../test/conformance/spans.js';
 import { callAt } from '../calls/call-columns.js';
 import { toolCallOf } from '../calls/tool-call.js';
+import { encodeSpan } from '../storage/span-codec.js';
 import { processBatch } from './batch.js';
 import { mergeBatches } from './merge.js';
 import { spanJsonOf } from './packing.js';
@@ -60,5 +61,33 @@ describe('mergeBatches', () => {
       expect(jsonOf(i)).toBe(whole.json[i]);
     });
     expect(merged.packedIds).toHaveLength(4);
+  });
+
+  it('cuts each span out of its packed group by bytes, whatever characters its JSON holds', () => {
+    // Spans of one trace interleaved with another's, with text of 1 to 4 UTF-8 bytes a character, escapes and
+    // a lone surrogate: the group's spans are written one after another, and each cut where it was written.
+    const texts = ['plain', 'é ✓', '😀 中文', 'a "quote"\n\u0001', 'lone \ud800', 'ü'.repeat(100)];
+    const resource = { 'service.name': 'ä' };
+    const spans = texts.map((text, i) => {
+      const span = callSpan({
+        trace: 1 + (i % 2),
+        span: i + 1,
+        tool: `tool_${text}`,
+        issues: text,
+      });
+      span.statusMessage = text;
+      span.resource = resource;
+      return span;
+    });
+    const batch = processBatch(spans);
+    expect(batch.json).toEqual([]);
+    expect(batch.packedIds).toEqual([
+      [0, 2, 4].map((i) => spans[i]?.spanId).join(' '),
+      [1, 3, 5].map((i) => spans[i]?.spanId).join(' '),
+    ]);
+    const jsonOf = spanJsonOf(mergeBatches([processBatch(spans.slice(0, 1)), batch]));
+    spans.forEach((span, i) => {
+      expect(jsonOf(i + 1)).toBe(encodeSpan(span));
+    });
   });
 });

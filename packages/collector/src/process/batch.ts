@@ -27,7 +27,8 @@ export function processBatch(spans: readonly NormalizedSpan[], pack = true): Wri
     spanIds: new Array<string>(n),
     startNs: new BigInt64Array(n),
     resource: new Uint32Array(n),
-    json: new Array<string>(n),
+    // Written straight into the packed blocks when packed, as a string per span for the writer to pack when not.
+    json: pack ? [] : new Array<string>(n),
     call: new Int32Array(n),
     contracts: [],
     modelCalls: [],
@@ -46,7 +47,7 @@ export function processBatch(spans: readonly NormalizedSpan[], pack = true): Wri
     spanPart.spanIds[i] = span.spanId;
     spanPart.startNs[i] = span.startNs;
     spanPart.resource[i] = resource;
-    spanPart.json[i] = encodeSpan(span);
+    if (!pack) spanPart.json[i] = encodeSpan(span);
     const c = toolCallOf(span);
     if (!c) {
       spanPart.call[i] = -1;
@@ -70,6 +71,6 @@ export function processBatch(spans: readonly NormalizedSpan[], pack = true): Wri
     callSpans.push(span);
   }
   const batch: WriteBatch = { ...spanPart, calls: columnsOf(calls, callSpans) };
-  if (pack) packGroups(batch);
+  if (pack) packGroups(batch, spans);
   return batch;
 }

@@ -26,7 +26,7 @@ export function mergeBatches(batches: readonly WriteBatch[]): WriteBatch {
     modelCalls: [],
   };
   const group = packed ? new Int32Array(n) : undefined;
-  const jsonLength = packed ? new Uint32Array(n) : undefined;
+  const jsonBytes = packed ? new Uint32Array(n) : undefined;
   const ends: number[] = [];
   let at = 0;
   let calls = 0;
@@ -49,9 +49,9 @@ export function mergeBatches(batches: readonly WriteBatch[]): WriteBatch {
       out.resource[at + i] = resourceOf[b.resource[i] as number] as number;
       const c = b.call[i] as number;
       out.call[at + i] = c < 0 ? -1 : c + calls;
-      if (group && jsonLength) {
+      if (group && jsonBytes) {
         group[at + i] = (b.group?.[i] ?? 0) + groups;
-        jsonLength[at + i] = b.jsonLength?.[i] ?? 0;
+        jsonBytes[at + i] = b.jsonBytes?.[i] ?? 0;
       }
     }
     for (const json of b.json) out.json.push(json);
@@ -64,9 +64,9 @@ export function mergeBatches(batches: readonly WriteBatch[]): WriteBatch {
     at += count;
     calls += b.calls.length;
   }
-  if (group && jsonLength) {
+  if (group && jsonBytes) {
     out.group = group;
-    out.jsonLength = jsonLength;
+    out.jsonBytes = jsonBytes;
     out.packedIds = batches.flatMap((b) => b.packedIds ?? []);
     out.packed = {
       bytes: Buffer.concat(

@@ -2,11 +2,13 @@
 // dictionary, as bytes whose first one names the codec, in `span_blocks.packed`. Rows written before hold JSON
 // text in `spans` and are read as they are.
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
+import { ByteSink } from './byte-sink.js';
 import { SPAN_DICTIONARY_V1 } from './span-dictionary.js';
 
 /** Codec 1: raw deflate, preset dictionary v1 (written at level 6 until decision 0038, at 3 since). */
 const CODEC_DEFLATE_V1 = 1;
-const CODEC_BYTE = Buffer.from([CODEC_DEFLATE_V1]);
+/** A packed block's first byte: its codec. */
+export const CODEC_BYTE = Buffer.from([CODEC_DEFLATE_V1]);
 /**
  * The dictionary is the codec; the level and the output chunk are not (inflate needs neither). Level 3: 6.0
  * against 8.4 µs per span at level 6 on the bench's blocks, for 84 against 76 bytes (decision 0038). zlib's
@@ -20,39 +22,39 @@ const DEFLATE_OPTIONS = { level: 3, dictionary: SPAN_DICTIONARY_V1, chunkSize: 2
  * `[${spans.join(',')}]`.
  */
 export function packSpans(spans: readonly string[]): Buffer {
-  return Buffer.concat(packSpanParts(spans));
+  const sink = startBlock();
+  for (let i = 0; i < spans.length; i++) {
+    if (i > 0) sink.byte(COMMA);
+    sink.utf8(spans[i] as string);
+  }
+  return Buffer.concat([CODEC_BYTE, finishBlock(sink)]);
 }
 
 const OPEN = 0x5b; // [
 const COMMA = 0x2c;
 const CLOSE = 0x5d; // ]
-/** Scratch space kept up to this size; a larger block gets a buffer of its own. */
-const KEEP_SCRATCH = 1 << 20;
-let scratch = Buffer.allocUnsafe(64 * 1024);
+/**
+ * Where a block's array is written as UTF-8 before it is deflated, reused from block to block: the joined text
+ * and its UTF-8 copy were a sixth of what the decoding thread allocated per span, and every allocation there is
+ * scavenger work.
+ */
+const scratch = new ByteSink();
 
 /**
- * packSpans as its two parts, for a caller that joins many blocks into one buffer. The array is written as UTF-8
- * into scratch space reused from block to block and deflated from there: the joined text and its UTF-8 copy were
- * a sixth of what the decoding thread allocated per span, and every allocation there is scavenger work.
+ * The block's scratch, emptied and opened with the array's '[': the caller writes its spans' JSON there, with a
+ * ',' between two, then packs it with finishBlock before it starts another.
  */
-export function packSpanParts(spans: readonly string[]): [Buffer, Buffer] {
-  // A UTF-16 unit is at most 3 bytes of UTF-8; a pair of surrogates (2 units) is 4.
-  let bound = spans.length + 2;
-  for (const json of spans) bound += json.length * 3;
-  let into = scratch;
-  if (bound > into.length) {
-    into = Buffer.allocUnsafe(bound);
-    if (bound <= KEEP_SCRATCH) scratch = into;
-  }
-  into[0] = OPEN;
-  let at = 1;
-  for (let i = 0; i < spans.length; i++) {
-    if (i > 0) into[at++] = COMMA;
-    at += into.write(spans[i] as string, at);
-  }
-  into[at++] = CLOSE;
+export function startBlock(): ByteSink {
+  scratch.reset();
+  scratch.byte(OPEN);
+  return scratch;
+}
+
+/** The block written into `sink` since startBlock, closed and deflated (without its codec byte, CODEC_BYTE). */
+export function finishBlock(sink: ByteSink): Buffer {
+  sink.byte(CLOSE);
   // Synchronous: zlib has read the bytes before the scratch is written again.
-  return [CODEC_BYTE, deflateRawSync(into.subarray(0, at), DEFLATE_OPTIONS)];
+  return deflateRawSync(sink.bytes(), DEFLATE_OPTIONS);
 }
 
 /**
@@ -62,6 +64,14 @@ export function packSpanParts(spans: readonly string[]): [Buffer, Buffer] {
  */
 export function unpackBlock(stored: unknown, onDamage?: (what: string) => void): string | null {
   if (typeof stored === 'string') return stored;
+  return unpackBlockBytes(stored, onDamage)?.toString('utf8') ?? null;
+}
+
+/** A packed block's JSON as UTF-8 bytes (unpackBlock without the text); null as there, text included. */
+export function unpackBlockBytes(
+  stored: unknown,
+  onDamage?: (what: string) => void,
+): Buffer | null {
   if (!(stored instanceof Uint8Array) || stored.length === 0) {
     onDamage?.('a span block is neither text nor a packed block');
     return null;
@@ -71,7 +81,7 @@ export function unpackBlock(stored: unknown, onDamage?: (what: string) => void):
     return null;
   }
   try {
-    return inflateRawSync(stored.subarray(1), { dictionary: SPAN_DICTIONARY_V1 }).toString('utf8');
+    return inflateRawSync(stored.subarray(1), { dictionary: SPAN_DICTIONARY_V1 });
   } catch {
     onDamage?.('a packed span block does not inflate');
     return null;

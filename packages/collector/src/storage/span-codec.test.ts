@@ -4,6 +4,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { AttrMap, NormalizedSpan } from '../otlp/model.js';
+import { ByteSink } from './byte-sink.js';
+import { writeSpan } from './span-bytes.js';
 import { decodeSpans, encodeSpan } from './span-codec.js';
 
 /** The encoding before decision 0053: an object built per span, then JSON.stringify. */
@@ -39,8 +41,20 @@ const hex = (bytes: number) =>
 const attrs: fc.Arbitrary<AttrMap> = fc
   .array(
     fc.tuple(
-      fc.oneof(text, fc.constant('__proto__')),
-      fc.oneof(text, fc.integer(), fc.double(), fc.boolean(), fc.constant(null), fc.array(text)),
+      // Integer-like keys come first in an object's key order, whatever order they were set in.
+      fc.oneof(text, fc.constant('__proto__'), fc.constant('7'), fc.constant('10')),
+      fc.oneof(
+        text,
+        fc.string({ minLength: 60, maxLength: 200 }),
+        fc.string({ unit: 'binary', minLength: 60, maxLength: 200 }),
+        fc.integer(),
+        fc.double(),
+        fc.constant(-0),
+        fc.boolean(),
+        fc.constant(null),
+        fc.array(text),
+        fc.dictionary(text, text, { maxKeys: 2 }),
+      ),
     ),
     { maxLength: 6 },
   )
@@ -55,7 +69,20 @@ const attrs: fc.Arbitrary<AttrMap> = fc
       });
     return map;
   });
-const nanos = fc.bigInt({ min: 0n, max: 9_223_372_036_854_775_807n });
+// The edges of writeSpan's decimal times (10^9 steps, 32-bit halves) beside any time.
+const nanos = fc.oneof(
+  fc.bigInt({ min: 0n, max: 9_223_372_036_854_775_807n }),
+  fc.constantFrom(
+    0n,
+    999_999_999n,
+    10n ** 9n,
+    10n ** 18n - 1n,
+    10n ** 18n,
+    2n ** 32n - 1n,
+    2n ** 32n,
+  ),
+  fc.constantFrom(2n ** 63n - 1n, 1_796_252_177_135_081_402n, 4_294_967_296_000_000_000n),
+);
 const span: fc.Arbitrary<NormalizedSpan> = fc.record({
   traceId: hex(16),
   spanId: hex(8),
@@ -87,6 +114,26 @@ describe('encodeSpan', () => {
         const [read] = decodeSpans(s.traceId, `[${json}]`, {});
         expect(read?.spanId).toBe(s.spanId);
         expect(read?.startNs).toBe(s.startNs);
+      }),
+      { numRuns: 500 },
+    );
+  });
+});
+
+describe('writeSpan', () => {
+  it('writes encodeSpan as UTF-8, byte for byte, into a sink that grows', () => {
+    const sink = new ByteSink();
+    fc.assert(
+      fc.property(span, fc.nat(70_000), (s, offset) => {
+        // Past the end of the sink's buffer too: it grows and keeps what was written before.
+        sink.reset();
+        sink.ensure(offset);
+        sink.at = offset;
+        sink.buf[offset - 1] = 7;
+        writeSpan(sink, s);
+        expect(sink.bytes().subarray(offset).toString('utf8')).toBe(encodeSpan(s));
+        expect(Buffer.compare(sink.bytes().subarray(offset), Buffer.from(encodeSpan(s)))).toBe(0);
+        if (offset > 0) expect(sink.buf[offset - 1]).toBe(7);
       }),
       { numRuns: 500 },
     );

@@ -34,8 +34,11 @@ export type WriteBatch = {
   packedIds?: string[];
   /** The packed blocks end to end; `ends[g]` is where group g's ends. */
   packed?: { bytes: Uint8Array; ends: Uint32Array };
-  /** Each span's JSON length (UTF-16 units) within its packed group; `json` is then empty (process/packing.ts). */
-  jsonLength?: Uint32Array;
+  /**
+   * Each span's JSON length in UTF-8 bytes within its packed group (the block is written and cut as bytes, and a
+   * span's text may hold any character); `json` is then empty (process/packing.ts).
+   */
+  jsonBytes?: Uint32Array;
 };
 
 /** A model call of the batch: its span (an index into the plan's spans), time and tokens. */
