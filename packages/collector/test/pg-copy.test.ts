@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { type Cell, copyBytes, copyRows } from '../src/storage/postgres/pg-copy.js';
 
 const copyText = (rows: Cell[][]) => copyBytes(rows).toString('utf8');
+
 import { freshPgDatabase, PG_URL } from './backends.js';
 
 describe('COPY text', () => {
