@@ -45,7 +45,7 @@ const INT32_MAX = 2 ** 31 - 1;
  * object's integer keys (histogram.test.ts holds the two to the same text). Written as bytes into scratch space
  * and read out as one string: the writer serializes each rollup row a batch adds to, three histograms a row,
  * and the bucket array, its sort and the strings of each number and piece were a fifth of all it allocated
- * (docs/decisions/0063-rollups-without-garbage.md). A histogram read from a damaged row can hold a bucket or a
+ * (docs/decisions/0063-less-garbage-per-span.md). A histogram read from a damaged row can hold a bucket or a
  * count this does not write (a fraction, a bucket past 2^31): it is written the plain way.
  */
 export function serialize(h: Histogram): string {
@@ -141,7 +141,7 @@ const MAX_DIGITS = 15;
  * and its damage reported. Nothing is added before the whole text is read, so a text that turns out not to be
  * in that form is not counted twice. A histogram read for each stored rollup row was parsed into an object of
  * string keys first: on PostgreSQL, whose writer reads each row it adds to, that was 1.8 % of the collector's
- * CPU (docs/decisions/0063-rollups-without-garbage.md).
+ * CPU (docs/decisions/0063-less-garbage-per-span.md).
  */
 function readWritten(text: string): number {
   const end = text.length;

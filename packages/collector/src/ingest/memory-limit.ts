@@ -26,7 +26,7 @@ const DEFAULT_BOUNDS: IngestBounds = {
  * KiB batches), 80 spans per MiB of it (16,000 at 200). A write's spans are alive on the writer thread until
  * it commits, and every young-generation collection it goes through copies them: joined eight requests at a
  * time they outgrew the writer's young generation under a limit, so there a write takes about 5 spans per MiB
- * (1,024 at 200; docs/decisions/0063-rollups-without-garbage.md has the measurements).
+ * (1,024 at 200; docs/decisions/0063-less-garbage-per-span.md has the measurements).
  */
 export function ingestBounds(limitBytes: number | undefined): IngestBounds {
   if (!limitBytes) return DEFAULT_BOUNDS;

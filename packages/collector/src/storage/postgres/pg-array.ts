@@ -1,7 +1,7 @@
 // Array parameters written as PostgreSQL array literals by us, not by node-postgres: its arrayString escapes
 // every element with two regular-expression replaces and quotes it, whether or not it holds a character to
 // escape; for the rollups' histograms (JSON text, full of double quotes) that was a tenth of what a PostgreSQL
-// collector allocated per span (docs/decisions/0063-rollups-without-garbage.md). The literal is what
+// collector allocated per span (docs/decisions/0063-less-garbage-per-span.md). The literal is what
 // arrayString makes of the same values, less the quotes around numbers, written as bytes into scratch space
 // and read out as one string.
 

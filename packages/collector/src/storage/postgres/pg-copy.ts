@@ -39,7 +39,7 @@ const HEX = Buffer.from('0123456789abcdef', 'latin1');
  * The rows as COPY text, one line each, written as UTF-8 straight into one buffer: the text was built by
  * appending to one string (decision 0030), then made bytes again to be sent, and with each block's bytes as a hex
  * string in between it was a tenth of what a PostgreSQL collector allocated per span
- * (docs/decisions/0063-rollups-without-garbage.md). The buffer is the COPY's own: COPYs of concurrent writes
+ * (docs/decisions/0063-less-garbage-per-span.md). The buffer is the COPY's own: COPYs of concurrent writes
  * run at once.
  */
 export function copyBytes(rows: readonly (readonly Cell[])[]): Buffer {
