@@ -23,13 +23,14 @@ import { type BatchJoin, joinParts, type StoredPart } from './join.js';
 import { packedBlock, spanJsonOf } from './packing.js';
 
 type NewRow = BatchRows['calls'][number];
+type NewBlock = { seq: number; resourceId: number; ids: string[]; spans: number[]; group: number };
 type Stored = StoredCall<StoredCallRow>;
 
 export function batchRows(batch: WriteBatch, stored: StoredState): BatchRows {
-  const blocks = new Map<
-    string,
-    { seq: number; resourceId: number; ids: string[]; spans: number[]; group: number }
-  >();
+  // A trace's blocks of the batch (one per resource and packed group; nearly always one), by trace row: a key
+  // string per span to find them was a tenth of what this function allocated.
+  const blocks = new Map<number, NewBlock[]>();
+  const blockOrder: NewBlock[] = [];
   const minutes = new Map<string, Rollup>();
   const pairs = new Map<string, { conversationId: string; seq: number }>();
   const calls: BatchRows['calls'] = [];
@@ -41,12 +42,22 @@ export function batchRows(batch: WriteBatch, stored: StoredState): BatchRows {
   /** The trace row of each new span, -1 for a duplicate. */
   const newSpanSeq = new Int32Array(n).fill(-1);
   const jsonOf = spanJsonOf(batch);
+  // A trace's spans come together: its row and stored ids are asked once per run of them (seqOf gives a trace
+  // the same row all batch long), and a call's (trace, conversation) pair is looked up once per run too.
+  let lastTraceId: string | undefined;
+  let seq = -1;
+  let ids: Set<string> = new Set();
+  let lastPair: string | null = null;
   for (let i = 0; i < n; i++) {
     const traceId = batch.traceIds[i] as string;
     const spanId = batch.spanIds[i] as string;
-    const seq = stored.seqOf(traceId, batch.startNs[i] as bigint);
-    const ids = stored.storedIds(seq, traceId);
-    if (!existed.has(seq)) existed.set(seq, ids.size > 0);
+    if (traceId !== lastTraceId) {
+      lastTraceId = traceId;
+      lastPair = null;
+      seq = stored.seqOf(traceId, batch.startNs[i] as bigint);
+      ids = stored.storedIds(seq, traceId);
+      if (!existed.has(seq)) existed.set(seq, ids.size > 0);
+    }
     if (ids.has(spanId)) continue;
     ids.add(spanId);
     inserted++;
@@ -54,11 +65,16 @@ export function batchRows(batch: WriteBatch, stored: StoredState): BatchRows {
     const resourceId = stored.resourceIds[batch.resource[i] as number] ?? 0;
     // A batch of several requests may carry a trace's spans in several packed groups: a block each.
     const group = batch.group?.[i] ?? -1;
-    const key = `${seq}:${resourceId}:${group}`;
-    let block = blocks.get(key);
+    let ofTrace = blocks.get(seq);
+    if (!ofTrace) {
+      ofTrace = [];
+      blocks.set(seq, ofTrace);
+    }
+    let block = blockIn(ofTrace, resourceId, group);
     if (!block) {
       block = { seq, resourceId, ids: [], spans: [], group };
-      blocks.set(key, block);
+      ofTrace.push(block);
+      blockOrder.push(block);
     }
     block.ids.push(spanId);
     block.spans.push(i);
@@ -67,7 +83,11 @@ export function batchRows(batch: WriteBatch, stored: StoredState): BatchRows {
     const call = callAt(batch.calls, c);
     calls.push({ seq, call, paired: 0, part: CALL_PART.whole });
     const conversationId = call.conversationId;
-    if (conversationId) pairs.set(`${seq}\u0000${conversationId}`, { conversationId, seq });
+    if (conversationId && conversationId !== lastPair) {
+      lastPair = conversationId;
+      const key = `${seq}\u0000${conversationId}`;
+      if (!pairs.has(key)) pairs.set(key, { conversationId, seq });
+    }
   }
   const pairedIds: number[] = [];
   const joins: Joins = { joined: [], extended: [], now: new Map(), countedBefore: new Set() };
@@ -124,7 +144,7 @@ export function batchRows(batch: WriteBatch, stored: StoredState): BatchRows {
     inserted,
     duplicates: n - inserted,
     toolCalls: calls.length,
-    blocks: [...blocks.values()].map((b) => {
+    blocks: blockOrder.map((b) => {
       const spanIds = b.ids.join(' ');
       // The block packed with the batch, unless a duplicate was dropped from it (its ids then differ).
       const prepacked =
@@ -229,6 +249,15 @@ function candidatesOf(
   for (const { traceId, call } of stored.linkedCalls())
     if (!out.has(call.row.id)) out.set(call.row.id, { traceId, stored: call });
   return [...out.values()];
+}
+
+/** The block of a trace's with this resource and group, if the batch has made it (a loop: no closure per span). */
+function blockIn(blocks: NewBlock[], resourceId: number, group: number): NewBlock | undefined {
+  for (let i = 0; i < blocks.length; i++) {
+    const b = blocks[i] as NewBlock;
+    if (b.resourceId === resourceId && b.group === group) return b;
+  }
+  return undefined;
 }
 
 /** The rollup side a paired row is taken back out under: a client row's, or a proxy row's. */

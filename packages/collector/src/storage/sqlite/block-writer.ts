@@ -6,6 +6,7 @@ import type Database from 'better-sqlite3';
 import type { WriteStages } from '../batch-rows.js';
 import {
   CALL_ROW_COLUMNS,
+  CALL_ROW_LENGTH,
   callRow,
   EXTEND_ROW_SQL,
   extendedRow,
@@ -17,7 +18,7 @@ import type { WriteOutcome } from '../contract.js';
 import { NS_PER_HOUR, NS_PER_MINUTE, type Row } from '../sql/db.js';
 import { STORED_CALL_COLUMNS, storedCallOf } from '../stored-calls.js';
 import type { WriteBatch } from '../write-batch.js';
-import { keyBytes, StringIds } from './call-rows.js';
+import { KeyBuffers, StringIds } from './call-rows.js';
 import { DetectorState } from './detector-state.js';
 import { linkedRows } from './link-rows.js';
 import { RollupRows } from './rollup-rows.js';
@@ -28,6 +29,8 @@ export class BlockWriter {
   readonly #resourceIds = new Map<string, number>();
   readonly #strings: StringIds;
   readonly #encoding: RowEncoding;
+  /** The one call row each insert is made in: bound before the next is made. */
+  readonly #callRow: unknown[] = new Array(CALL_ROW_LENGTH);
   readonly #stmt;
   readonly #applyTx: (batch: WriteBatch) => WriteOutcome;
   readonly #stages: WriteStages;
@@ -46,7 +49,8 @@ export class BlockWriter {
     this.#rollups = new RollupRows(db);
     const strings = new StringIds(db);
     this.#strings = strings;
-    this.#encoding = { key: keyBytes, id: (v) => strings.id(v) };
+    const keys = new KeyBuffers();
+    this.#encoding = { key: (v) => keys.key(v), id: (v) => strings.id(v) };
     this.#stmt = {
       findTrace: db.prepare<[string], { seq: number }>('SELECT seq FROM traces WHERE trace_id = ?'),
       // A new trace is one statement: the insert says whether it was new (RETURNING only what it inserted).
@@ -213,7 +217,9 @@ export class BlockWriter {
       linkedCalls: () => linkedRows(this.#db, this.#stages.links(batch), seqs),
     });
     for (const c of a.calls)
-      this.#stmt.insertCall.run(callRow(c.seq, c.call, c.paired, c.part, this.#encoding));
+      this.#stmt.insertCall.run(
+        callRow(c.seq, c.call, c.paired, c.part, this.#encoding, this.#callRow),
+      );
     for (const id of a.pairedIds) this.#stmt.setPaired.run(id);
     for (const j of a.joined) this.#stmt.setJoined.run(joinedRow(j));
     for (const x of a.extended) this.#stmt.extendRow.run(extendedRow(x.id, x.call, this.#encoding));
