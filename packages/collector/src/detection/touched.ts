@@ -12,9 +12,10 @@ export const NO_RUN = -1;
 
 export class TouchedCalls {
   length = 0;
-  readonly traceId: string[] = [];
-  readonly conversationId: (string | null)[] = [];
-  readonly tool: string[] = [];
+  /** Made at the capacity asked for: pushed call by call, they were allocated about twice over as they grew. */
+  readonly traceId: string[];
+  readonly conversationId: (string | null)[];
+  readonly tool: string[];
   /** Each call's start in nanoseconds, as a double (run-streaks.ts rounds times so, and says why that is safe). */
   startNs: Float64Array;
   /** Call i's keys are at keyAt[i] up to keyAt[i + 1] of the key columns; its ended runs likewise at endAt. */
@@ -36,6 +37,9 @@ export class TouchedCalls {
 
   constructor(capacity = 16) {
     const n = Math.max(1, capacity);
+    this.traceId = new Array(n);
+    this.conversationId = new Array(n);
+    this.tool = new Array(n);
     this.startNs = new Float64Array(n);
     this.keyAt = new Int32Array(n + 1);
     this.endAt = new Int32Array(n + 1);
@@ -60,9 +64,9 @@ export class TouchedCalls {
   ): void {
     const i = this.length;
     if (i + 1 >= this.keyAt.length) this.#growCalls();
-    this.traceId.push(traceId);
-    this.conversationId.push(conversationId);
-    this.tool.push(tool);
+    this.traceId[i] = traceId;
+    this.conversationId[i] = conversationId;
+    this.tool[i] = tool;
     this.startNs[i] = Number(startNs);
     if (this.#keys + keys.length > this.hashA.length) this.#growKeys(this.#keys + keys.length);
     for (let j = 0; j < keys.length; j++) {

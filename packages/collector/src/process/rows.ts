@@ -48,6 +48,8 @@ export function batchRows(batch: WriteBatch, stored: StoredState): BatchRows {
   let seq = -1;
   let ids: Set<string> = new Set();
   let lastPair: string | null = null;
+  /** Whether any call may pair: one of a trace stored before, or a client or proxy row (else all skip it). */
+  let pairable = false;
   for (let i = 0; i < n; i++) {
     const traceId = batch.traceIds[i] as string;
     const spanId = batch.spanIds[i] as string;
@@ -57,6 +59,7 @@ export function batchRows(batch: WriteBatch, stored: StoredState): BatchRows {
       seq = stored.seqOf(traceId, batch.startNs[i] as bigint);
       ids = stored.storedIds(seq, traceId);
       if (!existed.has(seq)) existed.set(seq, ids.size > 0);
+      if (ids.size > 0) pairable = true;
     }
     if (ids.has(spanId)) continue;
     ids.add(spanId);
@@ -82,6 +85,7 @@ export function batchRows(batch: WriteBatch, stored: StoredState): BatchRows {
     if (c < 0) continue;
     const call = callAt(batch.calls, c);
     calls.push({ seq, call, paired: 0, part: CALL_PART.whole });
+    if (call.kind === KIND_CLIENT || call.proxy) pairable = true;
     const conversationId = call.conversationId;
     if (conversationId && conversationId !== lastPair) {
       lastPair = conversationId;
@@ -110,9 +114,10 @@ export function batchRows(batch: WriteBatch, stored: StoredState): BatchRows {
     );
     if (join) applyJoin(join, parts, minutes, counted, joins);
   }
-  for (const [seq, rows] of groupBySeq(calls)) {
+  // The common batch (new traces, one side instrumented) has nothing to pair: it skips the grouping too.
+  for (const [seq, rows] of pairable ? groupBySeq(calls) : []) {
     const storedRows = storedCalls(seq);
-    // The common batch (a new trace, one side instrumented) has nothing to pair: skip the indexes.
+    // A trace of the batch with nothing to pair skips the indexes.
     if (storedRows.length === 0 && !rows.some((r) => r.call.kind === KIND_CLIENT || r.call.proxy))
       continue;
     const views = rows.map(({ call }) => call);
@@ -126,7 +131,9 @@ export function batchRows(batch: WriteBatch, stored: StoredState): BatchRows {
       accumulate(minutes, now ?? s.row, pairedSide(s.kind));
     }
   }
-  for (const c of calls) {
+  // Indexed: this runs once per batch, unoptimized, where for-of allocated a result per call.
+  for (let i = 0; i < calls.length; i++) {
+    const c = calls[i] as NewRow;
     const { call, paired } = c;
     // A part counts in its call's row, and a `tasks/get` part waiting for its call nowhere yet.
     if (c.part !== CALL_PART.whole) continue;
