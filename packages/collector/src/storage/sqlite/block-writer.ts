@@ -3,8 +3,8 @@
 // one transaction.
 import { createHash } from 'node:crypto';
 import type Database from 'better-sqlite3';
-import type { BatchRows, BlockRow, ModelCallRow, WriteStages } from '../batch-rows.js';
 import type { Rollup } from '../../aggregation/rollups.js';
+import type { BatchRows, BlockRow, ModelCallRow, WriteStages } from '../batch-rows.js';
 import {
   CALL_ROW_COLUMNS,
   CALL_ROW_LENGTH,
