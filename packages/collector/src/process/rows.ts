@@ -23,13 +23,21 @@ import { type BatchJoin, joinParts, type StoredPart } from './join.js';
 import { packedBlock, spanJsonOf } from './packing.js';
 
 type NewRow = BatchRows['calls'][number];
-type NewBlock = { seq: number; resourceId: number; ids: string[]; spans: number[]; group: number };
+type NewBlock = {
+  seq: number;
+  resourceId: number;
+  ids: string[];
+  spans: number[];
+  group: number;
+  next: NewBlock | null;
+};
 type Stored = StoredCall<StoredCallRow>;
 
 export function batchRows(batch: WriteBatch, stored: StoredState): BatchRows {
-  // A trace's blocks of the batch (one per resource and packed group; nearly always one), by trace row: a key
-  // string per span to find them was a tenth of what this function allocated.
-  const blocks = new Map<number, NewBlock[]>();
+  // A trace's blocks of the batch (one per resource and packed group; nearly always one), by trace row, each
+  // linking the trace's one made before it: a key string per span to find them was a tenth of what this
+  // function allocated.
+  const blocks = new Map<number, NewBlock>();
   const blockOrder: NewBlock[] = [];
   const minutes = new Map<string, Rollup>();
   const pairs = new Map<string, { conversationId: string; seq: number }>();
@@ -68,15 +76,11 @@ export function batchRows(batch: WriteBatch, stored: StoredState): BatchRows {
     const resourceId = stored.resourceIds[batch.resource[i] as number] ?? 0;
     // A batch of several requests may carry a trace's spans in several packed groups: a block each.
     const group = batch.group?.[i] ?? -1;
-    let ofTrace = blocks.get(seq);
-    if (!ofTrace) {
-      ofTrace = [];
-      blocks.set(seq, ofTrace);
-    }
-    let block = blockIn(ofTrace, resourceId, group);
+    let block: NewBlock | null = blocks.get(seq) ?? null;
+    while (block && (block.resourceId !== resourceId || block.group !== group)) block = block.next;
     if (!block) {
-      block = { seq, resourceId, ids: [], spans: [], group };
-      ofTrace.push(block);
+      block = { seq, resourceId, ids: [], spans: [], group, next: blocks.get(seq) ?? null };
+      blocks.set(seq, block);
       blockOrder.push(block);
     }
     block.ids.push(spanId);
@@ -256,15 +260,6 @@ function candidatesOf(
   for (const { traceId, call } of stored.linkedCalls())
     if (!out.has(call.row.id)) out.set(call.row.id, { traceId, stored: call });
   return [...out.values()];
-}
-
-/** The block of a trace's with this resource and group, if the batch has made it (a loop: no closure per span). */
-function blockIn(blocks: NewBlock[], resourceId: number, group: number): NewBlock | undefined {
-  for (let i = 0; i < blocks.length; i++) {
-    const b = blocks[i] as NewBlock;
-    if (b.resourceId === resourceId && b.group === group) return b;
-  }
-  return undefined;
 }
 
 /** The rollup side a paired row is taken back out under: a client row's, or a proxy row's. */
