@@ -28,64 +28,113 @@ export type Tallies = {
   >;
   /** Which dialects (sources) and sides each tool was seen from: the tool_sources table. */
   sources: Map<string, { tool: string; source: string; side: string; first: bigint; last: bigint }>;
+  /**
+   * The same entries by the parts of their keys, so a call finds its entry without making its key: the key
+   * strings, made for every call, were most of what the tallies allocated. A key is made once per new entry.
+   */
+  index: {
+    schemas: Nested<Nested<Nested<Schema>>>;
+    shapes: Nested<Nested<Shape>>;
+    sources: Nested<Nested<Nested<Source>>>;
+  };
 };
 
+type Schema = Tallies['schemas'] extends Map<string, infer V> ? V : never;
+type Shape = Tallies['shapes'] extends Map<string, infer V> ? V : never;
+type Source = Tallies['sources'] extends Map<string, infer V> ? V : never;
+type Nested<V> = Map<string, V>;
+
 export function newTallies(): Tallies {
-  return { schemas: new Map(), shapes: new Map(), paths: new Map(), sources: new Map() };
+  return {
+    schemas: new Map(),
+    shapes: new Map(),
+    paths: new Map(),
+    sources: new Map(),
+    index: { schemas: new Map(), shapes: new Map(), sources: new Map() },
+  };
+}
+
+/** The map under `key`, made when missing. */
+function level<V>(m: Nested<Nested<V>>, key: string): Nested<V> {
+  let next = m.get(key);
+  if (!next) {
+    next = new Map();
+    m.set(key, next);
+  }
+  return next;
+}
+
+/**
+ * A new entry's place in the index, on a miss there: the entry `all` holds under its key, if parts of another
+ * joined to the same key (it is that entry, as when the key found it), else `fresh`, added to `all`.
+ */
+function adopt<V>(byPart: Nested<V>, part: string, all: Map<string, V>, key: string, fresh: V): V {
+  let e = all.get(key);
+  if (e === undefined) {
+    e = fresh;
+    all.set(key, e);
+  }
+  byPart.set(part, e);
+  return e;
 }
 
 /** Counts the source and side of any new call, client rows included. */
 export function tallySource(t: Tallies, call: TracedCall): void {
   const { tool, source, startNs } = call;
   const side = sideOfKind(call.kind);
-  const key = `${tool}\u0000${source}\u0000${side}`;
-  const s = t.sources.get(key);
-  if (!s) t.sources.set(key, { tool, source, side, first: startNs, last: startNs });
-  else {
-    if (startNs < s.first) s.first = startNs;
-    if (startNs > s.last) s.last = startNs;
-  }
+  const bySide = level(level(t.index.sources, tool), source);
+  const s =
+    bySide.get(side) ??
+    adopt(bySide, side, t.sources, `${tool}\u0000${source}\u0000${side}`, {
+      tool,
+      source,
+      side,
+      first: startNs,
+      last: startNs,
+    });
+  if (startNs < s.first) s.first = startNs;
+  if (startNs > s.last) s.last = startNs;
 }
 
 /** Counts what one new tool call, counted once (no other row of the call pairs it), adds for the detectors. */
 export function tallyCall(t: Tallies, call: TracedCall): void {
   const { traceId, tool, version, schemaHash, code, startNs, issues, inputShape } = call;
   if (version !== null && schemaHash !== null) {
-    const key = `${tool}\u0000${version}\u0000${schemaHash}`;
-    const s = t.schemas.get(key);
-    if (s) {
-      s.calls++;
-      if (startNs < s.first) s.first = startNs;
-      if (startNs > s.last) {
-        s.last = startNs;
-        s.traceId = traceId;
-      }
-    } else
-      t.schemas.set(key, {
+    const byHash = level(level(t.index.schemas, tool), version);
+    const s =
+      byHash.get(schemaHash) ??
+      adopt(byHash, schemaHash, t.schemas, `${tool}\u0000${version}\u0000${schemaHash}`, {
         tool,
         version,
         hash: schemaHash,
         first: startNs,
         last: startNs,
-        calls: 1,
+        calls: 0,
         traceId,
       });
+    s.calls++;
+    if (startNs < s.first) s.first = startNs;
+    if (startNs > s.last) {
+      s.last = startNs;
+      s.traceId = traceId;
+    }
   }
   if (inputShape !== null) {
-    const key = `${tool}\u0000${inputShape}`;
-    const s = t.shapes.get(key) ?? {
-      tool,
-      shape: inputShape,
-      first: startNs,
-      last: startNs,
-      calls: 0,
-      invalid: 0,
-    };
+    const byShape = level(t.index.shapes, tool);
+    const s =
+      byShape.get(inputShape) ??
+      adopt(byShape, inputShape, t.shapes, `${tool}\u0000${inputShape}`, {
+        tool,
+        shape: inputShape,
+        first: startNs,
+        last: startNs,
+        calls: 0,
+        invalid: 0,
+      });
     s.calls++;
     if (code === 'INVALID_INPUT') s.invalid++;
     if (startNs < s.first) s.first = startNs;
     if (startNs > s.last) s.last = startNs;
-    t.shapes.set(key, s);
   }
   if (issues !== null && (code === 'INVALID_INPUT' || code === 'INVALID_OUTPUT')) {
     let parsed: unknown;

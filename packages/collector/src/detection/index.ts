@@ -4,12 +4,12 @@
 // detectors' own rules.
 
 import {
+  CallKeys,
+  callKeys,
   DEFAULT_LOOP_THRESHOLDS,
   type LoopThresholds,
-  runsEnded,
   SUPERSEDING_KINDS,
   TOOL_LOCAL_KINDS,
-  triggerKeys,
 } from '../detectors/loops/index.js';
 import type {
   BatchCall,
@@ -50,13 +50,13 @@ class Batch implements BatchLoopDetection {
     this.#thresholds = thresholds;
     const touched = new TouchedCalls(calls.length);
     const conversations = new Set<string>();
-    // Indexed loops, as in triggerKeys: once per call of every batch.
+    // Indexed loops, as in callKeys: once per call of every batch, each call's keys written over the last's.
+    const keys = new CallKeys();
     for (let i = 0; i < calls.length; i++) {
       const { call, conversationId } = calls[i] as BatchCall;
-      const keys = triggerKeys(call, thresholds);
-      const ends = runsEnded(call);
-      touched.add(call.traceId, conversationId, call.tool, call.startNs, keys, ends);
-      if (conversationId && (keys.length > 0 || ends.length > 0)) conversations.add(conversationId);
+      callKeys(call, thresholds, keys);
+      touched.add(call.traceId, conversationId, call.tool, call.startNs, keys);
+      if (conversationId && (keys.length > 0 || keys.ends > 0)) conversations.add(conversationId);
     }
     this.#touched = touched;
     this.conversations = [...conversations].sort();
@@ -124,8 +124,13 @@ class Batch implements BatchLoopDetection {
       // would leave the others' keys out, so the filter stays "maybe" until a whole read.
       f.legacy = false;
       const read = new TouchedCalls(sequence.calls.length);
-      for (const c of sequence.calls)
-        read.add(c.traceId, null, c.tool, c.startNs, triggerKeys(c, this.#thresholds), []);
+      const keys = new CallKeys();
+      for (const c of sequence.calls) {
+        callKeys(c, this.#thresholds, keys);
+        // A rebuild counts keys only: the run counts stay as they are.
+        keys.ends = 0;
+        read.add(c.traceId, null, c.tool, c.startNs, keys);
+      }
       addKeys(f, read);
       this.#changed.add(check.key);
     }

@@ -31,21 +31,26 @@ function storedCount(filter: KeyFilter, hash: KeyHash, prior: number): number {
   return n;
 }
 
-/** A key of one conversation in the batch: what its filter held, and how often the batch has it. */
-type Counted = { hash: KeyHash; prior: number; stored: number; seen: number };
+/**
+ * A key of one conversation in the batch, its hash (one object with the counts, not two: one is made per key of
+ * every conversation of every batch): what its filter held, and how often the batch has it.
+ */
+type Counted = KeyHash & { prior: number; stored: number; seen: number };
 
 const counted = (filter: KeyFilter, t: TouchedCalls, k: number): Counted => {
-  const hash: KeyHash = { a: t.hashA[k] as number, b: t.hashB[k] as number };
   const prior = t.prior[k] as number;
-  return { hash, prior, stored: storedCount(filter, hash, prior), seen: 0 };
+  const c = { a: t.hashA[k] as number, b: t.hashB[k] as number, prior, stored: 0, seen: 0 };
+  c.stored = storedCount(filter, c, prior);
+  return c;
 };
 
 /** Climbs each key one rung per call the batch has of it; true when a bit changed. */
 function climb(filter: KeyFilter, keys: Iterable<Counted>): boolean {
   let changed = false;
-  for (const { hash, prior, stored, seen } of keys) {
+  for (const key of keys) {
+    const { prior, stored, seen } = key;
     const top = Math.min(prior, stored + seen);
-    for (let r = stored + 1; r <= top; r++) if (filterAdd(filter, hash, r)) changed = true;
+    for (let r = stored + 1; r <= top; r++) if (filterAdd(filter, key, r)) changed = true;
   }
   return changed;
 }

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { TriggerKey } from '../detectors/loops/index.js';
 import { keyHash } from './key-filter.js';
 import { streakIdOf } from './run-streaks.js';
-import { NO_RUN, TouchedCalls } from './touched.js';
+import { callKeysOf, NO_RUN, TouchedCalls } from './touched.js';
 
 const key = (i: number, j: number): TriggerKey =>
   j === 2
@@ -20,8 +20,10 @@ describe('TouchedCalls', () => {
         i % 3 === 0 ? null : 'conv',
         'put',
         BigInt(i) * 1_000_000n,
-        [0, 1, 2].map((j) => key(i, j)),
-        i % 5 === 0 ? ['run0', 'run1'] : [],
+        callKeysOf(
+          [0, 1, 2].map((j) => key(i, j)),
+          i % 5 === 0 ? ['run0', 'run1'] : [],
+        ),
       );
     expect(t.length).toBe(40);
     for (let i = 0; i < 40; i++) {

@@ -3,7 +3,7 @@
 // are made, with up to 16 batches waiting on the database at once: an object per call and per key (the stage
 // allocated about 900 bytes a call for them) was what the young-generation collector copied at every scavenge
 // meanwhile, and a column holds a key in 21 bytes, outside the heap it scans.
-import type { TriggerKey } from '../detectors/loops/index.js';
+import { CallKeys, type TriggerKey } from '../detectors/loops/index.js';
 import { keyHash } from './key-filter.js';
 import { streakIdOf } from './run-streaks.js';
 
@@ -12,9 +12,10 @@ export const NO_RUN = -1;
 
 export class TouchedCalls {
   length = 0;
-  readonly traceId: string[] = [];
-  readonly conversationId: (string | null)[] = [];
-  readonly tool: string[] = [];
+  /** Made at the capacity asked for: pushed call by call, they were allocated about twice over as they grew. */
+  readonly traceId: string[];
+  readonly conversationId: (string | null)[];
+  readonly tool: string[];
   /** Each call's start in nanoseconds, as a double (run-streaks.ts rounds times so, and says why that is safe). */
   startNs: Float64Array;
   /** Call i's keys are at keyAt[i] up to keyAt[i + 1] of the key columns; its ended runs likewise at endAt. */
@@ -36,6 +37,9 @@ export class TouchedCalls {
 
   constructor(capacity = 16) {
     const n = Math.max(1, capacity);
+    this.traceId = new Array(n);
+    this.conversationId = new Array(n);
+    this.tool = new Array(n);
     this.startNs = new Float64Array(n);
     this.keyAt = new Int32Array(n + 1);
     this.endAt = new Int32Array(n + 1);
@@ -49,35 +53,36 @@ export class TouchedCalls {
     this.ends = new Float64Array(n);
   }
 
-  /** Adds a call with its trigger keys (detectors/loops triggerKeys) and the runs it ends (runsEnded). */
+  /** Adds a call with its trigger keys and the runs it ends (detectors/loops callKeys). */
   add(
     traceId: string,
     conversationId: string | null,
     tool: string,
     startNs: bigint,
-    keys: readonly TriggerKey[],
-    ends: readonly string[],
+    keys: CallKeys,
   ): void {
     const i = this.length;
     if (i + 1 >= this.keyAt.length) this.#growCalls();
-    this.traceId.push(traceId);
-    this.conversationId.push(conversationId);
-    this.tool.push(tool);
+    this.traceId[i] = traceId;
+    this.conversationId[i] = conversationId;
+    this.tool[i] = tool;
     this.startNs[i] = Number(startNs);
-    if (this.#keys + keys.length > this.hashA.length) this.#growKeys(this.#keys + keys.length);
-    for (let j = 0; j < keys.length; j++) {
-      const k = keys[j] as TriggerKey;
-      const h = keyHash(k.key);
+    const n = keys.length;
+    if (this.#keys + n > this.hashA.length) this.#growKeys(this.#keys + n);
+    for (let j = 0; j < n; j++) {
+      const h = keyHash(keys.key[j] as string);
       const at = this.#keys++;
       this.hashA[at] = h.a;
       this.hashB[at] = h.b;
-      this.prior[at] = k.prior;
-      this.wholeScope[at] = k.wholeScope ? 1 : 0;
-      this.run[at] = k.run === undefined ? NO_RUN : this.#runId(k.run);
+      this.prior[at] = keys.prior[j] as number;
+      this.wholeScope[at] = keys.wholeScope[j] ? 1 : 0;
+      const run = keys.run[j];
+      this.run[at] = run === null || run === undefined ? NO_RUN : this.#runId(run);
     }
-    if (this.#ends + ends.length > this.ends.length)
-      this.ends = grown(this.ends, Math.max(this.#ends + ends.length, 2 * this.ends.length));
-    for (let j = 0; j < ends.length; j++) this.ends[this.#ends++] = this.#runId(ends[j] as string);
+    const ends = keys.ends;
+    if (this.#ends + ends > this.ends.length)
+      this.ends = grown(this.ends, Math.max(this.#ends + ends, 2 * this.ends.length));
+    for (let j = 0; j < ends; j++) this.ends[this.#ends++] = this.#runId(keys.ended[j] as string);
     this.length = i + 1;
     this.keyAt[i + 1] = this.#keys;
     this.endAt[i + 1] = this.#ends;
@@ -129,6 +134,24 @@ export type TouchedCall = {
 /** The columns of some calls. */
 export function touchedCalls(calls: readonly TouchedCall[]): TouchedCalls {
   const t = new TouchedCalls(calls.length);
-  for (const c of calls) t.add(c.traceId, c.conversationId, c.tool, c.startNs, c.keys, c.ends);
+  for (const c of calls)
+    t.add(c.traceId, c.conversationId, c.tool, c.startNs, callKeysOf(c.keys, c.ends));
   return t;
+}
+
+/** Keys and ended runs as the detectors name them, as callKeys gives them. */
+export function callKeysOf(keys: readonly TriggerKey[], ends: readonly string[]): CallKeys {
+  const out = new CallKeys();
+  keys.forEach((k, j) => {
+    out.key[j] = k.key;
+    out.wholeScope[j] = k.wholeScope;
+    out.prior[j] = k.prior;
+    out.run[j] = k.run ?? null;
+  });
+  out.length = keys.length;
+  ends.forEach((e, j) => {
+    out.ended[j] = e;
+  });
+  out.ends = ends.length;
+  return out;
 }

@@ -23,13 +23,22 @@ import { type BatchJoin, joinParts, type StoredPart } from './join.js';
 import { packedBlock, spanJsonOf } from './packing.js';
 
 type NewRow = BatchRows['calls'][number];
+type NewBlock = {
+  seq: number;
+  resourceId: number;
+  ids: string[];
+  spans: number[];
+  group: number;
+  next: NewBlock | null;
+};
 type Stored = StoredCall<StoredCallRow>;
 
 export function batchRows(batch: WriteBatch, stored: StoredState): BatchRows {
-  const blocks = new Map<
-    string,
-    { seq: number; resourceId: number; ids: string[]; spans: number[]; group: number }
-  >();
+  // A trace's blocks of the batch (one per resource and packed group; nearly always one), by trace row, each
+  // linking the trace's one made before it: a key string per span to find them was a tenth of what this
+  // function allocated.
+  const blocks = new Map<number, NewBlock>();
+  const blockOrder: NewBlock[] = [];
   const minutes = new Map<string, Rollup>();
   const pairs = new Map<string, { conversationId: string; seq: number }>();
   const calls: BatchRows['calls'] = [];
@@ -41,12 +50,25 @@ export function batchRows(batch: WriteBatch, stored: StoredState): BatchRows {
   /** The trace row of each new span, -1 for a duplicate. */
   const newSpanSeq = new Int32Array(n).fill(-1);
   const jsonOf = spanJsonOf(batch);
+  // A trace's spans come together: its row and stored ids are asked once per run of them (seqOf gives a trace
+  // the same row all batch long), and a call's (trace, conversation) pair is looked up once per run too.
+  let lastTraceId: string | undefined;
+  let seq = -1;
+  let ids: Set<string> = new Set();
+  let lastPair: string | null = null;
+  /** Whether any call may pair: one of a trace stored before, or a client or proxy row (else all skip it). */
+  let pairable = false;
   for (let i = 0; i < n; i++) {
     const traceId = batch.traceIds[i] as string;
     const spanId = batch.spanIds[i] as string;
-    const seq = stored.seqOf(traceId, batch.startNs[i] as bigint);
-    const ids = stored.storedIds(seq, traceId);
-    if (!existed.has(seq)) existed.set(seq, ids.size > 0);
+    if (traceId !== lastTraceId) {
+      lastTraceId = traceId;
+      lastPair = null;
+      seq = stored.seqOf(traceId, batch.startNs[i] as bigint);
+      ids = stored.storedIds(seq, traceId);
+      if (!existed.has(seq)) existed.set(seq, ids.size > 0);
+      if (ids.size > 0) pairable = true;
+    }
     if (ids.has(spanId)) continue;
     ids.add(spanId);
     inserted++;
@@ -54,11 +76,12 @@ export function batchRows(batch: WriteBatch, stored: StoredState): BatchRows {
     const resourceId = stored.resourceIds[batch.resource[i] as number] ?? 0;
     // A batch of several requests may carry a trace's spans in several packed groups: a block each.
     const group = batch.group?.[i] ?? -1;
-    const key = `${seq}:${resourceId}:${group}`;
-    let block = blocks.get(key);
+    let block: NewBlock | null = blocks.get(seq) ?? null;
+    while (block && (block.resourceId !== resourceId || block.group !== group)) block = block.next;
     if (!block) {
-      block = { seq, resourceId, ids: [], spans: [], group };
-      blocks.set(key, block);
+      block = { seq, resourceId, ids: [], spans: [], group, next: blocks.get(seq) ?? null };
+      blocks.set(seq, block);
+      blockOrder.push(block);
     }
     block.ids.push(spanId);
     block.spans.push(i);
@@ -66,8 +89,13 @@ export function batchRows(batch: WriteBatch, stored: StoredState): BatchRows {
     if (c < 0) continue;
     const call = callAt(batch.calls, c);
     calls.push({ seq, call, paired: 0, part: CALL_PART.whole });
+    if (call.kind === KIND_CLIENT || call.proxy) pairable = true;
     const conversationId = call.conversationId;
-    if (conversationId) pairs.set(`${seq}\u0000${conversationId}`, { conversationId, seq });
+    if (conversationId && conversationId !== lastPair) {
+      lastPair = conversationId;
+      const key = `${seq}\u0000${conversationId}`;
+      if (!pairs.has(key)) pairs.set(key, { conversationId, seq });
+    }
   }
   const pairedIds: number[] = [];
   const joins: Joins = { joined: [], extended: [], now: new Map(), countedBefore: new Set() };
@@ -90,9 +118,10 @@ export function batchRows(batch: WriteBatch, stored: StoredState): BatchRows {
     );
     if (join) applyJoin(join, parts, minutes, counted, joins);
   }
-  for (const [seq, rows] of groupBySeq(calls)) {
+  // The common batch (new traces, one side instrumented) has nothing to pair: it skips the grouping too.
+  for (const [seq, rows] of pairable ? groupBySeq(calls) : []) {
     const storedRows = storedCalls(seq);
-    // The common batch (a new trace, one side instrumented) has nothing to pair: skip the indexes.
+    // A trace of the batch with nothing to pair skips the indexes.
     if (storedRows.length === 0 && !rows.some((r) => r.call.kind === KIND_CLIENT || r.call.proxy))
       continue;
     const views = rows.map(({ call }) => call);
@@ -106,7 +135,9 @@ export function batchRows(batch: WriteBatch, stored: StoredState): BatchRows {
       accumulate(minutes, now ?? s.row, pairedSide(s.kind));
     }
   }
-  for (const c of calls) {
+  // Indexed: this runs once per batch, unoptimized, where for-of allocated a result per call.
+  for (let i = 0; i < calls.length; i++) {
+    const c = calls[i] as NewRow;
     const { call, paired } = c;
     // A part counts in its call's row, and a `tasks/get` part waiting for its call nowhere yet.
     if (c.part !== CALL_PART.whole) continue;
@@ -124,7 +155,7 @@ export function batchRows(batch: WriteBatch, stored: StoredState): BatchRows {
     inserted,
     duplicates: n - inserted,
     toolCalls: calls.length,
-    blocks: [...blocks.values()].map((b) => {
+    blocks: blockOrder.map((b) => {
       const spanIds = b.ids.join(' ');
       // The block packed with the batch, unless a duplicate was dropped from it (its ids then differ).
       const prepacked =

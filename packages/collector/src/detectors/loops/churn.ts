@@ -77,6 +77,7 @@ export const churn: LoopDetector = {
   reads: 'tool',
   priorCalls: (t) => t.churnMinCalls - 1,
   triggerKeys: keysOf(churnKey),
+  triggerKey: churnKey,
   endsRun: (c) => !churnable(c),
   detect: detectChurn,
 };

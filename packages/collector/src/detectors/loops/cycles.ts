@@ -139,5 +139,6 @@ export const cycles: LoopDetector = {
   kinds: ['tool_cycle'],
   reads: 'scope',
   triggerKeys: keysOf(cycleKey),
+  triggerKey: cycleKey,
   detect: detectCycles,
 };

@@ -95,48 +95,104 @@ function keyPlan(thresholds: LoopThresholds): KeyPlan {
   return plan;
 }
 
+/**
+ * A call's trigger keys (triggerKeys) and the runs it ends (runsEnded) as columns, written over for each call in
+ * turn: the stage's form. An array and an object per key, an array per detector and one for the ended runs, for
+ * every call of every batch, were a tenth of what the writer thread allocated.
+ */
+export class CallKeys {
+  length = 0;
+  readonly key: string[] = [];
+  readonly wholeScope: boolean[] = [];
+  readonly prior: number[] = [];
+  /** The run a run detector's key counts in (TriggerKey.run); null for another detector's key. */
+  readonly run: (string | null)[] = [];
+  ends = 0;
+  /** The runs the call ends, up to `ends`. */
+  readonly ended: string[] = [];
+}
+
+/** A key of `d` for the call, merged into an earlier one of another detector when they share it. */
+function addKey(into: CallKeys, d: LoopDetector, tool: string, key: string, plan: KeyPlan[number]) {
+  const { prior, wholeScope } = plan;
+  if (d.endsRun) {
+    // A run detector's key is its own, counted in the tool's run.
+    setKey(into, into.length++, key, wholeScope, prior, runOf(d, tool));
+    return;
+  }
+  // Detectors that share a key (flag-of.ts inputKey) share its count: the first earlier call any of them
+  // needs, and the wider read.
+  for (let j = 0; j < into.length; j++)
+    if (into.key[j] === key && into.run[j] === null) {
+      into.wholeScope[j] ||= wholeScope;
+      into.prior[j] = Math.min(into.prior[j] as number, prior);
+      return;
+    }
+  setKey(into, into.length++, key, wholeScope, prior, null);
+}
+
+function setKey(
+  into: CallKeys,
+  at: number,
+  key: string,
+  wholeScope: boolean,
+  prior: number,
+  run: string | null,
+): void {
+  into.key[at] = key;
+  into.wholeScope[at] = wholeScope;
+  into.prior[at] = prior;
+  into.run[at] = run;
+}
+
+/** The call's trigger keys over all detectors, and the runs it ends, written into `into`. */
+export function callKeys(
+  call: ScopeCall,
+  thresholds: LoopThresholds,
+  into: CallKeys = new CallKeys(),
+): CallKeys {
+  into.length = 0;
+  into.ends = 0;
+  const plan = keyPlan(thresholds);
+  // Indexed loops: this runs for every call of every batch, and iterators were a fifth of what it allocated.
+  for (let p = 0; p < plan.length; p++) {
+    const step = plan[p] as KeyPlan[number];
+    const d = step.detector;
+    if (d.triggerKey) {
+      const key = d.triggerKey(call);
+      if (key !== null) addKey(into, d, call.tool, key, step);
+      continue;
+    }
+    const own = d.triggerKeys(call);
+    for (let i = 0; i < own.length; i++) addKey(into, d, call.tool, own[i] as string, step);
+  }
+  for (let i = 0; i < LOOP_DETECTORS.length; i++) {
+    const d = LOOP_DETECTORS[i] as LoopDetector;
+    if (d.endsRun?.(call)) into.ended[into.ends++] = runOf(d, call.tool);
+  }
+  return into;
+}
+
 /** Every trigger key of a call, over all detectors (the stage re-reads a scope when one may repeat). */
 export function triggerKeys(
   call: ScopeCall,
   thresholds: LoopThresholds = DEFAULT_LOOP_THRESHOLDS,
 ): TriggerKey[] {
-  const keys: TriggerKey[] = [];
-  const plan = keyPlan(thresholds);
-  // Indexed loops: this runs for every call of every batch, and iterators were a fifth of what it allocated.
-  for (let p = 0; p < plan.length; p++) {
-    const { detector: d, prior, wholeScope } = plan[p] as KeyPlan[number];
-    const own = d.triggerKeys(call);
-    for (let i = 0; i < own.length; i++) {
-      const key = own[i] as string;
-      if (d.endsRun) {
-        // A run detector's key is its own, counted in the tool's run.
-        keys.push({ key, wholeScope, prior, run: runOf(d, call.tool) });
-        continue;
-      }
-      // Detectors that share a key (flag-of.ts inputKey) share its count: the first earlier call any of them
-      // needs, and the wider read.
-      let same: TriggerKey | undefined;
-      for (let j = 0; j < keys.length && !same; j++) {
-        const k = keys[j] as TriggerKey;
-        if (k.key === key && k.run === undefined) same = k;
-      }
-      if (same) {
-        same.wholeScope ||= wholeScope;
-        same.prior = Math.min(same.prior, prior);
-      } else keys.push({ key, wholeScope, prior });
-    }
-  }
-  return keys;
+  const k = callKeys(call, thresholds);
+  return k.key.slice(0, k.length).map((key, j) => {
+    const wholeScope = k.wholeScope[j] as boolean;
+    const prior = k.prior[j] as number;
+    const run = k.run[j];
+    return run === null || run === undefined
+      ? { key, wholeScope, prior }
+      : { key, wholeScope, prior, run };
+  });
 }
 
 /** The runs a call ends: of each run detector for which it is a run-ending call of its tool. */
 export function runsEnded(call: ScopeCall): string[] {
-  const out: string[] = [];
-  for (let i = 0; i < LOOP_DETECTORS.length; i++) {
-    const d = LOOP_DETECTORS[i] as LoopDetector;
-    if (d.endsRun?.(call)) out.push(runOf(d, call.tool));
-  }
-  return out;
+  const k = callKeys(call, DEFAULT_LOOP_THRESHOLDS);
+  return k.ended.slice(0, k.ends);
 }
 
 /** The kinds of the detectors that one tool's calls decide: what a re-read of some tools re-evaluates. */

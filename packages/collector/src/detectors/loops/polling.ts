@@ -46,5 +46,6 @@ export const polling: LoopDetector = {
   kinds: ['polling_no_progress'],
   reads: 'tool',
   triggerKeys: keysOf(pollKey),
+  triggerKey: pollKey,
   detect: detectPolling,
 };

@@ -128,5 +128,6 @@ export const repeats: LoopDetector = {
   ],
   reads: 'tool',
   triggerKeys: keysOf(repeatKey),
+  triggerKey: repeatKey,
   detect: detectRepeats,
 };

@@ -117,6 +117,11 @@ export type LoopDetector = {
    */
   triggerKeys(call: ScopeCall): readonly string[];
   /**
+   * triggerKeys of a detector whose calls have one key at most, without the array: what the stage calls for
+   * every call of every batch (index.ts callKeys).
+   */
+  triggerKey?(call: ScopeCall): string | null;
+  /**
    * For a detector whose loops are runs of one tool's calls in a row (other tools may interleave): whether a
    * call of the tool ends every run of it (churn: anything but a failing call with an input hash and shape).
    * Its keys then count only the calls since the tool's latest such call, so a tool that fails now and then

@@ -61,5 +61,6 @@ export const taskPolling: LoopDetector = {
   reads: 'tool',
   priorCalls: () => 0,
   triggerKeys: keysOf(fastPollKey),
+  triggerKey: fastPollKey,
   detect: detectFastPolling,
 };

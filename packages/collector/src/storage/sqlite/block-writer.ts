@@ -3,9 +3,11 @@
 // one transaction.
 import { createHash } from 'node:crypto';
 import type Database from 'better-sqlite3';
-import type { WriteStages } from '../batch-rows.js';
+import type { Rollup } from '../../aggregation/rollups.js';
+import type { BatchRows, BlockRow, ModelCallRow, WriteStages } from '../batch-rows.js';
 import {
   CALL_ROW_COLUMNS,
+  CALL_ROW_LENGTH,
   callRow,
   EXTEND_ROW_SQL,
   extendedRow,
@@ -17,7 +19,7 @@ import type { WriteOutcome } from '../contract.js';
 import { NS_PER_HOUR, NS_PER_MINUTE, type Row } from '../sql/db.js';
 import { STORED_CALL_COLUMNS, storedCallOf } from '../stored-calls.js';
 import type { WriteBatch } from '../write-batch.js';
-import { keyBytes, StringIds } from './call-rows.js';
+import { KeyBuffers, StringIds } from './call-rows.js';
 import { DetectorState } from './detector-state.js';
 import { linkedRows } from './link-rows.js';
 import { RollupRows } from './rollup-rows.js';
@@ -28,6 +30,8 @@ export class BlockWriter {
   readonly #resourceIds = new Map<string, number>();
   readonly #strings: StringIds;
   readonly #encoding: RowEncoding;
+  /** The one call row each insert is made in: bound before the next is made. */
+  readonly #callRow: unknown[] = new Array(CALL_ROW_LENGTH);
   readonly #stmt;
   readonly #applyTx: (batch: WriteBatch) => WriteOutcome;
   readonly #stages: WriteStages;
@@ -46,7 +50,8 @@ export class BlockWriter {
     this.#rollups = new RollupRows(db);
     const strings = new StringIds(db);
     this.#strings = strings;
-    this.#encoding = { key: keyBytes, id: (v) => strings.id(v) };
+    const keys = new KeyBuffers();
+    this.#encoding = { key: (v) => keys.key(v), id: (v) => strings.id(v) };
     this.#stmt = {
       findTrace: db.prepare<[string], { seq: number }>('SELECT seq FROM traces WHERE trace_id = ?'),
       // A new trace is one statement: the insert says whether it was new (RETURNING only what it inserted).
@@ -212,16 +217,34 @@ export class BlockWriter {
       storedCalls: (seq) => (this.#stmt.storedCalls.all(seq) as Row[]).map(storedCallOf),
       linkedCalls: () => linkedRows(this.#db, this.#stages.links(batch), seqs),
     });
-    for (const c of a.calls)
-      this.#stmt.insertCall.run(callRow(c.seq, c.call, c.paired, c.part, this.#encoding));
+    // Indexed loops: #apply runs once per batch, unoptimized, where for-of allocated a result per row.
+    const calls = a.calls;
+    for (let i = 0; i < calls.length; i++) {
+      const c = calls[i] as BatchRows['calls'][number];
+      this.#stmt.insertCall.run(
+        callRow(c.seq, c.call, c.paired, c.part, this.#encoding, this.#callRow),
+      );
+    }
     for (const id of a.pairedIds) this.#stmt.setPaired.run(id);
     for (const j of a.joined) this.#stmt.setJoined.run(joinedRow(j));
     for (const x of a.extended) this.#stmt.extendRow.run(extendedRow(x.id, x.call, this.#encoding));
-    for (const p of a.conversationPairs) this.#stmt.insertConversation.run(p.conversationId, p.seq);
-    for (const b of a.blocks) this.#stmt.insertBlock.run(b.seq, b.resourceId, b.spanIds, b.packed);
-    for (const m of a.modelCalls)
+    const pairs = a.conversationPairs;
+    for (let i = 0; i < pairs.length; i++) {
+      const p = pairs[i] as BatchRows['conversationPairs'][number];
+      this.#stmt.insertConversation.run(p.conversationId, p.seq);
+    }
+    const blocks = a.blocks;
+    for (let i = 0; i < blocks.length; i++) {
+      const b = blocks[i] as BlockRow;
+      this.#stmt.insertBlock.run(b.seq, b.resourceId, b.spanIds, b.packed);
+    }
+    const models = a.modelCalls;
+    for (let i = 0; i < models.length; i++) {
+      const m = models[i] as ModelCallRow;
       this.#stmt.insertModelCall.run(m.seq, m.startNs, m.endNs, m.inputTokens, m.outputTokens);
-    for (const r of a.rollups) this.#rollups.add(r);
+    }
+    const rollups = a.rollups;
+    for (let i = 0; i < rollups.length; i++) this.#rollups.add(rollups[i] as Rollup);
     this.#detectors.apply(a, (traceId) => seqs.get(traceId) ?? -1, created);
     return { inserted: a.inserted, duplicates: a.duplicates, toolCalls: a.toolCalls };
   }

@@ -1,6 +1,7 @@
 // How SQLite's writer stores a call's keys and strings in the narrowed row (call-row.ts, call-layout.ts): hex
 // keys as bytes, repeated strings as ids. Runs on the writer thread, the only writer of the file.
 import type Database from 'better-sqlite3';
+import { KEYED_COLUMNS } from '../call-row.js';
 
 const HEX16 = /^[0-9a-f]{16}$/;
 
@@ -11,6 +12,30 @@ const HEX16 = /^[0-9a-f]{16}$/;
  */
 export function keyBytes(value: string | null): Buffer | string | null {
   return value !== null && HEX16.test(value) ? Buffer.from(value, 'hex') : value;
+}
+
+/**
+ * keyBytes into buffers of its own, reused: a key is bound (and copied by SQLite) before the next row is made,
+ * so a row's keys need only last that long. A new Buffer per key was a twelfth of what the writer thread
+ * allocated. The buffers go round: a row has at most KEYED_COLUMNS keys.
+ */
+export class KeyBuffers {
+  readonly #slots: Buffer[];
+  #next = 0;
+
+  constructor() {
+    const all = Buffer.alloc(8 * KEYED_COLUMNS);
+    this.#slots = Array.from({ length: KEYED_COLUMNS }, (_, i) => all.subarray(8 * i, 8 * i + 8));
+  }
+
+  /** As keyBytes, in a buffer valid until KEYED_COLUMNS more keys have been made. */
+  key(value: string | null): Buffer | string | null {
+    if (value === null || !HEX16.test(value)) return value;
+    const slot = this.#slots[this.#next] as Buffer;
+    this.#next = (this.#next + 1) % KEYED_COLUMNS;
+    slot.write(value, 'hex');
+    return slot;
+  }
 }
 
 const CACHE_MAX = 10_000;

@@ -4,11 +4,12 @@ import type { WriteStagesSource } from '../batch-rows.js';
 import type { WriteOutcome } from '../contract.js';
 import type { WriteBatch } from '../write-batch.js';
 import type { SqliteMemory } from './memory-shares.js';
+import { type PostedBatch, postedBatch } from './posted-batch.js';
 import { startStorageWorker } from './storage-worker.js';
 import { ThreadClient } from './thread-client.js';
 
 export type WriterBody =
-  | { type: 'write'; batch: WriteBatch }
+  | { type: 'write'; batch: PostedBatch }
   | { type: 'delete'; cutoffNs: bigint; maxTraces: number }
   | { type: 'close' };
 
@@ -35,7 +36,7 @@ export class WriterThread {
   }
 
   write(batch: WriteBatch): Promise<WriteOutcome> {
-    return this.#client.send({ type: 'write', batch }) as Promise<WriteOutcome>;
+    return this.#client.send({ type: 'write', batch: postedBatch(batch) }) as Promise<WriteOutcome>;
   }
 
   deleteBefore(cutoffNs: bigint, maxTraces: number): Promise<number> {

@@ -5,6 +5,7 @@ import Database from 'better-sqlite3';
 import { loadWriteStages, type WriteStagesSource } from '../batch-rows.js';
 import { BlockWriter } from './block-writer.js';
 import { WRITER_AUTOCHECKPOINT_PAGES } from './checkpointer.js';
+import { receivedBatch } from './posted-batch.js';
 import { failureReply, type ThreadReply } from './thread-client.js';
 import type { WriterBody } from './writer-thread.js';
 
@@ -39,7 +40,7 @@ port.on('message', (request: WorkerRequest) => {
   try {
     switch (request.type) {
       case 'write':
-        reply = { id: request.id, ok: true, value: writer.apply(request.batch) };
+        reply = { id: request.id, ok: true, value: writer.apply(receivedBatch(request.batch)) };
         break;
       case 'delete':
         reply = {
