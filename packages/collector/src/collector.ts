@@ -46,7 +46,7 @@ export type CollectorOptions = {
   memoryLimitBytes?: number | undefined;
   /** Spans accepted but not yet committed, beyond which ingest answers 429 (default 200,000, or fewer, as above). */
   maxPendingSpans?: number | undefined;
-  /** Most spans committed in one transaction (default 8,192, or fewer under a memory limit: ingest/memory-limit.ts). */
+  /** Most spans committed in one transaction (default the store's `writeSpans`, else 8,192). */
   maxBatchSpans?: number;
   synchronous?: 'NORMAL' | 'FULL';
   /** JSON log lines on stdout at this level (`serve` uses info); without it, nothing is logged. */
@@ -122,7 +122,7 @@ export async function startCollector(options: CollectorOptions): Promise<Collect
     // The process stage, run on each request's spans as it is queued (write-queue.ts).
     stages: { process: (spans) => processBatch(spans), merge: mergeBatches },
     maxPendingSpans: options.maxPendingSpans ?? bounds.pendingSpans,
-    maxBatchSpans: options.maxBatchSpans ?? bounds.batchSpans,
+    maxBatchSpans: options.maxBatchSpans ?? storage.writeSpans ?? 8192,
     maxInFlight: storage.concurrentWrites,
     observer: {
       committed: (outcome, seconds) => {

@@ -7,36 +7,24 @@ import { MemoryLimiter } from './memory-limiter.js';
 import type { WriteQueue } from './write-queue.js';
 import { YoungGenerationCap } from './young-generation.js';
 
-/**
- * Defaults of the bounds that refuse before the limiter can see the memory (a wave of requests at once), and of
- * the most spans the write queue joins into one write.
- */
-export type IngestBounds = { inflightBytes: number; pendingSpans: number; batchSpans: number };
+/** Defaults of the bounds that refuse before the limiter can see the memory (a wave of requests at once). */
+export type IngestBounds = { inflightBytes: number; pendingSpans: number };
 
-const DEFAULT_BOUNDS: IngestBounds = {
-  inflightBytes: 64 * 1024 * 1024,
-  pendingSpans: 200_000,
-  batchSpans: 8192,
-};
+const DEFAULT_BOUNDS: IngestBounds = { inflightBytes: 64 * 1024 * 1024, pendingSpans: 200_000 };
 
 /**
- * The in-flight body budget, the write queue's bound and its writes' size, scaled down to a memory limit: the
- * limiter reads the resident set, which shows a wave of requests admitted together only once they are decoded,
- * so these bound the wave itself: a sixteenth of the limit in bodies (12.5 MiB at the default 200: fifty 250
- * KiB batches), 80 spans per MiB of it (16,000 at 200). A write's spans are alive on the writer thread until
- * it commits, and every young-generation collection it goes through copies them: joined eight requests at a
- * time they outgrew the writer's young generation under a limit, so there a write takes about 5 spans per MiB
- * (1,024 at 200; docs/decisions/0063-less-garbage-per-span.md has the measurements).
+ * The in-flight body budget and the write queue's bound, scaled down to a memory limit: the limiter reads the
+ * resident set, which shows a wave of requests admitted together only once they are decoded, so these bound the
+ * wave itself: a sixteenth of the limit in bodies (12.5 MiB at the default 200: fifty 250 KiB batches), 80
+ * spans per MiB of it (16,000 at 200). How many spans one write holds is the store's (Storage.writeSpans).
  */
 export function ingestBounds(limitBytes: number | undefined): IngestBounds {
   if (!limitBytes) return DEFAULT_BOUNDS;
-  const mib = limitBytes / 1024 / 1024;
   return {
     inflightBytes: Math.min(DEFAULT_BOUNDS.inflightBytes, Math.round(limitBytes / 16)),
-    pendingSpans: Math.min(DEFAULT_BOUNDS.pendingSpans, Math.round(mib * 80)),
-    batchSpans: Math.min(
-      DEFAULT_BOUNDS.batchSpans,
-      Math.max(512, 2 ** Math.round(Math.log2(Math.max(1, mib * 5)))),
+    pendingSpans: Math.min(
+      DEFAULT_BOUNDS.pendingSpans,
+      Math.round((limitBytes / 1024 / 1024) * 80),
     ),
   };
 }

@@ -134,6 +134,13 @@ export interface Storage extends SpanWriter, SpanReader, RecoveryReader {
    * next is prepared); PostgreSQL commits batches of different traces in parallel on separate connections.
    */
   readonly concurrentWrites: number;
+  /**
+   * The most spans one write() should hold, when the store has a bound (the write queue joins what queued
+   * meanwhile up to it, else up to 8,192): under a memory limit SQLite's writer thread keeps a write's spans in
+   * its small young generation until the commit (memory-shares.ts); PostgreSQL writes larger batches faster and
+   * has none.
+   */
+  readonly writeSpans?: number;
   /** Whether the store is reachable, migrated and writable (GET /readyz); never throws. */
   ready(): Promise<{ ok: true } | { ok: false; reason: string }>;
   /** Bytes the store takes on disk (for /metrics). */

@@ -16,6 +16,13 @@ export type SqliteMemory = {
    * writing (decision 0059). A trace not kept is looked up by its index.
    */
   recentTraces: number;
+  /**
+   * The most spans one write holds (Storage.writeSpans); none without a limit. A write's spans stay alive on the
+   * writer until it commits, and every scavenge it goes through copies them: joined from eight to sixteen
+   * requests they outgrew the writer's 4 MiB young generation under `pnpm flood` (peaks over the limit, 2,877
+   * spans/s against 15,513 at 1,024; docs/decisions/0063-less-garbage-per-span.md).
+   */
+  writeSpans: number | undefined;
 };
 
 /** Recent traces kept without a limit: enough for every trace a minute of heavy ingest opens. */
@@ -39,6 +46,7 @@ export function sqliteMemory(limitBytes: number | undefined): SqliteMemory {
       writerYoungMb: WRITER_YOUNG_GENERATION_MB,
       writerOldMb: undefined,
       recentTraces: RECENT_TRACES,
+      writeSpans: undefined,
     };
   const mib = limitBytes / 1024 / 1024;
   // At the default 200 MiB: 4 MiB of cache per connection, a 4 MiB young and a 32 MiB old generation for the
@@ -51,5 +59,7 @@ export function sqliteMemory(limitBytes: number | undefined): SqliteMemory {
     writerOldMb: clamp(mib / 8, 32, 4096),
     // 4,000 at 200 MiB: about 4 MiB of the writer's heap.
     recentTraces: clamp(mib * 20, 1_000, RECENT_TRACES),
+    // About 5 spans per MiB as a power of two, 512-8,192: 1,024 at 200.
+    writeSpans: Math.min(8192, Math.max(512, 2 ** Math.round(Math.log2(Math.max(1, mib * 5))))),
   };
 }

@@ -89,6 +89,7 @@ export function openSqliteStorage(path: string, options: SqliteOptions): Storage
     backend: 'sqlite',
     location: memory ? ':memory:' : path,
     concurrentWrites: 2,
+    ...(shares.writeSpans ? { writeSpans: shares.writeSpans } : {}),
     write: async (batch) => {
       if (thread) return thread.write(batch);
       return (await (inProcess as Promise<BlockWriter>)).apply(batch);
