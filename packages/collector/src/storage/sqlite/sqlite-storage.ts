@@ -16,6 +16,7 @@ import { sqliteMemory } from './memory-shares.js';
 import { sqliteReadDb, tuneConnection } from './read-db.js';
 import { readerThread } from './reader-thread.js';
 import { migrate } from './schema.js';
+import { useWal } from './wal-mode.js';
 import { WriterThread } from './writer-thread.js';
 
 export type SqliteOptions = ReadSettingsOptions & {
@@ -44,7 +45,7 @@ export function openSqliteStorage(path: string, options: SqliteOptions): Storage
   db.pragma('busy_timeout = 5000');
   // Larger pages suit the block rows; it only takes effect on a new database.
   db.pragma('page_size = 8192');
-  db.pragma('journal_mode = WAL');
+  useWal(db);
   db.pragma(`synchronous = ${options.synchronous ?? 'NORMAL'}`);
   const shares = sqliteMemory(options.memoryLimitBytes);
   tuneConnection(db, shares.cacheKiB);

@@ -7,6 +7,7 @@ import { BlockWriter } from './block-writer.js';
 import { WRITER_AUTOCHECKPOINT_PAGES } from './checkpointer.js';
 import { receivedBatch } from './posted-batch.js';
 import { failureReply, type ThreadReply } from './thread-client.js';
+import { useWal } from './wal-mode.js';
 import type { WriterBody } from './writer-thread.js';
 
 type WorkerRequest = WriterBody & { id: number };
@@ -24,7 +25,7 @@ const port = parentPort;
 if (!port) throw new Error('writer-worker must run in a worker thread');
 
 const db = new Database(init.path);
-db.pragma('journal_mode = WAL');
+useWal(db);
 db.pragma(`synchronous = ${init.synchronous === 'FULL' ? 'FULL' : 'NORMAL'}`);
 db.pragma('busy_timeout = 5000');
 db.pragma(`cache_size = -${Math.round(init.cacheKiB)}`);
