@@ -55,6 +55,8 @@ describe('mergeBatches', () => {
     expect(merged.resources.length).toBe(1);
     for (let c = 0; c < all.length; c++)
       expect(callAt(merged.calls, c)).toEqual(callAt(whole.calls, c));
+    // Every column whole, each as long as the calls, and nothing else.
+    expect(merged.calls).toEqual(whole.calls);
     // Each span's JSON comes back out of its own packed group.
     const jsonOf = spanJsonOf(merged);
     all.forEach((_, i) => {
