@@ -2,7 +2,7 @@
 // were counted in, and reads back as the same counts.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { addSerialized, deserialize, serialize } from './histogram.js';
+import { addParsed, addSerialized, deserialize, serialize } from './histogram.js';
 
 describe('serialize', () => {
   it('writes the text JSON.stringify writes, and reads back the same counts', () => {
@@ -21,29 +21,9 @@ describe('serialize', () => {
   });
 });
 
-/** addSerialized as it was before the hand reader: JSON.parse, damage reported bucket by bucket. */
+/** What JSON.parse reads of `text`, with the damage it reports. */
 function parsedReference(text: string, damage: string[]): Map<number, number> {
-  const into = new Map<number, number>();
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    damage.push('a histogram is not valid JSON');
-    return into;
-  }
-  if (typeof parsed !== 'object' || parsed === null) {
-    damage.push('a histogram is not an object');
-    return into;
-  }
-  const counts = parsed as Record<string, unknown>;
-  for (const k in counts) {
-    const v = counts[k];
-    const b = Number(k);
-    if (Number.isInteger(b) && b >= 0 && typeof v === 'number' && v > 0)
-      into.set(b, (into.get(b) ?? 0) + v);
-    else damage.push(`a histogram has a malformed bucket (${k.slice(0, 20)})`);
-  }
-  return into;
+  return addParsed(new Map(), text, (what) => damage.push(what));
 }
 
 describe('deserialize', () => {

@@ -42,12 +42,9 @@ const TABLES = {
 
 /** A rollup's key values after its time bucket, as its table's key lists them. */
 const keyOf = (r: Rollup): string[] =>
-  isClientTable(r.table)
-    ? [r.tool, r.version, r.code, r.side, r.clientName, r.clientVersion]
-    : [r.tool, r.version, r.code, r.side];
-
-const isClientTable = (table: RollupTable): boolean =>
-  table === 'tool_client_minutes' || table === 'tool_client_hours';
+  r.table === 'tool_minutes' || r.table === 'tool_hours'
+    ? [r.tool, r.version, r.code, r.side]
+    : [r.tool, r.version, r.code, r.side, r.clientName, r.clientVersion];
 
 type Statements<T> = Record<RollupTable, T>;
 
@@ -68,11 +65,14 @@ export class RollupRows {
     const upsert = (table: RollupTable) => {
       const [time, rest] = TABLES[table];
       const columns = `${time}, ${rest}, calls, errors, hist, ${ROLLUP_SIZES}`;
+      // Named parameters, the time column's as @bucket: one set of values binds every table's statement (the
+      // tool tables' leave the client's out).
+      const values = columns
+        .split(', ')
+        .map((c) => (c === time ? '@bucket' : `@${c}`))
+        .join(', ');
       return db.prepare(
-        `INSERT INTO ${table} (${columns}) VALUES (${columns
-          .split(',')
-          .map(() => '?')
-          .join(', ')})
+        `INSERT INTO ${table} (${columns}) VALUES (${values})
          ON CONFLICT (${time}, ${rest}) DO UPDATE SET calls = excluded.calls,
            errors = excluded.errors, hist = excluded.hist, bytes_hist = excluded.bytes_hist,
            tokens_hist = excluded.tokens_hist, max_bytes = excluded.max_bytes, max_tokens = excluded.max_tokens`,
@@ -89,8 +89,9 @@ export class RollupRows {
   }
 
   /**
-   * Adds a batch's rollup to its stored row (inside the batch's transaction). The key values are passed one by
-   * one, not as an array spread: this runs for each of a batch's rollup rows, and each array showed.
+   * Adds a batch's rollup to its stored row (inside the batch's transaction). The values are bound by name from
+   * one object, not as an array of the key's values spread: this runs for each of a batch's rollup rows, and each
+   * array showed.
    */
   add(r: Rollup): void {
     const key = `${r.table}\u0000${r.bucket}\u0000${r.tool}\u0000${r.version}\u0000${r.code}\u0000${r.side}\u0000${r.clientName}\u0000${r.clientVersion}`;
@@ -104,43 +105,22 @@ export class RollupRows {
     totals.errors += r.errors;
     mergeInto(totals.hist, r.hist);
     mergeSizes(totals.sizes, r.sizes);
-    const hist = serialize(totals.hist);
-    const bytes = serialize(totals.sizes.bytes);
-    const tokens = serialize(totals.sizes.tokens);
-    const { maxBytes, maxTokens } = totals.sizes;
-    const upsert = this.#upsert[r.table];
-    if (isClientTable(r.table))
-      upsert.run(
-        r.bucket,
-        r.tool,
-        r.version,
-        r.code,
-        r.side,
-        r.clientName,
-        r.clientVersion,
-        totals.calls,
-        totals.errors,
-        hist,
-        bytes,
-        tokens,
-        maxBytes,
-        maxTokens,
-      );
-    else
-      upsert.run(
-        r.bucket,
-        r.tool,
-        r.version,
-        r.code,
-        r.side,
-        totals.calls,
-        totals.errors,
-        hist,
-        bytes,
-        tokens,
-        maxBytes,
-        maxTokens,
-      );
+    this.#upsert[r.table].run({
+      bucket: r.bucket,
+      tool: r.tool,
+      version: r.version,
+      code: r.code,
+      side: r.side,
+      client_name: r.clientName,
+      client_version: r.clientVersion,
+      calls: totals.calls,
+      errors: totals.errors,
+      hist: serialize(totals.hist),
+      bytes_hist: serialize(totals.sizes.bytes),
+      tokens_hist: serialize(totals.sizes.tokens),
+      max_bytes: totals.sizes.maxBytes,
+      max_tokens: totals.sizes.maxTokens,
+    });
   }
 
   /** After a rolled-back transaction or a retention step: what is kept may no longer be what is stored. */
