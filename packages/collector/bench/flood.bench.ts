@@ -153,13 +153,15 @@ if (!existsSync(built)) {
   process.exit(2);
 }
 const scratch = mkdtempSync(join(tmpdir(), 'toolscope-flood-'));
+// FLOOD_BACKENDS=postgres (or sqlite) floods one backend alone.
+const only = process.env.FLOOD_BACKENDS?.toLowerCase();
 const backends: { name: string; db: () => Promise<string> }[] = [
   {
     name: 'SQLite',
     db: async () => join(scratch, `flood-${Math.random().toString(36).slice(2)}.db`),
   },
   ...(PG_URL ? [{ name: 'PostgreSQL', db: () => freshPgDatabase() }] : []),
-];
+].filter((b) => !only || b.name.toLowerCase().startsWith(only));
 if (!PG_URL)
   process.stdout.write('(no PostgreSQL: run through scripts/with-postgres.sh for both backends)\n');
 try {

@@ -5,7 +5,7 @@
 import { join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { inject } from 'vitest';
-import { startWorkersFromBuilt } from '../src/storage/sqlite/storage-worker.js';
+import { startWorkersFromBuilt } from '../src/storage/threads/storage-worker.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {

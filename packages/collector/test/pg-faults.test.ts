@@ -2,8 +2,9 @@
 // (replaced, the collector keeps answering), a lock held past the statement timeout (503, then 200), a server
 // that stops answering (bounded by the client, then taken for down until it answers), every connection busy
 // (reads refused at once past a bound, not queued without end), a retention step and a migration that meet a
-// fault (rolled back whole, reported, run again), and the database unreachable at start (`serve` starts, says
-// not ready and connects once it can, or with --exit-if-db-unreachable exits with one clear line).
+// fault (rolled back whole, reported, run again), the database unreachable at start (`serve` starts, says
+// not ready and connects once it can, or with --exit-if-db-unreachable exits with one clear line), and a writer
+// thread that dies in the middle of a transaction (its batch 503, rolled back; the next on a new thread).
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { type Collector, startCollector } from '../src/index.js';
@@ -13,6 +14,7 @@ import type { PgLog } from '../src/storage/postgres/pg-health.js';
 import { openPostgresStorage, type PostgresOptions } from '../src/storage/postgres/pg-storage.js';
 import { writeStagesSource } from '../src/write-stages.js';
 import { freshPgDatabase, PG_URL } from './backends.js';
+import { EXIT_TOOL } from './exiting-stages.js';
 import { getJson, jsonBody, postJson, serveUntilExit, startServe } from './harness.js';
 import { tcpGate } from './tcp-gate.js';
 
@@ -156,9 +158,33 @@ describe.skipIf(!PG_URL)('PostgreSQL faults', () => {
     ]);
   });
 
+  it('fails the write in flight with 503 when the writer thread dies in its transaction, and starts a new one', async () => {
+    const db = await freshPgDatabase();
+    const stages = {
+      module: new URL('./exiting-stages.ts', import.meta.url).href,
+      options: { thresholds: {} },
+    };
+    const { c } = await collectorOn(db, { stages });
+    const call = (tool: string) => () => ({
+      attributes: [
+        { key: 'gen_ai.operation.name', value: { stringValue: 'execute_tool' } },
+        { key: 'gen_ai.tool.name', value: { stringValue: tool } },
+      ],
+    });
+    expect((await postJson(c.url, jsonBody(1, 3, call('read_file')))).status).toBe(200);
+    const died = await postJson(c.url, jsonBody(2, 3, call(EXIT_TOOL)));
+    expect([died.status, died.headers.has('retry-after')]).toEqual([503, true]);
+    expect((await postJson(c.url, jsonBody(3, 3, call('read_file')))).status).toBe(200);
+    // The dead thread's transaction was rolled back whole; the acknowledged batches are stored.
+    const stored = await sql(db, 'SELECT trace_id FROM traces ORDER BY trace_id');
+    expect(stored.map((r) => r.trace_id)).toEqual([hex(1), hex(3)]);
+    expect(Number((await sql(db, 'SELECT count(*) AS n FROM tool_call_rows'))[0]?.n)).toBe(6);
+  });
+
   it('refuses reads past a bound at once while every connection is busy, instead of queueing them', async () => {
     const db = await freshPgDatabase();
-    const { c } = await collectorOn(db, { poolSize: 2, statementTimeoutMs: 20_000 });
+    // Two of the four connections read; the writer thread has the other two (pg-writer-thread.ts).
+    const { c } = await collectorOn(db, { poolSize: 4, statementTimeoutMs: 20_000 });
     expect((await postJson(c.url, jsonBody(1, 3))).status).toBe(200);
     const holder = new pg.Client(db);
     await holder.connect();

@@ -26,7 +26,7 @@ Receives OTLP/HTTP traces (POST /v1/traces), stores them in SQLite or PostgreSQL
 Options:
   --db PATH|URL      SQLite database file, or a postgres:// URL shared by several collectors
                      (default: TOOLSCOPE_DB, else ./toolscope.db)
-  --pool-size N      PostgreSQL connections this collector opens (default 10)
+  --pool-size N      PostgreSQL connections this collector opens, half writing (default 10)
   --db-statement-timeout AGE   PostgreSQL: longest one statement may run or wait for a lock before its
                      request is answered 503, e.g. 10s, 500ms (default 10s)
   --exit-if-db-unreachable   PostgreSQL: exit 1 at start when the database cannot be reached (default:

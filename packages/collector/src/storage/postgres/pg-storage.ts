@@ -1,25 +1,30 @@
 // The PostgreSQL backend (`--db postgres://…`): stateless collectors, as many as needed, share one database. Writes
-// are one transaction per batch (pg-writer.ts), acknowledged after COMMIT; reads are the shared SQL queries
-// (storage/sql) on the pool; retention deletes in small transactions, one collector at a time. Every fault of
-// the database is a value for the caller (STORAGE_UNAVAILABLE, 503), never the end of the process: pg-health.ts
-// tracks whether the database is there, and a collector may start before it is.
+// are one transaction per batch (pg-writer.ts), acknowledged after COMMIT, run by a thread of their own on half
+// the connections (pg-writer-thread.ts); reads are the shared SQL queries (storage/sql) on the other half;
+// retention deletes in small transactions, one collector at a time. Every fault of the database is a value for
+// the caller (STORAGE_UNAVAILABLE, 503), never the end of the process: pg-health.ts tracks whether the database
+// is there, and a collector may start before it is.
 
-import { loadWriteStages, type WriteStagesSource } from '../batch-rows.js';
+import { causeOf } from '../../ops/logger.js';
+import type { WriteStagesSource } from '../batch-rows.js';
 import type { Storage } from '../contract.js';
 import { redactDbUrl } from '../open.js';
 import { READ_SETTINGS_KEY, type ReadSettingsOptions, settingsOf } from '../read-settings.js';
 import { sqlReaders } from '../sql/readers.js';
+import { writerLimits, writerMemory } from '../threads/writer-memory.js';
 import { migratePostgres } from './migrations.js';
 import { createPool, type PoolBounds, pgReadDb, withClient } from './pg-db.js';
 import { isConnectionFault, PgHealth, type PgLog, SILENT_LOG, unavailable } from './pg-health.js';
 import { deleteBefore } from './pg-retention.js';
-import { PgWriter } from './pg-writer.js';
+import { PgWriterThread } from './pg-writer-thread.js';
 
 export type PostgresOptions = ReadSettingsOptions & {
   /** The stages a batch's writes run (batch-rows.ts). */
   stages: WriteStagesSource;
-  /** Most connections this process opens (default 10). */
+  /** Most connections this process opens (default 10): half write, the rest read (at least one each). */
   poolSize?: number;
+  /** The collector's memory limit, which the writer thread's young generation is sized from. */
+  memoryLimitBytes?: number | undefined;
   /** Bound of one statement, lock waits included, in ms (default 10 s, an OTLP exporter's own timeout). */
   statementTimeoutMs?: number;
   /** Bound of opening a connection or waiting for a free one, in ms (default 3 s). */
@@ -41,9 +46,10 @@ const warnDamage = (what: string) => process.emitWarning(`toolscope: ${what}`);
 const POOL_WAIT = /timeout exceeded when trying to connect/;
 
 export async function openPostgresStorage(url: string, options: PostgresOptions): Promise<Storage> {
-  const stages = await loadWriteStages(options.stages);
+  const size = options.poolSize ?? 10;
+  const writers = Math.max(1, Math.floor(size / 2));
   const bounds: PoolBounds = {
-    max: options.poolSize ?? 10,
+    max: Math.max(1, size - writers),
     statementTimeoutMs: options.statementTimeoutMs ?? 10_000,
     connectTimeoutMs: options.connectTimeoutMs ?? 3_000,
   };
@@ -77,10 +83,11 @@ export async function openPostgresStorage(url: string, options: PostgresOptions)
     });
   };
   const health = new PgHealth({ probe: connect, log: options.log ?? SILENT_LOG });
-  const pool = createPool(url, bounds, (error) => {
+  const fault = (error: Error) => {
     options.onPoolError?.(error);
     health.fault(error);
-  });
+  };
+  const pool = createPool(url, bounds, fault);
   try {
     await connect();
   } catch (error) {
@@ -117,14 +124,21 @@ export async function openPostgresStorage(url: string, options: PostgresOptions)
         throw failure(error);
       });
     };
-  const writer = new PgWriter(pool, stages, options.onDamage ?? warnDamage);
+  // The writer thread's heap and write size under a memory limit, as SQLite's (threads/writer-memory.ts).
+  const memory = writerMemory(options.memoryLimitBytes);
+  const writer = new PgWriterThread(
+    { url, bounds: { ...bounds, max: writers }, stages: options.stages },
+    { fault, damage: options.onDamage ?? warnDamage },
+    writerLimits(memory),
+  );
   const guard = { check: () => health.check(), translate: failure };
   const reader = sqlReaders(pgReadDb(pool, options.onDamage ?? warnDamage, guard, bounds.max * 2));
   return {
     backend: 'postgres',
     location: redactDbUrl(url),
-    // Half the pool writes, so reads always find a connection.
-    concurrentWrites: Math.max(2, Math.floor(bounds.max / 2)),
+    // The writer thread's connections: reads have the others, so they always find one.
+    concurrentWrites: writers,
+    ...(memory.writeSpans ? { writeSpans: memory.writeSpans } : {}),
     // Packed by the process stage, on the collectors, which scale out; not by the one server's TOAST
     // (decision 0011).
     write: guarded((batch) => writer.write(batch)),
@@ -155,6 +169,12 @@ export async function openPostgresStorage(url: string, options: PostgresOptions)
       return Number(r.rows[0]?.n ?? 0);
     }),
     close: async () => {
+      // The writer's pool ends after its writes in flight (the collector has waited for its queue).
+      await writer
+        .close()
+        .catch((error: unknown) =>
+          options.log?.warn({ cause: causeOf(error) }, 'the writer thread did not close cleanly'),
+        );
       health.close();
       await pool.end();
     },

@@ -6,8 +6,8 @@
 // checkpointer has copied (and fsynced) almost all of the WAL, so the writer's checkpoint copies only the last
 // frames, and the WAL starts over. It also covers a checkpointer that stopped.
 import type { Worker } from 'node:worker_threads';
+import { startStorageWorker } from '../threads/storage-worker.js';
 import type { CheckpointInit, CheckpointReply } from './checkpoint-worker.js';
-import { startStorageWorker } from './storage-worker.js';
 
 /** Why a checkpoint failed: SQLite's code and message. */
 export type CheckpointCause = { code?: string; message: string };
@@ -26,7 +26,7 @@ export class Checkpointer {
    * (`SQLITE_IOERR_WRITE: disk I/O error`), and the cause comes apart as well, for a log line.
    */
   constructor(init: CheckpointInit, onError: (message: string, cause: CheckpointCause) => void) {
-    this.#worker = startStorageWorker('checkpoint-worker', init);
+    this.#worker = startStorageWorker(import.meta.url, 'checkpoint-worker', init);
     const report = (message: string, code: unknown) => {
       const cause = typeof code === 'string' ? { code, message } : { message };
       onError(cause.code ? `${cause.code}: ${message}` : message, cause);

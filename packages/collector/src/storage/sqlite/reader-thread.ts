@@ -3,8 +3,8 @@
 import type { SpanReader } from '../contract.js';
 import { forwardRecovery, type RecoveryReader } from '../recovery-reader.js';
 import { forwardReads } from '../span-reader.js';
-import { startStorageWorker } from './storage-worker.js';
-import { ThreadClient } from './thread-client.js';
+import { startStorageWorker } from '../threads/storage-worker.js';
+import { ThreadClient } from '../threads/thread-client.js';
 
 type ReadMethod = keyof (SpanReader & RecoveryReader);
 
@@ -17,7 +17,7 @@ export function readerThread(
   cacheKiB: number,
 ): SpanReader & RecoveryReader & { close(): Promise<void> } {
   const client = new ThreadClient<ReaderBody>(
-    () => startStorageWorker('reader-worker', { path, cacheKiB }),
+    () => startStorageWorker(import.meta.url, 'reader-worker', { path, cacheKiB }),
     (notice) => {
       if (notice.notice === 'damage' && typeof notice.what === 'string') onDamage(notice.what);
     },

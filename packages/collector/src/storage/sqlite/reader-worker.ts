@@ -3,9 +3,9 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import { sqlReaders } from '../sql/readers.js';
+import { failureReply, type ThreadReply } from '../threads/thread-client.js';
 import { sqliteReadDb, tuneConnection } from './read-db.js';
 import type { ReaderBody } from './reader-thread.js';
-import { failureReply, type ThreadReply } from './thread-client.js';
 
 type Init = { path: string; cacheKiB: number };
 

@@ -2,11 +2,12 @@
 // order; a thread that dies fails what was in flight (the ingest route answers 503) and starts again.
 import type { WriteStagesSource } from '../batch-rows.js';
 import type { WriteOutcome } from '../contract.js';
+import { type PostedBatch, postedBatch } from '../threads/posted-batch.js';
+import { startStorageWorker } from '../threads/storage-worker.js';
+import { ThreadClient } from '../threads/thread-client.js';
+import { writerLimits } from '../threads/writer-memory.js';
 import type { WriteBatch } from '../write-batch.js';
 import type { SqliteMemory } from './memory-shares.js';
-import { type PostedBatch, postedBatch } from './posted-batch.js';
-import { startStorageWorker } from './storage-worker.js';
-import { ThreadClient } from './thread-client.js';
 
 export type WriterBody =
   | { type: 'write'; batch: PostedBatch }
@@ -22,12 +23,10 @@ export class WriterThread {
     stages: WriteStagesSource,
     memory: SqliteMemory,
   ) {
-    const limits = {
-      maxYoungGenerationSizeMb: memory.writerYoungMb,
-      ...(memory.writerOldMb ? { maxOldGenerationSizeMb: memory.writerOldMb } : {}),
-    };
+    const limits = writerLimits(memory);
     this.#client = new ThreadClient(() =>
       startStorageWorker(
+        import.meta.url,
         'writer-worker',
         { path, synchronous, stages, cacheKiB: memory.cacheKiB, recentTraces: memory.recentTraces },
         limits,

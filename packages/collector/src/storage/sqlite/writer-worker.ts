@@ -3,10 +3,10 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import { loadWriteStages, type WriteStagesSource } from '../batch-rows.js';
+import { receivedBatch } from '../threads/posted-batch.js';
+import { failureReply, type ThreadReply } from '../threads/thread-client.js';
 import { BlockWriter } from './block-writer.js';
 import { WRITER_AUTOCHECKPOINT_PAGES } from './checkpointer.js';
-import { receivedBatch } from './posted-batch.js';
-import { failureReply, type ThreadReply } from './thread-client.js';
 import { useWal } from './wal-mode.js';
 import type { WriterBody } from './writer-thread.js';
 

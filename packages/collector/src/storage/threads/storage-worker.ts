@@ -1,5 +1,6 @@
-// Starts one of this folder's worker modules (writer, reader, checkpoint) through worker/entry.mjs, which
-// registers tsx first when running from sources, so the same code runs from `src` and from the built package.
+// Starts a storage worker module (SQLite's writer, reader and checkpointer, PostgreSQL's writer) through
+// worker/entry.mjs, which registers tsx first when running from sources, so the same code runs from `src` and
+// from the built package.
 import { type ResourceLimits, Worker } from 'node:worker_threads';
 import { startKeepingFlags } from '../../ops/heap-flags.js';
 import type { WriteStagesSource } from '../batch-rows.js';
@@ -18,15 +19,19 @@ export function startWorkersFromBuilt(modules: BuiltModules | undefined): void {
   built = modules;
 }
 
-/** `limits`: the thread's heap (the writer's, from memory-shares.ts). */
+/**
+ * Starts the module `name` beside `from` (the caller's `import.meta.url`), in the same form (source or built).
+ * `limits`: the thread's heap (a writer's, from its backend's share of the memory limit).
+ */
 export function startStorageWorker(
-  name: 'writer-worker' | 'checkpoint-worker' | 'reader-worker',
+  from: string,
+  name: string,
   data: { stages?: WriteStagesSource; [key: string]: unknown },
   limits?: ResourceLimits,
 ): Worker {
   const here = import.meta.url;
-  const source = here.endsWith('.ts');
-  const module = new URL(`./${name}.${source ? 'ts' : 'js'}`, here).href;
+  const source = from.endsWith('.ts');
+  const module = new URL(`./${name}.${source ? 'ts' : 'js'}`, from).href;
   // A thread runs wholly from one or the other: its module and the write stages it imports (batch-rows.ts).
   const builtModule = source ? built?.(module) : undefined;
   const builtStages = data.stages && built?.(data.stages.module);

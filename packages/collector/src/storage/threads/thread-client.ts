@@ -1,6 +1,6 @@
-// The main-thread side of a storage worker thread (writer or reader): requests become promises, a failure comes
-// back as an Error with the SQLite code it had (SQLITE_FULL, SQLITE_READONLY, …), and a thread that dies fails
-// what was in flight and is started again for the next request.
+// The main-thread side of a storage worker thread (a writer or SQLite's reader): requests become promises, a
+// failure comes back as an Error with the code it had (SQLite's SQLITE_FULL, PostgreSQL's SQLSTATE, a socket's
+// ECONNRESET, …), and a thread that dies fails what was in flight and is started again for the next request.
 import type { Worker } from 'node:worker_threads';
 
 type Waiter = { resolve: (value: unknown) => void; reject: (error: Error) => void };

@@ -1,0 +1,50 @@
+// The main-thread handle of the PostgreSQL writer thread (pg-writer-worker.ts). Each batch's transaction runs
+// there, on a pool of its own, so its round trips are answered by a thread that does nothing else: on the HTTP
+// thread each one waited behind the decoding of whole requests (event-loop delay 8.5 ms on average, 22 ms at
+// the 90th percentile under bench:ingest), while the batch held the conversation and rollup rows every other
+// batch waits for (docs/decisions/0064-postgresql-writer-thread.md). Faults and damage the thread meets come
+// back as notices; a thread that dies fails what was in flight (the ingest route answers 503) and starts again.
+import type { ResourceLimits } from 'node:worker_threads';
+import type { WriteStagesSource } from '../batch-rows.js';
+import type { WriteOutcome } from '../contract.js';
+import { type PostedBatch, postedBatch } from '../threads/posted-batch.js';
+import { startStorageWorker } from '../threads/storage-worker.js';
+import { ThreadClient, type ThreadNotice } from '../threads/thread-client.js';
+import type { WriteBatch } from '../write-batch.js';
+import type { PoolBounds } from './pg-db.js';
+
+export type PgWriterBody = { type: 'write'; batch: PostedBatch } | { type: 'close' };
+
+/** What the thread starts from: the database, its pool's bounds, the stages it runs. */
+export type PgWriterInit = { url: string; bounds: PoolBounds; stages: WriteStagesSource };
+
+/** The thread's notices: a connection's fault (for PgHealth), a stored value a write could not use. */
+export type PgWriterNotices = { fault(error: Error): void; damage(what: string): void };
+
+export class PgWriterThread {
+  readonly #client: ThreadClient<PgWriterBody>;
+
+  constructor(init: PgWriterInit, notices: PgWriterNotices, limits: ResourceLimits) {
+    this.#client = new ThreadClient(
+      () => startStorageWorker(import.meta.url, 'pg-writer-worker', init, limits),
+      (notice) => heard(notice, notices),
+    );
+  }
+
+  write(batch: WriteBatch): Promise<WriteOutcome> {
+    return this.#client.send({ type: 'write', batch: postedBatch(batch) }) as Promise<WriteOutcome>;
+  }
+
+  /** Ends the thread's pool (after the writes in flight) and the thread. */
+  close(): Promise<void> {
+    return this.#client.close({ type: 'close' });
+  }
+}
+
+function heard(notice: ThreadNotice, notices: PgWriterNotices): void {
+  if (notice.notice === 'damage') notices.damage(String(notice.what));
+  if (notice.notice === 'fault') {
+    const code = typeof notice.code === 'string' ? notice.code : undefined;
+    notices.fault(Object.assign(new Error(String(notice.message)), code ? { code } : {}));
+  }
+}

@@ -1,0 +1,31 @@
+// A writer thread's share of a memory limit, on either backend: a write holds fewer spans under a small limit
+// (they stay alive on the writer thread until it commits), never fewer than one common 512-span request, and no
+// bound without a limit; the heap is capped only under a limit. The two backends' storages report it in
+// test/conformance/writer-memory.conformance.test.ts.
+import { describe, expect, it } from 'vitest';
+import { sqliteMemory } from '../sqlite/memory-shares.js';
+import { writerLimits, writerMemory } from './writer-memory.js';
+
+const MiB = 1024 * 1024;
+
+describe('writerMemory', () => {
+  it('caps the heap under a limit only, and SQLite takes the same share', () => {
+    expect(writerLimits(writerMemory(200 * MiB))).toEqual({
+      maxYoungGenerationSizeMb: 4,
+      maxOldGenerationSizeMb: 32,
+    });
+    expect(writerLimits(writerMemory(undefined))).toEqual({ maxYoungGenerationSizeMb: 64 });
+    expect(sqliteMemory(200 * MiB)).toMatchObject(writerMemory(200 * MiB));
+  });
+
+  it('bounds a write to 1,024 spans at the default 200 MiB, and not at all without a limit', () => {
+    expect(sqliteMemory(200 * MiB).writeSpans).toBe(1024);
+    expect(sqliteMemory(undefined).writeSpans).toBeUndefined();
+  });
+
+  it('scales a write with the limit, between 512 and 8,192 spans', () => {
+    expect(sqliteMemory(64 * MiB).writeSpans).toBe(512);
+    expect(sqliteMemory(400 * MiB).writeSpans).toBe(2048);
+    expect(sqliteMemory(16 * 1024 * MiB).writeSpans).toBe(8192);
+  });
+});
