@@ -66,6 +66,17 @@ async function answers(s: Storage) {
  * link indexes, sql/link-sql.ts, and the columns, sql/logical-migration.ts) so the migrations after it run as they
  * do on an old store.
  */
+/** PostgreSQL's rollup rows one per key again, as before they were appended (pg-rollups.ts, schema v13). */
+const APPENDED_ROLLUPS_UNDONE = [
+  ['tool_minutes', 'minute'],
+  ['tool_hours', 'hour'],
+]
+  .map(
+    ([table, column]) => `DROP INDEX ${table}_by_key; DROP INDEX ${table}_unmerged;
+     ALTER TABLE ${table} DROP COLUMN merged, ADD PRIMARY KEY (${column}, tool, version, code, side);`,
+  )
+  .join('\n');
+
 async function previousSchema(backend: string, db: string): Promise<void> {
   const pg = backend === 'postgres';
   await execRaw(
@@ -80,7 +91,7 @@ async function previousSchema(backend: string, db: string): Promise<void> {
      DROP TABLE tool_client_minutes;
      DROP TABLE tool_client_hours;
      ${callView(pg ? (column) => `c.${column}` : sqliteKey, 2)};
-     ${pg ? 'UPDATE toolscope_schema SET version = 9' : 'PRAGMA user_version = 13'};`,
+     ${pg ? `${APPENDED_ROLLUPS_UNDONE}\n UPDATE toolscope_schema SET version = 9` : 'PRAGMA user_version = 13'};`,
   );
 }
 

@@ -3,8 +3,9 @@
 // that stops answering (bounded by the client, then taken for down until it answers), every connection busy
 // (reads refused at once past a bound, not queued without end), a retention step and a migration that meet a
 // fault (rolled back whole, reported, run again), the database unreachable at start (`serve` starts, says
-// not ready and connects once it can, or with --exit-if-db-unreachable exits with one clear line), and a writer
-// thread that dies in the middle of a transaction (its batch 503, rolled back; the next on a new thread).
+// not ready and connects once it can, or with --exit-if-db-unreachable exits with one clear line), a writer
+// thread that dies in the middle of a transaction (its batch 503, rolled back; the next on a new thread), and a
+// rollup merge step that fails (said once, rows left for reads to add up, merged once it works again).
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { type Collector, startCollector } from '../src/index.js';
@@ -179,6 +180,43 @@ describe.skipIf(!PG_URL)('PostgreSQL faults', () => {
     const stored = await sql(db, 'SELECT trace_id FROM traces ORDER BY trace_id');
     expect(stored.map((r) => r.trace_id)).toEqual([hex(1), hex(3)]);
     expect(Number((await sql(db, 'SELECT count(*) AS n FROM tool_call_rows'))[0]?.n)).toBe(6);
+  });
+
+  it('says once that merging rollup rows fails, leaves them to reads meanwhile, and merges them once it works', async () => {
+    const db = await freshPgDatabase();
+    const { c, lines } = await collectorOn(db, { statementTimeoutMs: 300, rollupMergeMs: 50 });
+    const call = () => ({
+      attributes: [
+        { key: 'gen_ai.operation.name', value: { stringValue: 'execute_tool' } },
+        { key: 'gen_ai.tool.name', value: { stringValue: 'read_file' } },
+      ],
+    });
+    const rows = async () =>
+      Number((await sql(db, 'SELECT count(*) AS n FROM tool_minutes'))[0]?.n);
+    // Merged on its own, on the writer thread.
+    expect((await postJson(c.url, jsonBody(1, 3, call))).status).toBe(200);
+    await until(
+      async () => (await sql(db, 'SELECT 1 FROM tool_minutes WHERE merged')).length === 1,
+    );
+    // The merge step cannot delete while another holds the table: its statement times out, every step.
+    const holder = new pg.Client(db);
+    await holder.connect();
+    await holder.query('BEGIN');
+    await holder.query('LOCK TABLE tool_minutes IN SHARE MODE');
+    expect((await postJson(c.url, jsonBody(2, 3, call))).status).toBe(503);
+    await until(() => lines.some((l) => l.msg.startsWith('merging rollup rows failed')));
+    await holder.query('ROLLBACK');
+    await holder.end();
+    expect((await postJson(c.url, jsonBody(3, 3, call))).status).toBe(200);
+    expect((await getJson(`${c.url}/api/tools`)).body).toMatchObject({
+      tools: [{ name: 'read_file', calls: 6 }],
+    });
+    await until(async () => (await rows()) === 1);
+    await until(() => lines.some((l) => l.msg === 'merging rollup rows works again'));
+    expect(lines.filter((l) => l.msg.startsWith('merging rollup rows failed'))).toHaveLength(1);
+    expect(lines.find((l) => l.msg.startsWith('merging rollup rows failed'))?.cause?.code).toBe(
+      '57014',
+    );
   });
 
   it('refuses reads past a bound at once while every connection is busy, instead of queueing them', async () => {

@@ -1,6 +1,8 @@
-// The PostgreSQL rollup rows, merged by the collector on rows it has locked (pg-rollups.ts, decision 0057): two
-// batches that add to one row at once both count, the second waiting for the first's commit; a new row is
-// written once; a stored histogram that is not valid counts as empty, and the collector hears of it.
+// The PostgreSQL rollup rows, appended by each batch and merged later (pg-rollups.ts, pg-rollup-merge.ts,
+// decision 0065): two batches that add to one key at once both count and neither waits for the other; the merge
+// step folds a key's rows into one with the counts added, the histograms merged and the maxima kept, and reads
+// answer the same before and after it; a stored histogram that is not valid counts as empty, and the collector
+// hears of it.
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deserialize } from '../src/aggregation/histogram.js';
@@ -12,9 +14,12 @@ import {
 } from '../src/aggregation/rollups.js';
 import { newTallies } from '../src/aggregation/tallies.js';
 import { openStorage } from '../src/index.js';
-import { lockRollups } from '../src/storage/postgres/pg-rollups.js';
+import { mergeRollups } from '../src/storage/postgres/pg-rollup-merge.js';
 import { tallyStatement } from '../src/storage/postgres/pg-tallies.js';
 import { freshPgDatabase, PG_URL } from './backends.js';
+import { callSpan } from './conformance/spans.js';
+import { readTools } from './read-view.js';
+import { writeSpans } from './write-spans.js';
 
 const T = 1_764_590_000_000_000_000n;
 
@@ -40,25 +45,23 @@ function rollupsOf(durations: number[], bytes: number): Rollup[] {
   return withHours(minutes);
 }
 
-/** The batch's rollups written as the PostgreSQL writer writes them, in one transaction of its own. */
-async function begin(client: pg.PoolClient, rollups: Rollup[], damaged: (w: string) => void) {
+/** Appends a batch's rollup rows as the PostgreSQL writer does, in a transaction left open. */
+async function append(client: pg.PoolClient, rollups: Rollup[]) {
   await client.query('BEGIN');
-  const updates = await lockRollups(client, rollups, damaged);
-  return async () => {
-    const statement = tallyStatement(newTallies(), updates);
-    if (statement) await client.query(statement.sql, statement.args);
-    await client.query('COMMIT');
-    return updates;
-  };
+  const statement = tallyStatement(newTallies(), rollups);
+  if (!statement) throw new Error('a batch with rollups has a statement');
+  await client.query(statement.sql, statement.args);
 }
 
-type Row = { calls: string; hist: string; bytes_hist: string; max_bytes: string };
+const TABLES = ['tool_minutes', 'tool_hours', 'tool_client_minutes', 'tool_client_hours'];
+
+type Row = { calls: string; hist: string; bytes_hist: string; max_bytes: string; merged: boolean };
 
 describe.skipIf(!PG_URL)('PostgreSQL rollup rows', () => {
   let db: string;
   let pool: pg.Pool;
   const rows = async (table: string) =>
-    (await pool.query<Row>(`SELECT calls, hist, bytes_hist, max_bytes FROM ${table}`)).rows;
+    (await pool.query<Row>(`SELECT calls, hist, bytes_hist, max_bytes, merged FROM ${table}`)).rows;
 
   beforeAll(async () => {
     db = await freshPgDatabase();
@@ -70,40 +73,32 @@ describe.skipIf(!PG_URL)('PostgreSQL rollup rows', () => {
     await pool?.end();
   });
 
-  it('adds two concurrent batches to the rows they share, the second after the first commits', async () => {
-    const damage: string[] = [];
+  it('appends concurrent batches without either waiting, and merges the rows of a key into one', async () => {
     const first = await pool.connect();
     const second = await pool.connect();
     try {
-      // A new row is written as the batch has it: nothing to update after the lock.
-      const created = await begin(first, rollupsOf([1, 2], 100), (w) => damage.push(w));
-      expect(await created()).toBeNull();
-      const a = await begin(first, rollupsOf([2, 40], 5000), (w) => damage.push(w));
-      let secondLocked = false;
-      const b = begin(second, rollupsOf([40, 900], 100), (w) => damage.push(w)).then((end) => {
-        secondLocked = true;
-        return end;
-      });
-      // The second batch waits on the rows the first holds until the first commits.
-      await new Promise((r) => setTimeout(r, 300));
-      expect(secondLocked).toBe(false);
-      expect(await a()).not.toBeNull();
-      expect(await (await b)()).not.toBeNull();
+      await append(first, rollupsOf([1, 2], 100));
+      await first.query('COMMIT');
+      // Both open at once, the second's insert done while the first holds its rows: nothing is locked.
+      await append(first, rollupsOf([2, 40], 5000));
+      await append(second, rollupsOf([40, 900], 100));
+      await second.query('COMMIT');
+      await first.query('COMMIT');
     } finally {
       first.release();
       second.release();
     }
-    for (const table of [
-      'tool_minutes',
-      'tool_hours',
-      'tool_client_minutes',
-      'tool_client_hours',
-    ]) {
+    for (const table of TABLES) expect((await rows(table)).length, table).toBe(3);
+    const damage: string[] = [];
+    expect(await mergeRollups(pool, (w) => damage.push(w))).toBe(12);
+    expect(await mergeRollups(pool, (w) => damage.push(w))).toBe(0);
+    const expected = rollupsOf([1, 2, 2, 40, 40, 900], 100)[0] as Rollup;
+    for (const table of TABLES) {
       const [row, ...more] = await rows(table);
       expect(more, table).toEqual([]);
+      expect(row?.merged, table).toBe(true);
       expect(Number(row?.calls), table).toBe(6);
       expect(Number(row?.max_bytes), table).toBe(5000);
-      const expected = rollupsOf([1, 2, 2, 40, 40, 900], 100)[0] as Rollup;
       expect(deserialize(row?.hist ?? ''), table).toEqual(expected.hist);
       const sizes = deserialize(row?.bytes_hist ?? '');
       expect(
@@ -114,18 +109,59 @@ describe.skipIf(!PG_URL)('PostgreSQL rollup rows', () => {
     expect(damage).toEqual([]);
   });
 
-  it('counts a stored histogram that is not valid as empty, and says so', async () => {
+  it('counts a stored histogram that is not valid as empty when merging, and says so', async () => {
     await pool.query(`UPDATE tool_minutes SET hist = 'not json'`);
-    const damage: string[] = [];
     const client = await pool.connect();
     try {
-      await (await begin(client, rollupsOf([7], 100), (w) => damage.push(w)))();
+      await append(client, rollupsOf([7], 100));
+      await client.query('COMMIT');
     } finally {
       client.release();
     }
+    const damage: string[] = [];
+    expect(await mergeRollups(pool, (w) => damage.push(w))).toBe(8);
     const [row] = await rows('tool_minutes');
     expect(Number(row?.calls)).toBe(7);
     expect(deserialize(row?.hist ?? '')).toEqual((rollupsOf([7], 100)[0] as Rollup).hist);
-    expect(damage).toEqual(['a histogram is not valid JSON']);
+    expect(damage).toEqual(['tool_minutes: a histogram is not valid JSON']);
+  });
+
+  it('answers reads the same from the appended rows of a key as from their merge', async () => {
+    const store = await freshPgDatabase();
+    // A merge step too far off to run during the test: the rows stay as the batches appended them.
+    const s = await openStorage(store, { rollupMergeMs: 3_600_000 });
+    try {
+      const MINUTE_MS = 60_000;
+      for (let batch = 0; batch < 3; batch++)
+        await writeSpans(
+          s,
+          Array.from({ length: 4 }, (_, i) =>
+            callSpan({
+              trace: batch * 10 + i + 1,
+              span: 1,
+              tool: 'get_order',
+              agoMs: 90 * MINUTE_MS,
+            }),
+          ),
+        );
+      const since = BigInt(Date.now() - 3 * 60 * MINUTE_MS) * 1_000_000n;
+      const until = BigInt(Date.now()) * 1_000_000n;
+      const before = await readTools(s, since, until, 'get_order');
+      const own = new pg.Pool({ connectionString: store, max: 2 });
+      try {
+        const count = async () =>
+          Number((await own.query('SELECT count(*) AS n FROM tool_minutes')).rows[0]?.n);
+        expect(await count()).toBe(3);
+        expect(await mergeRollups(own, () => undefined)).toBeGreaterThan(0);
+        expect(await count()).toBe(1);
+      } finally {
+        await own.end();
+      }
+      const after = await readTools(s, since, until, 'get_order');
+      expect(after).toEqual(before);
+      expect(before[0]?.calls).toBe(12);
+    } finally {
+      await s.close();
+    }
   });
 });

@@ -13,7 +13,7 @@ export type BackendOptions = ReadSettingsOptions & {
   stages: WriteStagesSource;
   /** SQLite `synchronous` pragma (ignored by PostgreSQL, which commits durably). */
   synchronous?: 'NORMAL' | 'FULL';
-  /** Most PostgreSQL connections this process opens (default 10). */
+  /** Most PostgreSQL connections this process opens (default 10; half of them write). */
   poolSize?: number;
   /** Told of errors of PostgreSQL connections (the pool replaces them). */
   onPoolError?: (error: Error) => void;
@@ -25,8 +25,10 @@ export type BackendOptions = ReadSettingsOptions & {
   log?: PgLog;
   /** Told of stored values a read could not use (left out of its answer). */
   onDamage?: (what: string) => void;
-  /** SQLite: the collector's memory limit, which its page caches and writer thread are sized from. */
+  /** The collector's memory limit, which the writer thread (and SQLite's page caches) are sized from. */
   memoryLimitBytes?: number | undefined;
+  /** PostgreSQL: period of the merge step of appended rollup rows, in ms (default 2 s). */
+  rollupMergeMs?: number;
 };
 
 export function isPostgresUrl(db: string): boolean {

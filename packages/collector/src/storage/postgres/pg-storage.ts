@@ -23,7 +23,9 @@ export type PostgresOptions = ReadSettingsOptions & {
   stages: WriteStagesSource;
   /** Most connections this process opens (default 10): half write, the rest read (at least one each). */
   poolSize?: number;
-  /** The collector's memory limit, which the writer thread's young generation is sized from. */
+  /** Period of the merge step of the appended rollup rows, in ms (default 2 s; pg-rollup-merge.ts). */
+  rollupMergeMs?: number;
+  /** The collector's memory limit, which the writer thread's heap and write size are sized from. */
   memoryLimitBytes?: number | undefined;
   /** Bound of one statement, lock waits included, in ms (default 10 s, an OTLP exporter's own timeout). */
   statementTimeoutMs?: number;
@@ -127,8 +129,22 @@ export async function openPostgresStorage(url: string, options: PostgresOptions)
   // The writer thread's heap and write size under a memory limit, as SQLite's (threads/writer-memory.ts).
   const memory = writerMemory(options.memoryLimitBytes);
   const writer = new PgWriterThread(
-    { url, bounds: { ...bounds, max: writers }, stages: options.stages },
-    { fault, damage: options.onDamage ?? warnDamage },
+    {
+      url,
+      bounds: { ...bounds, max: writers },
+      stages: options.stages,
+      mergeEveryMs: options.rollupMergeMs ?? 2_000,
+    },
+    {
+      fault,
+      damage: options.onDamage ?? warnDamage,
+      mergeFailed: (error) =>
+        options.log?.error(
+          { cause: causeOf(error) },
+          'merging rollup rows failed; tried again every step, reads add up the rows meanwhile',
+        ),
+      mergeRecovered: () => options.log?.info({}, 'merging rollup rows works again'),
+    },
     writerLimits(memory),
   );
   const guard = { check: () => health.check(), translate: failure };

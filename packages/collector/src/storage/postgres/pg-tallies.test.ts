@@ -2,12 +2,36 @@
 // argument, each table written once, and no statement for a batch without tallies. The statement's effect on
 // a real server is what the conformance and scale-out suites check, and pg-rollups.test.ts for the rollups.
 import { describe, expect, it } from 'vitest';
+import { accumulate, withHours } from '../../aggregation/rollups.js';
 import { newTallies } from '../../aggregation/tallies.js';
-import { NO_ROLLUP_UPDATES } from './pg-rollups.js';
+import { rollupArgs } from './pg-rollups.js';
 import { tallyStatement } from './pg-tallies.js';
 
 const T = 1_764_590_000_000_000_000n;
 const PATH = { tool: 'get', code: 'INVALID_INPUT', path: 'q', minute: 1n, count: 1, traceId: 't' };
+
+/** One call's rollups: a row in each of the four tables. */
+function oneCallRollups() {
+  const minutes = new Map();
+  accumulate(
+    minutes,
+    {
+      tool: 'get',
+      version: '1',
+      code: null,
+      errorType: null,
+      isError: false,
+      durationMs: 3,
+      startNs: T,
+      resultBytes: 10,
+      resultTokens: 2,
+      clientName: 'cursor',
+      clientVersion: '1.2.3',
+    },
+    'server',
+  );
+  return withHours(minutes);
+}
 
 describe('tallyStatement', () => {
   it('numbers the placeholders of its writes $1 to the last argument, once each table', () => {
@@ -37,32 +61,51 @@ describe('tallyStatement', () => {
       last: T,
     });
     tallies.paths.set('p', PATH);
-    // One rollup row to update in each table: each argument of ROLLUP_UPDATES an array of one.
-    const updates = NO_ROLLUP_UPDATES.map(() => ['x']);
-    const statement = tallyStatement(tallies, updates);
+    const rollups = oneCallRollups();
+    expect(rollups.map((r) => r.table).sort()).toEqual([
+      'tool_client_hours',
+      'tool_client_minutes',
+      'tool_hours',
+      'tool_minutes',
+    ]);
+    const statement = tallyStatement(tallies, rollups);
     if (!statement) throw new Error('a batch with tallies has a statement');
     const used = [...statement.sql.matchAll(/\$(\d+)/g)].map((m) => Number(m[1]));
     expect(new Set(used)).toEqual(new Set(statement.args.map((_, i) => i + 1)));
-    for (const table of ['tool_schemas', 'tool_shapes', 'tool_sources', 'tool_paths'])
+    for (const table of [
+      'tool_schemas',
+      'tool_shapes',
+      'tool_sources',
+      'tool_paths',
+      'tool_minutes',
+      'tool_hours',
+      'tool_client_minutes',
+      'tool_client_hours',
+    ])
       expect(statement.sql.split(`INSERT INTO ${table} `).length - 1, table).toBe(1);
-    for (const table of ['tool_minutes', 'tool_hours', 'tool_client_minutes', 'tool_client_hours'])
-      expect(statement.sql.split(`UPDATE ${table} `).length - 1, table).toBe(1);
-    // Every argument is a column of its table's rows, and each table has one row here.
-    expect(statement.args.filter((a) => Array.isArray(a) && a.length === 1).length).toBe(
-      statement.args.length,
-    );
+    // No rollup row is locked, read back or updated: they are appended (pg-rollups.ts).
+    expect(statement.sql).not.toMatch(/UPDATE tool_(client_)?(minutes|hours)/);
+    // The detector tables' arguments are arrays of their one row each; the rollups' are array literals of one
+    // row each (pg-array.ts), the tool's name among them.
+    const rollupPart = statement.args.slice(-rollupArgs([]).length);
+    expect(
+      statement.args.slice(0, -rollupPart.length).every((a) => Array.isArray(a) && a.length === 1),
+    ).toBe(true);
+    expect(rollupPart.filter((a) => a === '{"get"}' || a === '{get}').length).toBe(4);
+    expect(rollupPart.every((a) => typeof a === 'string' && a !== '{}')).toBe(true);
   });
 
   it('is nothing for a batch without tool calls', () => {
-    expect(tallyStatement(newTallies(), null)).toBeNull();
+    expect(tallyStatement(newTallies(), [])).toBeNull();
   });
 
-  it('updates no rollup row when every row of the batch was new', () => {
+  it('appends no rollup row for a batch without rollups', () => {
     const tallies = newTallies();
     tallies.paths.set('p', { ...PATH, count: 2 });
-    const statement = tallyStatement(tallies, null);
-    expect(statement?.args.slice(-NO_ROLLUP_UPDATES.length)).toEqual(NO_ROLLUP_UPDATES);
+    const statement = tallyStatement(tallies, []);
+    const none = rollupArgs([]);
+    expect(statement?.args.slice(-none.length)).toEqual(none);
     // Each an empty array, as the literal the collector writes for it (pg-array.ts).
-    expect(NO_ROLLUP_UPDATES.every((a) => a === '{}')).toBe(true);
+    expect(none.every((a) => a === '{}')).toBe(true);
   });
 });

@@ -1,7 +1,6 @@
 // The shared rows a PostgreSQL batch adds to besides its loop flags (pg-rows.ts): the contract catalog, the
 // per-tool detector tables and the rollups. Upserts go in key order (see pg-writer.ts on lock order) and add to
-// what other collectors wrote instead of overwriting it; the rollups' histograms are merged by the collector on
-// rows it has locked (pg-rollups.ts).
+// what other collectors wrote instead of overwriting it; the rollup rows are appended (pg-rollups.ts).
 import type pg from 'pg';
 import type { Rollup } from '../../aggregation/rollups.js';
 import type { Tallies } from '../../aggregation/tallies.js';
@@ -13,7 +12,7 @@ import {
   contractServiceConflictSql,
   contractValuesOf,
 } from '../sql/contracts-migration.js';
-import { lockRollups, NO_ROLLUP_UPDATES, ROLLUP_UPDATES } from './pg-rollups.js';
+import { ROLLUP_INSERTS, rollupArgs } from './pg-rollups.js';
 
 const byKey = <T>(entries: Iterable<[string, T]>) =>
   [...entries].sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0)).map(([, v]) => v);
@@ -103,43 +102,38 @@ const PATHS_SQL = `INSERT INTO tool_paths AS p (tool, code, path, minute, count,
   ON CONFLICT (tool, code, path, minute) DO UPDATE SET count = p.count + excluded.count,
     last_trace_id = excluded.last_trace_id`;
 /**
- * The batch's detector upserts and its rollup updates (pg-rollups.ts), in the order detectorArgs and
- * ROLLUP_UPDATES give their arguments.
+ * The batch's detector upserts and its appended rollup rows (pg-rollups.ts), in the order detectorArgs and
+ * rollupArgs give their arguments.
  */
 const TALLIES_SQL = oneStatement([
   SCHEMAS_SQL,
   SHAPES_SQL,
   SOURCES_SQL,
   PATHS_SQL,
-  ...ROLLUP_UPDATES,
+  ...ROLLUP_INSERTS,
 ]);
 
 /**
- * The batch's additions to the contract catalog, the per-tool detector tables and the rollups. The rollup rows
- * are locked and read first (pg-rollups.ts); the rest is one statement whose text never changes, every table
- * written with its rows in key order (empty arrays add nothing).
+ * The batch's additions to the contract catalog, the per-tool detector tables and the rollups: after the
+ * contracts, one statement whose text never changes, every detector table written with its rows in key order
+ * (empty arrays add nothing).
  */
 export async function saveTallies(
   client: pg.PoolClient,
   t: Tallies,
   rollups: Rollup[],
   contracts: ContractValues[],
-  damaged: (what: string) => void,
 ): Promise<void> {
   await saveContracts(client, contracts);
-  const updates = await lockRollups(client, rollups, damaged);
-  const statement = tallyStatement(t, updates);
+  const statement = tallyStatement(t, rollups);
   if (statement) await client.query(statement.sql, statement.args);
 }
 
-/**
- * The one statement of the batch's detector tallies and rollup updates (the arguments lockRollups returned), or
- * null when it has neither.
- */
-export function tallyStatement(t: Tallies, rollupUpdates: unknown[] | null): Write | null {
-  if (t.schemas.size + t.shapes.size + t.sources.size + t.paths.size === 0 && !rollupUpdates)
+/** The one statement of the batch's detector tallies and rollup rows, or null when it has neither. */
+export function tallyStatement(t: Tallies, rollups: Rollup[]): Write | null {
+  if (t.schemas.size + t.shapes.size + t.sources.size + t.paths.size + rollups.length === 0)
     return null;
-  return { sql: TALLIES_SQL, args: [...detectorArgs(t), ...(rollupUpdates ?? NO_ROLLUP_UPDATES)] };
+  return { sql: TALLIES_SQL, args: [...detectorArgs(t), ...rollupArgs(rollups)] };
 }
 
 function detectorArgs(t: Tallies): unknown[] {

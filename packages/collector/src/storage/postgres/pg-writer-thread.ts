@@ -15,11 +15,25 @@ import type { PoolBounds } from './pg-db.js';
 
 export type PgWriterBody = { type: 'write'; batch: PostedBatch } | { type: 'close' };
 
-/** What the thread starts from: the database, its pool's bounds, the stages it runs. */
-export type PgWriterInit = { url: string; bounds: PoolBounds; stages: WriteStagesSource };
+/** What the thread starts from: the database, its pool's bounds, the stages it runs, how often it merges. */
+export type PgWriterInit = {
+  url: string;
+  bounds: PoolBounds;
+  stages: WriteStagesSource;
+  /** Period of the merge step of the appended rollup rows (pg-rollup-merge.ts), in ms. */
+  mergeEveryMs: number;
+};
 
-/** The thread's notices: a connection's fault (for PgHealth), a stored value a write could not use. */
-export type PgWriterNotices = { fault(error: Error): void; damage(what: string): void };
+/**
+ * The thread's notices: a connection's fault (for PgHealth), a stored value it could not use, the merge step
+ * failing (once per run of failures) and working again.
+ */
+export type PgWriterNotices = {
+  fault(error: Error): void;
+  damage(what: string): void;
+  mergeFailed(error: Error): void;
+  mergeRecovered(): void;
+};
 
 export class PgWriterThread {
   readonly #client: ThreadClient<PgWriterBody>;
@@ -42,9 +56,12 @@ export class PgWriterThread {
 }
 
 function heard(notice: ThreadNotice, notices: PgWriterNotices): void {
-  if (notice.notice === 'damage') notices.damage(String(notice.what));
-  if (notice.notice === 'fault') {
+  const error = () => {
     const code = typeof notice.code === 'string' ? notice.code : undefined;
-    notices.fault(Object.assign(new Error(String(notice.message)), code ? { code } : {}));
-  }
+    return Object.assign(new Error(String(notice.message)), code ? { code } : {});
+  };
+  if (notice.notice === 'damage') notices.damage(String(notice.what));
+  if (notice.notice === 'fault') notices.fault(error());
+  if (notice.notice === 'merge-failed') notices.mergeFailed(error());
+  if (notice.notice === 'merge-recovered') notices.mergeRecovered();
 }

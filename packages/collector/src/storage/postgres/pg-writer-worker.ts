@@ -1,12 +1,15 @@
 // The PostgreSQL writer thread (pg-writer-thread.ts): its own pool, the write stages built here, and the batches
-// posted to it written as they come, several at once (each in its own transaction, pg-writer.ts). The pool has a
-// connection for each write the collector runs at once (Storage.concurrentWrites), so a write never waits for one:
-// a wait that times out is the server not answering, a connection fault like any other.
+// posted to it written as they come, several at once (each in its own transaction, pg-writer.ts); now and then,
+// the merge step of the appended rollup rows (pg-rollup-merge.ts). The pool has a connection for each write the
+// collector runs at once (Storage.concurrentWrites), so a write waits for one at most while a merge step (a few
+// milliseconds) holds it: a wait that times out is the server not answering, a connection fault like any other.
 import { parentPort, workerData } from 'node:worker_threads';
 import { loadWriteStages } from '../batch-rows.js';
 import { receivedBatch } from '../threads/posted-batch.js';
 import { failureReply, type ThreadReply } from '../threads/thread-client.js';
 import { createPool } from './pg-db.js';
+import { isConnectionFault } from './pg-health.js';
+import { mergeRollups } from './pg-rollup-merge.js';
 import { PgWriter } from './pg-writer.js';
 import type { PgWriterBody, PgWriterInit } from './pg-writer-thread.js';
 
@@ -24,9 +27,33 @@ const pool = createPool(init.url, init.bounds, (error) =>
   port.postMessage({ notice: 'fault', message: error.message, code: codeOf(error) }),
 );
 // The stages the composition root named, built in this thread (batch-rows.ts): messages wait until then.
-const writer = new PgWriter(pool, await loadWriteStages(init.stages), (what) =>
-  port.postMessage({ notice: 'damage', what }),
-);
+const writer = new PgWriter(pool, await loadWriteStages(init.stages));
+
+const damage = (what: string) => port.postMessage({ notice: 'damage', what });
+/** Merge steps one after the other while they find rows (at most ten a tick, as batches keep adding some). */
+let merging: Promise<void> | undefined;
+let failing = false;
+const merge = () => {
+  merging ??= (async () => {
+    try {
+      for (let step = 0; step < 10 && (await mergeRollups(pool, damage)) > 0; step++);
+      if (failing) port.postMessage({ notice: 'merge-recovered' });
+      failing = false;
+    } catch (error) {
+      const e = error instanceof Error ? error : new Error(String(error));
+      const said = { message: e.message, code: codeOf(e) };
+      const lost = isConnectionFault(e);
+      // A lost connection is PgHealth's to check and report, once per outage, as for a write. Anything else is
+      // said once per run of failures; the next tick tries again, and reads add up the unmerged rows meanwhile.
+      if (lost) port.postMessage({ notice: 'fault', ...said });
+      else if (!failing) port.postMessage({ notice: 'merge-failed', ...said });
+      failing = !lost;
+    } finally {
+      merging = undefined;
+    }
+  })();
+};
+const timer = setInterval(merge, init.mergeEveryMs);
 port.on('message', (request: WorkerRequest) => {
   const { id } = request;
   const done = (value: unknown) => port.postMessage({ id, ok: true, value } satisfies ThreadReply);
@@ -40,7 +67,10 @@ port.on('message', (request: WorkerRequest) => {
         .then(done, fail);
       return;
     case 'close':
-      pool.end().then(() => done(null), fail);
+      clearInterval(timer);
+      Promise.resolve(merging)
+        .then(() => pool.end())
+        .then(() => done(null), fail);
       return;
   }
 });

@@ -1,8 +1,8 @@
 // The PostgreSQL writer: one transaction per batch, safe with any number of collectors writing at once. Rows a
 // batch shares with other writers are locked in one global order (its traces by id, then the link hashes of its
-// parts of logical calls, then its conversations, then the rollup and detector rows by key), so concurrent
-// batches of one trace, call or conversation run one after the other and never deadlock among themselves; each
-// then sees the other's calls when it re-evaluates loops.
+// parts of logical calls, then its conversations, then the detector rows by key; rollup rows are appended and
+// lock nothing, pg-rollups.ts), so concurrent batches of one trace, call or conversation run one after the other
+// and never deadlock among themselves; each then sees the other's calls when it re-evaluates loops.
 import { createHash } from 'node:crypto';
 import type pg from 'pg';
 import type { StoredCall } from '../../calls/pairing.js';
@@ -34,13 +34,9 @@ export class PgWriter {
   readonly #resourceIds = new Map<string, number>();
   /** Ids of `strings` (call-row.ts), never deleted either. */
   readonly #stringIds = new Map<string, number>();
-  /** Told of a stored rollup histogram that could not be read when merging into it (pg-rollups.ts). */
-  readonly #damaged: (what: string) => void;
-
-  constructor(pool: pg.Pool, stages: WriteStages, damaged: (what: string) => void) {
+  constructor(pool: pg.Pool, stages: WriteStages) {
     this.#pool = pool;
     this.#stages = stages;
-    this.#damaged = damaged;
   }
 
   async write(plan: WriteBatch): Promise<WriteOutcome> {
@@ -206,7 +202,7 @@ export class PgWriter {
       );
     }
     await evaluateLoops(client, loops, created, seqs, filters);
-    await saveTallies(client, a.tallies, a.rollups, a.contracts, this.#damaged);
+    await saveTallies(client, a.tallies, a.rollups, a.contracts);
     return { inserted: a.inserted, duplicates: a.duplicates, toolCalls: a.toolCalls };
   }
 
