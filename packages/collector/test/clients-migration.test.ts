@@ -61,11 +61,6 @@ async function answers(s: Storage) {
   return out;
 }
 
-/**
- * Takes a store back to the schema before traffic by client, undoing the later logical-call steps first (the
- * link indexes, sql/link-sql.ts, and the columns, sql/logical-migration.ts) so the migrations after it run as they
- * do on an old store.
- */
 /** PostgreSQL's rollup rows one per key again, as before they were appended (pg-rollups.ts, schema v13). */
 const APPENDED_ROLLUPS_UNDONE = [
   ['tool_minutes', 'minute'],
@@ -77,6 +72,11 @@ const APPENDED_ROLLUPS_UNDONE = [
   )
   .join('\n');
 
+/**
+ * Takes a store back to the schema before traffic by client, undoing the later logical-call steps first (the
+ * link indexes, sql/link-sql.ts, and the columns, sql/logical-migration.ts) so the migrations after it run as they
+ * do on an old store.
+ */
 async function previousSchema(backend: string, db: string): Promise<void> {
   const pg = backend === 'postgres';
   await execRaw(

@@ -14,7 +14,8 @@ import {
 } from '../src/aggregation/rollups.js';
 import { newTallies } from '../src/aggregation/tallies.js';
 import { openStorage } from '../src/index.js';
-import { mergeRollups } from '../src/storage/postgres/pg-rollup-merge.js';
+import { deleteBefore } from '../src/storage/postgres/pg-retention.js';
+import { MERGE_LOCK, mergeRollups } from '../src/storage/postgres/pg-rollup-merge.js';
 import { tallyStatement } from '../src/storage/postgres/pg-tallies.js';
 import { freshPgDatabase, PG_URL } from './backends.js';
 import { callSpan } from './conformance/spans.js';
@@ -90,8 +91,8 @@ describe.skipIf(!PG_URL)('PostgreSQL rollup rows', () => {
     }
     for (const table of TABLES) expect((await rows(table)).length, table).toBe(3);
     const damage: string[] = [];
-    expect(await mergeRollups(pool, (w) => damage.push(w))).toBe(12);
-    expect(await mergeRollups(pool, (w) => damage.push(w))).toBe(0);
+    expect(await mergeRollups(pool, (w) => damage.push(w))).toEqual({ removed: 12, more: false });
+    expect(await mergeRollups(pool, (w) => damage.push(w))).toEqual({ removed: 0, more: false });
     const expected = rollupsOf([1, 2, 2, 40, 40, 900], 100)[0] as Rollup;
     for (const table of TABLES) {
       const [row, ...more] = await rows(table);
@@ -119,11 +120,108 @@ describe.skipIf(!PG_URL)('PostgreSQL rollup rows', () => {
       client.release();
     }
     const damage: string[] = [];
-    expect(await mergeRollups(pool, (w) => damage.push(w))).toBe(8);
+    expect((await mergeRollups(pool, (w) => damage.push(w))).removed).toBe(8);
     const [row] = await rows('tool_minutes');
     expect(Number(row?.calls)).toBe(7);
     expect(deserialize(row?.hist ?? '')).toEqual((rollupsOf([7], 100)[0] as Rollup).hist);
     expect(damage).toEqual(['tool_minutes: a histogram is not valid JSON']);
+  });
+
+  it('merges a key of more rows than the step reads at once, and says when more keys wait', async () => {
+    // 1,201 rows of one key (more than a page of the cursor) and one row each of two more keys.
+    await pool.query(
+      `INSERT INTO tool_minutes (minute, tool, version, code, side, calls, errors, hist, max_bytes, merged)
+       SELECT 7, t, '1', '', 'server', 1, 0, '{"5":1}', g, FALSE
+       FROM generate_series(1, 1201) AS g, (VALUES ('paged')) AS v(t)
+       UNION ALL SELECT 7, t, '1', '', 'server', 2, 1, '{"9":2}', 3, FALSE FROM (VALUES ('b'), ('c')) AS v(t)`,
+    );
+    const first = await mergeRollups(pool, () => undefined, { keys: 2 });
+    expect(first.more).toBe(true);
+    const second = await mergeRollups(pool, () => undefined, { keys: 2 });
+    expect(second.more).toBe(false);
+    expect(first.removed + second.removed).toBe(1203);
+    const merged = await pool.query<{
+      tool: string;
+      calls: string;
+      errors: string;
+      hist: string;
+      max_bytes: string;
+    }>(
+      `SELECT tool, calls, errors, hist, max_bytes FROM tool_minutes WHERE minute = 7 AND merged ORDER BY tool`,
+    );
+    expect(
+      merged.rows.map((r) => [
+        r.tool,
+        Number(r.calls),
+        Number(r.errors),
+        r.hist,
+        Number(r.max_bytes),
+      ]),
+    ).toEqual([
+      ['b', 2, 1, '{"9":2}', 3],
+      ['c', 2, 1, '{"9":2}', 3],
+      ['paged', 1201, 0, '{"5":1201}', 1201],
+    ]);
+    expect(
+      (await pool.query('SELECT 1 FROM tool_minutes WHERE minute = 7 AND NOT merged')).rowCount,
+    ).toBe(0);
+  });
+
+  it('leaves a row committed between its read and its delete for the next step, neither lost nor doubled', async () => {
+    const insert = (calls: number) =>
+      pool.query(
+        `INSERT INTO tool_minutes (minute, tool, version, code, side, calls, errors, hist, merged)
+         VALUES (8, 'late', '1', '', 'server', $1, 0, '{}', FALSE)`,
+        [calls],
+      );
+    await insert(1);
+    await insert(2);
+    // Committed after the step read the key's rows and before its DELETE: not in the step's snapshot, so the
+    // DELETE leaves it (at READ COMMITTED it would delete a row it never counted).
+    const step = await mergeRollups(pool, () => undefined, {
+      afterRead: async (table) => {
+        if (table === 'tool_minutes') await insert(4);
+      },
+    });
+    expect(step.removed).toBe(2);
+    const left = await pool.query<{ calls: string; merged: boolean }>(
+      'SELECT calls, merged FROM tool_minutes WHERE minute = 8 ORDER BY calls',
+    );
+    expect(left.rows.map((r) => [Number(r.calls), r.merged])).toEqual([
+      [3, true],
+      [4, false],
+    ]);
+  });
+
+  it('deletes old rollup rows after a merge running at the time, never before it', async () => {
+    // A merge holds its lock and has inserted a merged row below the cutoff, not yet committed.
+    const merge = await pool.connect();
+    try {
+      await merge.query('BEGIN');
+      await merge.query('SELECT pg_advisory_xact_lock($1)', [MERGE_LOCK.toString()]);
+      await merge.query(
+        `INSERT INTO tool_minutes (minute, tool, version, code, side, calls, errors, hist, merged)
+         VALUES (9, 'old', '1', '', 'server', 5, 0, '{}', TRUE)`,
+      );
+      let ended = false;
+      const retention = deleteBefore(pool, 60n * 1_000_000_000n * 10n, 10).finally(() => {
+        ended = true;
+      });
+      // Retention waits for the merge's lock (without it, it would not see the row, and leave it for good).
+      while (!ended) {
+        const waiting = await pool.query(
+          `SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND wait_event = 'advisory'`,
+        );
+        if (waiting.rowCount) break;
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      expect(ended).toBe(false);
+      await merge.query('COMMIT');
+      await retention;
+    } finally {
+      merge.release();
+    }
+    expect((await pool.query(`SELECT 1 FROM tool_minutes WHERE minute = 9`)).rowCount).toBe(0);
   });
 
   it('answers reads the same from the appended rows of a key as from their merge', async () => {
@@ -152,7 +250,7 @@ describe.skipIf(!PG_URL)('PostgreSQL rollup rows', () => {
         const count = async () =>
           Number((await own.query('SELECT count(*) AS n FROM tool_minutes')).rows[0]?.n);
         expect(await count()).toBe(3);
-        expect(await mergeRollups(own, () => undefined)).toBeGreaterThan(0);
+        expect((await mergeRollups(own, () => undefined)).removed).toBeGreaterThan(0);
         expect(await count()).toBe(1);
       } finally {
         await own.end();

@@ -26,7 +26,8 @@ Receives OTLP/HTTP traces (POST /v1/traces), stores them in SQLite or PostgreSQL
 Options:
   --db PATH|URL      SQLite database file, or a postgres:// URL shared by several collectors
                      (default: TOOLSCOPE_DB, else ./toolscope.db)
-  --pool-size N      PostgreSQL connections this collector opens, half writing (default 10)
+  --pool-size N      PostgreSQL connections this collector opens: half write, one merges rollup rows,
+                     the rest read (default 10, at least 3)
   --db-statement-timeout AGE   PostgreSQL: longest one statement may run or wait for a lock before its
                      request is answered 503, e.g. 10s, 500ms (default 10s)
   --exit-if-db-unreachable   PostgreSQL: exit 1 at start when the database cannot be reached (default:
@@ -66,7 +67,12 @@ Options:
 
 const serveFlagsSchema = z.object({
   db: z.string().min(1).default('./toolscope.db'),
-  'pool-size': z.coerce.number().int().min(1).max(1000).default(10),
+  'pool-size': z.coerce
+    .number()
+    .int()
+    .min(3, 'at least 3: one writes, one merges rollup rows, one reads')
+    .max(1000)
+    .default(10),
   'db-statement-timeout': z
     .string()
     .transform((v, ctx) => {

@@ -4,6 +4,8 @@
 import type pg from 'pg';
 import { NS_PER_HOUR, NS_PER_MINUTE } from '../sql/db.js';
 import { inTransaction } from './pg-db.js';
+import { MERGE_LOCK } from './pg-rollup-merge.js';
+import { ROLLUP_TABLES } from './pg-rollups.js';
 
 /** pg_try_advisory_xact_lock key of retention: one collector deletes while the others skip the step. */
 const RETENTION_LOCK = 8_390_047_142_397_570_929n;
@@ -38,10 +40,14 @@ export function deleteBefore(pool: pg.Pool, cutoffNs: bigint, maxTraces: number)
     }
     const minute = (cutoffNs / NS_PER_MINUTE).toString();
     const hour = (cutoffNs / NS_PER_HOUR).toString();
-    for (const table of ['tool_minutes', 'tool_client_minutes'])
-      await client.query(`DELETE FROM ${table} WHERE minute < $1`, [minute]);
-    for (const table of ['tool_hours', 'tool_client_hours'])
-      await client.query(`DELETE FROM ${table} WHERE hour < $1`, [hour]);
+    // The merge step's lock, waited for: a merge running now would insert merged rows below the cutoff after
+    // these deletes had looked (pg-rollup-merge.ts). The merge never waits for this one, so neither waits on
+    // the other in a circle.
+    await client.query('SELECT pg_advisory_xact_lock($1)', [MERGE_LOCK.toString()]);
+    for (const [table, column] of ROLLUP_TABLES)
+      await client.query(`DELETE FROM ${table} WHERE ${column} < $1`, [
+        column === 'minute' ? minute : hour,
+      ]);
     for (const table of ['flags', 'tool_schemas', 'tool_shapes'])
       await client.query(`DELETE FROM ${table} WHERE last_ns < $1`, [cutoffNs.toString()]);
     await client.query('DELETE FROM tool_paths WHERE minute < $1', [minute]);

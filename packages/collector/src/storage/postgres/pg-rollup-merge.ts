@@ -1,15 +1,24 @@
 // The merge step of the appended rollup rows (pg-rollups.ts): the keys that have rows not yet merged, a bounded
 // number per table, lose all their rows and get one in their place with the counts added, the histograms merged
 // and the maxima kept. One transaction, so a read sees either the rows or their merge, never both or neither;
-// one collector at a time (an advisory lock, tried, not waited for). Batches only ever insert rollup rows, so
-// nothing they do waits for it, and a row one commits meanwhile is left for the next step.
+// one collector at a time (an advisory lock, tried, not waited for; retention waits for it, pg-retention.ts).
+//
+// The rows are read through a cursor, a page at a time, and folded as they come: a key may have thousands of
+// rows after the merge could not run for a while, and the writer thread's heap is capped under a memory limit
+// (a step that took every row of 1,000 keys at once ended that thread on each tick). The transaction is
+// REPEATABLE READ, so the DELETE removes exactly the rows the cursor read: a row a batch commits meanwhile is
+// not in the snapshot, and is left for the next step. Batches only ever insert rollup rows, so nothing they do
+// waits for the merge; a concurrent change to a row it read ends the step with 40001, and it is run again.
 import type pg from 'pg';
 import { addSerialized } from '../../aggregation/histogram.js';
-import type { Rollup, RollupSide } from '../../aggregation/rollups.js';
+import type { Rollup, RollupSide, RollupTable } from '../../aggregation/rollups.js';
 import { inTransaction } from './pg-db.js';
 import { columnsOf, columnTypes, keyColumns, ROLLUP_TABLES, unnest } from './pg-rollups.js';
 
-const MERGE_LOCK = 8_390_047_142_397_570_930n;
+/** pg_try_advisory_xact_lock key of the merge step (and of retention's deletes of rollup rows). */
+export const MERGE_LOCK = 8_390_047_142_397_570_930n;
+/** Rows fetched from the cursor at a time: what the writer thread holds of them at once. */
+const PAGE_ROWS = 500;
 
 /** A rollup row as the merge step reads it back. */
 type Stored = {
@@ -29,37 +38,45 @@ type Stored = {
   max_tokens: string;
 };
 
-const deleteSql = (table: string, column: string, client: boolean) => {
-  const key = keyColumns(column, client);
-  const match = key
-    .split(', ')
-    .map((c) => `r.${c} = k.${c}`)
-    .join(' AND ');
-  return `DELETE FROM ${table} AS r
-    USING (SELECT DISTINCT ${key} FROM ${table} WHERE NOT merged LIMIT $1) AS k
-    WHERE ${match}
-    RETURNING r.${column}::text AS bucket, r.tool, r.version, r.code, r.side,
-      ${client ? 'r.client_name, r.client_version' : `'' AS client_name, '' AS client_version`},
-      r.calls::text, r.errors::text, r.hist, r.bytes_hist, r.tokens_hist, r.max_bytes::text,
-      r.max_tokens::text`;
-};
+/** What one step did: rows removed, and whether a table had more keys to merge than a step takes. */
+export type MergeStep = { removed: number; more: boolean };
 
-const insertSql = (table: string, column: string, client: boolean) =>
-  `INSERT INTO ${table} (${keyColumns(column, client)}, calls, errors, hist, bytes_hist, tokens_hist,
-     max_bytes, max_tokens, merged)
-   SELECT *, TRUE FROM ${unnest(columnTypes(client), 1)}`;
+function statements(table: string, column: string, client: boolean) {
+  const key = keyColumns(column, client);
+  const names = key.split(', ');
+  const keyTypes = columnTypes(client).slice(0, names.length);
+  // The step's keys, sent back as arrays: the cursor and the DELETE then name the same keys.
+  const keys = `${unnest(keyTypes, 1)} AS k(${key})`;
+  const match = names.map((c) => `r.${c} = k.${c}`).join(' AND ');
+  return {
+    // node-postgres gives a bigint as its text, as the array parameters take it back.
+    keys: `SELECT DISTINCT ${key} FROM ${table} WHERE NOT merged LIMIT $1`,
+    read: `DECLARE merge_rows NO SCROLL CURSOR FOR
+      SELECT r.${column}::text AS bucket, r.tool, r.version, r.code, r.side,
+        ${client ? 'r.client_name, r.client_version' : `'' AS client_name, '' AS client_version`},
+        r.calls::text, r.errors::text, r.hist, r.bytes_hist, r.tokens_hist, r.max_bytes::text, r.max_tokens::text
+      FROM ${table} AS r JOIN ${keys} ON ${match}`,
+    remove: `DELETE FROM ${table} AS r USING ${keys} WHERE ${match}`,
+    insert: `INSERT INTO ${table} (${key}, calls, errors, hist, bytes_hist, tokens_hist, max_bytes, max_tokens,
+        merged)
+      SELECT *, TRUE FROM ${unnest(columnTypes(client), 1)}`,
+    names,
+  };
+}
 
 const STEPS = ROLLUP_TABLES.map(([table, column, client]) => ({
   table,
   client,
-  remove: deleteSql(table, column, client),
-  insert: insertSql(table, column, client),
+  ...statements(table, column, client),
 }));
 
-/** The rows of one key folded into one rollup (a stored histogram that is not valid counts as empty). */
-function fold(rows: Stored[], table: Rollup['table'], damaged: (what: string) => void): Rollup[] {
-  const byKey = new Map<string, Rollup>();
-  const said = (what: string) => damaged(`${table}: ${what}`);
+/** Folds rows into their keys' rollups (a stored histogram that is not valid counts as empty). */
+function foldInto(
+  byKey: Map<string, Rollup>,
+  rows: Stored[],
+  table: RollupTable,
+  said: (what: string) => void,
+): void {
   for (const row of rows) {
     const id = `${row.bucket}\u0000${row.tool}\u0000${row.version}\u0000${row.code}\u0000${row.side}\u0000${row.client_name}\u0000${row.client_version}`;
     let r = byKey.get(id);
@@ -88,33 +105,54 @@ function fold(rows: Stored[], table: Rollup['table'], damaged: (what: string) =>
     r.sizes.maxBytes = Math.max(r.sizes.maxBytes, Number(row.max_bytes));
     r.sizes.maxTokens = Math.max(r.sizes.maxTokens, Number(row.max_tokens));
   }
-  return [...byKey.values()];
 }
 
+/** A step's bounds: `keys` per table (default 100); `afterRead` runs between a table's read and its DELETE. */
+export type MergeOptions = { keys?: number; afterRead?: (table: RollupTable) => Promise<void> };
+
 /**
- * One merge step: at most `keys` keys of each table merged. Returns how many rows it removed (0 when another
- * collector holds the step, or nothing was left to merge). Every row of those keys crosses to the writer thread,
- * whose heap is capped under a memory limit: the bound is in keys, not rows, so it is kept small (a review found
- * 1,000 keys of 60 unmerged rows each past the 32 MiB cap at 200 MiB; a bound in rows is still to do).
+ * One merge step: at most `keys` keys of each table merged, however many rows each has. Removes nothing when
+ * another collector holds the step.
  */
 export async function mergeRollups(
   pool: pg.Pool,
   damaged: (what: string) => void,
-  keys = 100,
-): Promise<number> {
+  { keys = 100, afterRead }: MergeOptions = {},
+): Promise<MergeStep> {
   return inTransaction(pool, async (client) => {
+    await client.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ');
     const lock = await client.query<{ got: boolean }>(
       'SELECT pg_try_advisory_xact_lock($1) AS got',
       [MERGE_LOCK.toString()],
     );
-    if (!lock.rows[0]?.got) return 0;
-    let removed = 0;
+    const done: MergeStep = { removed: 0, more: false };
+    if (!lock.rows[0]?.got) return done;
     for (const step of STEPS) {
-      const gone = await client.query<Stored>(step.remove, [keys]);
-      if (gone.rows.length === 0) continue;
-      removed += gone.rows.length;
-      await client.query(step.insert, columnsOf(fold(gone.rows, step.table, damaged), step.client));
+      const found = await client.query<Record<string, string>>(step.keys, [keys]);
+      if (found.rows.length === 0) continue;
+      done.more ||= found.rows.length >= keys;
+      const keyArgs = step.names.map((name) => found.rows.map((row) => row[name]));
+      const byKey = new Map<string, Rollup>();
+      const said = (what: string) => damaged(`${step.table}: ${what}`);
+      let read = 0;
+      await client.query(step.read, keyArgs);
+      for (;;) {
+        const page = await client.query<Stored>(`FETCH ${PAGE_ROWS} FROM merge_rows`);
+        foldInto(byKey, page.rows, step.table, said);
+        read += page.rows.length;
+        if (page.rows.length < PAGE_ROWS) break;
+      }
+      await client.query('CLOSE merge_rows');
+      await afterRead?.(step.table);
+      const removed = await client.query(step.remove, keyArgs);
+      // The same snapshot reads and deletes: a difference is a fault of this code, and the step rolls back.
+      if (removed.rowCount !== read)
+        throw new Error(
+          `${step.table}: the merge read ${read} rows but would delete ${removed.rowCount}`,
+        );
+      done.removed += read;
+      await client.query(step.insert, columnsOf([...byKey.values()], step.client));
     }
-    return removed;
+    return done;
   });
 }

@@ -21,7 +21,10 @@ import { PgWriterThread } from './pg-writer-thread.js';
 export type PostgresOptions = ReadSettingsOptions & {
   /** The stages a batch's writes run (batch-rows.ts). */
   stages: WriteStagesSource;
-  /** Most connections this process opens (default 10): half write, the rest read (at least one each). */
+  /**
+   * Most connections this process opens (default 10, at least 3): half write, one merges rollup rows, the rest
+   * read.
+   */
   poolSize?: number;
   /** Period of the merge step of the appended rollup rows, in ms (default 2 s; pg-rollup-merge.ts). */
   rollupMergeMs?: number;
@@ -48,10 +51,10 @@ const warnDamage = (what: string) => process.emitWarning(`toolscope: ${what}`);
 const POOL_WAIT = /timeout exceeded when trying to connect/;
 
 export async function openPostgresStorage(url: string, options: PostgresOptions): Promise<Storage> {
-  const size = options.poolSize ?? 10;
+  const size = Math.max(3, options.poolSize ?? 10);
   const writers = Math.max(1, Math.floor(size / 2));
   const bounds: PoolBounds = {
-    max: Math.max(1, size - writers),
+    max: Math.max(1, size - writers - 1),
     statementTimeoutMs: options.statementTimeoutMs ?? 10_000,
     connectTimeoutMs: options.connectTimeoutMs ?? 3_000,
   };
@@ -101,15 +104,19 @@ export async function openPostgresStorage(url: string, options: PostgresOptions)
     }
     health.startDown(error);
   }
-  /** What a failed statement becomes for the caller: a full pool and a lost connection are both 503. */
+  /**
+   * What a failed read or retention step becomes for the caller: a full read pool and a lost connection are both
+   * 503. A write's wait for a connection is never for one another holds (pg-writer-worker.ts): it is a fault.
+   */
   const failure = (error: unknown) =>
     error instanceof Error && POOL_WAIT.test(error.message) && pool.totalCount >= bounds.max
       ? unavailable('every database connection is busy; retry shortly', error)
       : health.translate(error);
+  const writeFailure = (error: unknown) => health.translate(error);
   // Not an async function awaiting `run`: its frame would hold the arguments (a write's spans) until the
   // transaction ends, and the spans are not needed once the write's plan is made.
   const guarded =
-    <A extends unknown[], R>(run: (...args: A) => Promise<R>) =>
+    <A extends unknown[], R>(run: (...args: A) => Promise<R>, translate = failure) =>
     (...args: A): Promise<R> => {
       let pending: Promise<R>;
       try {
@@ -120,10 +127,10 @@ export async function openPostgresStorage(url: string, options: PostgresOptions)
       try {
         pending = run(...args);
       } catch (error) {
-        return Promise.reject(failure(error));
+        return Promise.reject(translate(error));
       }
       return pending.catch((error: unknown) => {
-        throw failure(error);
+        throw translate(error);
       });
     };
   // The writer thread's heap and write size under a memory limit, as SQLite's (threads/writer-memory.ts).
@@ -131,7 +138,8 @@ export async function openPostgresStorage(url: string, options: PostgresOptions)
   const writer = new PgWriterThread(
     {
       url,
-      bounds: { ...bounds, max: writers },
+      // A connection for each concurrent write and one for the merge step (pg-writer-worker.ts).
+      bounds: { ...bounds, max: writers + 1 },
       stages: options.stages,
       mergeEveryMs: options.rollupMergeMs ?? 2_000,
     },
@@ -157,7 +165,7 @@ export async function openPostgresStorage(url: string, options: PostgresOptions)
     ...(memory.writeSpans ? { writeSpans: memory.writeSpans } : {}),
     // Packed by the process stage, on the collectors, which scale out; not by the one server's TOAST
     // (decision 0011).
-    write: guarded((batch) => writer.write(batch)),
+    write: guarded((batch) => writer.write(batch), writeFailure),
     deleteBefore: guarded((cutoffNs: bigint, maxTraces: number) =>
       deleteBefore(pool, cutoffNs, maxTraces),
     ),

@@ -43,6 +43,8 @@ export class PgWriterThread {
       () => startStorageWorker(import.meta.url, 'pg-writer-worker', init, limits),
       (notice) => heard(notice, notices),
     );
+    // Started now, not with the first write: its merge step folds the rows other collectors appended too.
+    this.#client.start();
   }
 
   write(batch: WriteBatch): Promise<WriteOutcome> {

@@ -1,8 +1,9 @@
 // The PostgreSQL writer thread (pg-writer-thread.ts): its own pool, the write stages built here, and the batches
 // posted to it written as they come, several at once (each in its own transaction, pg-writer.ts); now and then,
 // the merge step of the appended rollup rows (pg-rollup-merge.ts). The pool has a connection for each write the
-// collector runs at once (Storage.concurrentWrites), so a write waits for one at most while a merge step (a few
-// milliseconds) holds it: a wait that times out is the server not answering, a connection fault like any other.
+// collector runs at once (Storage.concurrentWrites) and one more for the merge step, which may wait on locks up
+// to the statement timeout: a write never waits for a connection another holds, so a wait that times out is the
+// server not answering, a connection fault like any other.
 import { parentPort, workerData } from 'node:worker_threads';
 import { loadWriteStages } from '../batch-rows.js';
 import { receivedBatch } from '../threads/posted-batch.js';
@@ -30,13 +31,15 @@ const pool = createPool(init.url, init.bounds, (error) =>
 const writer = new PgWriter(pool, await loadWriteStages(init.stages));
 
 const damage = (what: string) => port.postMessage({ notice: 'damage', what });
-/** Merge steps one after the other while they find rows (at most ten a tick, as batches keep adding some). */
+/** Merge steps one after the other while keys are left over (at most ten a tick), until the thread closes. */
 let merging: Promise<void> | undefined;
 let failing = false;
+let closing = false;
 const merge = () => {
   merging ??= (async () => {
     try {
-      for (let step = 0; step < 10 && (await mergeRollups(pool, damage)) > 0; step++);
+      for (let step = 0; step < 10 && !closing; step++)
+        if (!(await mergeRollups(pool, damage)).more) break;
       if (failing) port.postMessage({ notice: 'merge-recovered' });
       failing = false;
     } catch (error) {
@@ -67,6 +70,7 @@ port.on('message', (request: WorkerRequest) => {
         .then(done, fail);
       return;
     case 'close':
+      closing = true;
       clearInterval(timer);
       Promise.resolve(merging)
         .then(() => pool.end())

@@ -1,6 +1,7 @@
 // The main-thread side of a storage worker thread (a writer or SQLite's reader): requests become promises, a
 // failure comes back as an Error with the code it had (SQLite's SQLITE_FULL, PostgreSQL's SQLSTATE, a socket's
-// ECONNRESET, …), and a thread that dies fails what was in flight and is started again for the next request.
+// ECONNRESET, …), and a thread that dies fails what was in flight, is logged once with its cause, and is started
+// again for the next request.
 import type { Worker } from 'node:worker_threads';
 
 type Waiter = { resolve: (value: unknown) => void; reject: (error: Error) => void };
@@ -21,57 +22,79 @@ export function failureReply(id: number, error: unknown): ThreadReply {
 /** A message a thread sends of its own accord (not a reply): `{ notice, … }`. */
 export type ThreadNotice = { notice: string; [key: string]: unknown };
 
+/** One started thread and the requests it owes answers to: a thread's end fails only its own. */
+type Running = { worker: Worker; waiting: Map<number, Waiter>; closing: boolean };
+
 export class ThreadClient<Body extends object> {
   readonly #start: () => Worker;
   readonly #onNotice: ((notice: ThreadNotice) => void) | undefined;
-  #worker: Worker | undefined;
+  #running: Running | undefined;
   #nextId = 1;
-  readonly #waiting = new Map<number, Waiter>();
 
   constructor(start: () => Worker, onNotice?: (notice: ThreadNotice) => void) {
     this.#start = start;
     this.#onNotice = onNotice;
   }
 
+  /** Starts the thread now rather than with the first request (for a thread with work of its own). */
+  start(): void {
+    this.#running ??= this.#open();
+  }
+
   send(body: Body): Promise<unknown> {
-    const worker = this.#worker ?? this.#open();
+    const running = this.#running ?? this.#open();
     const id = this.#nextId++;
     return new Promise((resolve, reject) => {
-      this.#waiting.set(id, { resolve, reject });
-      worker.postMessage({ id, ...body });
+      running.waiting.set(id, { resolve, reject });
+      running.worker.postMessage({ id, ...body });
     });
   }
 
-  /** Sends `last` (when the thread runs) and stops the thread. */
+  /** Sends `last` (when the thread runs) and stops the thread, whether or not `last` succeeded. */
   async close(last?: Body): Promise<void> {
-    if (!this.#worker) return;
-    if (last) await this.send(last);
-    const worker = this.#worker;
-    this.#worker = undefined;
-    await worker?.terminate();
+    const running = this.#running;
+    if (!running) return;
+    try {
+      if (last) await this.send(last);
+    } finally {
+      running.closing = true;
+      if (this.#running === running) this.#running = undefined;
+      await running.worker.terminate();
+    }
   }
 
-  #open(): Worker {
+  #open(): Running {
     const worker = this.#start();
+    const running: Running = { worker, waiting: new Map(), closing: false };
     worker.on('message', (reply: ThreadReply | ThreadNotice) => {
       if ('notice' in reply) {
         this.#onNotice?.(reply);
         return;
       }
-      const waiter = this.#waiting.get(reply.id);
+      const waiter = running.waiting.get(reply.id);
       if (!waiter) return;
-      this.#waiting.delete(reply.id);
+      running.waiting.delete(reply.id);
       if (reply.ok) waiter.resolve(reply.value);
       else waiter.reject(Object.assign(new Error(reply.message), { code: reply.code }));
     });
-    const fail = (error: Error) => {
-      if (this.#worker === worker) this.#worker = undefined;
-      for (const waiter of this.#waiting.values()) waiter.reject(error);
-      this.#waiting.clear();
+    // 'error' (an uncaught exception, a heap limit reached) comes before 'exit': the first says why.
+    let ended = false;
+    const end = (error: Error) => {
+      if (this.#running === running) this.#running = undefined;
+      for (const waiter of running.waiting.values()) waiter.reject(error);
+      running.waiting.clear();
+      if (ended || running.closing) return;
+      ended = true;
+      // Once per death, with its cause, through the process's warnings (logged by ops/logger.ts); with nothing
+      // in flight (a thread's own timer, as PostgreSQL's merge step) it would otherwise go unseen.
+      const code = Reflect.get(error, 'code');
+      process.emitWarning(`toolscope: a storage thread stopped: ${error.message}`, {
+        ...(typeof code === 'string' ? { code } : {}),
+      });
     };
-    worker.on('error', fail);
-    worker.on('exit', (code) => fail(new Error(`storage thread exited with code ${code}`)));
-    this.#worker = worker;
-    return worker;
+    worker.on('error', end);
+    worker.on('exit', (code) => end(new Error(`storage thread exited with code ${code}`)));
+    this.#running = running;
+    return running;
   }
 }
