@@ -58,7 +58,8 @@ const trees = { this: await tree(here), base: await tree(args.base) };
 const { makeSpans, protobufBatches } = await import('./spans.js');
 
 async function freshStore(t: Tree): Promise<Storage> {
-  return t.open(await freshPgDatabase(), { poolSize: Math.max(2, IN_FLIGHT) });
+  // At least 3: one writes, one merges rollup rows, one reads (pg-storage.ts).
+  return t.open(await freshPgDatabase(), { poolSize: Math.max(3, IN_FLIGHT) });
 }
 
 const cpuUs = () => {

@@ -105,6 +105,8 @@ export async function startCollector(options: CollectorOptions): Promise<Collect
       // PostgreSQL logs an outage once and its end once (pg-health.ts); it may start before the database.
       log,
       waitForDatabase: options.waitForDatabase ?? true,
+      // A serving collector merges the appended rollup rows, every collector's (pg-rollup-merge.ts).
+      mergeRollups: true,
       ...(options.statementTimeoutMs ? { statementTimeoutMs: options.statementTimeoutMs } : {}),
       onDamage: onceEach((what) => log.error({ damage: what }, 'stored data could not be read')),
       ...(options.memoryLimitBytes ? { memoryLimitBytes: options.memoryLimitBytes } : {}),

@@ -28,6 +28,7 @@ export async function collectorOn(db: string, options: Partial<PostgresOptions> 
   const storage = await openPostgresStorage(db, {
     log,
     waitForDatabase: true,
+    mergeRollups: true,
     stages: writeStagesSource(),
     ...options,
   });

@@ -4,12 +4,26 @@
 // add up and batches stored meanwhile, merged once it works again).
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
+import { openStorage } from '../src/index.js';
 import { freshPgDatabase, PG_URL } from './backends.js';
 import { EXIT_TOOL } from './exiting-stages.js';
 import { getJson, jsonBody, postJson } from './harness.js';
 import { collectorOn, hex, sql, stopAll, stops, until } from './pg-fault-harness.js';
 
 afterAll(stopAll);
+
+const readFile = () => ({
+  attributes: [
+    { key: 'gen_ai.operation.name', value: { stringValue: 'execute_tool' } },
+    { key: 'gen_ai.tool.name', value: { stringValue: 'read_file' } },
+  ],
+});
+
+/** A trigger that refuses every DELETE of tool_minutes' rows: the merge step's, as a fault of its own. */
+const FAILING_DELETES = `
+  CREATE FUNCTION no_deletes() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN RAISE EXCEPTION 'no deletes in this test'; END $$;
+  CREATE TRIGGER no_deletes BEFORE DELETE ON tool_minutes FOR EACH STATEMENT EXECUTE FUNCTION no_deletes();`;
 
 describe.skipIf(!PG_URL)('PostgreSQL writer thread faults', () => {
   it('fails the write in flight with 503 when the writer thread dies in its transaction, and starts a new one', async () => {
@@ -43,41 +57,74 @@ describe.skipIf(!PG_URL)('PostgreSQL writer thread faults', () => {
     expect(Number((await sql(db, 'SELECT count(*) AS n FROM tool_call_rows'))[0]?.n)).toBe(6);
   });
 
-  it('says once that merging rollup rows fails, leaves them to reads meanwhile, and merges them once it works', async () => {
+  it('says once that merging rollup rows fails, stores batches and answers from their rows meanwhile, and merges them once it works', async () => {
     const db = await freshPgDatabase();
-    const { c, lines } = await collectorOn(db, { statementTimeoutMs: 300, rollupMergeMs: 50 });
-    const call = () => ({
-      attributes: [
-        { key: 'gen_ai.operation.name', value: { stringValue: 'execute_tool' } },
-        { key: 'gen_ai.tool.name', value: { stringValue: 'read_file' } },
-      ],
-    });
+    const { c, lines } = await collectorOn(db, { rollupMergeMs: 50 });
+    // Every batch in one minute, whenever the test runs: one key of tool_minutes.
+    const at = Math.floor(Date.now() / 60_000) * 60_000 - 120_000;
+    const post = async (seed: number) =>
+      (await postJson(c.url, jsonBody(seed, 3, readFile, at))).status;
     const rows = async () =>
       Number((await sql(db, 'SELECT count(*) AS n FROM tool_minutes'))[0]?.n);
     // Merged on its own, on the writer thread.
-    expect((await postJson(c.url, jsonBody(1, 3, call))).status).toBe(200);
+    expect(await post(1)).toBe(200);
     await until(
       async () => (await sql(db, 'SELECT 1 FROM tool_minutes WHERE merged')).length === 1,
     );
-    // The merge step cannot delete the merged row while another holds it: its statement times out, every
-    // step. Batches only append, so they are stored meanwhile.
-    const holder = new pg.Client(db);
-    await holder.connect();
-    await holder.query('BEGIN');
-    await holder.query('SELECT 1 FROM tool_minutes WHERE merged FOR UPDATE');
-    expect((await postJson(c.url, jsonBody(2, 3, call))).status).toBe(200);
+    // The merge step's DELETE fails, every step, until the trigger goes. Batches only append: all stored.
+    await sql(db, FAILING_DELETES);
+    expect(await post(2)).toBe(200);
     await until(() => lines.some((l) => l.msg.startsWith('merging rollup rows failed')));
-    await holder.query('ROLLBACK');
-    await holder.end();
-    expect((await postJson(c.url, jsonBody(3, 3, call))).status).toBe(200);
+    expect(await post(3)).toBe(200);
     expect((await getJson(`${c.url}/api/tools`)).body).toMatchObject({
       tools: [{ name: 'read_file', calls: 9 }],
     });
+    expect(await rows()).toBe(3);
+    await sql(db, 'DROP TRIGGER no_deletes ON tool_minutes');
     await until(async () => (await rows()) === 1);
     await until(() => lines.some((l) => l.msg === 'merging rollup rows works again'));
-    expect(lines.filter((l) => l.msg.startsWith('merging rollup rows failed'))).toHaveLength(1);
-    expect(lines.find((l) => l.msg.startsWith('merging rollup rows failed'))?.cause?.code).toBe(
-      '57014',
+    const failed = lines.filter((l) => l.msg.startsWith('merging rollup rows failed'));
+    expect(failed.map((l) => [l.cause?.code, l.cause?.message])).toEqual([
+      ['P0001', 'no deletes in this test'],
+    ]);
+  });
+
+  it('writes while the merge step holds its connection, past the wait for a connection', async () => {
+    const db = await freshPgDatabase();
+    // Three connections: one writes, one merges, one reads. A write that waited for the merge's would time out.
+    const { c } = await collectorOn(db, {
+      poolSize: 3,
+      connectTimeoutMs: 500,
+      statementTimeoutMs: 20_000,
+      rollupMergeMs: 50,
+    });
+    const at = Math.floor(Date.now() / 60_000) * 60_000 - 120_000;
+    expect((await postJson(c.url, jsonBody(1, 3, readFile, at))).status).toBe(200);
+    await until(
+      async () => (await sql(db, 'SELECT 1 FROM tool_minutes WHERE merged')).length === 1,
+    );
+    // The merged row locked elsewhere: the next merge step waits on it in its DELETE, holding its connection.
+    const holder = new pg.Client(db);
+    await holder.connect();
+    stops.push(() => holder.end());
+    await holder.query('BEGIN');
+    await holder.query('SELECT 1 FROM tool_minutes WHERE merged FOR UPDATE');
+    expect((await postJson(c.url, jsonBody(2, 3, readFile, at))).status).toBe(200);
+    await until(
+      async () =>
+        (
+          await sql(
+            db,
+            `SELECT 1 FROM pg_stat_activity WHERE datname = current_database()
+               AND wait_event_type = 'Lock' AND query LIKE 'DELETE FROM tool_minutes%'`,
+          )
+        ).length === 1,
+    );
+    for (let seed = 3; seed < 6; seed++)
+      expect((await postJson(c.url, jsonBody(seed, 3, readFile, at))).status).toBe(200);
+    await holder.query('ROLLBACK');
+    await until(
+      async () => Number((await sql(db, 'SELECT count(*) AS n FROM tool_minutes'))[0]?.n) === 1,
     );
   });
 
@@ -90,8 +137,8 @@ describe.skipIf(!PG_URL)('PostgreSQL writer thread faults', () => {
     const heard = (warning: Error) => warnings.push(warning);
     process.on('warning', heard);
     stops.push(async () => process.off('warning', heard));
-    // Opening a store migrates it; this collector's merge is too far off to run during the test.
-    await collectorOn(db, { rollupMergeMs: 3_600_000 });
+    // Opening a store migrates it; a store opened outside a serving collector merges nothing.
+    await (await openStorage(db)).close();
     await sql(
       db,
       `INSERT INTO tool_minutes (minute, tool, version, code, side, calls, errors, hist, bytes_hist, tokens_hist,

@@ -27,7 +27,9 @@ export type BackendOptions = ReadSettingsOptions & {
   onDamage?: (what: string) => void;
   /** The collector's memory limit, which the writer thread (and SQLite's page caches) are sized from. */
   memoryLimitBytes?: number | undefined;
-  /** PostgreSQL: period of the merge step of appended rollup rows, in ms (default 2 s). */
+  /** PostgreSQL: run the merge step of appended rollup rows in this process (a serving collector). */
+  mergeRollups?: boolean;
+  /** PostgreSQL: period of that merge step, in ms (default 2 s). */
   rollupMergeMs?: number;
 };
 

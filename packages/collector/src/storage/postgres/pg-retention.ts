@@ -18,6 +18,10 @@ export function deleteBefore(pool: pg.Pool, cutoffNs: bigint, maxTraces: number)
       [RETENTION_LOCK.toString()],
     );
     if (!lock.rows[0]?.got) return 0;
+    // The merge step's lock, waited for before any row is touched: a merge running now would insert merged rows
+    // below the cutoff after the deletes below had looked (pg-rollup-merge.ts), and a batch must not queue
+    // behind row locks this step holds while it waits. The merge never waits for this one.
+    await client.query('SELECT pg_advisory_xact_lock($1)', [MERGE_LOCK.toString()]);
     // SKIP LOCKED: a trace a batch is writing right now is left for the next step.
     const old = await client.query<{ seq: string }>(
       'SELECT seq FROM traces WHERE first_ns < $1 ORDER BY first_ns LIMIT $2 FOR UPDATE SKIP LOCKED',
@@ -40,10 +44,6 @@ export function deleteBefore(pool: pg.Pool, cutoffNs: bigint, maxTraces: number)
     }
     const minute = (cutoffNs / NS_PER_MINUTE).toString();
     const hour = (cutoffNs / NS_PER_HOUR).toString();
-    // The merge step's lock, waited for: a merge running now would insert merged rows below the cutoff after
-    // these deletes had looked (pg-rollup-merge.ts). The merge never waits for this one, so neither waits on
-    // the other in a circle.
-    await client.query('SELECT pg_advisory_xact_lock($1)', [MERGE_LOCK.toString()]);
     for (const [table, column] of ROLLUP_TABLES)
       await client.query(`DELETE FROM ${table} WHERE ${column} < $1`, [
         column === 'minute' ? minute : hour,

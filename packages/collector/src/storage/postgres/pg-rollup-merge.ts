@@ -1,14 +1,15 @@
-// The merge step of the appended rollup rows (pg-rollups.ts): the keys that have rows not yet merged, a bounded
-// number per table, lose all their rows and get one in their place with the counts added, the histograms merged
-// and the maxima kept. One transaction, so a read sees either the rows or their merge, never both or neither;
-// one collector at a time (an advisory lock, tried, not waited for; retention waits for it, pg-retention.ts).
+// The merge step of the appended rollup rows (pg-rollups.ts): of the keys that have rows not yet merged, a bounded
+// number per table, a bounded number of rows (their merged row first) are deleted, and each key gets one row in
+// their place with the counts added, the histograms merged and the maxima kept. A key with more rows than that
+// keeps the rest for the next step, so a step's time has a bound, whatever backlog a merge that could not run
+// left (a key gains a row per batch). One transaction, so a read sees either the rows or their merge, never both
+// or neither; one collector at a time (an advisory lock, tried, not waited for; retention waits for it).
 //
-// The rows are read through a cursor, a page at a time, and folded as they come: a key may have thousands of
-// rows after the merge could not run for a while, and the writer thread's heap is capped under a memory limit
-// (a step that took every row of 1,000 keys at once ended that thread on each tick). The transaction is
-// REPEATABLE READ, so the DELETE removes exactly the rows the cursor read: a row a batch commits meanwhile is
-// not in the snapshot, and is left for the next step. Batches only ever insert rollup rows, so nothing they do
-// waits for the merge; a concurrent change to a row it read ends the step with 40001, and it is run again.
+// The rows are read through a cursor, a page at a time, and folded as they come: the writer thread's heap is
+// capped under a memory limit (a step that took every row of 1,000 keys at once ended that thread on each tick).
+// The transaction is REPEATABLE READ, so the DELETE (by the rows' ctids) removes exactly the rows the cursor
+// read, and a row a batch commits meanwhile is not in the snapshot. Batches only ever insert rollup rows, so
+// nothing they do waits for the merge; a concurrent change to a row it read ends the step with 40001, run again.
 import type pg from 'pg';
 import { addSerialized } from '../../aggregation/histogram.js';
 import type { Rollup, RollupSide, RollupTable } from '../../aggregation/rollups.js';
@@ -20,8 +21,9 @@ export const MERGE_LOCK = 8_390_047_142_397_570_930n;
 /** Rows fetched from the cursor at a time: what the writer thread holds of them at once. */
 const PAGE_ROWS = 500;
 
-/** A rollup row as the merge step reads it back. */
+/** A rollup row as the merge step reads it back, with where it is (for the DELETE). */
 type Stored = {
+  ctid: string;
   bucket: string;
   tool: string;
   version: string;
@@ -38,29 +40,27 @@ type Stored = {
   max_tokens: string;
 };
 
-/** What one step did: rows removed, and whether a table had more keys to merge than a step takes. */
+/** What one step did: rows removed, and whether a table had more keys or rows to merge than a step takes. */
 export type MergeStep = { removed: number; more: boolean };
 
 function statements(table: string, column: string, client: boolean) {
   const key = keyColumns(column, client);
   const names = key.split(', ');
-  const keyTypes = columnTypes(client).slice(0, names.length);
-  // The step's keys, sent back as arrays: the cursor and the DELETE then name the same keys.
-  const keys = `${unnest(keyTypes, 1)} AS k(${key})`;
   const match = names.map((c) => `r.${c} = k.${c}`).join(' AND ');
   return {
-    // node-postgres gives a bigint as its text, as the array parameters take it back.
-    keys: `SELECT DISTINCT ${key} FROM ${table} WHERE NOT merged LIMIT $1`,
+    // The keys and their rows in one statement, so both come from the same moment.
     read: `DECLARE merge_rows NO SCROLL CURSOR FOR
-      SELECT r.${column}::text AS bucket, r.tool, r.version, r.code, r.side,
+      SELECT r.ctid::text AS ctid, r.${column}::text AS bucket, r.tool, r.version, r.code, r.side,
         ${client ? 'r.client_name, r.client_version' : `'' AS client_name, '' AS client_version`},
         r.calls::text, r.errors::text, r.hist, r.bytes_hist, r.tokens_hist, r.max_bytes::text, r.max_tokens::text
-      FROM ${table} AS r JOIN ${keys} ON ${match}`,
-    remove: `DELETE FROM ${table} AS r USING ${keys} WHERE ${match}`,
+      FROM ${table} AS r
+      JOIN (SELECT DISTINCT ${key} FROM ${table} WHERE NOT merged LIMIT $1) AS k ON ${match}
+      ORDER BY r.merged DESC
+      LIMIT $2`,
+    remove: `DELETE FROM ${table} WHERE ctid = ANY($1::tid[])`,
     insert: `INSERT INTO ${table} (${key}, calls, errors, hist, bytes_hist, tokens_hist, max_bytes, max_tokens,
         merged)
       SELECT *, TRUE FROM ${unnest(columnTypes(client), 1)}`,
-    names,
   };
 }
 
@@ -107,17 +107,21 @@ function foldInto(
   }
 }
 
-/** A step's bounds: `keys` per table (default 100); `afterRead` runs between a table's read and its DELETE. */
-export type MergeOptions = { keys?: number; afterRead?: (table: RollupTable) => Promise<void> };
-
 /**
- * One merge step: at most `keys` keys of each table merged, however many rows each has. Removes nothing when
- * another collector holds the step.
+ * A step's bounds: `keys` per table (default 100) and `rows` per table (default 20,000: about 0.3 s of the
+ * server's time); `afterRead` runs between a table's read and its DELETE.
  */
+export type MergeOptions = {
+  keys?: number;
+  rows?: number;
+  afterRead?: (table: RollupTable) => Promise<void>;
+};
+
+/** One merge step. Removes nothing when another collector holds the step. */
 export async function mergeRollups(
   pool: pg.Pool,
   damaged: (what: string) => void,
-  { keys = 100, afterRead }: MergeOptions = {},
+  { keys = 100, rows = 20_000, afterRead }: MergeOptions = {},
 ): Promise<MergeStep> {
   return inTransaction(pool, async (client) => {
     await client.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ');
@@ -128,29 +132,28 @@ export async function mergeRollups(
     const done: MergeStep = { removed: 0, more: false };
     if (!lock.rows[0]?.got) return done;
     for (const step of STEPS) {
-      const found = await client.query<Record<string, string>>(step.keys, [keys]);
-      if (found.rows.length === 0) continue;
-      done.more ||= found.rows.length >= keys;
-      const keyArgs = step.names.map((name) => found.rows.map((row) => row[name]));
       const byKey = new Map<string, Rollup>();
       const said = (what: string) => damaged(`${step.table}: ${what}`);
-      let read = 0;
-      await client.query(step.read, keyArgs);
+      const read: string[] = [];
+      await client.query(step.read, [keys, rows]);
       for (;;) {
         const page = await client.query<Stored>(`FETCH ${PAGE_ROWS} FROM merge_rows`);
         foldInto(byKey, page.rows, step.table, said);
-        read += page.rows.length;
+        for (const row of page.rows) read.push(row.ctid);
         if (page.rows.length < PAGE_ROWS) break;
       }
       await client.query('CLOSE merge_rows');
+      if (read.length === 0) continue;
+      // A full step leaves keys or rows over: another step may follow at once.
+      done.more ||= byKey.size >= keys || read.length >= rows;
       await afterRead?.(step.table);
-      const removed = await client.query(step.remove, keyArgs);
+      const removed = await client.query(step.remove, [read]);
       // The same snapshot reads and deletes: a difference is a fault of this code, and the step rolls back.
-      if (removed.rowCount !== read)
+      if (removed.rowCount !== read.length)
         throw new Error(
-          `${step.table}: the merge read ${read} rows but would delete ${removed.rowCount}`,
+          `${step.table}: the merge read ${read.length} rows but would delete ${removed.rowCount}`,
         );
-      done.removed += read;
+      done.removed += read.length;
       await client.query(step.insert, columnsOf([...byKey.values()], step.client));
     }
     return done;

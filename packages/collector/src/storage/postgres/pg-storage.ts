@@ -1,7 +1,8 @@
 // The PostgreSQL backend (`--db postgres://…`): stateless collectors, as many as needed, share one database. Writes
 // are one transaction per batch (pg-writer.ts), acknowledged after COMMIT, run by a thread of their own on half
-// the connections (pg-writer-thread.ts); reads are the shared SQL queries (storage/sql) on the other half;
-// retention deletes in small transactions, one collector at a time. Every fault of the database is a value for
+// the connections (pg-writer-thread.ts), which in a serving collector also merges rollup rows, on one connection
+// more; reads are the shared SQL queries (storage/sql) on the rest; retention deletes in small transactions, one
+// collector at a time. Every fault of the database is a value for
 // the caller (STORAGE_UNAVAILABLE, 503), never the end of the process: pg-health.ts tracks whether the database
 // is there, and a collector may start before it is.
 
@@ -26,7 +27,13 @@ export type PostgresOptions = ReadSettingsOptions & {
    * read.
    */
   poolSize?: number;
-  /** Period of the merge step of the appended rollup rows, in ms (default 2 s; pg-rollup-merge.ts). */
+  /**
+   * Run the merge step of the appended rollup rows (pg-rollup-merge.ts) in this process, once the schema is
+   * migrated: a serving collector does; a `report` or a library reading the store leaves it to them (reads add
+   * up a key's rows either way).
+   */
+  mergeRollups?: boolean;
+  /** Period of that merge step, in ms (default 2 s). */
   rollupMergeMs?: number;
   /** The collector's memory limit, which the writer thread's heap and write size are sized from. */
   memoryLimitBytes?: number | undefined;
@@ -51,7 +58,11 @@ const warnDamage = (what: string) => process.emitWarning(`toolscope: ${what}`);
 const POOL_WAIT = /timeout exceeded when trying to connect/;
 
 export async function openPostgresStorage(url: string, options: PostgresOptions): Promise<Storage> {
-  const size = Math.max(3, options.poolSize ?? 10);
+  const size = options.poolSize ?? 10;
+  if (!(Number.isInteger(size) && size >= 3))
+    throw new RangeError(
+      `poolSize ${size}: at least 3 (one writes, one merges rollup rows, one reads)`,
+    );
   const writers = Math.max(1, Math.floor(size / 2));
   const bounds: PoolBounds = {
     max: Math.max(1, size - writers - 1),
@@ -86,6 +97,7 @@ export async function openPostgresStorage(url: string, options: PostgresOptions)
         );
       migrated = true;
     });
+    if (options.mergeRollups) writer.startMerging();
   };
   const health = new PgHealth({ probe: connect, log: options.log ?? SILENT_LOG });
   const fault = (error: Error) => {
@@ -93,6 +105,29 @@ export async function openPostgresStorage(url: string, options: PostgresOptions)
     health.fault(error);
   };
   const pool = createPool(url, bounds, fault);
+  // The writer thread's heap and write size under a memory limit, as SQLite's (threads/writer-memory.ts). The
+  // thread starts with the first write, or once the schema is migrated when this process merges.
+  const memory = writerMemory(options.memoryLimitBytes);
+  const writer = new PgWriterThread(
+    {
+      url,
+      // A connection for each concurrent write and one for the merge step (pg-writer-worker.ts).
+      bounds: { ...bounds, max: writers + 1 },
+      stages: options.stages,
+      mergeEveryMs: options.rollupMergeMs ?? 2_000,
+    },
+    {
+      fault,
+      damage: options.onDamage ?? warnDamage,
+      mergeFailed: (error) =>
+        options.log?.error(
+          { cause: causeOf(error) },
+          'merging rollup rows failed; tried again every step, reads add up the rows meanwhile',
+        ),
+      mergeRecovered: () => options.log?.info({}, 'merging rollup rows works again'),
+    },
+    writerLimits(memory),
+  );
   try {
     await connect();
   } catch (error) {
@@ -133,28 +168,6 @@ export async function openPostgresStorage(url: string, options: PostgresOptions)
         throw translate(error);
       });
     };
-  // The writer thread's heap and write size under a memory limit, as SQLite's (threads/writer-memory.ts).
-  const memory = writerMemory(options.memoryLimitBytes);
-  const writer = new PgWriterThread(
-    {
-      url,
-      // A connection for each concurrent write and one for the merge step (pg-writer-worker.ts).
-      bounds: { ...bounds, max: writers + 1 },
-      stages: options.stages,
-      mergeEveryMs: options.rollupMergeMs ?? 2_000,
-    },
-    {
-      fault,
-      damage: options.onDamage ?? warnDamage,
-      mergeFailed: (error) =>
-        options.log?.error(
-          { cause: causeOf(error) },
-          'merging rollup rows failed; tried again every step, reads add up the rows meanwhile',
-        ),
-      mergeRecovered: () => options.log?.info({}, 'merging rollup rows works again'),
-    },
-    writerLimits(memory),
-  );
   const guard = { check: () => health.check(), translate: failure };
   const reader = sqlReaders(pgReadDb(pool, options.onDamage ?? warnDamage, guard, bounds.max * 2));
   return {

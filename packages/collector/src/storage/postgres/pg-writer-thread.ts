@@ -3,7 +3,9 @@
 // thread each one waited behind the decoding of whole requests (event-loop delay 8.5 ms on average, 22 ms at
 // the 90th percentile under bench:ingest), while the batch held the conversation and rollup rows every other
 // batch waits for (docs/decisions/0064-postgresql-writer-thread.md). Faults and damage the thread meets come
-// back as notices; a thread that dies fails what was in flight (the ingest route answers 503) and starts again.
+// back as notices; a thread that dies fails what was in flight (the ingest route answers 503) and starts again,
+// with the next write, or at once (after a backoff) when it merges rollup rows, which it does only once told to
+// (a serving collector, once the schema is its own).
 import type { ResourceLimits } from 'node:worker_threads';
 import type { WriteStagesSource } from '../batch-rows.js';
 import type { WriteOutcome } from '../contract.js';
@@ -13,7 +15,10 @@ import { ThreadClient, type ThreadNotice } from '../threads/thread-client.js';
 import type { WriteBatch } from '../write-batch.js';
 import type { PoolBounds } from './pg-db.js';
 
-export type PgWriterBody = { type: 'write'; batch: PostedBatch } | { type: 'close' };
+export type PgWriterBody =
+  | { type: 'write'; batch: PostedBatch }
+  | { type: 'merge' }
+  | { type: 'close' };
 
 /** What the thread starts from: the database, its pool's bounds, the stages it runs, how often it merges. */
 export type PgWriterInit = {
@@ -22,7 +27,13 @@ export type PgWriterInit = {
   stages: WriteStagesSource;
   /** Period of the merge step of the appended rollup rows (pg-rollup-merge.ts), in ms. */
   mergeEveryMs: number;
+  /** Whether the thread merges from its start (a thread started again after it has been told to). */
+  merging?: boolean;
 };
+
+/** Waits before a merging thread that died is started again: doubled per death, up to a minute. */
+const RESTART_MS = 1_000;
+const RESTART_MAX_MS = 60_000;
 
 /**
  * The thread's notices: a connection's fault (for PgHealth), a stored value it could not use, the merge step
@@ -37,23 +48,58 @@ export type PgWriterNotices = {
 
 export class PgWriterThread {
   readonly #client: ThreadClient<PgWriterBody>;
+  #merging = false;
+  #closed = false;
+  #deaths = 0;
+  #startedAt = 0;
+  #restart: NodeJS.Timeout | undefined;
 
   constructor(init: PgWriterInit, notices: PgWriterNotices, limits: ResourceLimits) {
     this.#client = new ThreadClient(
-      () => startStorageWorker(import.meta.url, 'pg-writer-worker', init, limits),
-      (notice) => heard(notice, notices),
+      () => {
+        this.#startedAt = Date.now();
+        return startStorageWorker(
+          import.meta.url,
+          'pg-writer-worker',
+          { ...init, merging: this.#merging },
+          limits,
+        );
+      },
+      { onNotice: (notice) => heard(notice, notices), onDeath: () => this.#died() },
     );
-    // Started now, not with the first write: its merge step folds the rows other collectors appended too.
-    this.#client.start();
   }
 
   write(batch: WriteBatch): Promise<WriteOutcome> {
     return this.#client.send({ type: 'write', batch: postedBatch(batch) }) as Promise<WriteOutcome>;
   }
 
+  /**
+   * Starts the merge step of the appended rollup rows on this thread (started now if need be), from now until
+   * it closes. A thread's death is logged by the client; this one is then started again.
+   */
+  startMerging(): void {
+    if (this.#merging || this.#closed) return;
+    this.#merging = true;
+    this.#client.send({ type: 'merge' }).catch(() => undefined);
+  }
+
   /** Ends the thread's pool (after the writes in flight) and the thread. */
   close(): Promise<void> {
+    this.#closed = true;
+    clearTimeout(this.#restart);
     return this.#client.close({ type: 'close' });
+  }
+
+  #died(): void {
+    if (!this.#merging || this.#closed) return;
+    // A thread that lived a minute starts again soon; one that keeps dying, less and less often.
+    if (Date.now() - this.#startedAt > RESTART_MAX_MS) this.#deaths = 0;
+    const wait = Math.min(RESTART_MAX_MS, RESTART_MS * 2 ** this.#deaths++);
+    clearTimeout(this.#restart);
+    this.#restart = setTimeout(() => {
+      if (!this.#closed) this.#client.start();
+    }, wait);
+    this.#restart.unref();
   }
 }
 

@@ -56,7 +56,13 @@ const merge = () => {
     }
   })();
 };
-const timer = setInterval(merge, init.mergeEveryMs);
+// Merging starts when the main thread says so (a serving collector whose schema is migrated), or at once in a
+// thread started again after that.
+let timer: NodeJS.Timeout | undefined;
+const startMerging = () => {
+  timer ??= setInterval(merge, init.mergeEveryMs);
+};
+if (init.merging) startMerging();
 port.on('message', (request: WorkerRequest) => {
   const { id } = request;
   const done = (value: unknown) => port.postMessage({ id, ok: true, value } satisfies ThreadReply);
@@ -68,6 +74,10 @@ port.on('message', (request: WorkerRequest) => {
         .then(receivedBatch)
         .then((batch) => writer.write(batch))
         .then(done, fail);
+      return;
+    case 'merge':
+      startMerging();
+      done(null);
       return;
     case 'close':
       closing = true;

@@ -18,8 +18,10 @@ export function readerThread(
 ): SpanReader & RecoveryReader & { close(): Promise<void> } {
   const client = new ThreadClient<ReaderBody>(
     () => startStorageWorker(import.meta.url, 'reader-worker', { path, cacheKiB }),
-    (notice) => {
-      if (notice.notice === 'damage' && typeof notice.what === 'string') onDamage(notice.what);
+    {
+      onNotice: (notice) => {
+        if (notice.notice === 'damage' && typeof notice.what === 'string') onDamage(notice.what);
+      },
     },
   );
   return {

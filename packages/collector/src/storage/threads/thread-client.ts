@@ -22,18 +22,24 @@ export function failureReply(id: number, error: unknown): ThreadReply {
 /** A message a thread sends of its own accord (not a reply): `{ notice, … }`. */
 export type ThreadNotice = { notice: string; [key: string]: unknown };
 
+/** What a client's owner hears of its thread: its notices, and its death (not a close). */
+export type ThreadHooks = {
+  onNotice?: (notice: ThreadNotice) => void;
+  onDeath?: (error: Error) => void;
+};
+
 /** One started thread and the requests it owes answers to: a thread's end fails only its own. */
 type Running = { worker: Worker; waiting: Map<number, Waiter>; closing: boolean };
 
 export class ThreadClient<Body extends object> {
   readonly #start: () => Worker;
-  readonly #onNotice: ((notice: ThreadNotice) => void) | undefined;
+  readonly #hooks: ThreadHooks;
   #running: Running | undefined;
   #nextId = 1;
 
-  constructor(start: () => Worker, onNotice?: (notice: ThreadNotice) => void) {
+  constructor(start: () => Worker, hooks: ThreadHooks = {}) {
     this.#start = start;
-    this.#onNotice = onNotice;
+    this.#hooks = hooks;
   }
 
   /** Starts the thread now rather than with the first request (for a thread with work of its own). */
@@ -68,7 +74,7 @@ export class ThreadClient<Body extends object> {
     const running: Running = { worker, waiting: new Map(), closing: false };
     worker.on('message', (reply: ThreadReply | ThreadNotice) => {
       if ('notice' in reply) {
-        this.#onNotice?.(reply);
+        this.#hooks.onNotice?.(reply);
         return;
       }
       const waiter = running.waiting.get(reply.id);
@@ -85,12 +91,14 @@ export class ThreadClient<Body extends object> {
       running.waiting.clear();
       if (ended || running.closing) return;
       ended = true;
-      // Once per death, with its cause, through the process's warnings (logged by ops/logger.ts); with nothing
-      // in flight (a thread's own timer, as PostgreSQL's merge step) it would otherwise go unseen.
+      // Once per death, with its cause, as a process warning: `serve` logs those as JSON lines
+      // (ops/logger.ts), other commands print them on stderr. With nothing in flight (a thread's own timer, as
+      // PostgreSQL's merge step) it would otherwise go unseen.
       const code = Reflect.get(error, 'code');
       process.emitWarning(`toolscope: a storage thread stopped: ${error.message}`, {
         ...(typeof code === 'string' ? { code } : {}),
       });
+      this.#hooks.onDeath?.(error);
     };
     worker.on('error', end);
     worker.on('exit', (code) => end(new Error(`storage thread exited with code ${code}`)));
