@@ -30,7 +30,7 @@ const IN_FLIGHT = Number(args['in-flight'] ?? 1);
 type Decoded = { ok: true; batch: { spans: unknown[] } } | { ok: false; message: string };
 type Tree = {
   decode: (body: Uint8Array) => Decoded;
-  open: (url: string, options: { poolSize: number }) => Promise<Storage>;
+  open: (url: string, options: { poolSize: number; mergeRollups: boolean }) => Promise<Storage>;
   /** Writes decoded spans as the tree's collector does: processed first where it has the stage. */
   write: (store: Storage, spans: unknown[]) => Promise<unknown>;
 };
@@ -58,8 +58,9 @@ const trees = { this: await tree(here), base: await tree(args.base) };
 const { makeSpans, protobufBatches } = await import('./spans.js');
 
 async function freshStore(t: Tree): Promise<Storage> {
-  // At least 3: one writes, one merges rollup rows, one reads (pg-storage.ts).
-  return t.open(await freshPgDatabase(), { poolSize: Math.max(3, IN_FLIGHT) });
+  // At least 3: one writes, one merges rollup rows, one reads (pg-storage.ts). Merging as a serving collector
+  // does, so its cost is in the figures (trees before it ignore the option).
+  return t.open(await freshPgDatabase(), { poolSize: Math.max(3, IN_FLIGHT), mergeRollups: true });
 }
 
 const cpuUs = () => {

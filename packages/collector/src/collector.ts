@@ -61,7 +61,10 @@ export type CollectorOptions = {
   thresholds?: Partial<LoopThresholds>;
   /** Drift detector thresholds (rollout grace of version_skew, minimum failures and traces). */
   drift?: Partial<DriftThresholds>;
-  /** A ready storage instead of opening `db` (other backends, tests). */
+  /**
+   * A ready storage instead of opening `db` (other backends, tests). A PostgreSQL store merges its appended
+   * rollup rows only when opened with `mergeRollups: true`, as the collector opens its own.
+   */
   storage?: Storage;
   /** OTLP/gRPC port (0: a free port the system picks); no gRPC receiver when absent. */
   grpcPort?: number | undefined;

@@ -229,8 +229,9 @@ describe.skipIf(!PG_URL)('PostgreSQL faults', () => {
     ]);
   });
 
-  it('starts while the database is unreachable, says not ready, and connects once it can', async () => {
-    const db = new URL(await freshPgDatabase());
+  it('starts while the database is unreachable, says not ready, and connects (and merges) once it can', async () => {
+    const real = await freshPgDatabase();
+    const db = new URL(real);
     const gate = await tcpGate(Number(db.port));
     stops.push(() => gate.shut());
     db.port = String(gate.port);
@@ -250,6 +251,16 @@ describe.skipIf(!PG_URL)('PostgreSQL faults', () => {
     await gate.open();
     await until(async () => (await fetch(`${serve.url}/readyz`)).status === 200);
     expect((await postJson(serve.url, jsonBody(1, 2))).status).toBe(200);
+    // Merging starts once the collector has migrated, and not before: no merge failed meanwhile.
+    await sql(
+      real,
+      `INSERT INTO tool_minutes (minute, tool, version, code, side, calls, errors, hist, merged)
+       VALUES (3, 'late', '1', '', 'server', 1, 0, '{}', FALSE), (3, 'late', '1', '', 'server', 2, 0, '{}', FALSE)`,
+    );
+    await until(
+      async () => (await sql(real, 'SELECT 1 FROM tool_minutes WHERE NOT merged')).length === 0,
+    );
+    expect(serve.output()).not.toContain('merging rollup rows failed');
     const logged = serve
       .output()
       .split('\n')

@@ -26,13 +26,13 @@ const FAILING_DELETES = `
   CREATE TRIGGER no_deletes BEFORE DELETE ON tool_minutes FOR EACH STATEMENT EXECUTE FUNCTION no_deletes();`;
 
 describe.skipIf(!PG_URL)('PostgreSQL writer thread faults', () => {
-  it('fails the write in flight with 503 when the writer thread dies in its transaction, and starts a new one', async () => {
+  it('fails the write in flight with 503 when the writer thread dies in its transaction, and starts a new one that merges without traffic', async () => {
     const db = await freshPgDatabase();
     const stages = {
       module: new URL('./exiting-stages.ts', import.meta.url).href,
       options: { thresholds: {} },
     };
-    const { c } = await collectorOn(db, { stages });
+    const { c } = await collectorOn(db, { stages, rollupMergeMs: 50 });
     const warnings: Error[] = [];
     const heard = (warning: Error) => warnings.push(warning);
     process.on('warning', heard);
@@ -46,6 +46,15 @@ describe.skipIf(!PG_URL)('PostgreSQL writer thread faults', () => {
     expect((await postJson(c.url, jsonBody(1, 3, call('read_file')))).status).toBe(200);
     const died = await postJson(c.url, jsonBody(2, 3, call(EXIT_TOOL)));
     expect([died.status, died.headers.has('retry-after')]).toEqual([503, true]);
+    // With nothing written since, the thread starts again (after a backoff) and merges what is appended.
+    await sql(
+      db,
+      `INSERT INTO tool_minutes (minute, tool, version, code, side, calls, errors, hist, merged)
+       VALUES (3, 'after', '1', '', 'server', 1, 0, '{}', FALSE)`,
+    );
+    await until(
+      async () => (await sql(db, 'SELECT 1 FROM tool_minutes WHERE NOT merged')).length === 0,
+    );
     expect((await postJson(c.url, jsonBody(3, 3, call('read_file')))).status).toBe(200);
     // The death is logged once, with its cause (as a process warning, which the collector's log takes).
     expect(warnings.map((w) => w.message)).toEqual([

@@ -9,7 +9,7 @@ import { logicalMigration } from '../sql/logical-migration.js';
 import { OUTPUT_MIGRATION } from '../sql/output-migration.js';
 import { BACKFILL_CALLS, FILL_SOURCES } from '../sql/sides-migration.js';
 import { PG_CALL_ROWS_MIGRATION, PG_LOOP_EVIDENCE_MIGRATION } from './call-layout.js';
-import { ROLLUP_APPEND_MIGRATION } from './pg-rollups.js';
+import { MERGED_KEY_MIGRATION, ROLLUP_APPEND_MIGRATION } from './pg-rollups.js';
 
 /** pg_advisory_xact_lock key of migrations ("toolscop" as ASCII bytes). */
 const MIGRATION_LOCK = 8_390_047_142_397_570_928n;
@@ -230,6 +230,8 @@ export const PG_MIGRATIONS: readonly string[] = [
   linkMigration(PG_MEMBER),
   // v13: rollup rows appended per batch and merged later, no longer one per key (pg-rollups.ts, decision 0065).
   ROLLUP_APPEND_MIGRATION,
+  // v14: each key's merged row by an index of its own, for merge steps of bounded time (pg-rollup-merge.ts).
+  MERGED_KEY_MIGRATION,
 ];
 
 export type PgMigration = { from: number; to: number };

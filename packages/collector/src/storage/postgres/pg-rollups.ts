@@ -81,3 +81,13 @@ export const ROLLUP_APPEND_MIGRATION = ROLLUP_TABLES.map(
   CREATE INDEX ${table}_by_key ON ${table} (${keyColumns(column, client)});
   CREATE INDEX ${table}_unmerged ON ${table} (${keyColumns(column, client)}) WHERE NOT merged;`,
 ).join('\n');
+
+/**
+ * Schema step: the merged row of each key found by an index of its own. The merge step reads a bounded run of
+ * unmerged rows in key order and then the merged rows of their keys: through the key index, a key with a backlog
+ * of unmerged rows would be read whole to find its one merged row (pg-rollup-merge.ts).
+ */
+export const MERGED_KEY_MIGRATION = ROLLUP_TABLES.map(
+  ([table, column, client]) =>
+    `CREATE INDEX ${table}_merged ON ${table} (${keyColumns(column, client)}) WHERE merged;`,
+).join('\n');

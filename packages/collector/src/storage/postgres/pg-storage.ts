@@ -13,7 +13,7 @@ import { redactDbUrl } from '../open.js';
 import { READ_SETTINGS_KEY, type ReadSettingsOptions, settingsOf } from '../read-settings.js';
 import { sqlReaders } from '../sql/readers.js';
 import { writerLimits, writerMemory } from '../threads/writer-memory.js';
-import { migratePostgres } from './migrations.js';
+import { migratePostgres, PG_MIGRATIONS } from './migrations.js';
 import { createPool, type PoolBounds, pgReadDb, withClient } from './pg-db.js';
 import { isConnectionFault, PgHealth, type PgLog, SILENT_LOG, unavailable } from './pg-health.js';
 import { deleteBefore } from './pg-retention.js';
@@ -125,6 +125,11 @@ export async function openPostgresStorage(url: string, options: PostgresOptions)
           'merging rollup rows failed; tried again every step, reads add up the rows meanwhile',
         ),
       mergeRecovered: () => options.log?.info({}, 'merging rollup rows works again'),
+      mergeStopped: (version) =>
+        options.log?.error(
+          { schemaVersion: version, ownVersion: PG_MIGRATIONS.length },
+          'merging rollup rows stopped: the database has another schema version than this collector; collectors of that version merge them',
+        ),
     },
     writerLimits(memory),
   );

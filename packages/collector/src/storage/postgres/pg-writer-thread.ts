@@ -44,6 +44,8 @@ export type PgWriterNotices = {
   damage(what: string): void;
   mergeFailed(error: Error): void;
   mergeRecovered(): void;
+  /** The database's schema is another version than this collector's: it merges no more. */
+  mergeStopped(version: number): void;
 };
 
 export class PgWriterThread {
@@ -57,7 +59,7 @@ export class PgWriterThread {
   constructor(init: PgWriterInit, notices: PgWriterNotices, limits: ResourceLimits) {
     this.#client = new ThreadClient(
       () => {
-        this.#startedAt = Date.now();
+        this.#startedAt = performance.now();
         return startStorageWorker(
           import.meta.url,
           'pg-writer-worker',
@@ -70,6 +72,8 @@ export class PgWriterThread {
   }
 
   write(batch: WriteBatch): Promise<WriteOutcome> {
+    // A write after close would start a thread nobody closes.
+    if (this.#closed) return Promise.reject(new Error('the PostgreSQL writer thread is closed'));
     return this.#client.send({ type: 'write', batch: postedBatch(batch) }) as Promise<WriteOutcome>;
   }
 
@@ -93,11 +97,20 @@ export class PgWriterThread {
   #died(): void {
     if (!this.#merging || this.#closed) return;
     // A thread that lived a minute starts again soon; one that keeps dying, less and less often.
-    if (Date.now() - this.#startedAt > RESTART_MAX_MS) this.#deaths = 0;
+    if (performance.now() - this.#startedAt > RESTART_MAX_MS) this.#deaths = 0;
     const wait = Math.min(RESTART_MAX_MS, RESTART_MS * 2 ** this.#deaths++);
     clearTimeout(this.#restart);
     this.#restart = setTimeout(() => {
-      if (!this.#closed) this.#client.start();
+      if (this.#closed) return;
+      try {
+        this.#client.start();
+      } catch (error) {
+        // A thread that cannot even start (no file descriptors left, say): said, and tried again later.
+        process.emitWarning(
+          `toolscope: the PostgreSQL writer thread did not start: ${String(error)}`,
+        );
+        this.#died();
+      }
     }, wait);
     this.#restart.unref();
   }
@@ -112,4 +125,5 @@ function heard(notice: ThreadNotice, notices: PgWriterNotices): void {
   if (notice.notice === 'fault') notices.fault(error());
   if (notice.notice === 'merge-failed') notices.mergeFailed(error());
   if (notice.notice === 'merge-recovered') notices.mergeRecovered();
+  if (notice.notice === 'merge-stopped') notices.mergeStopped(Number(notice.version));
 }

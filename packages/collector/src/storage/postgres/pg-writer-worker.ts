@@ -38,8 +38,16 @@ let closing = false;
 const merge = () => {
   merging ??= (async () => {
     try {
-      for (let step = 0; step < 10 && !closing; step++)
-        if (!(await mergeRollups(pool, damage)).more) break;
+      for (let step = 0; step < 10 && !closing; step++) {
+        const done = await mergeRollups(pool, damage);
+        if (done.foreignSchema !== undefined) {
+          // Another collector migrated the database past this one: its rows are that version's to merge.
+          clearInterval(timer);
+          port.postMessage({ notice: 'merge-stopped', version: done.foreignSchema });
+          break;
+        }
+        if (!done.more) break;
+      }
       if (failing) port.postMessage({ notice: 'merge-recovered' });
       failing = false;
     } catch (error) {
