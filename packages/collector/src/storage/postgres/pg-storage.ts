@@ -56,6 +56,8 @@ export type PostgresOptions = ReadSettingsOptions & {
 
 const warnDamage = (what: string) => process.emitWarning(`toolscope: ${what}`);
 const POOL_WAIT = /timeout exceeded when trying to connect/;
+/** Reads that may wait for a connection at once, at least (pg-db.ts pgReadDb). */
+const READS_WAITING = 32;
 
 export async function openPostgresStorage(url: string, options: PostgresOptions): Promise<Storage> {
   const size = options.poolSize ?? 10;
@@ -174,7 +176,10 @@ export async function openPostgresStorage(url: string, options: PostgresOptions)
       });
     };
   const guard = { check: () => health.check(), translate: failure };
-  const reader = sqlReaders(pgReadDb(pool, options.onDamage ?? warnDamage, guard, bounds.max * 2));
+  // Reads past the pool wait, up to a bound: one dashboard page asks for a few dozen statements at once (the
+  // overview's tools, flags and three time series, each several), which twice the pool refused in part.
+  const waiting = Math.max(READS_WAITING, bounds.max * 4);
+  const reader = sqlReaders(pgReadDb(pool, options.onDamage ?? warnDamage, guard, waiting));
   return {
     backend: 'postgres',
     location: redactDbUrl(url),
