@@ -16,7 +16,7 @@ import { addSerialized } from '../../aggregation/histogram.js';
 import type { Rollup, RollupSide, RollupTable } from '../../aggregation/rollups.js';
 import { PG_MIGRATIONS } from './migrations.js';
 import { inTransaction } from './pg-db.js';
-import { columnsOf, columnTypes, keyColumns, ROLLUP_TABLES, unnest } from './pg-rollups.js';
+import { columnsOf, columnTypes, keyColumns, keysOf, ROLLUP_TABLES, unnest } from './pg-rollups.js';
 
 /** pg_try_advisory_xact_lock key of the merge step (and of retention's deletes of rollup rows). */
 export const MERGE_LOCK = 8_390_047_142_397_570_930n;
@@ -112,18 +112,6 @@ function foldRow(
   r.sizes.maxTokens = Math.max(r.sizes.maxTokens, Number(row.max_tokens));
 }
 
-/** The keys' columns as arrays, in the order of the merged rows' join. */
-function keyArrays(rollups: Rollup[], client: boolean): unknown[][] {
-  return [
-    rollups.map((r) => r.bucket.toString()),
-    rollups.map((r) => r.tool),
-    rollups.map((r) => r.version),
-    rollups.map((r) => r.code),
-    rollups.map((r) => r.side),
-    ...(client ? [rollups.map((r) => r.clientName), rollups.map((r) => r.clientVersion)] : []),
-  ];
-}
-
 /**
  * A step's bounds per table: `rows` unmerged rows (default 10,000) of at most `keys` keys (default 500: what
  * the thread holds is a rollup per key and a page); `afterRead` runs between a table's reads and its DELETE.
@@ -176,7 +164,7 @@ export async function mergeRollups(
       done.more ||= full || ctids.length >= rows;
       const merged = await client.query<Stored>(
         step.merged,
-        keyArrays([...byKey.values()], step.client),
+        keysOf([...byKey.values()], step.client),
       );
       for (const row of merged.rows) {
         foldRow(byKey, keyOf(row), row, step.table, said);

@@ -28,6 +28,18 @@ export const columnTypes = (client: boolean) => [
 export const unnest = (types: string[], from: number) =>
   `unnest(${types.map((type, i) => `$${i + from}::${type}[]`).join(', ')})`;
 
+/** A rollup's key columns, each an array literal over `rows` (pg-array.ts), in the tables' column order. */
+export function keysOf(rows: Rollup[], client: boolean): string[] {
+  return [
+    rows.map((r) => r.bucket),
+    rows.map((r) => r.tool),
+    rows.map((r) => r.version),
+    rows.map((r) => r.code),
+    rows.map((r) => r.side),
+    ...(client ? [rows.map((r) => r.clientName), rows.map((r) => r.clientVersion)] : []),
+  ].map(pgArray);
+}
+
 /** A rollup's columns, each an array literal over `rows` (pg-array.ts), in the tables' column order. */
 export function columnsOf(rows: Rollup[], client: boolean): string[] {
   const h = rows.map((r) => [
@@ -36,20 +48,17 @@ export function columnsOf(rows: Rollup[], client: boolean): string[] {
     serialize(r.sizes.tokens),
   ]);
   return [
-    rows.map((r) => r.bucket),
-    rows.map((r) => r.tool),
-    rows.map((r) => r.version),
-    rows.map((r) => r.code),
-    rows.map((r) => r.side),
-    ...(client ? [rows.map((r) => r.clientName), rows.map((r) => r.clientVersion)] : []),
-    rows.map((r) => r.calls),
-    rows.map((r) => r.errors),
-    h.map((x) => x[0]),
-    h.map((x) => x[1]),
-    h.map((x) => x[2]),
-    rows.map((r) => r.sizes.maxBytes),
-    rows.map((r) => r.sizes.maxTokens),
-  ].map(pgArray);
+    ...keysOf(rows, client),
+    ...[
+      rows.map((r) => r.calls),
+      rows.map((r) => r.errors),
+      h.map((x) => x[0]),
+      h.map((x) => x[1]),
+      h.map((x) => x[2]),
+      rows.map((r) => r.sizes.maxBytes),
+      rows.map((r) => r.sizes.maxTokens),
+    ].map(pgArray),
+  ];
 }
 
 /** Appends a batch's rows to each rollup table, in the order rollupArgs gives their arguments. */

@@ -84,6 +84,8 @@ export class PgWriterThread {
   startMerging(): void {
     if (this.#merging || this.#closed) return;
     this.#merging = true;
+    // Refused only when the thread dies first: ThreadClient logs the death, and #died starts a merging thread
+    // again (its workerData says to merge), so nothing is lost by not saying it twice.
     this.#client.send({ type: 'merge' }).catch(() => undefined);
   }
 
