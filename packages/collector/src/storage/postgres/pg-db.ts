@@ -124,6 +124,17 @@ export function pgReadDb(
   };
 }
 
+/**
+ * A statement of the write path whose text never changes, as a named prepared statement: the server parses and
+ * plans it once per connection instead of once per batch. Parsing and planning the batch's unnamed statements
+ * took about 7 % of the server's CPU under `pnpm bench:ingest` (perf, docs/benchmarks.md), most of it the tallies'
+ * one statement of a dozen data-modifying WITHs. node-postgres remembers which names each connection has
+ * prepared; `name` must be unique to `text`.
+ */
+export function prepared(name: string, text: string, values: unknown[]): pg.QueryConfig {
+  return { name, text, values };
+}
+
 /** node-postgres sends a bigint through toString(); numbers and strings as they are. */
 export function param(v: SqlValue): string | number | null {
   return typeof v === 'bigint' ? v.toString() : v;

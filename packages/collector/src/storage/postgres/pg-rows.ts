@@ -17,7 +17,7 @@ import {
   scopeModelCallsSql,
   sequenceOf,
 } from '../sql/scope-sql.js';
-import { param, toDollars } from './pg-db.js';
+import { param, prepared, toDollars } from './pg-db.js';
 
 type Rows = (sql: string, args: SqlValue[]) => Promise<Row[]>;
 
@@ -28,7 +28,7 @@ async function readContext(
   seq: number,
   from: bigint,
 ): Promise<SequenceContext> {
-  const models = await rows(scopeModelCallsSql(check.scope), [
+  const models = await rows(scopeModelCallsSql(check.scope, 'postgres'), [
     check.scope === 'trace' ? seq : check.key,
     from,
   ]);
@@ -69,7 +69,7 @@ async function take(
     case 'calls':
       step.answer = sequenceOf(
         await rows(
-          scopeCallsSql(step.check.scope, step.check.tools?.length ?? 0),
+          scopeCallsSql(step.check.scope, step.check.tools?.length ?? 0, 'postgres'),
           scopeCallsArgs(step.check, seq),
         ),
       );
@@ -96,10 +96,13 @@ async function take(
         at += f.length;
       }
       await client.query(
-        `UPDATE conversations SET keys = substring($2::bytea FROM d.start FOR d.length)
-          FROM unnest($1::text[], $3::int[], $4::int[]) AS d(id, start, length)
-          WHERE conversation_id = d.id`,
-        [[...step.filters.keys()], Buffer.concat(filters), starts, filters.map((f) => f.length)],
+        prepared(
+          'toolscope_conversation_keys',
+          `UPDATE conversations SET keys = substring($2::bytea FROM d.start FOR d.length)
+            FROM unnest($1::text[], $3::int[], $4::int[]) AS d(id, start, length)
+            WHERE conversation_id = d.id`,
+          [[...step.filters.keys()], Buffer.concat(filters), starts, filters.map((f) => f.length)],
+        ),
       );
       return;
     }

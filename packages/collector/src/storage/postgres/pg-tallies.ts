@@ -12,6 +12,7 @@ import {
   contractServiceConflictSql,
   contractValuesOf,
 } from '../sql/contracts-migration.js';
+import { prepared } from './pg-db.js';
 import { ROLLUP_INSERTS, rollupArgs } from './pg-rollups.js';
 
 const byKey = <T>(entries: Iterable<[string, T]>) =>
@@ -126,7 +127,7 @@ export async function saveTallies(
 ): Promise<void> {
   await saveContracts(client, contracts);
   const statement = tallyStatement(t, rollups);
-  if (statement) await client.query(statement.sql, statement.args);
+  if (statement) await client.query(prepared('toolscope_tallies', statement.sql, statement.args));
 }
 
 /** The one statement of the batch's detector tallies and rollup rows, or null when it has neither. */

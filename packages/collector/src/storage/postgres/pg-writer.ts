@@ -22,7 +22,7 @@ import type { Row, SqlValue } from '../sql/db.js';
 import { STORED_CALL_COLUMNS, storedCallOf } from '../stored-calls.js';
 import type { WriteBatch } from '../write-batch.js';
 import { type Cell, copyRows } from './pg-copy.js';
-import { inTransaction, param, toDollars } from './pg-db.js';
+import { inTransaction, param, prepared, toDollars } from './pg-db.js';
 import { lockedLinkedCalls } from './pg-links.js';
 import { evaluateLoops } from './pg-rows.js';
 import { saveTallies } from './pg-tallies.js';
@@ -63,11 +63,14 @@ export class PgWriter {
     const ids = [...firstNs.keys()].sort();
     // Locks the batch's traces in id order; xmax = 0 marks rows this statement inserted.
     const traces = await client.query<{ seq: string; trace_id: string; created: boolean }>(
-      `INSERT INTO traces (trace_id, first_ns)
+      prepared(
+        'toolscope_traces',
+        `INSERT INTO traces (trace_id, first_ns)
        SELECT * FROM unnest($1::text[], $2::bigint[]) AS t(trace_id, first_ns) ORDER BY trace_id
        ON CONFLICT (trace_id) DO UPDATE SET first_ns = LEAST(traces.first_ns, excluded.first_ns)
        RETURNING seq, trace_id, (xmax = 0) AS created`,
-      [ids, ids.map((id) => String(firstNs.get(id)))],
+        [ids, ids.map((id) => String(firstNs.get(id)))],
+      ),
     );
     const seqs = new Map<string, number>();
     const created = new Set<string>();
@@ -136,11 +139,14 @@ export class PgWriter {
     const filters = new Map<string, unknown>();
     if (conversationIds.length > 0) {
       const locked = await client.query<{ conversation_id: string; keys: Buffer }>(
-        `INSERT INTO conversations (conversation_id, keys)
-         SELECT id, '\\x'::bytea FROM unnest($1::text[]) AS c(id) ORDER BY id
-         ON CONFLICT (conversation_id) DO UPDATE SET conversation_id = excluded.conversation_id
-         RETURNING conversation_id, keys`,
-        [conversationIds],
+        prepared(
+          'toolscope_conversations',
+          `INSERT INTO conversations (conversation_id, keys)
+           SELECT id, '\\x'::bytea FROM unnest($1::text[]) AS c(id) ORDER BY id
+           ON CONFLICT (conversation_id) DO UPDATE SET conversation_id = excluded.conversation_id
+           RETURNING conversation_id, keys`,
+          [conversationIds],
+        ),
       );
       for (const r of locked.rows) filters.set(r.conversation_id, r.keys);
     }
@@ -184,21 +190,24 @@ export class PgWriter {
     if (a.conversationPairs.length > 0 || a.modelCalls.length > 0) {
       const m = a.modelCalls;
       await client.query(
-        `WITH models AS (
+        prepared(
+          'toolscope_models',
+          `WITH models AS (
            INSERT INTO model_calls (trace_seq, start_ns, end_ns, input_tokens, output_tokens)
            SELECT * FROM unnest($3::bigint[], $4::bigint[], $5::bigint[], $6::bigint[], $7::bigint[])
          )
          INSERT INTO conversation_traces (conversation_id, trace_seq)
          SELECT * FROM unnest($1::text[], $2::bigint[]) ON CONFLICT DO NOTHING`,
-        [
-          a.conversationPairs.map((p) => p.conversationId),
-          a.conversationPairs.map((p) => p.seq),
-          m.map((c) => c.seq),
-          m.map((c) => String(c.startNs)),
-          m.map((c) => String(c.endNs)),
-          m.map((c) => c.inputTokens),
-          m.map((c) => c.outputTokens),
-        ],
+          [
+            a.conversationPairs.map((p) => p.conversationId),
+            a.conversationPairs.map((p) => p.seq),
+            m.map((c) => c.seq),
+            m.map((c) => String(c.startNs)),
+            m.map((c) => String(c.endNs)),
+            m.map((c) => c.inputTokens),
+            m.map((c) => c.outputTokens),
+          ],
+        ),
       );
     }
     await evaluateLoops(client, loops, created, seqs, filters);

@@ -46,18 +46,33 @@ const CALL_COLUMNS = SCOPE_CALL_COLUMNS.join(', ');
 /** Each column's name in an object row (PostgreSQL's). */
 const COLUMN_NAMES = SCOPE_CALL_COLUMNS.map((c) => c.split(' AS ').at(-1) as string);
 
+/** Which database a scope read is written for: they match a conversation's traces differently. */
+export type ScopeDialect = 'sqlite' | 'postgres';
+
+/**
+ * The rows of a conversation's traces (the conversation id as `?`). PostgreSQL's planner, before its first
+ * ANALYZE of a new database (autovacuum's, up to a minute in), joined `IN (subquery)` by a scan of every call
+ * row: 57 ms a read at 150,000 calls, against 0.7 ms for `= ANY(ARRAY(subquery))`, which it reads through the
+ * trace index whatever its statistics say (docs/benchmarks.md). SQLite has no arrays and plans IN well.
+ */
+function ofConversation(dialect: ScopeDialect): string {
+  const traces = 'SELECT trace_seq FROM conversation_traces WHERE conversation_id = ?';
+  return dialect === 'postgres' ? `trace_seq = ANY(ARRAY(${traces}))` : `trace_seq IN (${traces})`;
+}
+
 const marks = (n: number) => Array.from({ length: n }, () => '?').join(', ');
 
 /**
  * A scope's newest counted calls, newest first, of `tools` tools when that is not 0: trace_seq, or the
  * conversation id twice; then the tools' names.
  */
-export function scopeCallsSql(scope: LoopScopeRef['scope'], tools = 0): string {
+export function scopeCallsSql(
+  scope: LoopScopeRef['scope'],
+  tools = 0,
+  dialect: ScopeDialect,
+): string {
   const where =
-    scope === 'trace'
-      ? 'trace_seq = ?'
-      : `trace_seq IN (SELECT trace_seq FROM conversation_traces WHERE conversation_id = ?)
-         AND conversation_id = ?`;
+    scope === 'trace' ? 'trace_seq = ?' : `${ofConversation(dialect)} AND conversation_id = ?`;
   const ofTools =
     tools > 0 ? ` AND tool_id IN (SELECT id FROM strings WHERE value IN (${marks(tools)}))` : '';
   return `SELECT ${CALL_COLUMNS} FROM tool_calls WHERE ${where}${ofTools} AND ${COUNTED}
@@ -71,11 +86,8 @@ export function scopeCallsArgs(check: LoopScopeRef, seq: number): SqlValue[] {
 }
 
 /** The model calls of the scope's traces from a time on, oldest first: trace_seq, or the conversation id; then the time. */
-export function scopeModelCallsSql(scope: LoopScopeRef['scope']): string {
-  const where =
-    scope === 'trace'
-      ? 'trace_seq = ?'
-      : 'trace_seq IN (SELECT trace_seq FROM conversation_traces WHERE conversation_id = ?)';
+export function scopeModelCallsSql(scope: LoopScopeRef['scope'], dialect: ScopeDialect): string {
+  const where = scope === 'trace' ? 'trace_seq = ?' : ofConversation(dialect);
   return `SELECT start_ns, end_ns, input_tokens, output_tokens FROM model_calls
     WHERE ${where} AND start_ns >= ? ORDER BY start_ns LIMIT ${SCOPE_MODEL_CALLS}`;
 }

@@ -46,8 +46,10 @@ export class DetectorState {
     this.#db = db;
     this.#loops = loops;
     this.#stmt = {
-      traceModelCalls: db.prepare(scopeModelCallsSql('trace')).safeIntegers(true),
-      conversationModelCalls: db.prepare(scopeModelCallsSql('conversation')).safeIntegers(true),
+      traceModelCalls: db.prepare(scopeModelCallsSql('trace', 'sqlite')).safeIntegers(true),
+      conversationModelCalls: db
+        .prepare(scopeModelCallsSql('conversation', 'sqlite'))
+        .safeIntegers(true),
       conversationKeys: db
         .prepare<[string], Buffer>('SELECT keys FROM conversations WHERE conversation_id = ?')
         .pluck(),
@@ -124,9 +126,10 @@ export class DetectorState {
     switch (step.step) {
       case 'calls':
         step.answer = sequenceOfArrays(
-          this.#query(scopeCallsSql(step.check.scope, step.check.tools?.length ?? 0), true).all(
-            ...scopeCallsArgs(step.check, seq),
-          ) as unknown[][],
+          this.#query(
+            scopeCallsSql(step.check.scope, step.check.tools?.length ?? 0, 'sqlite'),
+            true,
+          ).all(...scopeCallsArgs(step.check, seq)) as unknown[][],
         );
         return;
       case 'context':
