@@ -2,7 +2,7 @@
 // from a real server exactly as they were given, and the text itself as the format defines it.
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { type Cell, copyBytes, copyRows } from '../src/storage/postgres/pg-copy.js';
+import { type Cell, CopyText, copyBytes, copyRows } from '../src/storage/postgres/pg-copy.js';
 
 const copyText = (rows: Cell[][]) => copyBytes(rows).toString('utf8');
 
@@ -25,6 +25,24 @@ describe('COPY text', () => {
     const bytes = new Uint8Array(100_000).map((_, i) => i % 256);
     expect(copyText([[long, bytes], ['after']])).toBe(
       `${long}\t\\\\x${Buffer.from(bytes).toString('hex')}\nafter\n`,
+    );
+  });
+
+  it('writes short strings of any characters the same as long ones, from one array reused per row', () => {
+    const text = new CopyText(4);
+    const row: Cell[] = [];
+    const rows: Cell[][] = [
+      ['é', 'ünï\u{1F600}', '\u0001\u007f', 'a\\b\tc', '~ !'],
+      [`${'x'.repeat(64)}\n`, 'y'.repeat(65), -12, 2 ** 53 + 2, 0.1],
+    ];
+    for (const r of rows) {
+      row.length = 0;
+      row.push(...r);
+      text.row(row);
+    }
+    expect(text.bytes().toString('utf8')).toBe(
+      'é\tünï\u{1F600}\t\u0001\u007f\ta\\\\b\\tc\t~ !\n' +
+        `${'x'.repeat(64)}\\n\t${'y'.repeat(65)}\t-12\t9007199254740994\t0.1\n`,
     );
   });
 

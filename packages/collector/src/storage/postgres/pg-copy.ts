@@ -5,6 +5,7 @@
 import { finished } from 'node:stream/promises';
 import type pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
+import { ByteSink } from '../byte-sink.js';
 
 export type Cell = string | number | bigint | Uint8Array | null | undefined;
 
@@ -25,44 +26,86 @@ export function copyCell(v: Cell): string {
   return `\\\\x${Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString('hex')}`;
 }
 
-/** The most bytes of COPY text a cell can take, and the separator after it. */
-function cellBound(v: Cell): number {
-  if (typeof v === 'string') return v.length * 3 + 1; // a UTF-16 unit is at most 3 bytes, an escape 2
-  if (v === null || v === undefined) return 3;
-  if (typeof v === 'number' || typeof v === 'bigint') return 33;
-  return v.byteLength * 2 + 4;
-}
-
 const HEX = Buffer.from('0123456789abcdef', 'latin1');
+const BACKSLASH = 0x5c;
+/** Strings up to this length are written by a loop over their units: a Buffer write per cell is a call into C++. */
+const SHORT = 64;
 
 /**
- * The rows as COPY text, one line each, written as UTF-8 straight into one buffer: the text was built by
- * appending to one string (decision 0030), then made bytes again to be sent, and with each block's bytes as a hex
- * string in between it was a tenth of what a PostgreSQL collector allocated per span
- * (docs/decisions/0063-less-garbage-per-span.md). The buffer is the COPY's own: COPYs of concurrent writes
- * run at once.
+ * COPY text written row by row as UTF-8 into one buffer that grows as needed: the text was built by appending
+ * to one string (decision 0030), then made bytes again to be sent, and with each block's bytes as a hex string in
+ * between it was a tenth of what a PostgreSQL collector allocated per span
+ * (docs/decisions/0063-less-garbage-per-span.md). A writer may pass one array for every row. The buffer is this
+ * COPY's own: COPYs of concurrent writes run at once.
  */
-export function copyBytes(rows: readonly (readonly Cell[])[]): Buffer {
-  let bound = 0;
-  for (const row of rows) for (let i = 0; i < row.length; i++) bound += cellBound(row[i]);
-  const out = Buffer.allocUnsafe(bound + rows.length);
-  let at = 0;
-  for (const row of rows) {
-    for (let i = 0; i < row.length; i++) {
-      if (i > 0) out[at++] = 0x09; // \t
-      const v = row[i];
-      if (v instanceof Uint8Array) {
-        at += out.write('\\\\x', at, 'latin1');
-        for (let k = 0; k < v.length; k++) {
-          const byte = v[k] as number;
-          out[at++] = HEX[byte >> 4] as number;
-          out[at++] = HEX[byte & 15] as number;
-        }
-      } else at += out.write(copyCell(v), at, 'utf8');
-    }
-    out[at++] = 0x0a; // \n
+export class CopyText {
+  readonly #sink: ByteSink;
+  /** `expectedBytes`: the buffer's first size, grown by doubling when the rows need more. */
+  constructor(expectedBytes = 16 * 1024) {
+    this.#sink = new ByteSink(expectedBytes);
   }
-  return out.subarray(0, at);
+
+  /** Appends one line: the cells, a tab between two. */
+  row(cells: readonly Cell[]): void {
+    const sink = this.#sink;
+    for (let i = 0; i < cells.length; i++) {
+      if (i > 0) sink.byte(0x09); // \t
+      this.#cell(cells[i]);
+    }
+    sink.byte(0x0a); // \n
+  }
+
+  /** The text so far (a view of this COPY's own buffer). */
+  bytes(): Buffer {
+    return this.#sink.bytes();
+  }
+
+  #cell(v: Cell): void {
+    const sink = this.#sink;
+    if (typeof v === 'string') {
+      if (v.length <= SHORT && writePlain(sink, v)) return;
+      sink.utf8(copyCell(v));
+    } else if (v === null || v === undefined) sink.ascii('\\N');
+    else if (v instanceof Uint8Array) {
+      sink.ensure(v.length * 2 + 3);
+      const buf = sink.buf;
+      let at = sink.at;
+      buf[at++] = BACKSLASH;
+      buf[at++] = BACKSLASH;
+      buf[at++] = 0x78; // x
+      for (let k = 0; k < v.length; k++) {
+        const byte = v[k] as number;
+        buf[at++] = HEX[byte >> 4] as number;
+        buf[at++] = HEX[byte & 15] as number;
+      }
+      sink.at = at;
+    } else sink.ascii(String(v));
+  }
+}
+
+/**
+ * A short string whose units are all printable ASCII other than the backslash, written as it is; false (nothing
+ * kept) for any other, which the caller escapes and writes as UTF-8. Ids, hashes, codes and names are such.
+ */
+function writePlain(sink: ByteSink, s: string): boolean {
+  const n = s.length;
+  sink.ensure(n);
+  const buf = sink.buf;
+  const at = sink.at;
+  for (let i = 0; i < n; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x20 || c > 0x7e || c === BACKSLASH) return false;
+    buf[at + i] = c;
+  }
+  sink.at = at + n;
+  return true;
+}
+
+/** The rows as COPY text (CopyText). */
+export function copyBytes(rows: readonly (readonly Cell[])[]): Buffer {
+  const text = new CopyText();
+  for (const row of rows) text.row(row);
+  return text.bytes();
 }
 
 export async function copyRows(
@@ -72,8 +115,19 @@ export async function copyRows(
   rows: Cell[][],
 ): Promise<void> {
   if (rows.length === 0) return;
-  // One write and the end, without a Readable and a pipeline around it: the rows are already one buffer.
+  await sendCopy(client, table, columns, copyBytes(rows));
+}
+
+/** COPY text already written (CopyText), sent as one write and the end of the COPY. */
+export async function sendCopy(
+  client: pg.PoolClient,
+  table: string,
+  columns: string,
+  text: Buffer,
+): Promise<void> {
+  if (text.length === 0) return;
+  // Without a Readable and a pipeline around it: the rows are already one buffer.
   const stream = client.query(copyFrom(`COPY ${table} (${columns}) FROM STDIN`));
-  stream.end(copyBytes(rows));
+  stream.end(text);
   await finished(stream);
 }
