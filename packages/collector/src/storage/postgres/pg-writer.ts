@@ -142,13 +142,23 @@ export class PgWriter {
     const conversationIds = [...conversations].sort();
     const filters = new Map<string, unknown>();
     if (conversationIds.length > 0) {
-      const locked = await client.query<{ conversation_id: string; keys: Buffer }>(
+      // A conflict's DO UPDATE whose WHERE is false locks the row without writing a new version of it: the
+      // filters step writes each conversation's row once per batch, not twice (its 700 bytes and their WAL).
+      await client.query(
         prepared(
-          'toolscope_conversations',
+          'toolscope_conversation_locks',
           `INSERT INTO conversations (conversation_id, keys)
            SELECT id, '\\x'::bytea FROM unnest($1::text[]) AS c(id) ORDER BY id
-           ON CONFLICT (conversation_id) DO UPDATE SET conversation_id = excluded.conversation_id
-           RETURNING conversation_id, keys`,
+           ON CONFLICT (conversation_id) DO UPDATE SET keys = excluded.keys WHERE false`,
+          [conversationIds],
+        ),
+      );
+      // Read once the locks are held, in a statement of its own: its snapshot is taken now, so it has the last
+      // filter another collector committed before the lock was granted.
+      const locked = await client.query<{ conversation_id: string; keys: Buffer }>(
+        prepared(
+          'toolscope_conversation_filters',
+          'SELECT conversation_id, keys FROM conversations WHERE conversation_id = ANY($1::text[])',
           [conversationIds],
         ),
       );
