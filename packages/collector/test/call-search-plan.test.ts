@@ -10,30 +10,13 @@ import type { ReadDb } from '../src/storage/sql/db.js';
 import { BACKENDS } from './backends.js';
 import { callSpan, HOUR_NS, nowNs } from './conformance/spans.js';
 import { useStores } from './conformance/stores.js';
+import { analyzedPlan, rowsRead } from './plan-reads.js';
 import { writeSpans } from './write-spans.js';
 
 /** Three blocks of 4,096 rows: the newest holds the last 500 calls; all started within the hour. */
 const CALLS = 2 * 4_096 + 500;
 /** A page of the prefix query is 50 rows, each read once from the index and once by its key for the view. */
 const MOST_ROWS_READ = 150;
-
-type PlanNode = {
-  'Relation Name'?: string;
-  'Actual Rows'?: number;
-  'Actual Loops'?: number;
-  'Rows Removed by Filter'?: number;
-  Plans?: PlanNode[];
-};
-
-/** Rows of tool_call_rows the plan read, kept or filtered out. */
-function callRowsRead(node: PlanNode): number {
-  const own =
-    node['Relation Name'] === 'tool_call_rows'
-      ? ((node['Actual Rows'] ?? 0) + (node['Rows Removed by Filter'] ?? 0)) *
-        (node['Actual Loops'] ?? 1)
-      : 0;
-  return own + (node.Plans ?? []).reduce((sum, p) => sum + callRowsRead(p), 0);
-}
 
 /** The query text as each backend's reader writes it (pg-db.ts, sqlite/read-db.ts); never run through it. */
 function textOf(backend: string): ReadDb {
@@ -76,13 +59,8 @@ for (const backend of BACKENDS) {
           await client.query('SET enable_seqscan = off');
           const found = await client.query(toDollars(sql), values);
           expect(found.rows).toHaveLength(50);
-          const explained = await client.query<{ 'QUERY PLAN': { Plan: PlanNode }[] }>(
-            `EXPLAIN (ANALYZE, FORMAT JSON) ${toDollars(sql)}`,
-            values,
-          );
-          const plan = explained.rows[0]?.['QUERY PLAN'][0]?.Plan;
-          expect(plan).toBeDefined();
-          expect(callRowsRead(plan as PlanNode)).toBeLessThanOrEqual(MOST_ROWS_READ);
+          const plan = await analyzedPlan(client, sql, values);
+          expect(rowsRead(plan, 'tool_call_rows')).toBeLessThanOrEqual(MOST_ROWS_READ);
         } finally {
           await client.end();
         }

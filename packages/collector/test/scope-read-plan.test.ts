@@ -4,45 +4,14 @@
 // a conversation (docs/benchmarks.md). Rows are made by SQL here: the plan, not the write path, is under test.
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { toDollars } from '../src/storage/postgres/pg-db.js';
 import { scopeCallsSql, scopeModelCallsSql } from '../src/storage/sql/scope-sql.js';
 import { BACKENDS } from './backends.js';
 import { useStores } from './conformance/stores.js';
+import { analyzedPlan, rowsRead } from './plan-reads.js';
 
 const TRACES = 20_000;
 const CALLS_PER_TRACE = 6;
 const CONVERSATIONS = 1_000;
-
-type PlanNode = {
-  'Relation Name'?: string;
-  'Actual Rows'?: number;
-  'Actual Loops'?: number;
-  'Rows Removed by Filter'?: number;
-  'Rows Removed by Index Recheck'?: number;
-  Plans?: PlanNode[];
-};
-
-/** Rows of `table` the plan read, kept or filtered out. */
-function rowsRead(node: PlanNode, table: string): number {
-  const own =
-    node['Relation Name'] === table
-      ? ((node['Actual Rows'] ?? 0) +
-          (node['Rows Removed by Filter'] ?? 0) +
-          (node['Rows Removed by Index Recheck'] ?? 0)) *
-        (node['Actual Loops'] ?? 1)
-      : 0;
-  return own + (node.Plans ?? []).reduce((sum, p) => sum + rowsRead(p, table), 0);
-}
-
-async function planOf(client: pg.Client, sql: string, values: unknown[]): Promise<PlanNode> {
-  const explained = await client.query<{ 'QUERY PLAN': { Plan: PlanNode }[] }>(
-    `EXPLAIN (ANALYZE, FORMAT JSON) ${toDollars(sql)}`,
-    values,
-  );
-  const plan = explained.rows[0]?.['QUERY PLAN'][0]?.Plan;
-  if (!plan) throw new Error('EXPLAIN gave no plan');
-  return plan;
-}
 
 const postgres = BACKENDS.find((b) => b.name === 'postgres');
 describe.skipIf(!postgres?.available)(
@@ -85,7 +54,7 @@ describe.skipIf(!postgres?.available)(
         expect(Number(stats.rows[0]?.n)).toBe(0);
 
         const perConversation = TRACES / CONVERSATIONS;
-        const calls = await planOf(client, scopeCallsSql('conversation', 0, 'postgres'), [
+        const calls = await analyzedPlan(client, scopeCallsSql('conversation', 0, 'postgres'), [
           'conv-7',
           'conv-7',
         ]);
@@ -95,7 +64,7 @@ describe.skipIf(!postgres?.available)(
           2 * perConversation * CALLS_PER_TRACE,
         );
 
-        const models = await planOf(client, scopeModelCallsSql('conversation', 'postgres'), [
+        const models = await analyzedPlan(client, scopeModelCallsSql('conversation', 'postgres'), [
           'conv-7',
           '0',
         ]);
