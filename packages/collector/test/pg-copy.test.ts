@@ -2,7 +2,8 @@
 // from a real server exactly as they were given, and the text itself as the format defines it.
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { type Cell, CopyText, copyBytes, copyRows } from '../src/storage/postgres/pg-copy.js';
+import { type Cell, CopyText, copyBytes, sendCopy } from '../src/storage/postgres/pg-copy.js';
+import { BinaryCopy, blockRowsCopy } from '../src/storage/postgres/pg-copy-binary.js';
 
 const copyText = (rows: Cell[][]) => copyBytes(rows).toString('utf8');
 
@@ -66,7 +67,7 @@ describe.skipIf(!PG_URL)('COPY into PostgreSQL', () => {
         i / 3,
       ]);
       rows.push([null, null, null, null]);
-      await copyRows(client as unknown as pg.PoolClient, 't', 's, n, b, x', rows);
+      await sendCopy(client as unknown as pg.PoolClient, 't', 's, n, b, x', copyBytes(rows));
       const back = await client.query<{
         s: string | null;
         n: string | null;
@@ -77,12 +78,50 @@ describe.skipIf(!PG_URL)('COPY into PostgreSQL', () => {
         rows.map(([s, n, b, x]) => ({ s, n: n === null ? null : String(n), b, x })),
       );
       await expect(
-        copyRows(client as unknown as pg.PoolClient, 't', 's, n, b, x', [
-          ['ok', 'not a number', null, null],
-        ]),
+        sendCopy(
+          client as unknown as pg.PoolClient,
+          't',
+          's, n, b, x',
+          copyBytes([['ok', 'not a number', null, null]]),
+        ),
       ).rejects.toThrow(/bigint/);
       const count = await client.query<{ n: string }>('SELECT count(*)::text AS n FROM t');
       expect(count.rows[0]?.n).toBe(String(rows.length));
+    } finally {
+      await client.end();
+    }
+  });
+});
+
+describe.skipIf(!PG_URL)('binary COPY into PostgreSQL', () => {
+  it('stores 64-bit integers, text and bytes as they were given; an empty batch sends nothing', async () => {
+    const client = new pg.Client(await freshPgDatabase());
+    await client.connect();
+    try {
+      await client.query('CREATE TABLE b (i bigint, j bigint, s text, p bytea)');
+      const rows = [
+        { i: 0, j: -1, s: '', p: new Uint8Array(0) },
+        {
+          i: 2 ** 53 - 1,
+          j: -(2 ** 53) + 1,
+          s: 'ünï\u{1F600} tab\tline\n\\',
+          p: new Uint8Array([0, 255, 10]),
+        },
+        { i: 4_294_967_296, j: 4_294_967_295, s: 'a b c', p: new Uint8Array(70_000).fill(7) },
+      ];
+      const copy = new BinaryCopy(8);
+      for (const r of rows) copy.row(4).int8(r.i).int8(r.j).text(r.s).bytea(r.p);
+      copy.row(4).int8(1).int8(2).text('null bytes').bytea(null);
+      await sendCopy(client as unknown as pg.PoolClient, 'b', 'i, j, s, p', copy.end(), 'binary');
+      const back = await client.query<{ i: string; j: string; s: string; p: Buffer | null }>(
+        'SELECT i::text AS i, j::text AS j, s, p FROM b',
+      );
+      expect(back.rows).toEqual([
+        ...rows.map((r) => ({ i: String(r.i), j: String(r.j), s: r.s, p: Buffer.from(r.p) })),
+        { i: '1', j: '2', s: 'null bytes', p: null },
+      ]);
+      expect(() => new BinaryCopy().row(1).int8(2 ** 53)).toThrow(RangeError);
+      expect(blockRowsCopy([])).toHaveLength(0);
     } finally {
       await client.end();
     }

@@ -108,26 +108,21 @@ export function copyBytes(rows: readonly (readonly Cell[])[]): Buffer {
   return text.bytes();
 }
 
-export async function copyRows(
-  client: pg.PoolClient,
-  table: string,
-  columns: string,
-  rows: Cell[][],
-): Promise<void> {
-  if (rows.length === 0) return;
-  await sendCopy(client, table, columns, copyBytes(rows));
-}
-
-/** COPY text already written (CopyText), sent as one write and the end of the COPY. */
+/**
+ * COPY data already written, in text (CopyText) or binary (pg-copy-binary.ts) format, sent as one write and the
+ * end of the COPY.
+ */
 export async function sendCopy(
   client: pg.PoolClient,
   table: string,
   columns: string,
-  text: Buffer,
+  data: Buffer,
+  format: 'text' | 'binary' = 'text',
 ): Promise<void> {
-  if (text.length === 0) return;
+  if (data.length === 0) return;
   // Without a Readable and a pipeline around it: the rows are already one buffer.
-  const stream = client.query(copyFrom(`COPY ${table} (${columns}) FROM STDIN`));
-  stream.end(text);
+  const options = format === 'binary' ? ' (FORMAT binary)' : '';
+  const stream = client.query(copyFrom(`COPY ${table} (${columns}) FROM STDIN${options}`));
+  stream.end(data);
   await finished(stream);
 }

@@ -22,7 +22,8 @@ import type { WriteOutcome } from '../contract.js';
 import type { Row, SqlValue } from '../sql/db.js';
 import { STORED_CALL_COLUMNS, storedCallOf } from '../stored-calls.js';
 import type { WriteBatch } from '../write-batch.js';
-import { type Cell, CopyText, copyRows, sendCopy } from './pg-copy.js';
+import { type Cell, CopyText, sendCopy } from './pg-copy.js';
+import { BLOCK_COLUMNS, blockRowsCopy } from './pg-copy-binary.js';
 import { inTransaction, param, prepared, toDollars } from './pg-db.js';
 import { lockedLinkedCalls } from './pg-links.js';
 import { evaluateLoops } from './pg-rows.js';
@@ -165,12 +166,7 @@ export class PgWriter {
       for (const r of locked.rows) filters.set(r.conversation_id, r.keys);
     }
 
-    await copyRows(
-      client,
-      'span_blocks',
-      'trace_seq, resource_id, span_ids, packed',
-      a.blocks.map((b) => [b.seq, b.resourceId, b.spanIds, b.packed]),
-    );
+    await sendCopy(client, 'span_blocks', BLOCK_COLUMNS, blockRowsCopy(a.blocks), 'binary');
     const interned = new Set<string>();
     for (const c of a.calls) for (const v of internedOf(c.call)) if (v !== null) interned.add(v);
     const strings = await this.#stringIdsOf(client, interned, learned);
