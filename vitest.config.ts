@@ -12,12 +12,11 @@ export default defineConfig({
     // collectors tests start in their own process (built-workers.ts, docs/decisions/0058).
     globalSetup: ['packages/collector/test/built-global.ts'],
     setupFiles: ['packages/collector/test/built-workers.ts'],
-    // Three files at a time on the 2-core machines this runs on: many files wait on children they spawn (the
-    // README clone's installs and builds, collectors, browsers), and a third file runs meanwhile. The suite took
-    // 357 s against 440 s with two, passing both ways (docs/decisions/0067); vitest's default keeps one core
-    // free, which made the suite take the sum of its files. The tests wait on progress, not on wall-clock
-    // guesses.
-    maxWorkers: 3,
+    // Two files at a time on the 2-core machines this runs on (vitest's default keeps one core free, which
+    // made the suite take the sum of its files). Three were measured: no faster in clean-clone runs on a
+    // machine already full, each file slower (docs/decisions/0067). The tests wait on progress, not on
+    // wall-clock guesses.
+    maxWorkers: 2,
     // The files of a worker share its modules instead of importing them again each (119 s of the suite's time
     // in imports, 17 s shared: docs/decisions/0066). A test that changes process-wide state (the environment,
     // a global listener) puts it back when it ends.
