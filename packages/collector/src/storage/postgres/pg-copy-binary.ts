@@ -19,7 +19,6 @@ export class BinaryCopy {
 
   constructor(expectedBytes = 16 * 1024) {
     this.#sink = new ByteSink(Math.max(expectedBytes, HEADER.length + 2));
-    this.#sink.ensure(HEADER.length);
     HEADER.copy(this.#sink.buf, 0);
     this.#sink.at = HEADER.length;
   }

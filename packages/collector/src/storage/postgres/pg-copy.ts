@@ -1,6 +1,6 @@
-// COPY … FROM STDIN in PostgreSQL's text format, for the tables every batch appends many rows to (span_blocks,
-// tool_call_rows): measured 1.3–1.6× the rate of a multi-row INSERT … SELECT unnest(…) of the same rows
-// (docs/decisions/0007). A batch's few model calls go as parameters instead, as a COPY costs a second round trip
+// COPY … FROM STDIN for the tables every batch appends many rows to: tool_call_rows in PostgreSQL's text format,
+// written here, span_blocks in its binary format (pg-copy-binary.ts). Measured 1.3–1.6× the rate of a multi-row
+// INSERT … SELECT unnest(…) of the same rows (docs/decisions/0007). A batch's few model calls go as parameters instead, as a COPY costs a second round trip
 // (docs/decisions/0031). Rows are plain appends under the batch's trace locks, so nothing needs ON CONFLICT.
 import { finished } from 'node:stream/promises';
 import type pg from 'pg';
