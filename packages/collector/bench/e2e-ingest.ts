@@ -3,6 +3,7 @@
 // measured in the same run. Returns the numbers; the scripts print them.
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { appendFileSync, existsSync, readdirSync, readFileSync } from 'node:fs';
+import http from 'node:http';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -44,6 +45,11 @@ export type IngestResult = {
    * reference ran beside the reference's own client CPU (pg-server-cpu.ts).
    */
   server?: { collectorRun: number; copy: number; copyClient: number };
+  /**
+   * This process's CPU per span while it sent the batches: the load generator's cost, which shares the machine's
+   * cores with the collector and the server as the reference's own client does.
+   */
+  senderUs: number;
   /** Requests answered 429 or 503 (sent again after 50 ms): the memory limit and the queue's bound at work. */
   refused: number;
   /** The machine's 1-minute load average at the end of the timed run, and the memory limit it ran with. */
@@ -112,16 +118,35 @@ async function serve(
 
 let refused = 0;
 
+// The load generator's requests: node:http on kept-alive connections, not fetch, whose per-request objects cost
+// this process several times more CPU per span, on the same two cores as the collector and the server.
+const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
+
+function post(url: string, body: Uint8Array): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      `${url}/v1/traces`,
+      {
+        method: 'POST',
+        agent,
+        headers: { 'content-type': 'application/x-protobuf', 'content-length': body.length },
+      },
+      (res) => {
+        res.on('data', () => {});
+        res.on('end', () => resolve(res.statusCode ?? 0));
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
 async function send(url: string, body: Uint8Array): Promise<void> {
   for (; ; refused++) {
-    const res = await fetch(`${url}/v1/traces`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-protobuf' },
-      body,
-    });
-    await res.arrayBuffer();
-    if (res.status === 200) return;
-    if (res.status !== 429 && res.status !== 503) throw new Error(`unexpected ${res.status}`);
+    const status = await post(url, body);
+    if (status === 200) return;
+    if (status !== 429 && status !== 503) throw new Error(`unexpected ${status}`);
     await new Promise((r) => setTimeout(r, 50));
   }
 }
@@ -167,6 +192,7 @@ export async function runIngest(o: IngestOptions): Promise<IngestResult> {
   const firstPid = servers[0]?.pid ?? 0;
   const threadsStart = threadCpuSeconds(firstPid);
   const start = process.hrtime.bigint();
+  const senderStart = process.cpuUsage();
   refused = 0;
   await Promise.all(
     Array.from({ length: o.concurrency }, async (_, worker) => {
@@ -175,6 +201,7 @@ export async function runIngest(o: IngestOptions): Promise<IngestResult> {
     }),
   );
   const seconds = Number(process.hrtime.bigint() - start) / 1e9;
+  const sender = process.cpuUsage(senderStart);
   const load = loadavg()[0] as number;
   const cpu = servers.reduce((n, s, i) => n + cpuSeconds(s.pid) - (cpuStart[i] ?? 0), 0);
   const serverRun = serverCpu() - serverStart;
@@ -192,6 +219,8 @@ export async function runIngest(o: IngestOptions): Promise<IngestResult> {
     (s) =>
       Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${s.pid}/status`, 'utf8'))?.[1] ?? 0) / 1024,
   );
+  // Idle kept-alive connections would hold the collectors' shutdown open.
+  agent.destroy();
   for (const s of servers) s.child.kill('SIGTERM');
   await Promise.all(servers.map((s) => new Promise((r) => s.child.on('exit', r))));
   await o.afterIngest?.();
@@ -251,6 +280,7 @@ export async function runIngest(o: IngestOptions): Promise<IngestResult> {
             copyClient: (refClientUs.user + refClientUs.system) / refSpans,
           },
         }),
+    senderUs: (sender.user + sender.system) / spans,
     refused,
     load,
     memoryLimit:
@@ -284,6 +314,7 @@ export function ingestLines(r: IngestResult, concurrency: number): string[] {
       : [
           `  PostgreSQL server CPU per span, all processes ${r.server.collectorRun.toFixed(1).padStart(8)} µs  (COPY reference: server ${r.server.copy.toFixed(1)} µs, its client ${r.server.copyClient.toFixed(1)} µs)`,
         ]),
+    `  load generator (this process) CPU per span  ${r.senderUs.toFixed(1).padStart(9)} µs`,
     `  memory limit ${r.memoryLimit}; requests refused and sent again ${r.refused}; load average ${r.load.toFixed(2)}`,
   ];
 }
