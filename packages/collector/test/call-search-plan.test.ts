@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { toDollars } from '../src/storage/postgres/pg-db.js';
 import { prefixQuery } from '../src/storage/sql/call-search.js';
 import type { ReadDb } from '../src/storage/sql/db.js';
+import { inRows, type SqlDialect } from '../src/storage/sql/in-rows.js';
 import { BACKENDS } from './backends.js';
 import { callSpan, HOUR_NS, nowNs } from './conformance/spans.js';
 import { useStores } from './conformance/stores.js';
@@ -19,9 +20,10 @@ const CALLS = 2 * 4_096 + 500;
 const MOST_ROWS_READ = 150;
 
 /** The query text as each backend's reader writes it (pg-db.ts, sqlite/read-db.ts); never run through it. */
-function textOf(backend: string): ReadDb {
+function textOf(backend: SqlDialect): ReadDb {
   return {
     byteOrder: (column) => (backend === 'postgres' ? `${column} COLLATE "C"` : column),
+    inRows: (column, subquery) => inRows(backend, column, subquery),
     all: () => Promise.reject(new Error('the test runs the query itself')),
     damaged: () => undefined,
   };

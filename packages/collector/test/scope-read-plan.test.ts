@@ -1,9 +1,15 @@
 // A conversation's loop read goes through the trace index on PostgreSQL before the server has statistics of
 // the tables (a new database, autovacuum's first ANALYZE up to a minute away): its planner joined the
 // `IN (subquery)` form by a scan of every call row, 57 ms a read at 150,000 calls, on every batch that touched
-// a conversation (docs/benchmarks.md). Rows are made by SQL here: the plan, not the write path, is under test.
+// a conversation (docs/benchmarks.md). The API's conversation filter and recovery's conversation read go the
+// same way (storage/sql/in-rows.ts): their statements are taken from the real readers as they run. Rows are
+// made by SQL here: the plan, not the write path, is under test.
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
+import { toDollars } from '../src/storage/postgres/pg-db.js';
+import type { ReadDb, Row, SqlValue } from '../src/storage/sql/db.js';
+import { inRows } from '../src/storage/sql/in-rows.js';
+import { sqlReaders } from '../src/storage/sql/readers.js';
 import { scopeCallsSql, scopeModelCallsSql } from '../src/storage/sql/scope-sql.js';
 import { BACKENDS } from './backends.js';
 import { useStores } from './conformance/stores.js';
@@ -70,6 +76,46 @@ describe.skipIf(!postgres?.available)(
         ]);
         expect(models['Actual Rows']).toBe(perConversation);
         expect(rowsRead(models, 'model_calls')).toBeLessThanOrEqual(2 * perConversation);
+
+        // The readers' own statements, each then explained as it ran. The conversation's first call of each
+        // trace failed, for recovery to read its scope.
+        await client.query(
+          `UPDATE tool_call_rows SET is_error = 1 WHERE conversation_id = 'conv-7' AND span_id = lpad(to_hex(1), 16, '0')`,
+        );
+        const ran: { sql: string; params: readonly SqlValue[] }[] = [];
+        const db: ReadDb = {
+          byteOrder: (column) => `${column} COLLATE "C"`,
+          inRows: (column, subquery) => inRows('postgres', column, subquery),
+          damaged: () => undefined,
+          all: async (sql, params = []) => {
+            ran.push({ sql, params });
+            return (await client.query(toDollars(sql), [...params])).rows as Row[];
+          },
+        };
+        const readers = sqlReaders(db);
+        const page = await readers.calls({
+          conversationId: 'conv-7',
+          sinceNs: 0n,
+          untilNs: BigInt(TRACES + 1) * 1_000_000n,
+          limit: 50,
+        });
+        expect(page.calls).toHaveLength(50);
+        const recovery = await readers.recoveryScopes(
+          0n,
+          BigInt(TRACES + 1) * 1_000_000n,
+          undefined,
+          10,
+        );
+        expect(recovery.failures).toBe(perConversation);
+        const reads = ran.filter((r) => r.sql.includes('conversation_traces'));
+        // One read each: the page's and recovery's scope.
+        expect(reads).toHaveLength(2);
+        for (const r of reads) {
+          const plan = await analyzedPlan(client, r.sql, [...r.params]);
+          expect(rowsRead(plan, 'tool_call_rows')).toBeLessThanOrEqual(
+            2 * perConversation * CALLS_PER_TRACE,
+          );
+        }
       } finally {
         await client.end();
       }

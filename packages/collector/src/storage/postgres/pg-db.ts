@@ -4,6 +4,7 @@
 // another collector and discards a connection that failed.
 import pg from 'pg';
 import type { ReadDb, Row, SqlValue } from '../sql/db.js';
+import { inRows } from '../sql/in-rows.js';
 import { isConnectionFault, isTimeout, unavailable } from './pg-health.js';
 
 export type PoolBounds = {
@@ -108,6 +109,7 @@ export function pgReadDb(
   return {
     damaged,
     byteOrder: (column) => `${column} COLLATE "C"`,
+    inRows: (column, subquery) => inRows('postgres', column, subquery),
     all: async (sql: string, params: readonly SqlValue[] = []) => {
       guard.check();
       // Reads beyond the pool queue up to a bound; past it they are refused now rather than piling up.

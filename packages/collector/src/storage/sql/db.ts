@@ -18,6 +18,8 @@ export interface ReadDb {
    * PostgreSQL): prefix ranges over an index are only prefixes in that order.
    */
   byteOrder(column: string): string;
+  /** `column` matching any row of `subquery`, as this database plans it well (in-rows.ts). */
+  inRows(column: string, subquery: string): string;
 }
 
 /** An integer or float column as a number (0 for null or garbage). */

@@ -16,7 +16,7 @@ export async function logicalCalls(
   if (traceIds.length === 0) return [];
   const rows = await db.all(
     `SELECT * FROM tool_calls
-      WHERE trace_seq IN (SELECT seq FROM traces WHERE trace_id IN (${traceIds.map(() => '?').join(', ')}))
+      WHERE ${db.inRows('trace_seq', `SELECT seq FROM traces WHERE trace_id IN (${traceIds.map(() => '?').join(', ')})`)}
         AND logical IS NOT NULL
       LIMIT ${MOST}`,
     traceIds,

@@ -97,7 +97,7 @@ export class SqlReader implements SpanReader {
       add('trace_seq = (SELECT seq FROM traces WHERE trace_id = ?)', f.traceId);
     if (f.conversationId !== undefined)
       add(
-        'trace_seq IN (SELECT trace_seq FROM conversation_traces WHERE conversation_id = ?) AND conversation_id = ?',
+        `${this.#db.inRows('trace_seq', 'SELECT trace_seq FROM conversation_traces WHERE conversation_id = ?')} AND conversation_id = ?`,
         f.conversationId,
         f.conversationId,
       );

@@ -78,7 +78,7 @@ export class SqlRecoveryReader implements RecoveryReader {
     for (const ids of chunks([...conversations])) {
       const rows = await this.#db.all(
         `SELECT ${COLUMNS} FROM tool_calls
-          WHERE trace_seq IN (SELECT trace_seq FROM conversation_traces WHERE conversation_id IN (${marks(ids.length)}))
+          WHERE ${this.#db.inRows('trace_seq', `SELECT trace_seq FROM conversation_traces WHERE conversation_id IN (${marks(ids.length)})`)}
             AND conversation_id IN (${marks(ids.length)}) AND start_ns >= ? AND ${COUNTED}
           ORDER BY start_ns, id LIMIT ${ROWS}`,
         [...ids, ...ids, fromNs],

@@ -14,6 +14,7 @@ import type {
 } from '../contract.js';
 import { CODE_KEY_SQL } from './code-sql.js';
 import { big, num, numOrNull, type Row, type SqlValue, text, textOrNull } from './db.js';
+import { inRows, type SqlDialect } from './in-rows.js';
 
 /** Most calls of a scope one read takes (the newest); flags of older calls are kept as they are. */
 export const SCOPE_CALLS = 2000;
@@ -46,18 +47,16 @@ const CALL_COLUMNS = SCOPE_CALL_COLUMNS.join(', ');
 /** Each column's name in an object row (PostgreSQL's). */
 const COLUMN_NAMES = SCOPE_CALL_COLUMNS.map((c) => c.split(' AS ').at(-1) as string);
 
-/** Which database a scope read is written for: they match a conversation's traces differently. */
-export type ScopeDialect = 'sqlite' | 'postgres';
+/** Which database a scope read is written for: they match a conversation's traces differently (in-rows.ts). */
+export type ScopeDialect = SqlDialect;
 
-/**
- * The rows of a conversation's traces (the conversation id as `?`). PostgreSQL's planner, before its first
- * ANALYZE of a new database (autovacuum's, up to a minute in), joined `IN (subquery)` by a scan of every call
- * row: 57 ms a read at 150,000 calls, against 0.7 ms for `= ANY(ARRAY(subquery))`, which it reads through the
- * trace index whatever its statistics say (docs/benchmarks.md). SQLite has no arrays and plans IN well.
- */
+/** The rows of a conversation's traces (the conversation id as `?`). */
 function ofConversation(dialect: ScopeDialect): string {
-  const traces = 'SELECT trace_seq FROM conversation_traces WHERE conversation_id = ?';
-  return dialect === 'postgres' ? `trace_seq = ANY(ARRAY(${traces}))` : `trace_seq IN (${traces})`;
+  return inRows(
+    dialect,
+    'trace_seq',
+    'SELECT trace_seq FROM conversation_traces WHERE conversation_id = ?',
+  );
 }
 
 const marks = (n: number) => Array.from({ length: n }, () => '?').join(', ');

@@ -2,6 +2,7 @@
 // nanosecond times stay exact), answered synchronously inside a resolved promise.
 import type Database from 'better-sqlite3';
 import type { ReadDb, Row, SqlValue } from '../sql/db.js';
+import { inRows } from '../sql/in-rows.js';
 
 const MAX_STATEMENTS = 512;
 
@@ -11,6 +12,7 @@ export function sqliteReadDb(db: Database.Database, damaged: (what: string) => v
     damaged,
     // BINARY, SQLite's default collation, is byte order already.
     byteOrder: (column) => column,
+    inRows: (column, subquery) => inRows('sqlite', column, subquery),
     all: async (sql: string, params: readonly SqlValue[] = []) => {
       let stmt = statements.get(sql);
       if (!stmt) {
