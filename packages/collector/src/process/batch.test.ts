@@ -63,6 +63,10 @@ describe('mergeBatches', () => {
       expect(jsonOf(i)).toBe(whole.json[i]);
     });
     expect(merged.packedIds).toHaveLength(4);
+    // Unpacked, each span's JSON is joined in order.
+    const unpacked = mergeBatches([processBatch(first, false), processBatch(second, false)]);
+    expect(unpacked.json).toEqual(whole.json);
+    expect(unpacked.calls).toEqual(whole.calls);
   });
 
   it('cuts each span out of its packed group by bytes, whatever characters its JSON holds', () => {

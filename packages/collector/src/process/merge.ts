@@ -15,11 +15,12 @@ export function mergeBatches(batches: readonly WriteBatch[]): WriteBatch {
   const resourceIndex = new Map<string, number>();
   const out: WriteBatch = {
     resources,
-    traceIds: [],
-    spanIds: [],
+    // Each joined by one concat: made at its length and packed, with no array grown value by value.
+    traceIds: joined(batches.map((b) => b.traceIds)),
+    spanIds: joined(batches.map((b) => b.spanIds)),
     startNs: new BigInt64Array(n),
     resource: new Uint32Array(n),
-    json: [],
+    json: joined(batches.map((b) => b.json)),
     call: new Int32Array(n),
     calls: concatColumns(batches.map((b) => b.calls)),
     contracts: batches.flatMap((b) => b.contracts),
@@ -43,8 +44,6 @@ export function mergeBatches(batches: readonly WriteBatch[]): WriteBatch {
     });
     const count = b.traceIds.length;
     for (let i = 0; i < count; i++) {
-      out.traceIds.push(b.traceIds[i] as string);
-      out.spanIds.push(b.spanIds[i] as string);
       out.startNs[at + i] = b.startNs[i] as bigint;
       out.resource[at + i] = resourceOf[b.resource[i] as number] as number;
       const c = b.call[i] as number;
@@ -54,7 +53,6 @@ export function mergeBatches(batches: readonly WriteBatch[]): WriteBatch {
         jsonBytes[at + i] = b.jsonBytes?.[i] ?? 0;
       }
     }
-    for (const json of b.json) out.json.push(json);
     for (const m of b.modelCalls) out.modelCalls.push({ ...m, span: m.span + at });
     if (b.packed) {
       for (const end of b.packed.ends) ends.push(end + bytes);
@@ -77,4 +75,9 @@ export function mergeBatches(batches: readonly WriteBatch[]): WriteBatch {
     };
   }
   return out;
+}
+
+/** The arrays end to end, in their order. */
+function joined<T>(arrays: readonly T[][]): T[] {
+  return ([] as T[]).concat(...arrays);
 }
