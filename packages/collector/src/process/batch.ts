@@ -23,12 +23,14 @@ export function processBatch(spans: readonly NormalizedSpan[], pack = true): Wri
   // The calls' columns are made once the batch's calls are known (columnsOf), so the batch takes them last.
   const spanPart: Omit<WriteBatch, 'calls'> = {
     resources: [],
-    traceIds: new Array<string>(n),
-    spanIds: new Array<string>(n),
+    // Mapped, so made at their length and packed: an array made by `new Array(n)` stays holey once filled, and
+    // the structured clone to the writer thread sends a holey array in its slower sparse form.
+    traceIds: spans.map((s) => s.traceId),
+    spanIds: spans.map((s) => s.spanId),
     startNs: new BigInt64Array(n),
     resource: new Uint32Array(n),
     // Written straight into the packed blocks when packed, as a string per span for the writer to pack when not.
-    json: pack ? [] : new Array<string>(n),
+    json: pack ? [] : spans.map((s) => encodeSpan(s)),
     call: new Int32Array(n),
     contracts: [],
     modelCalls: [],
@@ -43,11 +45,8 @@ export function processBatch(spans: readonly NormalizedSpan[], pack = true): Wri
       resource = spanPart.resources.push(JSON.stringify(span.resource)) - 1;
       resourceIndex.set(span.resource, resource);
     }
-    spanPart.traceIds[i] = span.traceId;
-    spanPart.spanIds[i] = span.spanId;
     spanPart.startNs[i] = span.startNs;
     spanPart.resource[i] = resource;
-    if (!pack) spanPart.json[i] = encodeSpan(span);
     const c = toolCallOf(span);
     if (!c) {
       spanPart.call[i] = -1;
