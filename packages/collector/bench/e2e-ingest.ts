@@ -3,13 +3,13 @@
 // measured in the same run. Returns the numbers; the scripts print them.
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { appendFileSync, existsSync, readdirSync, readFileSync } from 'node:fs';
-import http from 'node:http';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { decodeProtobuf } from '../src/otlp/decode-proto.js';
 import type { NormalizedSpan } from '../src/otlp/model.js';
+import { LoadGenerator } from './load-generator.js';
 import { postmasterOf, serverCpuSeconds } from './pg-server-cpu.js';
 import { postgresReference, refRows, sqliteReference } from './reference.js';
 
@@ -116,41 +116,6 @@ async function serve(
   return { child, url, pid: child.pid as number };
 }
 
-let refused = 0;
-
-// The load generator's requests: node:http on kept-alive connections, not fetch, whose per-request objects cost
-// this process several times more CPU per span, on the same two cores as the collector and the server.
-const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
-
-function post(url: string, body: Uint8Array): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const req = http.request(
-      `${url}/v1/traces`,
-      {
-        method: 'POST',
-        agent,
-        headers: { 'content-type': 'application/x-protobuf', 'content-length': body.length },
-      },
-      (res) => {
-        res.on('data', () => {});
-        res.on('end', () => resolve(res.statusCode ?? 0));
-        res.on('error', reject);
-      },
-    );
-    req.on('error', reject);
-    req.end(body);
-  });
-}
-
-async function send(url: string, body: Uint8Array): Promise<void> {
-  for (; ; refused++) {
-    const status = await post(url, body);
-    if (status === 200) return;
-    if (status !== 429 && status !== 503) throw new Error(`unexpected ${status}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
 // CPU seconds of a process (all its threads), from /proc: utime + stime in clock ticks (USER_HZ = 100).
 const cpuSeconds = (pid: number): number => cpuSecondsAt(`/proc/${pid}/stat`);
 
@@ -180,10 +145,11 @@ export async function runIngest(o: IngestOptions): Promise<IngestResult> {
   const servers = await Promise.all(
     Array.from({ length: o.collectors }, () => serve(o.db, o.memoryLimitMib)),
   );
+  const sender = new LoadGenerator();
   // The first 5 % warm up (JIT, caches, pool connections) and are not counted.
   const warm = Math.ceil(batches.length * 0.05);
   for (let i = 0; i < warm; i++)
-    await send(servers[i % o.collectors]?.url ?? '', batches[i] as Uint8Array);
+    await sender.send(servers[i % o.collectors]?.url ?? '', batches[i] as Uint8Array);
   let next = warm;
   const postmaster = isPg(o.db) ? await postmasterOf(o.db) : undefined;
   const serverCpu = () => (postmaster === undefined ? Number.NaN : serverCpuSeconds(postmaster));
@@ -193,15 +159,15 @@ export async function runIngest(o: IngestOptions): Promise<IngestResult> {
   const threadsStart = threadCpuSeconds(firstPid);
   const start = process.hrtime.bigint();
   const senderStart = process.cpuUsage();
-  refused = 0;
+  sender.refused = 0;
   await Promise.all(
     Array.from({ length: o.concurrency }, async (_, worker) => {
       const url = servers[worker % o.collectors]?.url ?? '';
-      while (next < batches.length) await send(url, batches[next++] as Uint8Array);
+      while (next < batches.length) await sender.send(url, batches[next++] as Uint8Array);
     }),
   );
   const seconds = Number(process.hrtime.bigint() - start) / 1e9;
-  const sender = process.cpuUsage(senderStart);
+  const senderCpu = process.cpuUsage(senderStart);
   const load = loadavg()[0] as number;
   const cpu = servers.reduce((n, s, i) => n + cpuSeconds(s.pid) - (cpuStart[i] ?? 0), 0);
   const serverRun = serverCpu() - serverStart;
@@ -219,8 +185,8 @@ export async function runIngest(o: IngestOptions): Promise<IngestResult> {
     (s) =>
       Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${s.pid}/status`, 'utf8'))?.[1] ?? 0) / 1024,
   );
-  // Idle kept-alive connections would hold the collectors' shutdown open.
-  agent.destroy();
+  // Its connections closed by this side, before the collectors' shutdown.
+  sender.close();
   for (const s of servers) s.child.kill('SIGTERM');
   await Promise.all(servers.map((s) => new Promise((r) => s.child.on('exit', r))));
   await o.afterIngest?.();
@@ -280,8 +246,8 @@ export async function runIngest(o: IngestOptions): Promise<IngestResult> {
             copyClient: (refClientUs.user + refClientUs.system) / refSpans,
           },
         }),
-    senderUs: (sender.user + sender.system) / spans,
-    refused,
+    senderUs: (senderCpu.user + senderCpu.system) / spans,
+    refused: sender.refused,
     load,
     memoryLimit:
       o.memoryLimitMib === undefined
