@@ -1,14 +1,14 @@
 // A conversation's loop read goes through the trace index on PostgreSQL before the server has statistics of
 // the tables (a new database, autovacuum's first ANALYZE up to a minute away): its planner joined the
 // `IN (subquery)` form by a scan of every call row, 57 ms a read at 150,000 calls, on every batch that touched
-// a conversation (docs/benchmarks.md). The API's conversation filter and recovery's conversation read go the
-// same way (storage/sql/in-rows.ts): their statements are taken from the real readers as they run. Rows are
-// made by SQL here: the plan, not the write path, is under test.
+// a conversation (docs/decisions/0068-pg-server-work-per-span.md). The API's conversation filter and recovery's
+// conversation read go the same way (storage/sql/in-rows.ts), and so does the logical-call read, which planned
+// well in either form here: their statements are taken from the real readers on PostgreSQL's ReadDb as they
+// run. Rows are made by SQL here: the plan, not the write path, is under test.
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { toDollars } from '../src/storage/postgres/pg-db.js';
-import type { ReadDb, Row, SqlValue } from '../src/storage/sql/db.js';
-import { inRows } from '../src/storage/sql/in-rows.js';
+import { pgReadDb } from '../src/storage/postgres/pg-db.js';
+import type { ReadDb, SqlValue } from '../src/storage/sql/db.js';
 import { sqlReaders } from '../src/storage/sql/readers.js';
 import { scopeCallsSql, scopeModelCallsSql } from '../src/storage/sql/scope-sql.js';
 import { BACKENDS } from './backends.js';
@@ -29,6 +29,7 @@ describe.skipIf(!postgres?.available)(
       const place = await fresh();
       await (await openAt(place)).close();
       const client = new pg.Client(place.db);
+      const pool = new pg.Pool({ connectionString: place.db, max: 2 });
       await client.connect();
       try {
         const tables = ['traces', 'tool_call_rows', 'conversation_traces', 'model_calls'];
@@ -83,13 +84,12 @@ describe.skipIf(!postgres?.available)(
           `UPDATE tool_call_rows SET is_error = 1 WHERE conversation_id = 'conv-7' AND span_id = lpad(to_hex(1), 16, '0')`,
         );
         const ran: { sql: string; params: readonly SqlValue[] }[] = [];
+        const pgDb = pgReadDb(pool, () => undefined, { check: () => {}, translate: (e) => e }, 4);
         const db: ReadDb = {
-          byteOrder: (column) => `${column} COLLATE "C"`,
-          inRows: (column, subquery) => inRows('postgres', column, subquery),
-          damaged: () => undefined,
-          all: async (sql, params = []) => {
+          ...pgDb,
+          all: (sql, params = []) => {
             ran.push({ sql, params });
-            return (await client.query(toDollars(sql), [...params])).rows as Row[];
+            return pgDb.all(sql, params);
           },
         };
         const readers = sqlReaders(db);
@@ -107,9 +107,14 @@ describe.skipIf(!postgres?.available)(
           10,
         );
         expect(recovery.failures).toBe(perConversation);
-        const reads = ran.filter((r) => r.sql.includes('conversation_traces'));
-        // One read each: the page's and recovery's scope.
-        expect(reads).toHaveLength(2);
+        // A trace of the conversation, whose calls have no logical facts: none come back.
+        const trace = (7).toString(16).padStart(32, '0');
+        expect(await readers.logicalCalls([trace])).toEqual([]);
+        const reads = ran.filter(
+          (r) => r.sql.includes('conversation_traces') || r.sql.includes('FROM traces WHERE'),
+        );
+        // One read each: the page's, recovery's scope and the logical calls'.
+        expect(reads).toHaveLength(3);
         for (const r of reads) {
           const plan = await analyzedPlan(client, r.sql, [...r.params]);
           expect(rowsRead(plan, 'tool_call_rows')).toBeLessThanOrEqual(
@@ -117,6 +122,7 @@ describe.skipIf(!postgres?.available)(
           );
         }
       } finally {
+        await pool.end();
         await client.end();
       }
     });

@@ -47,11 +47,8 @@ const CALL_COLUMNS = SCOPE_CALL_COLUMNS.join(', ');
 /** Each column's name in an object row (PostgreSQL's). */
 const COLUMN_NAMES = SCOPE_CALL_COLUMNS.map((c) => c.split(' AS ').at(-1) as string);
 
-/** Which database a scope read is written for: they match a conversation's traces differently (in-rows.ts). */
-export type ScopeDialect = SqlDialect;
-
 /** The rows of a conversation's traces (the conversation id as `?`). */
-function ofConversation(dialect: ScopeDialect): string {
+function ofConversation(dialect: SqlDialect): string {
   return inRows(
     dialect,
     'trace_seq',
@@ -68,7 +65,7 @@ const marks = (n: number) => Array.from({ length: n }, () => '?').join(', ');
 export function scopeCallsSql(
   scope: LoopScopeRef['scope'],
   tools = 0,
-  dialect: ScopeDialect,
+  dialect: SqlDialect,
 ): string {
   const where =
     scope === 'trace' ? 'trace_seq = ?' : `${ofConversation(dialect)} AND conversation_id = ?`;
@@ -85,7 +82,7 @@ export function scopeCallsArgs(check: LoopScopeRef, seq: number): SqlValue[] {
 }
 
 /** The model calls of the scope's traces from a time on, oldest first: trace_seq, or the conversation id; then the time. */
-export function scopeModelCallsSql(scope: LoopScopeRef['scope'], dialect: ScopeDialect): string {
+export function scopeModelCallsSql(scope: LoopScopeRef['scope'], dialect: SqlDialect): string {
   const where = scope === 'trace' ? 'trace_seq = ?' : ofConversation(dialect);
   return `SELECT start_ns, end_ns, input_tokens, output_tokens FROM model_calls
     WHERE ${where} AND start_ns >= ? ORDER BY start_ns LIMIT ${SCOPE_MODEL_CALLS}`;
