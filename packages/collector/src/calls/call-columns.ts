@@ -21,45 +21,57 @@ type SpanIds = { traceId: string; spanId: string; parentSpanId: string | null };
 
 // columnsOf and callAt name every field: written out, each access has one shape, which V8 keeps fast; a loop
 // over the names made dictionary objects that slowed the writer thread (process/batch.test.ts holds the round trip).
-// Each column is mapped from the batch's calls at its final length: pushed call by call, 32 growing arrays
-// allocated about two and a half times their final size.
+// Each column is made by `dense`, not `map`: once optimized, `map` makes its result as `new Array(length)`, which
+// stays holey when filled, and the structured clone sends a holey array in its sparse form, twice as slow to
+// serialize and to read back (docs/decisions/0069-the-load-generator-and-the-merge.md).
+
+/**
+ * `items` mapped by `f` into an array appended to in order, so packed (dense) in every tier of V8, whatever
+ * optimized `map` would have made.
+ */
+export function dense<T, U>(items: readonly T[], f: (item: T) => U): U[] {
+  const out: U[] = [];
+  for (let i = 0; i < items.length; i++) out.push(f(items[i] as T));
+  return out;
+}
+
 export function columnsOf(calls: readonly ToolCall[], spans: readonly SpanIds[]): CallColumns {
   return {
     length: calls.length,
-    traceId: spans.map((s) => s.traceId),
-    spanId: spans.map((s) => s.spanId),
-    parentSpanId: spans.map((s) => s.parentSpanId),
-    tool: calls.map((c) => c.tool),
-    version: calls.map((c) => c.version),
-    schemaHash: calls.map((c) => c.schemaHash),
-    attempt: calls.map((c) => c.attempt),
-    code: calls.map((c) => c.code),
-    errorType: calls.map((c) => c.errorType),
-    reason: calls.map((c) => c.reason),
-    retryable: calls.map((c) => c.retryable),
-    partialEffect: calls.map((c) => c.partialEffect),
-    effect: calls.map((c) => c.effect),
-    durationMs: calls.map((c) => c.durationMs),
-    startNs: calls.map((c) => c.startNs),
-    issues: calls.map((c) => c.issues),
-    inputHash: calls.map((c) => c.inputHash),
-    inputShape: calls.map((c) => c.inputShape),
-    outputHash: calls.map((c) => c.outputHash),
-    proxy: calls.map((c) => c.proxy),
-    idempotencyKeyHash: calls.map((c) => c.idempotencyKeyHash),
-    conversationId: calls.map((c) => c.conversationId),
-    callId: calls.map((c) => c.callId),
-    kind: calls.map((c) => c.kind),
-    service: calls.map((c) => c.service),
-    isError: calls.map((c) => c.isError),
-    source: calls.map((c) => c.source),
-    clientName: calls.map((c) => c.clientName),
-    clientVersion: calls.map((c) => c.clientVersion),
-    resultBytes: calls.map((c) => c.resultBytes),
-    resultTokens: calls.map((c) => c.resultTokens),
-    logical: calls.map((c) => c.logical),
-    exceptionType: calls.map((c) => c.exceptionType),
-    exceptionMessage: calls.map((c) => c.exceptionMessage),
+    traceId: dense(spans, (s) => s.traceId),
+    spanId: dense(spans, (s) => s.spanId),
+    parentSpanId: dense(spans, (s) => s.parentSpanId),
+    tool: dense(calls, (c) => c.tool),
+    version: dense(calls, (c) => c.version),
+    schemaHash: dense(calls, (c) => c.schemaHash),
+    attempt: dense(calls, (c) => c.attempt),
+    code: dense(calls, (c) => c.code),
+    errorType: dense(calls, (c) => c.errorType),
+    reason: dense(calls, (c) => c.reason),
+    retryable: dense(calls, (c) => c.retryable),
+    partialEffect: dense(calls, (c) => c.partialEffect),
+    effect: dense(calls, (c) => c.effect),
+    durationMs: dense(calls, (c) => c.durationMs),
+    startNs: dense(calls, (c) => c.startNs),
+    issues: dense(calls, (c) => c.issues),
+    inputHash: dense(calls, (c) => c.inputHash),
+    inputShape: dense(calls, (c) => c.inputShape),
+    outputHash: dense(calls, (c) => c.outputHash),
+    proxy: dense(calls, (c) => c.proxy),
+    idempotencyKeyHash: dense(calls, (c) => c.idempotencyKeyHash),
+    conversationId: dense(calls, (c) => c.conversationId),
+    callId: dense(calls, (c) => c.callId),
+    kind: dense(calls, (c) => c.kind),
+    service: dense(calls, (c) => c.service),
+    isError: dense(calls, (c) => c.isError),
+    source: dense(calls, (c) => c.source),
+    clientName: dense(calls, (c) => c.clientName),
+    clientVersion: dense(calls, (c) => c.clientVersion),
+    resultBytes: dense(calls, (c) => c.resultBytes),
+    resultTokens: dense(calls, (c) => c.resultTokens),
+    logical: dense(calls, (c) => c.logical),
+    exceptionType: dense(calls, (c) => c.exceptionType),
+    exceptionMessage: dense(calls, (c) => c.exceptionMessage),
   };
 }
 

@@ -3,7 +3,7 @@
 // model calls read. What needs the database (row numbers, duplicates, pairing, rollups) is its second half
 // (rows.ts), which the writer runs inside the batch's transaction.
 import { SPAN_NAME_TOOL_CONTRACT_PREFIX } from '@toolscope/instrument/semconv';
-import { columnsOf } from '../calls/call-columns.js';
+import { columnsOf, dense } from '../calls/call-columns.js';
 import { modelCallOf } from '../calls/model-call.js';
 import { type ToolCall, toolCallOf } from '../calls/tool-call.js';
 import { contractOf } from '../contracts/contract-span.js';
@@ -23,14 +23,13 @@ export function processBatch(spans: readonly NormalizedSpan[], pack = true): Wri
   // The calls' columns are made once the batch's calls are known (columnsOf), so the batch takes them last.
   const spanPart: Omit<WriteBatch, 'calls'> = {
     resources: [],
-    // Mapped, so made at their length and packed: an array made by `new Array(n)` stays holey once filled, and
-    // the structured clone to the writer thread sends a holey array in its slower sparse form.
-    traceIds: spans.map((s) => s.traceId),
-    spanIds: spans.map((s) => s.spanId),
+    // Dense (call-columns.ts): the structured clone to the writer thread sends a holey array in its slower form.
+    traceIds: dense(spans, (s) => s.traceId),
+    spanIds: dense(spans, (s) => s.spanId),
     startNs: new BigInt64Array(n),
     resource: new Uint32Array(n),
     // Written straight into the packed blocks when packed, as a string per span for the writer to pack when not.
-    json: pack ? [] : spans.map((s) => encodeSpan(s)),
+    json: pack ? [] : dense(spans, encodeSpan),
     call: new Int32Array(n),
     contracts: [],
     modelCalls: [],
