@@ -121,7 +121,10 @@ describe('mergeBatches', () => {
   });
 });
 
-/** A copy of `column` pushed value by value: dense whatever `column` is. */
+/**
+ * A copy of `column` pushed value by value: dense whatever `column` is. Written here, not `dense` from
+ * call-columns.ts: the reference must not be the code under test.
+ */
 function pushed<T>(column: readonly T[]): T[] {
   const out: T[] = [];
   for (const v of column) out.push(v);
