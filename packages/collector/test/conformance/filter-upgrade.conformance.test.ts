@@ -1,6 +1,7 @@
 // A conversation's key filter written by an earlier collector (the 512-byte format, or format 2, whose keys and
 // rungs were hashed otherwise) cannot be read as it is: it says "maybe" to every key, so a loop whose last
-// round arrives after the upgrade is still flagged, and the filter is written back in the current format.
+// round arrives after the upgrade is still flagged, and the filter is written back in the current format. One of
+// format 3 (a single layer, before decision 0070) is read as the first layer, its keys kept.
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
@@ -83,33 +84,52 @@ for (const backend of BACKENDS) {
     () => {
       const { fresh, openAt, window, closedByTest } = useStores(backend);
 
+      /**
+       * Rounds 0 and 1 written by one collector, its stored filter then replaced by what `earlier` makes of it
+       * (what an earlier collector would have left), round 2 by the next: the conversation's flags, and its
+       * filter as stored after.
+       */
+      async function acrossUpgrade(earlier: (stored: Buffer) => Buffer) {
+        const place = await fresh();
+        const base = nowNs() - 60_000n * MS;
+        const before = await openAt(place);
+        await writeSpans(before, round(base, 0));
+        await writeSpans(before, round(base, 1));
+        await before.close();
+        closedByTest(before);
+        await storedKeys(backend, place.db, earlier(await storedKeys(backend, place.db)));
+
+        const after = await openAt(place);
+        await writeSpans(after, round(base, 2));
+        const { since, until } = window();
+        const flags = (await flagsOf(after, since, until, {})).filter(
+          (f) => f.conversationId === CONVERSATION,
+        );
+        await after.close();
+        closedByTest(after);
+        return { flags, stored: await storedKeys(backend, place.db) };
+      }
+
       for (const [format, bytes] of Object.entries(EARLIER))
         it(`flags a cycle whose last round comes after an upgrade from the ${format} filter`, async () => {
-          const place = await fresh();
-          const base = nowNs() - 60_000n * MS;
-          const before = await openAt(place);
-          await writeSpans(before, round(base, 0));
-          await writeSpans(before, round(base, 1));
-          await before.close();
-          closedByTest(before);
-          // What the earlier collector left: a filter in its own format (it held these keys, hashed its way).
-          await storedKeys(backend, place.db, bytes);
-
-          const after = await openAt(place);
-          await writeSpans(after, round(base, 2));
-          const { since, until } = window();
-          const flags = (await flagsOf(after, since, until, {})).filter(
-            (f) => f.conversationId === CONVERSATION,
-          );
+          // The earlier collector's filter held these keys, hashed its way.
+          const { flags, stored } = await acrossUpgrade(() => bytes);
           expect(flags.map((f) => [f.kind, f.count])).toEqual([['tool_cycle', 6]]);
           expect(flags[0]?.evidence.traceIds?.sort()).toEqual([80, 81, 82].map(traceIdOf));
-          await after.close();
-          closedByTest(after);
-          // Rebuilt from the conversation read back, in the current format: its byte, the bits, run counts.
-          const stored = await storedKeys(backend, place.db);
-          expect(stored[0]).toBe(3);
-          expect(stored.length).toBeGreaterThan(513);
+          // Rebuilt from the conversation read back, in the current format: its byte, its one layer of bits,
+          // the run counts.
+          expect([stored[0], stored[1]]).toEqual([4, 1]);
+          expect(stored.length).toBeGreaterThan(514);
         });
+
+      it('keeps the keys of a format 3 filter (one layer, before layers), and flags the cycle they complete', async () => {
+        // Format 3 is format 4's one layer without the layer count: its byte, 512 bytes of bits, run counts.
+        const { flags } = await acrossUpgrade((current) => {
+          expect([current[0], current[1]]).toEqual([4, 1]);
+          return Buffer.concat([Buffer.from([3]), current.subarray(2)]);
+        });
+        expect(flags.map((f) => [f.kind, f.count])).toEqual([['tool_cycle', 6]]);
+      });
     },
   );
 }

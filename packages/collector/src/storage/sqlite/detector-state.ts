@@ -27,8 +27,11 @@ import {
   sequenceOfArrays,
 } from '../sql/scope-sql.js';
 
-/** Filters kept at most (about 600 bytes each). */
-const KEPT_FILTERS = 10_000;
+/**
+ * Filters kept at most, by their bytes: 6 MiB, what 10,000 filters of one layer took. A filter grows with its
+ * conversation (up to 15.5 KiB, decision 0070), so a count alone would not bound the memory.
+ */
+const KEPT_BYTES = 6 * 1024 * 1024;
 
 export class DetectorState {
   readonly #db: Database.Database;
@@ -41,6 +44,8 @@ export class DetectorState {
    * file holds, and a batch's checks need not read them again (null: the conversation has none yet).
    */
   readonly #filters = new Map<string, Uint8Array | null>();
+  /** The bytes of the filters kept (#keep). */
+  #keptBytes = 0;
 
   constructor(db: Database.Database, loops: LoopDetection) {
     this.#db = db;
@@ -160,8 +165,16 @@ export class DetectorState {
   }
 
   #keep(id: string, keys: Uint8Array | null): void {
-    if (this.#filters.size >= KEPT_FILTERS) this.#filters.clear();
+    // A filter replaced counts once; nulls count as a row's worth, so many empty ones stay bounded too.
+    const size = (k: Uint8Array | null | undefined) => k?.length ?? 64;
+    const before = this.#filters.get(id);
+    if (before !== undefined) this.#keptBytes -= size(before);
+    if (this.#keptBytes + size(keys) > KEPT_BYTES) {
+      this.#filters.clear();
+      this.#keptBytes = 0;
+    }
     this.#filters.set(id, keys);
+    this.#keptBytes += size(keys);
   }
 
   /**
@@ -170,6 +183,7 @@ export class DetectorState {
    */
   forget(): void {
     this.#filters.clear();
+    this.#keptBytes = 0;
   }
 
   /** What a scope's flags need beyond its calls: model calls from its oldest call read on, kept flags. */
