@@ -9,15 +9,19 @@
 // calls in the conversation: a 600,000-span bench run re-read 688,000 rows for 1,853 of them
 // (docs/decisions/0070-key-filters-grow-with-the-conversation.md). Each layer's bound is tighter than the one
 // before (fill f0·2^(−i/4), so its false positives halve), so the filter's stay under 2·f0^4 = 0.32 % whatever
-// its size, until MAX_LAYERS; a conversation of up to about 230 keys keeps one layer of 512 bytes, as before.
+// its size, until MAX_LAYERS. Counted in key rungs (a key climbs one per call where a detector needs several
+// earlier calls): a conversation of up to about 230 keeps one layer of 512 bytes, as before.
 //
 // A key is hashed once (keyHash); its rungs ("seen at least r times", scopes.ts) are probe sets derived from
 // that hash, so counting a key costs arithmetic, not a string and a hash per rung. Stored as a format byte, the
 // number of layers and their bits, then the run counts of run-streaks.ts. A filter of format 3 (one layer of
 // 4,096 bits, the probes the same) is read as the first layer, however full: its keys stay found, and new keys
-// go to a new layer once it is past its bound. One of an earlier format (512 bytes of bits, or format 2, whose
-// keys and rungs were hashed otherwise) says "maybe" to every key, so the first batch after an upgrade re-reads
-// the conversation, and the stage rebuilds the filter from what it read.
+// go to a new layer once it is past its bound (its own false positives stay as they were: the 0.32 % holds for
+// filters begun in layers). Any other stored value (512 bytes of bits, or format 2, whose keys and rungs were
+// hashed otherwise; a later format; a damaged one) says "maybe" to every key, so the next batch re-reads the
+// conversation, and the stage rebuilds the filter from what it read. A collector before format 4 read format 4
+// as empty, so the stores' schema versions moved with it (SQLite 17, PostgreSQL 15): such a collector refuses
+// them.
 
 import {
   emptyStreaks,
@@ -86,7 +90,7 @@ const layerBytes = (i: number) => BLOOM_BYTES << i;
 const layersBytes = (n: number) => BLOOM_BYTES * (2 ** n - 1);
 
 /**
- * A filter read from the database: empty for a missing or malformed value, legacy for an earlier format. It
+ * A filter read from the database: empty for a missing or empty value, legacy for any it cannot read. It
  * takes the stored bytes over: its layers are views of them, changed in place (a copy of each conversation's
  * bits per batch was a tenth of the stage's time), so the caller must not use them again.
  */
@@ -105,9 +109,11 @@ export function filterOf(stored: unknown): KeyFilter {
         false,
         streaksOf(stored.subarray(BLOOM_BYTES + 1)),
       );
-    if (stored.length === BLOOM_BYTES || (stored.length === BLOOM_BYTES + 1 && stored[0] === 2))
-      return filter([new Uint8Array(BLOOM_BYTES)], true, emptyStreaks());
+    // Anything else stored (the 512-byte format, format 2, a later format or more layers than MAX_LAYERS, a
+    // damaged value) may hold any key: a re-read, never a missed loop.
+    if (stored.length > 0) return filter([new Uint8Array(BLOOM_BYTES)], true, emptyStreaks());
   }
+  // None yet: a new conversation's row holds an empty value.
   return filter([new Uint8Array(BLOOM_BYTES)], false, emptyStreaks());
 }
 

@@ -119,11 +119,12 @@ for (const backend of BACKENDS) {
           // Rebuilt from the conversation read back, in the current format: its byte, its one layer of bits,
           // the run counts.
           expect([stored[0], stored[1]]).toEqual([4, 1]);
-          expect(stored.length).toBeGreaterThan(514);
+          expect(stored.subarray(2, 514).some((byte) => byte !== 0)).toBe(true);
         });
 
       it('keeps the keys of a format 3 filter (one layer, before layers), and flags the cycle they complete', async () => {
-        // Format 3 is format 4's one layer without the layer count: its byte, 512 bytes of bits, run counts.
+        // Format 3 is format 4's one layer without the layer count: its byte, 512 bytes of bits, run counts. Read
+        // as empty, the cycle would be missed; that it is not read as "maybe" (legacy) key-filter.test.ts shows.
         const { flags } = await acrossUpgrade((current) => {
           expect([current[0], current[1]]).toEqual([4, 1]);
           return Buffer.concat([Buffer.from([3]), current.subarray(2)]);

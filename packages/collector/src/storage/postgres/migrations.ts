@@ -232,6 +232,10 @@ export const PG_MIGRATIONS: readonly string[] = [
   ROLLUP_APPEND_MIGRATION,
   // v14: each key's merged row by an index of its own, for merge steps of bounded time (pg-rollup-merge.ts).
   MERGED_KEY_MIGRATION,
+  // v15: no table changes. Conversation key filters may be written in layers (detection/key-filter.ts format 4,
+  // decision 0070), which a collector before this version reads as empty, so it would miss loops and write
+  // the conversation's keys away: the version makes such a collector refuse this database at its start.
+  'SELECT 1',
 ];
 
 export type PgMigration = { from: number; to: number };

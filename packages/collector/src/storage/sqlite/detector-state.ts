@@ -28,8 +28,8 @@ import {
 } from '../sql/scope-sql.js';
 
 /**
- * Filters kept at most, by their bytes: 6 MiB, what 10,000 filters of one layer took. A filter grows with its
- * conversation (up to 15.5 KiB, decision 0070), so a count alone would not bound the memory.
+ * Filters kept at most, by their bytes: 6 MiB, about what the 10,000 filters of one layer kept before took. A
+ * filter grows with its conversation (up to 15.5 KiB, decision 0070), so a count alone would not bound them.
  */
 const KEPT_BYTES = 6 * 1024 * 1024;
 

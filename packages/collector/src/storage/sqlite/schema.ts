@@ -258,6 +258,10 @@ export const MIGRATIONS: readonly Migration[] = [
   logicalMigration(key),
   // v16: the parts of logical calls by their open links, for joining them across traces (sql/link-sql.ts).
   linkMigration(SQLITE_MEMBER),
+  // v17: no table changes. Conversation key filters may be written in layers (detection/key-filter.ts format 4,
+  // decision 0070), which a collector before this version reads as empty, so it would miss loops and write
+  // the conversation's keys away: the version makes such a collector refuse this store.
+  'SELECT 1;',
 ];
 
 export type MigrationResult = { from: number; to: number };
