@@ -1,7 +1,8 @@
 // A conversation's key filter written by an earlier collector (the 512-byte format, or format 2, whose keys and
 // rungs were hashed otherwise) cannot be read as it is: it says "maybe" to every key, so a loop whose last
 // round arrives after the upgrade is still flagged, and the filter is written back in the current format. One of
-// format 3 (a single layer, before decision 0070) is read as the first layer, its keys kept.
+// format 3 (a single layer, before decision 0070) is read as the first layer, its keys kept. On PostgreSQL, the
+// filters stay in their rows past 2 KB (schema 15).
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
@@ -131,6 +132,26 @@ for (const backend of BACKENDS) {
         });
         expect(flags.map((f) => [f.kind, f.count])).toEqual([['tool_cycle', 6]]);
       });
+
+      if (backend.name === 'postgres')
+        it('keeps a filter in its row, uncompressed, up to a page (schema 15)', async () => {
+          const place = await fresh();
+          const store = await openAt(place);
+          await store.close();
+          closedByTest(store);
+          const client = new pg.Client({ connectionString: place.db });
+          await client.connect();
+          try {
+            const r = await client.query<{ options: string[]; storage: string }>(
+              `SELECT c.reloptions AS options, a.attstorage AS storage FROM pg_class c
+                 JOIN pg_attribute a ON a.attrelid = c.oid AND a.attname = 'keys'
+                WHERE c.oid = 'conversations'::regclass`,
+            );
+            expect(r.rows).toEqual([{ options: ['toast_tuple_target=8160'], storage: 'e' }]);
+          } finally {
+            await client.end();
+          }
+        });
     },
   );
 }

@@ -232,10 +232,14 @@ export const PG_MIGRATIONS: readonly string[] = [
   ROLLUP_APPEND_MIGRATION,
   // v14: each key's merged row by an index of its own, for merge steps of bounded time (pg-rollup-merge.ts).
   MERGED_KEY_MIGRATION,
-  // v15: no table changes. Conversation key filters may be written in layers (detection/key-filter.ts format 4,
-  // decision 0070), which a collector before this version reads as empty, so it would miss loops and write
-  // the conversation's keys away: the version makes such a collector refuse this database at its start.
-  'SELECT 1',
+  // v15: conversation key filters may be written in layers (detection/key-filter.ts format 4, decision 0070),
+  // which a collector before this version reads as empty, so it would miss loops and write the conversation's
+  // keys away: the version makes such a collector refuse this database at its start. A filter of three layers
+  // (3.6 KB) passed the 2 KB past which PostgreSQL compresses a row's values and moves them to the TOAST table,
+  // at each batch's write-back: kept in the row up to a page, and never compressed (its bits do not compress).
+  // Both are catalog changes; no row is rewritten.
+  `ALTER TABLE conversations SET (toast_tuple_target = 8160);
+  ALTER TABLE conversations ALTER COLUMN keys SET STORAGE EXTERNAL;`,
 ];
 
 export type PgMigration = { from: number; to: number };
