@@ -50,7 +50,7 @@ export type KeyFilter = {
   layers: Uint8Array[];
   /** Bits set in the last layer, counted when first needed (-1 until then). */
   ones: number;
-  /** A filter of an earlier format: every key may be in it. */
+  /** A stored value this filter could not read (an earlier format, a later one, damage): every key may be in it. */
   legacy: boolean;
   /** The conversation's run counts, stored with the filter. */
   streaks: RunStreaks;

@@ -236,7 +236,7 @@ export const PG_MIGRATIONS: readonly string[] = [
   // which a collector before this version reads as empty, so it would miss loops and write the conversation's
   // keys away: the version makes such a collector refuse this database at its start. A filter of three layers
   // (3.6 KB) passed the 2 KB past which PostgreSQL compresses a row's values and moves them to the TOAST table,
-  // at each batch's write-back: kept in the row up to a page, and never compressed (its bits do not compress).
+  // at each batch's write-back: kept in the row up to a page, and never compressed (its bits barely compress).
   // Both are catalog changes; no row is rewritten.
   `ALTER TABLE conversations SET (toast_tuple_target = 8160);
   ALTER TABLE conversations ALTER COLUMN keys SET STORAGE EXTERNAL;`,
