@@ -32,6 +32,8 @@ import {
  * filter grows with its conversation (up to 15.5 KiB, decision 0070), so a count alone would not bound them.
  */
 const KEPT_BYTES = 6 * 1024 * 1024;
+/** A kept filter's share of KEPT_BYTES; a null (no filter yet) counts as a row's worth, so many stay bounded. */
+const keptSize = (keys: Uint8Array | null): number => keys?.length ?? 64;
 
 export class DetectorState {
   readonly #db: Database.Database;
@@ -165,16 +167,15 @@ export class DetectorState {
   }
 
   #keep(id: string, keys: Uint8Array | null): void {
-    // A filter replaced counts once; nulls count as a row's worth, so many empty ones stay bounded too.
-    const size = (k: Uint8Array | null | undefined) => k?.length ?? 64;
+    // A filter replaced counts once.
     const before = this.#filters.get(id);
-    if (before !== undefined) this.#keptBytes -= size(before);
-    if (this.#keptBytes + size(keys) > KEPT_BYTES) {
+    if (before !== undefined) this.#keptBytes -= keptSize(before);
+    if (this.#keptBytes + keptSize(keys) > KEPT_BYTES) {
       this.#filters.clear();
       this.#keptBytes = 0;
     }
     this.#filters.set(id, keys);
-    this.#keptBytes += size(keys);
+    this.#keptBytes += keptSize(keys);
   }
 
   /**
