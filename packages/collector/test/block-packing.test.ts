@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { deflateRawSync } from 'node:zlib';
+import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { openStorage } from '../src/index.js';
@@ -55,7 +55,7 @@ describe('packed span blocks', () => {
     ]);
   });
 
-  it('packs spans as the block of their joined JSON, byte for byte, however large the block', () => {
+  it('packs spans as codec 1 blocks of their joined JSON, however large the block', () => {
     const span = (i: number, text: string) => JSON.stringify({ s: String(i), a: { text } });
     const blocks = [
       [span(1, 'plain')],
@@ -69,7 +69,16 @@ describe('packed span blocks', () => {
     for (const spans of blocks) {
       const joined = `[${spans.join(',')}]`;
       const packed = packSpans(spans);
-      expect(packed.equals(codecV1(joined))).toBe(true);
+      // One zlib state reset between blocks (decision 0071) may pick other matches than a fresh one near a
+      // block's end (its window keeps the previous block's bytes past the new ones): the same codec, the same
+      // text back, not always the same bytes.
+      expect(packed[0]).toBe(1);
+      expect(
+        inflateRawSync(packed.subarray(1), { dictionary: SPAN_DICTIONARY_V1 }).toString(),
+      ).toBe(joined);
+      expect(Math.abs(packed.length - codecV1(joined).length)).toBeLessThanOrEqual(
+        Math.ceil(codecV1(joined).length * 0.02),
+      );
       expect(unpackBlock(packed)).toBe(joined);
       // A block written at level 6, as before decision 0038, reads the same.
       expect(unpackBlock(codecV1(joined, 6))).toBe(joined);

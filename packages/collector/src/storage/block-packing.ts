@@ -1,7 +1,8 @@
 // How a span block's JSON (span-codec.ts) is kept, on both backends (decision 0011): deflated with a preset
 // dictionary, as bytes whose first one names the codec, in `span_blocks.packed`. Rows written before hold JSON
 // text in `spans` and are read as they are.
-import { deflateRawSync, inflateRawSync } from 'node:zlib';
+import { inflateRawSync } from 'node:zlib';
+import { BlockDeflater } from './block-deflater.js';
 import { ByteSink } from './byte-sink.js';
 import { SPAN_DICTIONARY_V1 } from './span-dictionary.js';
 
@@ -13,9 +14,18 @@ export const CODEC_BYTE = Buffer.from([CODEC_DEFLATE_V1]);
  * The dictionary is the codec; the level and the output chunk are not (inflate needs neither). Level 3: 6.0
  * against 8.4 µs per span at level 6 on the bench's blocks, for 84 against 76 bytes (decision 0038). zlib's
  * default chunk (16 KiB) is allocated for each block and kept under the packed bytes, whose usual size is under
- * 1 KiB: 2 KiB measured 1.5–2.3 µs faster per 8-span block (of 50–55), with 21–40 % less GC time.
+ * 1 KiB: 2 KiB measured 1.5–2.3 µs faster per 8-span block (of 50–55), with 21–40 % less GC time; it is
+ * the chunk only where a block is deflated on its own (block-deflater.ts).
  */
 const DEFLATE_OPTIONS = { level: 3, dictionary: SPAN_DICTIONARY_V1, chunkSize: 2048 };
+/** This thread's deflater, made with its first block (a thread that only reads never makes one). */
+let deflater: BlockDeflater | undefined;
+
+/** This thread's deflater: whether it reuses one zlib state is for tests to see (decision 0071). */
+export function blockDeflater(): BlockDeflater {
+  deflater ??= new BlockDeflater(DEFLATE_OPTIONS);
+  return deflater;
+}
 
 /**
  * The block whose spans' JSON is `spans` (span-codec.ts), packed: the codec byte, then the deflated text of
@@ -54,7 +64,7 @@ export function startBlock(): ByteSink {
 export function finishBlock(sink: ByteSink): Buffer {
   sink.byte(CLOSE);
   // Synchronous: zlib has read the bytes before the scratch is written again.
-  return deflateRawSync(sink.bytes(), DEFLATE_OPTIONS);
+  return blockDeflater().deflate(sink.bytes());
 }
 
 /**
