@@ -8,7 +8,7 @@
 import { constants, DeflateRaw, deflateRawSync, inflateRawSync, type ZlibOptions } from 'node:zlib';
 
 /** What is used of the stream's native handle (node's src/node_zlib.cc): a synchronous write, and a reset. */
-interface NativeZlib {
+export interface NativeZlib {
   writeSync(
     flush: number,
     input: Uint8Array,
@@ -22,7 +22,7 @@ interface NativeZlib {
   onerror: (message: string, errno: number) => void;
 }
 
-interface Native {
+export interface Native {
   /** Held so that the handle lives as long as this deflater (the stream owns it). */
   stream: DeflateRaw;
   handle: NativeZlib;
@@ -31,7 +31,7 @@ interface Native {
 }
 
 /** The stream's native parts, or undefined where this Node lays them out otherwise. */
-function nativeOf(stream: DeflateRaw): Native | undefined {
+export function nativeOf(stream: DeflateRaw): Native | undefined {
   const inner = stream as unknown as { _handle?: Partial<NativeZlib>; _writeState?: unknown };
   const handle = inner._handle;
   const state = inner._writeState;
@@ -41,30 +41,44 @@ function nativeOf(stream: DeflateRaw): Native | undefined {
   return { stream, handle: handle as NativeZlib, state };
 }
 
-/** A text whose deflate uses the dictionary (its keys are in it), for the round trip checked at start. */
+/** Where a deflater gets its native state: a seam for the tests of the fallback, nothing else. */
+export type OpenNative = (options: ZlibOptions) => Native | undefined;
+const openNative: OpenNative = (options) => nativeOf(new DeflateRaw(options));
+
+/**
+ * A block whose deflate uses the dictionary (its keys are in it), checked at start: it must come back whole
+ * with the dictionary, and must not inflate without it (a state whose reset lost the dictionary would still
+ * round-trip, only larger).
+ */
 const PROBE = Buffer.from(
   '[{"s":"00f067aa0ba902b7","p":null,"n":"execute_tool get_order","k":1,"st":"1","en":"2","a":{"gen_ai.tool.name":"get_order"}}]',
 );
+/** The output scratch's first size, and the most it keeps after a larger block (as ByteSink keeps its own). */
+const OUT_BYTES = 16 * 1024;
+const KEEP = 1 << 20;
 
 export class BlockDeflater {
   readonly #options: ZlibOptions;
   #native: Native | undefined;
-  /** The output scratch, grown to the largest block's deflated size; each block's bytes are copied out. */
-  #out = Buffer.allocUnsafe(16 * 1024);
+  /** The output scratch, grown for a large block; each block's bytes are copied out of it. */
+  #out = Buffer.allocUnsafe(OUT_BYTES);
   #error: string | undefined;
 
-  constructor(options: ZlibOptions) {
+  constructor(options: ZlibOptions, open: OpenNative = openNative) {
     this.#options = options;
-    const native = nativeOf(new DeflateRaw(options));
-    if (!native) return;
-    // A failed write reports here (the stream's own handler would destroy it and emit 'error' later).
-    native.handle.onerror = (message) => {
-      this.#error = message;
-    };
-    this.#native = native;
-    const back = this.#tryNative(PROBE);
-    const dictionary = options.dictionary as Uint8Array | undefined;
-    if (!back || !inflateRawSync(back, { dictionary }).equals(PROBE)) this.#native = undefined;
+    try {
+      const native = open(options);
+      if (!native) return;
+      // A failed write reports here (the stream's own handler would destroy it and emit 'error' later).
+      native.handle.onerror = (message, errno) => {
+        this.#error = `${message} (${errno})`;
+      };
+      this.#native = native;
+      if (!this.#probed(options.dictionary as Uint8Array | undefined)) this.#native = undefined;
+    } catch {
+      // A handle of another shape that threw: each block on its own, as deflateRawSync does.
+      this.#native = undefined;
+    }
   }
 
   /** Whether blocks are deflated with the one reset state (false: each on its own, as deflateRawSync does). */
@@ -75,7 +89,12 @@ export class BlockDeflater {
   /** `input` deflated (raw, with the options' dictionary), as bytes of its own. */
   deflate(input: Uint8Array): Buffer {
     if (this.#native) {
-      const out = this.#tryNative(input);
+      let out: Buffer | undefined;
+      try {
+        out = this.#tryNative(input);
+      } catch (e) {
+        this.#error = e instanceof Error ? e.message : String(e);
+      }
       if (out) return out;
       process.emitWarning(
         `deflating span blocks with one zlib state failed (${this.#error}); each block is deflated on its own from now on`,
@@ -84,6 +103,16 @@ export class BlockDeflater {
       this.#native = undefined;
     }
     return deflateRawSync(input, this.#options);
+  }
+
+  /** The probe through the reset state, twice: whole with the dictionary, unreadable without it. */
+  #probed(dictionary: Uint8Array | undefined): boolean {
+    for (let i = 0; i < 2; i++) {
+      const back = this.#tryNative(PROBE);
+      if (!back || !inflateRawSync(back, { dictionary }).equals(PROBE)) return false;
+      if (dictionary && inflates(back)) return false;
+    }
+    return true;
   }
 
   /** The block through the reset state; undefined if zlib reported an error. */
@@ -115,6 +144,19 @@ export class BlockDeflater {
       out.copy(grown, 0, 0, outAt);
       this.#out = grown;
     }
-    return Buffer.from(this.#out.subarray(0, outAt));
+    const bytes = Buffer.from(this.#out.subarray(0, outAt));
+    // One incompressible block of a large request must not pin its size for the thread's life.
+    if (this.#out.length > KEEP) this.#out = Buffer.allocUnsafe(OUT_BYTES);
+    return bytes;
+  }
+}
+
+/** Whether raw deflate bytes inflate without a dictionary. */
+function inflates(bytes: Uint8Array): boolean {
+  try {
+    inflateRawSync(bytes);
+    return true;
+  } catch {
+    return false;
   }
 }
