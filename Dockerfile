@@ -22,6 +22,10 @@ FROM node:20-bookworm-slim AS collector
 WORKDIR /app
 COPY --from=build /out/collector /app
 ENV NODE_ENV=production
+# glibc's malloc maps buffers of 32 KiB and up on their own and unmaps them when freed, instead of keeping its
+# heap at the size of the busiest moment: under a flood the resident set then stays within --memory-limit-mib
+# (docs/reliability.md, "Memory limit"; packages/collector/src/ingest/malloc-tuning.test.ts checks this line).
+ENV MALLOC_MMAP_THRESHOLD_=32768
 # The default SQLite store lives in /data: created here and owned by the unprivileged user the image runs as,
 # and declared a volume, so `docker run` without a mount still starts (and a mount keeps the data).
 RUN mkdir -p /data && chown node:node /data

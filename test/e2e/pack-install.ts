@@ -211,6 +211,13 @@ export function packInstallTests(work: string): void {
       const runtime = dockerfile.slice(dockerfile.lastIndexOf('FROM '));
       expect(runtime).toContain(`COPY --from=build ${deploy?.[2]} /app`);
       const cmd = JSON.parse(/^CMD (\[.*\])$/m.exec(runtime)?.[1] ?? '[]') as string[];
+      // The stage's environment (`ENV K=V …` lines), which its CMD runs with.
+      const imageEnv = Object.fromEntries(
+        [...runtime.matchAll(/^ENV (.+)$/gm)].flatMap((m) =>
+          (m[1] as string).split(/\s+/).map((kv) => kv.split('=', 2) as [string, string]),
+        ),
+      );
+      expect(imageEnv.NODE_ENV).toBe('production');
       const out = join(work, 'deploy');
       run('pnpm', ['--filter', '@toolscope/collector', 'deploy', '--prod', out], clone);
 
@@ -244,7 +251,7 @@ export function packInstallTests(work: string): void {
         [cmd[1] as string, 'serve', ...args, '--port', '0', '--grpc-port', '0'],
         {
           cwd: out,
-          env: { ...env, NODE_ENV: 'production' },
+          env: { ...env, ...imageEnv },
           stdio: ['ignore', 'pipe', 'pipe'],
         },
       );

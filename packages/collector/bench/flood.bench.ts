@@ -9,6 +9,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { MALLOC_ENV } from '../src/ingest/malloc-tuning.js';
 import { freshPgDatabase, PG_URL } from '../test/backends.js';
 import { FloodBatches, type FloodCounts, floodGrpc, floodHttp } from './flood-load.js';
 import { sampleRss, statusMiB } from './process-memory.js';
@@ -34,6 +35,13 @@ type Run = {
 };
 
 const port = 20_000 + Math.floor(Math.random() * 20_000);
+// The collector runs with the C allocator's setting its image sets (ingest/malloc-tuning.ts), unless
+// FLOOD_MALLOC=default leaves glibc's own: without it SQLite's resident set stayed at or past the limit.
+const mallocEnv: Record<string, string> =
+  process.env.FLOOD_MALLOC === 'default' ? {} : { ...MALLOC_ENV };
+const mallocLine = Object.entries(mallocEnv)
+  .map(([k, v]) => `${k}=${v}`)
+  .join(' ');
 
 async function serve(db: string, grpcPort: number, limit: string[]) {
   const child = spawn(
@@ -43,6 +51,7 @@ async function serve(db: string, grpcPort: number, limit: string[]) {
       stdio: ['ignore', 'pipe', 'inherit'],
       env: {
         ...process.env,
+        ...mallocEnv,
         TOOLSCOPE_MEMORY_LIMIT_MIB: '',
         // FLOOD_NODE_OPTIONS: V8 options for the collector alone (e.g. --max-semi-space-size=4).
         NODE_OPTIONS: process.env.FLOOD_NODE_OPTIONS ?? '',
@@ -124,7 +133,7 @@ function print(backend: string, r: Run, reference: Run | undefined): void {
   const tenths = (n: number) => n.toFixed(2);
   const perSecond = acked(r) / r.seconds;
   const lines = [
-    `${backend}, ${limited ? `--memory-limit-mib ${r.limitMiB}` : 'no limit (reference)'}, ${r.seconds.toFixed(0)} s  [${load()}]`,
+    `${backend}, ${limited ? `--memory-limit-mib ${r.limitMiB}` : 'no limit (reference)'}, ${r.seconds.toFixed(0)} s, malloc ${mallocLine || "glibc's default"}  [${load()}]`,
     `  peak RSS ${r.peakMiB.toFixed(0)} MiB (${r.startMiB.toFixed(0)} at start)` +
       (limited
         ? `; peak / limit ${tenths(r.peakMiB / (r.limitMiB as number))}` +

@@ -3,6 +3,7 @@
 import type { Logger } from 'pino';
 import type { BodyBudget } from './body-budget.js';
 import { forcedGc } from './forced-gc.js';
+import { type MallocContext, mallocAdvice, mallocContext } from './malloc-tuning.js';
 import { MemoryLimiter } from './memory-limiter.js';
 import type { WriteQueue } from './write-queue.js';
 import { YoungGenerationCap } from './young-generation.js';
@@ -60,11 +61,14 @@ export function startMemoryLimiter({
   budget,
   queue,
   log,
+  malloc = mallocContext(),
 }: {
   limitBytes: number;
   budget: BodyBudget;
   queue: WriteQueue;
   log: Logger;
+  /** Where the process runs, for the advice on malloc's setting (malloc-tuning.ts). */
+  malloc?: MallocContext;
 }): MemoryLimiter {
   const mib = (bytes: number) => Math.round(bytes / 1024 / 1024);
   let lastLine = 0;
@@ -95,5 +99,7 @@ export function startMemoryLimiter({
       'the collector takes more memory idle than the soft limit of --memory-limit-mib: ingest takes one ' +
         'request at a time; raise the limit',
     );
+  const advice = mallocAdvice(malloc);
+  if (advice) log.info({ limitMiB: mib(limitBytes) }, advice);
   return limiter;
 }
