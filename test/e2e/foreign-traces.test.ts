@@ -114,6 +114,12 @@ function reading(spans: SpanOut[]): string[] {
     );
 }
 
+/** Resolves once Date.now() has moved on, so the next span's start (whole milliseconds) is later. */
+async function nextMillisecond(): Promise<void> {
+  const now = Date.now();
+  while (Date.now() === now) await new Promise((resolve) => setTimeout(resolve, 1));
+}
+
 /** Runs `fn` under a root span of its own, so what it calls lands in one trace; returns the trace id. */
 async function inRootSpan(name: string, fn: () => Promise<void>): Promise<string> {
   const tracer = provider.getTracer('agent');
@@ -258,7 +264,11 @@ describe('foreign agents read as calls and model steps', () => {
         model: 'gpt-4o',
         messages: [{ role: 'user', content: 'find' }],
       });
+      // The SDK stamps a span's start from Date.now(), in whole milliseconds, and a tie is read parent first:
+      // the tool span (under the session span) would come after a model step started in its millisecond.
+      await nextMillisecond();
       await client.callTool({ name: 'search_docs', arguments: { q: 'otel' } });
+      await nextMillisecond();
       await openai.chat.completions.create({
         model: 'gpt-4o',
         messages: [{ role: 'user', content: 'again' }],
