@@ -39,6 +39,9 @@ const port = 20_000 + Math.floor(Math.random() * 20_000);
 // FLOOD_MALLOC=default leaves glibc's own: without it SQLite's resident set stayed at or past the limit.
 const mallocEnv: Record<string, string> =
   process.env.FLOOD_MALLOC === 'default' ? {} : { ...MALLOC_ENV };
+/** The environment without its allocator settings, so that glibc's default is its default. */
+const withoutMalloc = (env: NodeJS.ProcessEnv) =>
+  Object.fromEntries(Object.entries(env).filter(([name]) => !(name in MALLOC_ENV)));
 const mallocLine = Object.entries(mallocEnv)
   .map(([k, v]) => `${k}=${v}`)
   .join(' ');
@@ -50,7 +53,7 @@ async function serve(db: string, grpcPort: number, limit: string[]) {
     {
       stdio: ['ignore', 'pipe', 'inherit'],
       env: {
-        ...process.env,
+        ...withoutMalloc(process.env),
         ...mallocEnv,
         TOOLSCOPE_MEMORY_LIMIT_MIB: '',
         // FLOOD_NODE_OPTIONS: V8 options for the collector alone (e.g. --max-semi-space-size=4).

@@ -3,7 +3,7 @@
 import type { Logger } from 'pino';
 import type { BodyBudget } from './body-budget.js';
 import { forcedGc } from './forced-gc.js';
-import { type MallocContext, mallocAdvice, mallocContext } from './malloc-tuning.js';
+import { logMallocAdvice, type MallocContext, mallocContext } from './malloc-tuning.js';
 import { MemoryLimiter } from './memory-limiter.js';
 import type { WriteQueue } from './write-queue.js';
 import { YoungGenerationCap } from './young-generation.js';
@@ -99,7 +99,6 @@ export function startMemoryLimiter({
       'the collector takes more memory idle than the soft limit of --memory-limit-mib: ingest takes one ' +
         'request at a time; raise the limit',
     );
-  const advice = mallocAdvice(malloc);
-  if (advice) log.info({ limitMiB: mib(limitBytes) }, advice);
+  logMallocAdvice(log, limitBytes, malloc);
   return limiter;
 }
