@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { MemoryLimiter } from './memory-limiter.js';
+import { heapAndBuffers, MemoryLimiter } from './memory-limiter.js';
 
 const MiB = 1024 * 1024;
 
@@ -115,5 +115,14 @@ describe('MemoryLimiter', () => {
     vi.advanceTimersByTime(300);
     expect(gc).toHaveBeenCalledTimes(2);
     l.stop();
+  });
+
+  it('reads what a collection can give back as the heap and the array buffers, not the heap alone', () => {
+    const before = heapAndBuffers();
+    // 32 MiB of buffers (request bodies, in the collector) and next to no heap.
+    const held = Array.from({ length: 32 }, () => Buffer.alloc(MiB, 1));
+    // A collection in between may free other garbage: most of the 32 MiB must show.
+    expect(heapAndBuffers() - before).toBeGreaterThan(24 * MiB);
+    expect(held).toHaveLength(32);
   });
 });

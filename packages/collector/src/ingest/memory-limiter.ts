@@ -3,7 +3,6 @@
 // receivers refuse new requests before reading them (429 / RESOURCE_EXHAUSTED with a retry hint) and a full
 // garbage collection is forced, at most once per interval, until the resident set is back under it. What was
 // acknowledged is committed already: refusing loses nothing. docs/reliability.md states the bounds.
-import { getHeapStatistics } from 'node:v8';
 
 export type MemoryLimiterOptions = {
   /** The hard limit: the resident set the process should never pass. */
@@ -21,7 +20,10 @@ export type MemoryLimiterOptions = {
   readRss?: () => number;
   /** Forces a full garbage collection, when the runtime lets us (forced-gc.ts). */
   collectGarbage?: (() => void) | undefined;
-  /** Bytes of this thread's heap in use, garbage included (default: V8's reading). */
+  /**
+   * Bytes a full collection of this thread could give back: its heap in use and its array buffers, garbage
+   * included (default: Node's reading of both).
+   */
   heapBytes?: () => number;
   /** Told when a period of refusals begins (the collector logs it, at most once a minute). */
   onLimited?: (reading: MemoryReading) => void;
@@ -47,11 +49,22 @@ const FRESH_MS = 10;
 const SOFT_GC_INTERVAL_MS = 1_000;
 const HARD_GC_INTERVAL_MS = 250;
 /**
- * A collection is forced only once the heap has grown by this much since the last: when what is over the limit
- * is not this heap's garbage (another thread's heap, native memory, a limit below the process at rest), forcing
- * collections would only cost time.
+ * A collection is forced only once the heap and its array buffers have grown by this much since the last: when
+ * what is over the limit is not this thread's garbage (another thread's heap, native memory, a limit below the
+ * process at rest), forcing collections would only cost time.
  */
 const GC_AFTER_GROWTH_BYTES = 16 * 1024 * 1024;
+
+/**
+ * This thread's heap in use and its array buffers. The buffers count because a full collection frees them too:
+ * under a SQLite flood the HTTP thread's array buffers grew from 36 to 64 MiB in 300 ms (request-body chunks,
+ * refused ones included, dead but not yet collected) while its heap grew by 3, and the resident set passed the
+ * limit until V8 collected on its own (docs/decisions/0072-malloc-keeps-the-flood.md).
+ */
+export function heapAndBuffers(): number {
+  const { heapUsed, arrayBuffers } = process.memoryUsage();
+  return heapUsed + arrayBuffers;
+}
 
 export class MemoryLimiter {
   readonly limitBytes: number;
@@ -75,7 +88,7 @@ export class MemoryLimiter {
     this.softLimitBytes = o.limitBytes - (o.spikeBytes ?? Math.round(o.limitBytes / 5));
     this.#readRss = o.readRss ?? (() => process.memoryUsage.rss());
     this.#interval = o.checkIntervalMs ?? 100;
-    this.#heapBytes = o.heapBytes ?? (() => getHeapStatistics().used_heap_size);
+    this.#heapBytes = o.heapBytes ?? heapAndBuffers;
     this.#check();
   }
 
@@ -123,9 +136,9 @@ export class MemoryLimiter {
   }
 
   /**
-   * Past the soft limit, and also below it once this thread's heap holds a fifth of the limit: V8 lets garbage
-   * pile up to several times what is live before it collects the old generation (up to 100 MiB of it under a
-   * flood, for 17 MiB live), which would take the resident set to the soft limit with garbage alone.
+   * Past the soft limit, and also below it once this thread's heap and buffers hold a fifth of the limit: V8
+   * lets garbage pile up to several times what is live before it collects the old generation (up to 100 MiB of
+   * it under a flood, for 17 MiB live), which would take the resident set to the soft limit with garbage alone.
    */
   #maybeCollect(now: number): void {
     const heapOver = this.#heapBytes() > this.limitBytes / 5;
