@@ -90,7 +90,7 @@ export class CollectorMetrics {
     );
     gauge(
       'toolscope_memory_soft_limit_bytes',
-      'Past this resident set, ingest is refused with a retry hint (the limit less a fifth)',
+      'Past this resident set, ingest is refused with a retry hint (the limit less a tenth)',
       () => limiter.softLimitBytes,
     );
     gauge('toolscope_memory_limited', '1 while ingest is refused for memory, else 0', () =>
