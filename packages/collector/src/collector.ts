@@ -121,7 +121,7 @@ export async function startCollector(options: CollectorOptions): Promise<Collect
       rememberReadSettings: true,
     }));
   const metrics = new CollectorMetrics();
-  const bounds = ingestBounds(options.memoryLimitBytes);
+  const bounds = ingestBounds(options.memoryLimitBytes, storage.pendingSpansPerMiB);
   let lastWriteFailed: string | undefined;
   const queue = new WriteQueue(storage, {
     // The process stage, run on each request's spans as it is queued (write-queue.ts).

@@ -47,7 +47,7 @@ Options:
   --max-inflight-mb N   request bodies held in memory at once, received plus inflated, in MiB;
                      beyond it ingest answers 429 (default 64, or a sixteenth of the memory limit)
   --max-pending-spans N   spans accepted but not yet committed; beyond it ingest answers 429
-                     (default 200000, or 48 per MiB of the memory limit)
+                     (default 200000, or 48 per MiB of the memory limit, 80 on PostgreSQL)
   --memory-limit-mib N   resident memory to stay within; past 9/10 ingest gets 429 (default 200; 0: none)
   --log-level LEVEL  JSON log lines on stdout from this level: fatal, error, warn, info (default), debug,
                      trace or silent

@@ -13,22 +13,30 @@ export type IngestBounds = { inflightBytes: number; pendingSpans: number };
 
 const DEFAULT_BOUNDS: IngestBounds = { inflightBytes: 64 * 1024 * 1024, pendingSpans: 200_000 };
 
+/** Spans pending per MiB of a memory limit, unless the store says otherwise (Storage.pendingSpansPerMiB). */
+export const PENDING_SPANS_PER_MIB = 48;
+
 /**
  * The in-flight body budget and the write queue's bound, scaled down to a memory limit: the limiter reads the
  * resident set, which shows a wave of requests admitted together only once they are decoded, so these bound the
- * wave itself: a sixteenth of the limit in bodies (12.5 MiB at the default 200: fifty 250 KiB batches), 48
- * spans per MiB of it (9,600 at 200, above the 8,192 of sixteen 512-span requests in flight). At 80 per MiB
- * (16,000) 30 s floods of `pnpm flood` on SQLite went over the limit in 8 of 14 runs (188–218 MiB); at 48, in
- * 2 of 8 (185–213), acknowledging more; PostgreSQL stayed within it either way, acknowledging about 15 % less
- * at 48 (docs/decisions/0071). How many spans one write holds is the store's (Storage.writeSpans).
+ * wave itself: a sixteenth of the limit in bodies (12.5 MiB at the default 200: fifty 250 KiB batches), and
+ * 48 spans per MiB of it (9,600 at 200, above the 8,192 of sixteen 512-span requests in flight) or the store's
+ * own figure. At 80 per MiB (16,000) 30 s floods of `pnpm flood` on SQLite went over the limit in 8 of 14 runs
+ * (188–218 MiB); at 48, in 2 of 8 (185–213), acknowledging more (docs/decisions/0071). PostgreSQL stays within
+ * the limit at 80 (peaks 168-180 MiB) and acknowledges 10-31 % more than at 48
+ * (docs/decisions/0072-malloc-keeps-the-flood.md). How many spans one write holds is the store's
+ * (Storage.writeSpans).
  */
-export function ingestBounds(limitBytes: number | undefined): IngestBounds {
+export function ingestBounds(
+  limitBytes: number | undefined,
+  pendingSpansPerMiB = PENDING_SPANS_PER_MIB,
+): IngestBounds {
   if (!limitBytes) return DEFAULT_BOUNDS;
   return {
     inflightBytes: Math.min(DEFAULT_BOUNDS.inflightBytes, Math.round(limitBytes / 16)),
     pendingSpans: Math.min(
       DEFAULT_BOUNDS.pendingSpans,
-      Math.round((limitBytes / 1024 / 1024) * 48),
+      Math.round((limitBytes / 1024 / 1024) * pendingSpansPerMiB),
     ),
   };
 }

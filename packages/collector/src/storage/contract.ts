@@ -141,6 +141,12 @@ export interface Storage extends SpanWriter, SpanReader, RecoveryReader {
    * has none.
    */
   readonly writeSpans?: number;
+  /**
+   * Spans per MiB of the memory limit the write queue may hold for this store, when it has a figure of its own
+   * (ingest/memory-limit.ts has the default): under a limit the queue's bound is what caps a wave of requests
+   * before the limiter sees it.
+   */
+  readonly pendingSpansPerMiB?: number;
   /** Whether the store is reachable, migrated and writable (GET /readyz); never throws. */
   ready(): Promise<{ ok: true } | { ok: false; reason: string }>;
   /** Bytes the store takes on disk (for /metrics). */
