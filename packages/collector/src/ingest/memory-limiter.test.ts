@@ -125,4 +125,23 @@ describe('MemoryLimiter', () => {
     expect(heapAndBuffers() - before).toBeGreaterThan(24 * MiB);
     expect(held).toHaveLength(32);
   });
+
+  it('takes the lowest reading since a collection as its base, not the one taken right after it', () => {
+    vi.useFakeTimers();
+    const gc = vi.fn();
+    const { l, state } = limiter({ gc });
+    l.start();
+    state.heap = 100 * MiB;
+    state.rss = 150 * MiB;
+    vi.advanceTimersByTime(300);
+    expect(gc).toHaveBeenCalledTimes(1);
+    // The dead buffers are freed after the collection returns: 40 MiB less from the next reading on.
+    state.heap = 60 * MiB;
+    vi.advanceTimersByTime(300);
+    // 16 MiB over that, not over the reading taken right after the collection, is growth enough.
+    state.heap = 77 * MiB;
+    vi.advanceTimersByTime(300);
+    expect(gc).toHaveBeenCalledTimes(2);
+    l.stop();
+  });
 });
