@@ -100,7 +100,8 @@ describe('MemoryLimiter', () => {
     l.stop();
   });
 
-  it('forces no collection while the heap has not grown, however long it stays over the limit', () => {
+  /** A limiter over the hard limit with 100 MiB of heap, after its first forced collection. */
+  function overLimitAfterOneGc() {
     vi.useFakeTimers();
     const gc = vi.fn();
     const { l, state } = limiter({ gc });
@@ -109,6 +110,11 @@ describe('MemoryLimiter', () => {
     state.rss = 150 * MiB;
     vi.advanceTimersByTime(500);
     expect(gc).toHaveBeenCalledTimes(1);
+    return { l, state, gc };
+  }
+
+  it('forces no collection while the heap has not grown, however long it stays over the limit', () => {
+    const { l, state, gc } = overLimitAfterOneGc();
     vi.advanceTimersByTime(10_000);
     expect(gc).toHaveBeenCalledTimes(1);
     state.heap += 16 * MiB;
@@ -127,14 +133,7 @@ describe('MemoryLimiter', () => {
   });
 
   it('takes the lowest reading since a collection as its base, not the one taken right after it', () => {
-    vi.useFakeTimers();
-    const gc = vi.fn();
-    const { l, state } = limiter({ gc });
-    l.start();
-    state.heap = 100 * MiB;
-    state.rss = 150 * MiB;
-    vi.advanceTimersByTime(300);
-    expect(gc).toHaveBeenCalledTimes(1);
+    const { l, state, gc } = overLimitAfterOneGc();
     // The dead buffers are freed after the collection returns: 40 MiB less from the next reading on.
     state.heap = 60 * MiB;
     vi.advanceTimersByTime(300);
