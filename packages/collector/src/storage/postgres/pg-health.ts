@@ -104,7 +104,7 @@ export class PgHealth {
   fault(error: unknown): void {
     if (this.#state !== 'up' || this.#closed) return;
     this.#state = 'checking';
-    this.#o.probe().then(
+    this.#probeAfterFault().then(
       () => {
         if (this.#closed) return;
         this.#state = 'up';
@@ -122,6 +122,21 @@ export class PgHealth {
         );
       },
     );
+  }
+
+  /**
+   * The check after a fault. An administrator's termination (57P01) of the check's own connection says nothing
+   * of the database: a test or an operator ending every backend of the collector can end the check's too, which
+   * was then taken for an outage. A server shutting down refuses the next connection (57P03 or a refused
+   * socket), so one more attempt tells the two apart.
+   */
+  async #probeAfterFault(): Promise<void> {
+    try {
+      await this.#o.probe();
+    } catch (error) {
+      if (codeOf(error) !== '57P01' || this.#closed) throw error;
+      await this.#o.probe();
+    }
   }
 
   /** Started while the database cannot be reached: down from the start, connecting in the background. */
