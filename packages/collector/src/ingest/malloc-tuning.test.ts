@@ -83,9 +83,9 @@ describe('logMallocAdvice', () => {
   });
 });
 
-// 800 buffers of 48 KiB (37.5 MiB), a size glibc serves from its heap by default, written and dropped but for every sixteenth, then collected until V8 has freed
-// them (its sweeper frees array buffers on a thread of its own, after the collection): the resident set that
-// stays, in MiB.
+// 800 buffers of 48 KiB (37.5 MiB), a size glibc serves from its heap by default, written and dropped but for
+// every sixteenth, then collected until V8 has freed them (its sweeper frees array buffers on a thread of its
+// own, after the collection): the resident set that stays, in MiB.
 const FRAGMENT = `
 let bufs = [];
 for (let i = 0; i < 800; i++) bufs.push(Buffer.allocUnsafeSlow(49152).fill(i & 255));

@@ -6,10 +6,10 @@
 // floods, and the resident set stayed at the soft limit or passed the limit. With the threshold fixed at 32 KiB,
 // buffers of that size and up are mapped on their own and unmapped when freed: the heap stayed at 13-23 MiB and
 // the collector acknowledged 2-4.5 times as much as the bare run beside it in four pairs, for 1.4-6.6 µs (up to
-// a fifth) more CPU per span in bench:ingest; at 64 KiB
-// the peaks did not fall (docs/decisions/0072-malloc-keeps-the-flood.md). glibc reads the setting from the
-// environment before Node starts, so a process cannot set it for itself: the collector's image sets it, and a
-// collector started without it says how.
+// a fifth) more CPU per span in bench:ingest; at 64 KiB the peaks did not fall
+// (docs/decisions/0072-malloc-keeps-the-flood.md). glibc reads the setting from the environment before Node
+// starts, so a process cannot set it for itself: the collector's image sets it, and a collector started without
+// it says how.
 
 import { readFileSync } from 'node:fs';
 import type { Logger } from 'pino';
@@ -55,8 +55,7 @@ export function mallocAdvice(c: MallocContext): string | undefined {
   if (c.platform !== 'linux' || !c.glibc) return undefined;
   if (OTHER_ALLOCATOR.test(c.env.LD_PRELOAD ?? '') || TUNED.test(c.env.GLIBC_TUNABLES ?? ''))
     return undefined;
-  const missing = Object.keys(MALLOC_ENV).filter((name) => !c.env[name]);
-  if (missing.length === 0) return undefined;
+  if (Object.keys(MALLOC_ENV).every((name) => c.env[name])) return undefined;
   const assignments = Object.entries(MALLOC_ENV).map(([name, value]) => `${name}=${value}`);
   return (
     `glibc's malloc keeps freed request buffers in its heap: under a flood the resident set can stay at the ` +
