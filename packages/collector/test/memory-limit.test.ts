@@ -6,18 +6,14 @@
 import * as grpc from '@grpc/grpc-js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { exportGrpc, FloodBatches, grpcClients } from '../bench/flood-load.js';
-import { buildApp } from '../src/api/app.js';
-import { startGrpcReceiver } from '../src/api/grpc-receiver.js';
 import { openStorage } from '../src/index.js';
-import { BodyBudget } from '../src/ingest/body-budget.js';
-import { defaultContentPolicy } from '../src/ingest/content-policy.js';
 import { MemoryLimiter } from '../src/ingest/memory-limiter.js';
 import { WriteQueue } from '../src/ingest/write-queue.js';
-import { CollectorMetrics } from '../src/ops/metrics.js';
 import { RetryInfo, RpcStatus } from '../src/otlp/proto.js';
 import { processBatch } from '../src/process/batch.js';
 import { mergeBatches } from '../src/process/merge.js';
 import { exportingProvider } from './harness.js';
+import { startReceivers } from './receivers.js';
 
 const MiB = 1024 * 1024;
 const closers: (() => Promise<unknown>)[] = [];
@@ -33,40 +29,20 @@ async function limitedCollector() {
     maxPendingSpans: 100_000,
     maxBatchSpans: 8192,
   });
-  const metrics = new CollectorMetrics();
-  const budget = new BodyBudget(64 * MiB);
   const limiter = new MemoryLimiter({
     limitBytes: 100 * MiB,
     // Never idle: the test's lone requests would otherwise be let through whatever the reading.
     idle: () => false,
     readRss: () => memory.rss,
   });
-  metrics.observeMemory(limiter);
-  const app = await buildApp({
+  const receivers = await startReceivers({
     storage,
     queue,
-    metrics,
     memory: limiter,
-    bodyBudget: budget,
-    maxBodyBytes: 16 * MiB,
-    version: 'test',
-  });
-  const url = (await app.listen({ host: '127.0.0.1', port: 0 })).replace('[::1]', 'localhost');
-  const grpcReceiver = await startGrpcReceiver({
-    host: '127.0.0.1',
-    port: 0,
-    maxBodyBytes: 16 * MiB,
-    budget,
-    memory: limiter,
-    retryAfterSeconds: 1,
-    token: undefined,
-    queue,
-    metrics,
-    content: defaultContentPolicy(),
+    budgetBytes: 64 * MiB,
   });
   closers.push(async () => {
-    await grpcReceiver.close();
-    await app.close();
+    await receivers.close();
     await queue.close();
     await storage.close();
   });
@@ -75,7 +51,7 @@ async function limitedCollector() {
     memory.rss = bytes;
     await new Promise((resolve) => setTimeout(resolve, 15));
   };
-  return { url, grpcPort: grpcReceiver.port, setRss };
+  return { url: receivers.url, grpcPort: receivers.grpcPort, setRss };
 }
 
 describe('receivers past the soft memory limit', () => {

@@ -9,7 +9,7 @@ import { createServer } from 'node:http2';
 import type { Socket } from 'node:net';
 import type { BodyBudget } from '../ingest/body-budget.js';
 import { inflateBounded } from '../ingest/bounded-inflate.js';
-import { type IntakeOptions, takeInDecoded } from '../ingest/intake.js';
+import { type IntakeOptions, type TakenIn, takeInDecoded } from '../ingest/intake.js';
 import type { MemoryLimiter } from '../ingest/memory-limiter.js';
 import { decodeProtobuf } from '../otlp/decode-proto.js';
 import { exportResponse, retryStatus } from '../otlp/responses.js';
@@ -114,8 +114,7 @@ async function exportCall(
   headers: IncomingHttpHeaders,
   o: GrpcReceiverOptions,
 ): Promise<void> {
-  const refused = (reason: 'memory_limit' | 'bodies_in_flight' | 'queue_full') =>
-    o.metrics.requestsRefused.inc({ protocol: 'grpc', reason });
+  const refused: Refused = (reason) => o.metrics.requestsRefused.inc({ protocol: 'grpc', reason });
   if (!String(headers['content-type'] ?? '').startsWith('application/grpc')) {
     // Not a gRPC call at all: the specification's answer is an HTTP status.
     if (!stream.headersSent && !stream.destroyed)
@@ -152,44 +151,8 @@ async function exportCall(
     answerStatus(stream, GRPC_STATUS.UNIMPLEMENTED, `unsupported grpc-encoding ${encoding}`);
     return;
   }
-  const key = {};
-  stream.once('close', () => o.budget.release(key));
-  const read = await readMessage(stream, {
-    maxBytes: o.maxBodyBytes,
-    take: (bytes) => o.budget.take(key, bytes),
-  });
-  if (!read.ok) {
-    if (read.retry) refused('bodies_in_flight');
-    if (read.retry) refuseForNow(stream, read.code, read.message, o);
-    else answerStatus(stream, read.code, read.message);
-    return;
-  }
-  let body = read.body;
-  if (read.compressed) {
-    if (encoding === 'identity') {
-      answerStatus(stream, GRPC_STATUS.INTERNAL, 'compressed message without grpc-encoding');
-      return;
-    }
-    const inflated = await inflateBounded(body, encoding, o.maxBodyBytes, o.budget, key);
-    // The compressed bytes are not needed any more.
-    o.budget.giveBack(key, body.length);
-    if (!inflated.ok) {
-      if (inflated.error === 'BODIES_IN_FLIGHT') {
-        refused('bodies_in_flight');
-        refuseForNow(stream, GRPC_STATUS.RESOURCE_EXHAUSTED, inflated.message, o);
-      } else if (inflated.error === 'PAYLOAD_TOO_LARGE') {
-        answerStatus(stream, GRPC_STATUS.RESOURCE_EXHAUSTED, inflated.message);
-      } else answerStatus(stream, GRPC_STATUS.INVALID_ARGUMENT, inflated.message);
-      return;
-    }
-    body = inflated.body;
-  }
-  // Waits holding only what the answer needs, not the decoded batch (intake.ts).
-  const taken = takeInDecoded(decodeProtobuf(body), { protocol: 'grpc', encoding: 'protobuf' }, o);
-  if (!taken.ok) {
-    answerStatus(stream, GRPC_STATUS.INVALID_ARGUMENT, taken.message);
-    return;
-  }
+  const taken = await receiveMessage(stream, encoding, o, refused);
+  if (!taken) return;
   const { rejected, errors } = taken;
   const outcome = await taken.outcome;
   if (outcome.ok) {
@@ -207,6 +170,60 @@ async function exportCall(
       ? 'collector is shutting down'
       : 'storage cannot accept writes right now';
   refuseForNow(stream, GRPC_STATUS.UNAVAILABLE, message, o);
+}
+
+type Refused = (reason: 'memory_limit' | 'bodies_in_flight' | 'queue_full') => void;
+
+/**
+ * Reads, inflates, decodes and takes in the call's message; undefined once the call is answered (refused,
+ * unreadable). The message dies with this function, before the call waits for the commit, as the HTTP receiver's
+ * body does (otlp-route.ts says what holding it across the wait cost).
+ */
+async function receiveMessage(
+  stream: ServerHttp2Stream,
+  encoding: 'identity' | 'gzip' | 'deflate',
+  o: GrpcReceiverOptions,
+  refused: Refused,
+): Promise<Extract<TakenIn, { ok: true }> | undefined> {
+  const key = {};
+  stream.once('close', () => o.budget.release(key));
+  const read = await readMessage(stream, {
+    maxBytes: o.maxBodyBytes,
+    take: (bytes) => o.budget.take(key, bytes),
+  });
+  if (!read.ok) {
+    if (read.retry) refused('bodies_in_flight');
+    if (read.retry) refuseForNow(stream, read.code, read.message, o);
+    else answerStatus(stream, read.code, read.message);
+    return undefined;
+  }
+  let body = read.body;
+  if (read.compressed) {
+    if (encoding === 'identity') {
+      answerStatus(stream, GRPC_STATUS.INTERNAL, 'compressed message without grpc-encoding');
+      return undefined;
+    }
+    const inflated = await inflateBounded(body, encoding, o.maxBodyBytes, o.budget, key);
+    // The compressed bytes are not needed any more.
+    o.budget.giveBack(key, body.length);
+    if (!inflated.ok) {
+      if (inflated.error === 'BODIES_IN_FLIGHT') {
+        refused('bodies_in_flight');
+        refuseForNow(stream, GRPC_STATUS.RESOURCE_EXHAUSTED, inflated.message, o);
+      } else if (inflated.error === 'PAYLOAD_TOO_LARGE') {
+        answerStatus(stream, GRPC_STATUS.RESOURCE_EXHAUSTED, inflated.message);
+      } else answerStatus(stream, GRPC_STATUS.INVALID_ARGUMENT, inflated.message);
+      return undefined;
+    }
+    body = inflated.body;
+  }
+  // The caller waits holding only what the answer needs, not the decoded batch (intake.ts).
+  const taken = takeInDecoded(decodeProtobuf(body), { protocol: 'grpc', encoding: 'protobuf' }, o);
+  if (!taken.ok) {
+    answerStatus(stream, GRPC_STATUS.INVALID_ARGUMENT, taken.message);
+    return undefined;
+  }
+  return taken;
 }
 
 /** How long calls in flight get to finish when the collector stops, before their connections are cut. */

@@ -102,6 +102,11 @@ export function readMessage(stream: ServerHttp2Stream, limits: ReadLimits): Prom
       settled = true;
       // Without a listener the rest of the stream (if any) flows into nothing until it is reset.
       stream.off('data', onData);
+      // A listener left on the stream would keep this scope, and through `resolve` the settled promise and the
+      // message, until the stream closes: after the call is answered, once its spans are committed
+      // (docs/decisions/0073-bodies-let-go-before-the-commit.md).
+      stream.off('end', onEnd);
+      stream.off('close', onClose);
       resolve(result);
     };
     const fail = (code: GrpcStatus, message: string, retry = false) =>
@@ -127,14 +132,16 @@ export function readMessage(stream: ServerHttp2Stream, limits: ReadLimits): Prom
         return fail(GRPC_STATUS.INVALID_ARGUMENT, 'a unary call carries one request message');
       filled += chunk.copy(body, filled, at);
     };
-    stream.on('data', onData);
-    stream.once('end', () => {
+    const onEnd = () => {
       if (!body) fail(GRPC_STATUS.INVALID_ARGUMENT, 'no request message');
       else if (filled < body.length)
         fail(GRPC_STATUS.INVALID_ARGUMENT, 'request message cut short');
       else settle({ ok: true, compressed: prefix.readUInt8(0) === 1, body });
-    });
+    };
     // A client that cancels resets the stream: nobody is left to answer.
-    stream.once('close', () => fail(GRPC_STATUS.UNAVAILABLE, 'call cancelled'));
+    const onClose = () => fail(GRPC_STATUS.UNAVAILABLE, 'call cancelled');
+    stream.on('data', onData);
+    stream.once('end', onEnd);
+    stream.once('close', onClose);
   });
 }

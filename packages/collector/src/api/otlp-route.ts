@@ -5,7 +5,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { COLLECTOR_ERRORS, type CollectorErrorCode } from '../errors.js';
 import type { BodyBudget } from '../ingest/body-budget.js';
 import { BUSY_MESSAGE, inflateBounded } from '../ingest/bounded-inflate.js';
-import { type IntakeOptions, takeInDecoded } from '../ingest/intake.js';
+import { type IntakeOptions, type TakenIn, takeInDecoded } from '../ingest/intake.js';
 import type { MemoryLimiter } from '../ingest/memory-limiter.js';
 import { decodeJson } from '../otlp/decode-json.js';
 import { decodeProtobuf } from '../otlp/decode-proto.js';
@@ -63,6 +63,47 @@ export function encodingOf(contentType: string | undefined): Encoding | undefine
   if (type === 'application/x-protobuf') return 'protobuf';
   if (type === 'application/json') return 'json';
   return undefined;
+}
+
+/** A request's body taken in (what its answer needs and the commit to wait for), or why it was not. */
+type Received =
+  | Extract<TakenIn, { ok: true }>
+  | { ok: false; error: CollectorErrorCode; message: string };
+
+/**
+ * Reads, inflates, decodes and takes in a request's body. The body leaves the request here and dies with this
+ * function, before the handler waits for the commit: fastify's request keeps its body until the answer is sent,
+ * and a handler's variable would keep it across the wait too. Held that long, under bench:ingest at the default
+ * memory limit, the bodies outlived the HTTP thread's young generation and stayed, dead, until a full collection:
+ * 30-35 MiB of array buffers, the limit met and a third of the requests refused
+ * (docs/decisions/0073-bodies-let-go-before-the-commit.md).
+ */
+async function receive(
+  request: FastifyRequest,
+  encoding: Encoding,
+  opts: OtlpRouteOptions,
+): Promise<Received> {
+  const read = request.body;
+  request.body = undefined;
+  let body = Buffer.isBuffer(read) ? read : Buffer.alloc(0);
+  const contentEncoding = (request.headers['content-encoding'] ?? 'identity').toLowerCase().trim();
+  if (contentEncoding === 'gzip') {
+    const out = await inflateBounded(body, 'gzip', opts.maxBodyBytes, opts.budget, request.raw);
+    if (!out.ok) return out;
+    body = out.body;
+  } else if (contentEncoding !== 'identity' && contentEncoding !== '') {
+    return {
+      ok: false,
+      error: 'UNSUPPORTED_MEDIA_TYPE',
+      message: 'unsupported content encoding: use gzip or none',
+    };
+  }
+  const taken = takeInDecoded(
+    encoding === 'protobuf' ? decodeProtobuf(body) : decodeJson(body),
+    { protocol: 'http', encoding },
+    opts,
+  );
+  return taken.ok ? taken : { ok: false, error: 'INVALID_OTLP', message: taken.message };
 }
 
 export function registerOtlpRoute(app: FastifyInstance, opts: OtlpRouteOptions): void {
@@ -134,35 +175,14 @@ export function registerOtlpRoute(app: FastifyInstance, opts: OtlpRouteOptions):
           'unsupported content type: send application/x-protobuf or application/json',
         );
       }
-      let body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
-      const contentEncoding = (request.headers['content-encoding'] ?? 'identity')
-        .toLowerCase()
-        .trim();
-      if (contentEncoding === 'gzip') {
-        const out = await inflateBounded(body, 'gzip', opts.maxBodyBytes, budget, request.raw);
-        if (!out.ok) {
-          if (out.error === 'BODIES_IN_FLIGHT') {
-            refused('bodies_in_flight');
-            reply.header('retry-after', spreadRetryAfter(opts.retryAfterSeconds));
-          }
-          return fail(reply, encoding, out.error, out.message);
+      const taken = await receive(request, encoding, opts);
+      if (!taken.ok) {
+        if (taken.error === 'BODIES_IN_FLIGHT') {
+          refused('bodies_in_flight');
+          reply.header('retry-after', spreadRetryAfter(opts.retryAfterSeconds));
         }
-        body = out.body;
-      } else if (contentEncoding !== 'identity' && contentEncoding !== '') {
-        return fail(
-          reply,
-          encoding,
-          'UNSUPPORTED_MEDIA_TYPE',
-          'unsupported content encoding: use gzip or none',
-        );
+        return fail(reply, encoding, taken.error, taken.message);
       }
-      // Waits holding only what the answer needs, not the decoded batch (intake.ts).
-      const taken = takeInDecoded(
-        encoding === 'protobuf' ? decodeProtobuf(body) : decodeJson(body),
-        { protocol: 'http', encoding },
-        opts,
-      );
-      if (!taken.ok) return fail(reply, encoding, 'INVALID_OTLP', taken.message);
       const { rejected, errors } = taken;
       const outcome = await taken.outcome;
       if (!outcome.ok) {
