@@ -2,9 +2,9 @@
 // answer (fastify's request keeps its body, a handler's variables live across its await), every body outlived the
 // HTTP thread's young generation under bench:ingest and stayed, dead, until a full collection: the memory limit
 // was met on garbage and a third of the requests refused (docs/decisions/0073-bodies-let-go-before-the-commit.md).
-// Here the commits are held: eight 4 MiB requests wait at once on each protocol, and after a full collection the
-// thread's array buffers hold none of the 32 MiB of bodies. Their spans carry one long, repetitive attribute, so
-// what the queue keeps of them (packed, deflated) is a small fraction of the bodies.
+// Here the commits are held: eight 4 MiB requests wait at once on each protocol (protobuf, gzipped, and JSON on
+// HTTP), and after a full collection the thread's array buffers hold none of the 32 MiB of bodies. Their spans
+// carry one long, repetitive attribute, so what the queue keeps of them (packed, deflated) is a small fraction.
 import { Worker } from 'node:worker_threads';
 import { afterAll, describe, expect, it } from 'vitest';
 import { TRACE_EXPORT_PATH } from '../src/api/grpc-receiver.js';
@@ -27,8 +27,8 @@ afterAll(async () => {
   for (const close of closers.reverse()) await close();
 });
 
-/** One OTLP request of SPANS spans, each with a 64 KiB attribute: about 4 MiB of protobuf. */
-function request(n: number): Buffer {
+/** One OTLP request of SPANS spans, each with a 64 KiB attribute: about 4 MiB of protobuf or of JSON. */
+function request(n: number, encoding: 'protobuf' | 'json'): Buffer {
   const id = (bytes: number, seed: number) => Buffer.alloc(bytes, seed + 1);
   const start = BigInt(Date.now()) * 1_000_000n;
   const spans = Array.from({ length: SPANS }, (_, i) => ({
@@ -40,6 +40,15 @@ function request(n: number): Buffer {
     endTimeUnixNano: String(start + 1_000_000n),
     attributes: [{ key: 'filler', value: { stringValue: FILLER } }],
   }));
+  if (encoding === 'json') {
+    // OTLP/JSON: ids as hex strings.
+    const hex = spans.map((span) => ({
+      ...span,
+      traceId: span.traceId.toString('hex'),
+      spanId: span.spanId.toString('hex'),
+    }));
+    return Buffer.from(JSON.stringify({ resourceSpans: [{ scopeSpans: [{ spans: hex }] }] }));
+  }
   const message = ExportTraceServiceRequest.fromObject({
     resourceSpans: [{ scopeSpans: [{ spans }] }],
   });
@@ -99,16 +108,21 @@ async function buffersAfterGc(): Promise<number> {
 
 /**
  * The load, on a thread of its own so that the client's copies of the bodies are not this thread's array
- * buffers: every body sent at once over OTLP/HTTP (fetch) or OTLP/gRPC (one node:http2 stream each), answered
- * with the statuses once all are back.
+ * buffers: every body sent at once, gzipped when asked, over OTLP/HTTP (fetch) or OTLP/gRPC (one node:http2
+ * stream each), answered with the statuses once all are back.
  */
 const SENDER = `
 const { workerData, parentPort } = require('node:worker_threads');
 const http2 = require('node:http2');
-const { bodies, url, grpcPort, path } = workerData;
+const zlib = require('node:zlib');
+const { url, grpcPort, path, type, gzip } = workerData;
+const bodies = workerData.bodies.map((b) => (gzip ? zlib.gzipSync(b) : Buffer.from(b)));
 function grpcCall(session, body) {
   return new Promise((resolve) => {
-    const stream = session.request({ ':method': 'POST', ':path': path, 'content-type': 'application/grpc' });
+    const stream = session.request({
+      ':method': 'POST', ':path': path, 'content-type': 'application/grpc',
+      ...(gzip ? { 'grpc-encoding': 'gzip' } : {}),
+    });
     let status = 'none';
     stream.on('trailers', (t) => { status = String(t['grpc-status']); });
     stream.on('response', (h) => { if (h['grpc-status'] !== undefined) status = String(h['grpc-status']); });
@@ -116,14 +130,17 @@ function grpcCall(session, body) {
     stream.on('error', () => undefined);
     stream.resume();
     const prefix = Buffer.alloc(5);
+    prefix.writeUInt8(gzip ? 1 : 0, 0);
     prefix.writeUInt32BE(body.length, 1);
-    stream.end(Buffer.concat([prefix, Buffer.from(body)]));
+    stream.end(Buffer.concat([prefix, body]));
   });
 }
 async function main() {
   if (url) {
     const answers = await Promise.all(bodies.map((body) => fetch(url + '/v1/traces', {
-      method: 'POST', headers: { 'content-type': 'application/x-protobuf' }, body,
+      method: 'POST',
+      headers: { 'content-type': type, ...(gzip ? { 'content-encoding': 'gzip' } : {}) },
+      body,
     }).then((r) => String(r.status))));
     parentPort.postMessage(answers);
     return;
@@ -137,10 +154,17 @@ async function main() {
 main();
 `;
 
-function send(target: { url: string } | { grpcPort: number }, bodies: Buffer[]): Promise<string[]> {
+type Case = { protocol: 'http' | 'grpc'; encoding: 'protobuf' | 'json'; gzip: boolean };
+
+function send(
+  target: { url: string } | { grpcPort: number },
+  c: Case,
+  bodies: Buffer[],
+): Promise<string[]> {
+  const type = c.encoding === 'json' ? 'application/json' : 'application/x-protobuf';
   const worker = new Worker(SENDER, {
     eval: true,
-    workerData: { bodies, path: TRACE_EXPORT_PATH, ...target },
+    workerData: { bodies, path: TRACE_EXPORT_PATH, type, gzip: c.gzip, ...target },
   });
   // A test that failed before the answers came leaves no thread behind.
   closers.push(() => worker.terminate());
@@ -153,24 +177,34 @@ function send(target: { url: string } | { grpcPort: number }, bodies: Buffer[]):
   });
 }
 
-describe('bodies let go before the commit', () => {
-  const bodies = Array.from({ length: REQUESTS }, (_, n) => request(n));
-  const bodyBytes = bodies.reduce((sum, b) => sum + b.length, 0);
+const CASES: Case[] = [
+  { protocol: 'http', encoding: 'protobuf', gzip: false },
+  { protocol: 'http', encoding: 'protobuf', gzip: true },
+  { protocol: 'http', encoding: 'json', gzip: false },
+  { protocol: 'grpc', encoding: 'protobuf', gzip: false },
+  { protocol: 'grpc', encoding: 'protobuf', gzip: true },
+];
 
-  it.each(['http', 'grpc'] as const)(
-    '%s: eight 4 MiB requests waiting for their commit hold none of their bodies',
-    async (protocol) => {
+describe('bodies let go before the commit', () => {
+  it.each(CASES)(
+    '$protocol $encoding (gzip $gzip): eight 4 MiB requests waiting for their commit hold none of their bodies',
+    async (c) => {
+      const bodies = Array.from({ length: REQUESTS }, (_, n) => request(n, c.encoding));
+      const bodyBytes = bodies.reduce((sum, b) => sum + b.length, 0);
       expect(bodyBytes).toBeGreaterThan(30 * MiB);
-      const c = await heldCollector();
+      const collector = await heldCollector();
       const before = await buffersAfterGc();
-      const answers = send(protocol === 'http' ? { url: c.url } : { grpcPort: c.grpcPort }, bodies);
-      await queued(c.queue, REQUESTS * SPANS);
+      const target =
+        c.protocol === 'http' ? { url: collector.url } : { grpcPort: collector.grpcPort };
+      const answers = send(target, c, bodies);
+      await queued(collector.queue, REQUESTS * SPANS);
       const held = (await buffersAfterGc()) - before;
-      c.release();
-      expect(await answers).toEqual(bodies.map(() => (protocol === 'http' ? '200' : '0')));
+      collector.release();
+      expect(await answers).toEqual(bodies.map(() => (c.protocol === 'http' ? '200' : '0')));
       // Measured: 2.0 MiB (HTTP) and 0.05 MiB (gRPC) with the bodies let go, against 32–34 MiB when each request
-      // kept its body until it was answered.
-      // Under one body: a request, or a cache of the last one, keeping a body would show.
+      // kept its body until it was answered, 128 MiB gzipped (an inflated body is a view of a buffer the size of
+      // the body limit, 16 MiB here). Under one body: a request, or a cache of the last one, keeping a
+      // body (or its inflated form) would show.
       expect(held).toBeLessThan(bodyBytes / REQUESTS);
     },
   );
