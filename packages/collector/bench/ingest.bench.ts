@@ -22,6 +22,8 @@ const TRACES = Number(process.env.BENCH_TRACES ?? 25_000); // 8 spans each
 const BATCH = 512;
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
 const COLLECTORS = Number(args.collectors ?? 1);
+// BENCH_GZIP=1: the batches go gzipped, as the OpenTelemetry Collector's exporters send them by default.
+const GZIP = process.env.BENCH_GZIP === '1';
 const dir = mkdtempSync(join(tmpdir(), 'toolscope-bench-'));
 const pgUrl = args.db ?? process.env.BENCH_DB;
 if (!pgUrl && COLLECTORS > 1)
@@ -32,7 +34,7 @@ const t0 = Date.now();
 const spans = makeSpans(TRACES, Date.now() % 1_000_000_000);
 const batches = protobufBatches(spans, BATCH);
 console.log(
-  `bench:ingest  node ${process.version}  ${pgUrl ? `PostgreSQL, ${COLLECTORS} collector(s)` : 'SQLite'}  ${spans.length} spans in ${batches.length} protobuf batches of ${BATCH} (${Math.round(batches.reduce((a, b) => a + b.length, 0) / batches.length / 1024)} KiB each), generated in ${Date.now() - t0} ms`,
+  `bench:ingest  node ${process.version}  ${pgUrl ? `PostgreSQL, ${COLLECTORS} collector(s)` : 'SQLite'}  ${spans.length} spans in ${batches.length} protobuf batches of ${BATCH} (${Math.round(batches.reduce((a, b) => a + b.length, 0) / batches.length / 1024)} KiB each${GZIP ? ', sent gzipped' : ''}), generated in ${Date.now() - t0} ms`,
 );
 const result = await runIngest({
   db: pgUrl ?? join(dir, 'e2e.db'),
@@ -43,6 +45,7 @@ const result = await runIngest({
   scratch: dir,
   memoryLimitMib:
     args['memory-limit-mib'] === undefined ? undefined : Number(args['memory-limit-mib']),
+  gzip: GZIP,
 });
 rmSync(dir, { recursive: true, force: true });
 for (const line of ingestLines(result, CONCURRENCY)) console.log(line);

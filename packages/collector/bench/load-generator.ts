@@ -11,6 +11,12 @@ export class LoadGenerator {
   /** Requests refused (429 or 503) and sent again. */
   refused = 0;
   readonly #agent = new http.Agent({ keepAlive: true });
+  readonly #gzip: boolean;
+
+  /** `gzip`: the bodies given are gzipped, and say so (content-encoding). */
+  constructor({ gzip = false }: { gzip?: boolean } = {}) {
+    this.#gzip = gzip;
+  }
 
   /** Sends `body` to the collector at `url` until it is accepted (200); any other answer throws. */
   async send(url: string, body: Uint8Array): Promise<void> {
@@ -34,7 +40,11 @@ export class LoadGenerator {
         {
           method: 'POST',
           agent: this.#agent,
-          headers: { 'content-type': 'application/x-protobuf', 'content-length': body.length },
+          headers: {
+            'content-type': 'application/x-protobuf',
+            'content-length': body.length,
+            ...(this.#gzip ? { 'content-encoding': 'gzip' } : {}),
+          },
         },
         (res) => {
           res.on('data', () => {});
