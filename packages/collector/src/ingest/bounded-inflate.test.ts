@@ -8,7 +8,7 @@ import { BodyBudget } from './body-budget.js';
 import { inflateBounded } from './bounded-inflate.js';
 
 const MiB = 1024 * 1024;
-/** About 256 KiB of text that compresses about as an OTLP batch does (ten to one), different for each seed. */
+/** About 200 KiB of text that compresses about as well as an OTLP batch (10-15 to one), different for each seed. */
 const batchLike = (seed: number) =>
   Buffer.from(
     Array.from(
@@ -37,17 +37,50 @@ describe('inflateBounded', () => {
     expect(budget.stats.usedBytes).toBe(0);
   });
 
-  it('inflates deflate bodies and gzip bodies whose stated size is wrong', async () => {
+  it('inflates deflate bodies and gzip bodies whose stated size is wrong, holding their size after', async () => {
     const budget = new BodyBudget(64 * MiB);
     const body = batchLike(1);
-    const deflated = await inflateBounded(deflateSync(body), 'deflate', 16 * MiB, budget, {});
+    const deflateHolder = {};
+    const deflated = await inflateBounded(
+      deflateSync(body),
+      'deflate',
+      16 * MiB,
+      budget,
+      deflateHolder,
+    );
     expect(deflated.ok && deflated.body.equals(body)).toBe(true);
-    // Two gzip members: the stated size is the last member's alone, so the buffer has to grow.
+    expect(budget.stats.usedBytes).toBe(body.length);
+    budget.release(deflateHolder);
+    // Two gzip members: the stated size is the last member's alone, so the reservation and the buffer grow.
     const twoMembers = Buffer.concat([gzipSync(body), gzipSync(body)]);
     const holder = {};
     const grown = await inflateBounded(twoMembers, 'gzip', 16 * MiB, budget, holder);
     expect(grown.ok && grown.body.equals(Buffer.concat([body, body]))).toBe(true);
+    expect(budget.stats.usedBytes).toBe(2 * body.length);
     budget.release(holder);
+  });
+
+  it('lets a deflate body alone at the start finish, and one that fits the room when others hold bytes', async () => {
+    // 10 MiB of deflate (a size not stated): alone, it reserves the limit, so bytes others take meanwhile do not
+    // starve it (decision 0006).
+    const big = deflateSync(Buffer.alloc(10 * MiB, 0x61));
+    const budget = new BodyBudget(12.5 * MiB);
+    const alone = {};
+    const inflating = inflateBounded(big, 'deflate', 16 * MiB, budget, alone);
+    expect(budget.take({}, 2 * MiB)).toBe(false);
+    expect(await inflating).toMatchObject({ ok: true });
+    budget.release(alone);
+    // 4.5 MiB when 5 are free: it fits, whatever the buffer's doubling would have asked.
+    const other = {};
+    budget.take(other, 7.5 * MiB);
+    const fits = await inflateBounded(
+      deflateSync(Buffer.alloc(4.5 * MiB, 0x62)),
+      'deflate',
+      16 * MiB,
+      budget,
+      {},
+    );
+    expect(fits).toMatchObject({ ok: true });
   });
 
   it('stops a bomb at the body limit, and at the room there is while others hold it', async () => {
@@ -63,6 +96,14 @@ describe('inflateBounded', () => {
     const other = {};
     expect(budget.take(other, 10 * MiB)).toBe(true);
     expect(await inflateBounded(bomb, 'gzip', 8 * MiB, budget, {})).toMatchObject({
+      ok: false,
+      error: 'BODIES_IN_FLIGHT',
+    });
+    expect(budget.stats.usedBytes).toBe(10 * MiB);
+    // A body that states 1 KiB and inflates to 4 MiB: refused once past the room, all of it given back.
+    const lying = gzipSync(Buffer.alloc(4 * MiB, 0x20));
+    lying.writeUInt32LE(1024, lying.length - 4);
+    expect(await inflateBounded(lying, 'gzip', 8 * MiB, budget, {})).toMatchObject({
       ok: false,
       error: 'BODIES_IN_FLIGHT',
     });
