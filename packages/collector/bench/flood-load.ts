@@ -5,6 +5,7 @@
 // stored; process-memory.ts reads the collector's memory from /proc, outside the process.
 import { randomBytes } from 'node:crypto';
 import type { ClientHttp2Session, IncomingHttpHeaders } from 'node:http2';
+import { gzipSync } from 'node:zlib';
 import * as grpc from '@grpc/grpc-js';
 import { TRACE_EXPORT_PATH, TRACE_SERVICE } from '../src/api/grpc-receiver.js';
 import { ExportTraceServiceRequest } from '../src/otlp/proto.js';
@@ -152,6 +153,8 @@ export type FloodOptions = {
   /** The flood stops sending new requests once this returns true; requests in flight are answered. */
   done: () => boolean;
   token?: string;
+  /** Sends each batch gzipped, as the OpenTelemetry Collector's exporters do by default (gRPC: grpc-encoding). */
+  gzip?: boolean;
 };
 
 /** OTLP/HTTP protobuf requests, each connection sending its next batch as soon as one is answered. */
@@ -164,9 +167,10 @@ export async function floodHttp(url: string, o: FloodOptions): Promise<FloodCoun
           method: 'POST',
           headers: {
             'content-type': 'application/x-protobuf',
+            ...(o.gzip ? { 'content-encoding': 'gzip' } : {}),
             ...(o.token ? { authorization: `Bearer ${o.token}` } : {}),
           },
-          body: o.batches.next(),
+          body: o.gzip ? gzipSync(o.batches.next()) : o.batches.next(),
         }).catch((error: unknown) => ({ error }));
         if ('error' in res) {
           tally(counts, 'network error', false, o.batches);
@@ -202,7 +206,6 @@ export function exportGrpc(
 export type GrpcFloodOptions = FloodOptions & {
   /** grpc-js channels (each one HTTP/2 connection) the calls are spread over. */
   channels?: number;
-  gzip?: boolean;
 };
 
 export function grpcClients(port: number, channels: number, gzip = false): grpc.Client[] {

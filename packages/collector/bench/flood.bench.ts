@@ -15,6 +15,8 @@ import { FloodBatches, type FloodCounts, floodGrpc, floodHttp } from './flood-lo
 import { sampleRss, statusMiB } from './process-memory.js';
 
 const SECONDS = Number(process.env.TOOLSCOPE_FLOOD_SECONDS ?? 60);
+// FLOOD_GZIP=1: every batch gzipped on both protocols, as the OpenTelemetry Collector's exporters send them.
+const GZIP = process.env.FLOOD_GZIP === '1';
 const LIMIT_MIB = process.env.FLOOD_LIMIT_MIB;
 const HTTP_CONNECTIONS = 64;
 const GRPC_CALLS = 16;
@@ -90,8 +92,8 @@ async function floodOnce(db: string, limit: string[], grpcPort: number): Promise
   const done = () => Date.now() >= end;
   const sampler = sampleRss(pid, 1000);
   const [http, grpc] = await Promise.all([
-    floodHttp(url, { batches, concurrency: HTTP_CONNECTIONS, done }),
-    floodGrpc(grpcPort, { batches, concurrency: GRPC_CALLS, channels: 4, done }),
+    floodHttp(url, { batches, concurrency: HTTP_CONNECTIONS, done, gzip: GZIP }),
+    floodGrpc(grpcPort, { batches, concurrency: GRPC_CALLS, channels: 4, done, gzip: GZIP }),
   ]);
   const seconds = (Date.now() - started) / 1000;
   const peakMiB = statusMiB(pid, 'VmHWM');
@@ -136,7 +138,7 @@ function print(backend: string, r: Run, reference: Run | undefined): void {
   const tenths = (n: number) => n.toFixed(2);
   const perSecond = acked(r) / r.seconds;
   const lines = [
-    `${backend}, ${limited ? `--memory-limit-mib ${r.limitMiB}` : 'no limit (reference)'}, ${r.seconds.toFixed(0)} s, malloc ${mallocLine || "glibc's default"}  [${load()}]`,
+    `${backend}, ${limited ? `--memory-limit-mib ${r.limitMiB}` : 'no limit (reference)'}, ${r.seconds.toFixed(0)} s, malloc ${mallocLine || "glibc's default"}${GZIP ? ', gzipped' : ''}  [${load()}]`,
     `  peak RSS ${r.peakMiB.toFixed(0)} MiB (${r.startMiB.toFixed(0)} at start)` +
       (limited
         ? `; peak / limit ${tenths(r.peakMiB / (r.limitMiB as number))}` +
