@@ -9,7 +9,12 @@ import { createServer } from 'node:http2';
 import type { Socket } from 'node:net';
 import type { BodyBudget } from '../ingest/body-budget.js';
 import { inflateBounded } from '../ingest/bounded-inflate.js';
-import { type IntakeOptions, type TakenIn, takeInDecoded } from '../ingest/intake.js';
+import {
+  type IntakeOptions,
+  type RefusalReason,
+  type Taken,
+  takeInDecoded,
+} from '../ingest/intake.js';
 import type { MemoryLimiter } from '../ingest/memory-limiter.js';
 import { decodeProtobuf } from '../otlp/decode-proto.js';
 import { exportResponse, retryStatus } from '../otlp/responses.js';
@@ -172,7 +177,7 @@ async function exportCall(
   refuseForNow(stream, GRPC_STATUS.UNAVAILABLE, message, o);
 }
 
-type Refused = (reason: 'memory_limit' | 'bodies_in_flight' | 'queue_full') => void;
+type Refused = (reason: RefusalReason) => void;
 
 /**
  * Reads, inflates, decodes and takes in the call's message; undefined once the call is answered (refused,
@@ -184,7 +189,7 @@ async function receiveMessage(
   encoding: 'identity' | 'gzip' | 'deflate',
   o: GrpcReceiverOptions,
   refused: Refused,
-): Promise<Extract<TakenIn, { ok: true }> | undefined> {
+): Promise<Taken | undefined> {
   const key = {};
   stream.once('close', () => o.budget.release(key));
   const read = await readMessage(stream, {

@@ -5,7 +5,12 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { COLLECTOR_ERRORS, type CollectorErrorCode } from '../errors.js';
 import type { BodyBudget } from '../ingest/body-budget.js';
 import { BUSY_MESSAGE, inflateBounded } from '../ingest/bounded-inflate.js';
-import { type IntakeOptions, type TakenIn, takeInDecoded } from '../ingest/intake.js';
+import {
+  type IntakeOptions,
+  type RefusalReason,
+  type Taken,
+  takeInDecoded,
+} from '../ingest/intake.js';
 import type { MemoryLimiter } from '../ingest/memory-limiter.js';
 import { decodeJson } from '../otlp/decode-json.js';
 import { decodeProtobuf } from '../otlp/decode-proto.js';
@@ -66,9 +71,7 @@ export function encodingOf(contentType: string | undefined): Encoding | undefine
 }
 
 /** A request's body taken in (what its answer needs and the commit to wait for), or why it was not. */
-type Received =
-  | Extract<TakenIn, { ok: true }>
-  | { ok: false; error: CollectorErrorCode; message: string };
+type Received = Taken | { ok: false; error: CollectorErrorCode; message: string };
 
 /**
  * Reads, inflates, decodes and takes in a request's body. The body leaves the request here and dies with this
@@ -120,7 +123,7 @@ export function registerOtlpRoute(app: FastifyInstance, opts: OtlpRouteOptions):
       .send(statusBody(encoding, COLLECTOR_ERRORS[error].rpc, message));
 
   const { budget } = opts;
-  const refused = (reason: 'memory_limit' | 'bodies_in_flight' | 'queue_full') =>
+  const refused = (reason: RefusalReason) =>
     opts.metrics.requestsRefused.inc({ protocol: 'http', reason });
   const overBudget = () => {
     refused('bodies_in_flight');

@@ -42,8 +42,10 @@ export async function inflateBounded(
   holder: object,
 ): Promise<Inflated> {
   const stated = Math.min(limit, statedSize(body, format));
+  const busy: Inflated = { ok: false, error: 'BODIES_IN_FLIGHT', message: BUSY_MESSAGE };
   let reserved = budget.takeUpTo(holder, stated > 0 ? stated : limit);
-  if (reserved <= 0) return { ok: false, error: 'BODIES_IN_FLIGHT', message: BUSY_MESSAGE };
+  if (reserved <= 0) return busy;
+  const firstBytes = stated > 0 ? stated : Math.max(64 * 1024, body.length * 8);
   let out = Buffer.allocUnsafe(0);
   let filled = 0;
   /** Makes room for `more` bytes; false when the budget has none. */
@@ -53,8 +55,7 @@ export async function inflateBounded(
     // Past a stated size that was wrong (another member follows): what there is room for now.
     if (need > reserved) reserved += budget.takeUpTo(holder, Math.min(limit, need * 2) - reserved);
     if (need > reserved) return false;
-    const first = stated > 0 ? stated : Math.max(64 * 1024, body.length * 8);
-    const size = Math.min(reserved, Math.max(need, out.length === 0 ? first : out.length * 2));
+    const size = Math.min(reserved, Math.max(need, out.length === 0 ? firstBytes : out.length * 2));
     const grown = Buffer.allocUnsafe(size);
     out.copy(grown, 0, 0, filled);
     out = grown;
@@ -67,7 +68,6 @@ export async function inflateBounded(
       inflater.destroy();
       resolve(outcome);
     };
-    const busy = () => finish({ ok: false, error: 'BODIES_IN_FLIGHT', message: BUSY_MESSAGE });
     inflater.on('data', (chunk: Buffer) => {
       if (filled + chunk.length > limit)
         return finish({
@@ -77,10 +77,10 @@ export async function inflateBounded(
         });
       try {
         // Not over the limit, over what is free now: later, with other bodies gone, it may fit.
-        if (!room(chunk.length)) return busy();
+        if (!room(chunk.length)) return finish(busy);
       } catch {
         // No memory for the buffer now (it is allocated here, in a listener, where a throw would end the process).
-        return busy();
+        return finish(busy);
       }
       filled += chunk.copy(out, filled);
     });

@@ -51,6 +51,12 @@ export type TakenIn =
   | { ok: true; rejected: number; errors: string[]; outcome: Promise<IntakeOutcome> }
   | { ok: false; message: string };
 
+/** A request taken in: what a receiver keeps while it waits for the commit. */
+export type Taken = Extract<TakenIn, { ok: true }>;
+
+/** Why a receiver refused a request for now (the `reason` of toolscope_ingest_requests_refused_total). */
+export type RefusalReason = 'memory_limit' | 'bodies_in_flight' | 'queue_full';
+
 /**
  * takeIn for a receiver's decoded request. A receiver calls it with the decoder's result and waits on
  * `outcome` holding only this, not the batch.
