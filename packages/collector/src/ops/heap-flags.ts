@@ -5,6 +5,7 @@
 // factor (ingest/young-generation.ts), storage starts its threads through `startKeepingFlags`.
 import { setFlagsFromString } from 'node:v8';
 import type { Worker } from 'node:worker_threads';
+import { userShapesHeap } from '@toolscope/proxy/heap-flags';
 
 /** The flags set so far, by name, last value wins. */
 const kept = new Map<string, string>();
@@ -24,15 +25,31 @@ const setKept = () => {
 
 /**
  * Starts a worker thread (`start` hands `started` to it: its entry stores 1 and notifies at its first line, by
- * which time its heap is made) and, when flags are kept, waits for that before this thread runs anything else,
- * then sets them again. Waiting closes the window in which this thread would allocate with V8's defaults back:
- * the 'online' event comes only once this thread is free, after whatever request it is decoding.
+ * which time its heap is made) and, when flags are kept or `semiSpaceMb` set, waits for that before this thread
+ * runs anything else, then sets them again. Waiting closes the window in which this thread would allocate with
+ * V8's defaults back: the 'online' event comes only once this thread is free, after whatever request it is
+ * decoding.
+ *
+ * `semiSpaceMb`: the size the new thread's semi-spaces start at, in MiB. The growth factor the HTTP thread's cap
+ * sets (ingest/young-generation.ts) is V8's, so the process's: at 1 every other thread's young generation stays
+ * at the 1-2 MiB semi-spaces V8 starts it with, whatever its resource limits allow (measured: the SQLite writer,
+ * allowed 4 MiB of young generation, scavenged every 1.1 MiB and promoted most of each write;
+ * docs/decisions/0074-writer-young-generation-from-its-start.md). `--min-semi-space-size` is read once, when a
+ * heap is made, so it is set for this start only. A user's own heap flags win: then it is not set (nor put back).
  */
-export function startKeepingFlags(start: (started: Int32Array) => Worker): Worker {
+export function startKeepingFlags(
+  start: (started: Int32Array) => Worker,
+  semiSpaceMb?: number,
+): Worker {
   const started = new Int32Array(new SharedArrayBuffer(4));
+  const sized =
+    semiSpaceMb !== undefined && !userShapesHeap(process.execArgv, process.env.NODE_OPTIONS ?? '');
+  if (sized) setFlagsFromString(`--min-semi-space-size=${semiSpaceMb}`);
   const worker = start(started);
-  if (kept.size === 0) return worker;
+  if (kept.size === 0 && !sized) return worker;
   Atomics.wait(started, 0, 0, START_WAIT_MS);
+  // V8's default (0: its own starting size) for the threads started after; one slower than the wait gets it too.
+  if (sized) setFlagsFromString('--min-semi-space-size=0');
   setKept();
   // A thread slower than the wait: set again once it is online.
   worker.once('online', setKept);

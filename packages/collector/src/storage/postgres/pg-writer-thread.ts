@@ -6,11 +6,10 @@
 // back as notices; a thread that dies fails what was in flight (the ingest route answers 503) and starts again,
 // with the next write, or at once (after a backoff) when it merges rollup rows, which it does only once told to
 // (a serving collector, once the schema is its own).
-import type { ResourceLimits } from 'node:worker_threads';
 import type { WriteStagesSource } from '../batch-rows.js';
 import type { WriteOutcome } from '../contract.js';
 import { type PostedBatch, postedBatch } from '../threads/posted-batch.js';
-import { startStorageWorker } from '../threads/storage-worker.js';
+import { startStorageWorker, type ThreadHeap } from '../threads/storage-worker.js';
 import { ThreadClient, type ThreadNotice } from '../threads/thread-client.js';
 import type { WriteBatch } from '../write-batch.js';
 import type { PoolBounds } from './pg-db.js';
@@ -56,7 +55,7 @@ export class PgWriterThread {
   #startedAt = 0;
   #restart: NodeJS.Timeout | undefined;
 
-  constructor(init: PgWriterInit, notices: PgWriterNotices, limits: ResourceLimits) {
+  constructor(init: PgWriterInit, notices: PgWriterNotices, heap: ThreadHeap) {
     this.#client = new ThreadClient(
       () => {
         this.#startedAt = performance.now();
@@ -64,7 +63,7 @@ export class PgWriterThread {
           import.meta.url,
           'pg-writer-worker',
           { ...init, merging: this.#merging },
-          limits,
+          heap,
         );
       },
       { onNotice: (notice) => heard(notice, notices), onDeath: () => this.#died() },

@@ -23,13 +23,13 @@ export class WriterThread {
     stages: WriteStagesSource,
     memory: SqliteMemory,
   ) {
-    const limits = writerLimits(memory);
+    const heap = writerLimits(memory);
     this.#client = new ThreadClient(() =>
       startStorageWorker(
         import.meta.url,
         'writer-worker',
         { path, synchronous, stages, cacheKiB: memory.cacheKiB, recentTraces: memory.recentTraces },
-        limits,
+        heap,
       ),
     );
   }

@@ -10,6 +10,9 @@ export type BuiltModules = (sourceUrl: string) => string | undefined;
 
 let built: BuiltModules | undefined;
 
+/** A thread's heap: Node's resource limits, and the size its semi-spaces start at in MiB (ops/heap-flags.ts). */
+export type ThreadHeap = { resourceLimits?: ResourceLimits; semiSpaceMb?: number };
+
 /**
  * Only for tests that load these sources: start the threads from JavaScript built from the same files
  * (packages/collector/test/built.ts), not under tsx, whose loader hooks cost every thread about half a second
@@ -21,13 +24,13 @@ export function startWorkersFromBuilt(modules: BuiltModules | undefined): void {
 
 /**
  * Starts the module `name` beside `from` (the caller's `import.meta.url`), in the same form (source or built).
- * `limits`: the thread's heap (a writer's, from its backend's share of the memory limit).
+ * `heap`: the thread's heap (a writer's, from its backend's share of the memory limit).
  */
 export function startStorageWorker(
   from: string,
   name: string,
   data: { stages?: WriteStagesSource; [key: string]: unknown },
-  limits?: ResourceLimits,
+  heap: ThreadHeap = {},
 ): Worker {
   const here = import.meta.url;
   const source = from.endsWith('.ts');
@@ -41,7 +44,7 @@ export function startStorageWorker(
   return startKeepingFlags(
     (started) =>
       new Worker(new URL('../../../worker/entry.mjs', here), {
-        resourceLimits: limits,
+        ...(heap.resourceLimits ? { resourceLimits: heap.resourceLimits } : {}),
         workerData: fromBuilt
           ? {
               ...data,
@@ -52,5 +55,6 @@ export function startStorageWorker(
             }
           : { ...data, module, source, started },
       }),
+    heap.semiSpaceMb,
   );
 }

@@ -11,11 +11,19 @@ const MiB = 1024 * 1024;
 describe('writerMemory', () => {
   it('caps the heap under a limit only, and SQLite takes the same share', () => {
     expect(writerLimits(writerMemory(200 * MiB))).toEqual({
-      maxYoungGenerationSizeMb: 4,
-      maxOldGenerationSizeMb: 32,
+      resourceLimits: { maxYoungGenerationSizeMb: 12, maxOldGenerationSizeMb: 32 },
+      semiSpaceMb: 4,
     });
-    expect(writerLimits(writerMemory(undefined))).toEqual({ maxYoungGenerationSizeMb: 64 });
+    expect(writerLimits(writerMemory(undefined))).toEqual({
+      resourceLimits: { maxYoungGenerationSizeMb: 64 },
+    });
     expect(sqliteMemory(200 * MiB)).toMatchObject(writerMemory(200 * MiB));
+  });
+
+  it('starts the semi-spaces at a fiftieth of the limit, as a power of two between 1 and 16 MiB', () => {
+    expect(
+      [64, 200, 400, 1024, 16 * 1024].map((mib) => writerMemory(mib * MiB).semiSpaceMb),
+    ).toEqual([1, 4, 8, 16, 16]);
   });
 
   it('bounds a write to 1,024 spans at the default 200 MiB, and not at all without a limit', () => {

@@ -2,10 +2,16 @@
 // heap and the most spans one write holds. A write's spans stay alive on the writer until it commits, and every
 // scavenge it goes through copies them; without an old-generation cap the thread's heap grew past what the
 // limiter, which reads the resident set, could refuse in time (decisions 0063 and 0064 have the floods).
+import type { ThreadHeap } from './storage-worker.js';
 
 export type WriterMemory = {
   /** The thread's young generation, in MiB. */
   youngMb: number;
+  /**
+   * The size the young generation's semi-spaces start at, in MiB (under a limit: also their most, a third of
+   * `youngMb`); none without a limit, where V8 grows them as it decides.
+   */
+  semiSpaceMb: number | undefined;
   /** The thread's old generation, in MiB: V8 collects more eagerly as it nears it. None without a limit. */
   oldMb: number | undefined;
   /** The most spans one write holds (Storage.writeSpans); none without a limit. */
@@ -24,12 +30,24 @@ const clamp = (n: number, low: number, high: number) =>
   Math.round(Math.min(high, Math.max(low, n)));
 
 export function writerMemory(limitBytes: number | undefined): WriterMemory {
-  if (!limitBytes) return { youngMb: YOUNG_GENERATION_MB, oldMb: undefined, writeSpans: undefined };
+  if (!limitBytes)
+    return {
+      youngMb: YOUNG_GENERATION_MB,
+      semiSpaceMb: undefined,
+      oldMb: undefined,
+      writeSpans: undefined,
+    };
   const mib = limitBytes / 1024 / 1024;
+  // At the default 200 MiB: 4 MiB semi-spaces, from the start (ops/heap-flags.ts says why they would not grow),
+  // so that most of a 1,024-span write (about 2.5 MiB allocated on the SQLite writer) dies in the young
+  // generation; in the 1 MiB semi-spaces it had before, it was copied and promoted, and collected again by mark-compacts. V8's
+  // young generation is three semi-spaces' worth (two and the new large-object space).
+  const semiSpaceMb = clamp(2 ** Math.floor(Math.log2(Math.max(1, mib / 50))), 1, 16);
   return {
-    // At the default 200 MiB: a 4 MiB young and a 32 MiB old generation; the SQLite writer's live set under a
-    // flood was 11-21 MiB (decision 0040).
-    youngMb: clamp(mib / 50, 4, YOUNG_GENERATION_MB),
+    youngMb: 3 * semiSpaceMb,
+    semiSpaceMb,
+    // A 32 MiB old generation at 200; the SQLite writer's live set under a flood was 11-21 MiB
+    // (decision 0040).
     oldMb: clamp(mib / 8, 32, 4096),
     // About 5 spans per MiB as a power of two, 512-8,192: 1,024 at 200. Joined from eight to sixteen requests,
     // writes outgrew the SQLite writer's young generation under `pnpm flood` (peaks over the limit, 2,877 spans/s
@@ -39,13 +57,13 @@ export function writerMemory(limitBytes: number | undefined): WriterMemory {
   };
 }
 
-/** The thread's heap as a Worker's resource limits. */
-export function writerLimits(memory: WriterMemory): {
-  maxYoungGenerationSizeMb: number;
-  maxOldGenerationSizeMb?: number;
-} {
+/** The thread's heap: a Worker's resource limits, and its semi-spaces' starting size. */
+export function writerLimits(memory: WriterMemory): ThreadHeap {
   return {
-    maxYoungGenerationSizeMb: memory.youngMb,
-    ...(memory.oldMb ? { maxOldGenerationSizeMb: memory.oldMb } : {}),
+    resourceLimits: {
+      maxYoungGenerationSizeMb: memory.youngMb,
+      ...(memory.oldMb ? { maxOldGenerationSizeMb: memory.oldMb } : {}),
+    },
+    ...(memory.semiSpaceMb ? { semiSpaceMb: memory.semiSpaceMb } : {}),
   };
 }
