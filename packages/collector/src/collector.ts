@@ -18,8 +18,7 @@ import { WriteQueue } from './ingest/write-queue.js';
 import { causeOf, createLogger, type LogLevel, onceEach } from './ops/logger.js';
 import { CollectorMetrics } from './ops/metrics.js';
 import { openStorage } from './pipeline.js';
-import { processBatch } from './process/batch.js';
-import { mergeBatches } from './process/merge.js';
+import { queueStages } from './queue-stages.js';
 import type { Storage } from './storage/contract.js';
 import { COLLECTOR_VERSION } from './version.js';
 
@@ -124,8 +123,8 @@ export async function startCollector(options: CollectorOptions): Promise<Collect
   const bounds = ingestBounds(options.memoryLimitBytes, storage.pendingSpansPerMiB);
   let lastWriteFailed: string | undefined;
   const queue = new WriteQueue(storage, {
-    // The process stage, run on each request's spans as it is queued (write-queue.ts).
-    stages: { process: (spans) => processBatch(spans), merge: mergeBatches },
+    // The process stage, run on each request's spans as it is queued, each batch sealed while it waits.
+    stages: queueStages,
     maxPendingSpans: options.maxPendingSpans ?? bounds.pendingSpans,
     maxBatchSpans: options.maxBatchSpans ?? storage.writeSpans ?? 8192,
     maxInFlight: storage.concurrentWrites,

@@ -4,6 +4,7 @@
 import { z } from 'zod';
 import { createLoopDetection, type LoopThresholds } from './detection/index.js';
 import { batchLinks } from './process/links.js';
+import { mergeBatches } from './process/merge.js';
 import { batchRows } from './process/rows.js';
 import type { WriteStages, WriteStagesSource } from './storage/batch-rows.js';
 
@@ -25,7 +26,12 @@ const stagesOptionsSchema = z.object({
 /** The write stages (storage/batch-rows.ts): what a writer builds from the source `writeStagesSource` gives. */
 export function createWriteStages(options: unknown): WriteStages {
   const { thresholds } = stagesOptionsSchema.parse(options);
-  return { links: batchLinks, rows: batchRows, loops: createLoopDetection(thresholds) };
+  return {
+    links: batchLinks,
+    rows: batchRows,
+    merge: mergeBatches,
+    loops: createLoopDetection(thresholds),
+  };
 }
 
 /** Where a writer, in this thread or its own, gets the write stages with these thresholds. */

@@ -12,8 +12,7 @@ import { openStorage } from '../src/index.js';
 import { forcedGc } from '../src/ingest/forced-gc.js';
 import { WriteQueue } from '../src/ingest/write-queue.js';
 import { ExportTraceServiceRequest } from '../src/otlp/proto.js';
-import { processBatch } from '../src/process/batch.js';
-import { mergeBatches } from '../src/process/merge.js';
+import { queueStages } from '../src/queue-stages.js';
 import type { Storage } from '../src/storage/contract.js';
 import { startReceivers } from './receivers.js';
 
@@ -69,7 +68,7 @@ async function heldCollector() {
     },
   };
   const queue = new WriteQueue(gated, {
-    stages: { process: processBatch, merge: mergeBatches },
+    stages: queueStages,
     maxPendingSpans: 100_000,
     maxBatchSpans: 8192,
   });

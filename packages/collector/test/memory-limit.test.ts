@@ -10,8 +10,7 @@ import { openStorage } from '../src/index.js';
 import { MemoryLimiter } from '../src/ingest/memory-limiter.js';
 import { WriteQueue } from '../src/ingest/write-queue.js';
 import { RetryInfo, RpcStatus } from '../src/otlp/proto.js';
-import { processBatch } from '../src/process/batch.js';
-import { mergeBatches } from '../src/process/merge.js';
+import { queueStages } from '../src/queue-stages.js';
 import { exportingProvider } from './harness.js';
 import { startReceivers } from './receivers.js';
 
@@ -25,7 +24,7 @@ async function limitedCollector() {
   const memory = { rss: 10 * MiB };
   const storage = await openStorage(':memory:');
   const queue = new WriteQueue(storage, {
-    stages: { process: processBatch, merge: mergeBatches },
+    stages: queueStages,
     maxPendingSpans: 100_000,
     maxBatchSpans: 8192,
   });

@@ -6,7 +6,7 @@
 // bounded: overload becomes a 429 with Retry-After instead of unbounded memory.
 import type { NormalizedSpan } from '../otlp/model.js';
 import type { WriteOutcome } from '../storage/contract.js';
-import type { WriteBatch } from '../storage/write-batch.js';
+import type { SealedBatches } from '../storage/threads/sealed-batch.js';
 
 export type Enqueued =
   | { ok: true; committed: Promise<void> }
@@ -49,7 +49,7 @@ export type WriteQueueOptions<B> = {
   observer?: WriteObserver;
 };
 
-export class WriteQueue<B = WriteBatch> {
+export class WriteQueue<B = SealedBatches> {
   readonly #sink: BatchSink<B>;
   readonly #opts: WriteQueueOptions<B>;
   #pending: Pending<B>[] = [];
@@ -61,7 +61,7 @@ export class WriteQueue<B = WriteBatch> {
   /** Wakes a drain that waits on a commit with nothing queued, so new spans can go out as the second write. */
   #wake: (() => void) | undefined;
 
-  constructor(sink: BatchSink<B>, opts: WriteQueueOptions<B>) {
+  constructor(sink: BatchSink<NoInfer<B>>, opts: WriteQueueOptions<B>) {
     this.#sink = sink;
     this.#opts = opts;
   }

@@ -116,6 +116,8 @@ export interface WriteStages {
   links(batch: WriteBatch): PartLinks;
   /** The batch's rows against what is stored: duplicates dropped, sides paired, rollups and tallies made. */
   rows(batch: WriteBatch, stored: StoredState): BatchRows;
+  /** Several batches as one write (process/merge.ts): a writer joins the sealed batches of one write with it. */
+  merge(batches: readonly WriteBatch[]): WriteBatch;
   readonly loops: LoopDetection;
 }
 

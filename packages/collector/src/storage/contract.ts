@@ -11,7 +11,7 @@ import type { CallSide } from '../calls/sides.js';
 import type { NormalizedSpan } from '../otlp/model.js';
 import type { RecoveryReader } from './recovery-reader.js';
 import type { SpanReader } from './span-reader.js';
-import type { WriteBatch } from './write-batch.js';
+import type { WriteInput } from './threads/sealed-batch.js';
 
 export type * from './batch-rows.js';
 export type * from './loop-port.js';
@@ -113,12 +113,13 @@ export type ContractSummary = {
 /** The writer side: what ingest and retention call. */
 export interface SpanWriter {
   /**
-   * Commits a processed batch (process/batch.ts) before resolving (durable as the backend defines it); spans
-   * already stored are ignored. In the same transaction the write stages (batch-rows.ts) turn it into rows
+   * Commits a processed batch (process/batch.ts), or batches sealed as they were queued
+   * (threads/sealed-batch.ts), before resolving (durable as the backend defines it); spans already stored are
+   * ignored. In the same transaction the write stages (batch-rows.ts) turn it into rows
    * against what is stored, and re-evaluate the loop flags of the traces and conversations it touched from
    * stored calls, so any collector writing to the same store finds them.
    */
-  write(batch: WriteBatch): Promise<WriteOutcome>;
+  write(batch: WriteInput): Promise<WriteOutcome>;
   /** Deletes at most `maxTraces` traces (and their calls) that started before the cutoff; returns how many. */
   deleteBefore(cutoffNs: bigint, maxTraces: number): Promise<number>;
 }

@@ -83,6 +83,11 @@ port.on('message', (request: WorkerRequest) => {
         .then((batch) => writer.write(batch))
         .then(done, fail);
       return;
+    case 'write-sealed':
+      Promise.resolve({ sealed: request.sealed })
+        .then((sealed) => writer.write(sealed))
+        .then(done, fail);
+      return;
     case 'merge':
       startMerging();
       done(null);

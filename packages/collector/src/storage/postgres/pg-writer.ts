@@ -21,6 +21,7 @@ import {
 import type { WriteOutcome } from '../contract.js';
 import type { Row, SqlValue } from '../sql/db.js';
 import { STORED_CALL_COLUMNS, storedCallOf } from '../stored-calls.js';
+import { batchOf, type WriteInput } from '../threads/sealed-batch.js';
 import type { WriteBatch } from '../write-batch.js';
 import { type Cell, CopyText, sendCopy } from './pg-copy.js';
 import { BLOCK_COLUMNS, blockRowsCopy } from './pg-copy-binary.js';
@@ -44,7 +45,9 @@ export class PgWriter {
     this.#stages = stages;
   }
 
-  async write(plan: WriteBatch): Promise<WriteOutcome> {
+  /** Commits a batch, or sealed batches joined as one (threads/sealed-batch.ts), in one transaction. */
+  async write(input: WriteInput): Promise<WriteOutcome> {
+    const plan = batchOf(input, this.#stages.merge);
     // The ids an attempt learns join the caches only once it has committed: an attempt run again after a
     // deadlock must not take the ids of rows its rolled-back predecessor inserted (nothing would point at a
     // stored string or resource then).

@@ -18,6 +18,7 @@ import {
 import type { WriteOutcome } from '../contract.js';
 import { NS_PER_HOUR, NS_PER_MINUTE, type Row } from '../sql/db.js';
 import { STORED_CALL_COLUMNS, storedCallOf } from '../stored-calls.js';
+import { batchOf, type WriteInput } from '../threads/sealed-batch.js';
 import type { WriteBatch } from '../write-batch.js';
 import { KeyBuffers, StringIds } from './call-rows.js';
 import { DetectorState } from './detector-state.js';
@@ -131,10 +132,13 @@ export class BlockWriter {
     });
   }
 
-  /** Commits a batch in one transaction; on failure nothing of it is kept. */
-  apply(batch: WriteBatch): WriteOutcome {
+  /**
+   * Commits a batch, or sealed batches joined as one (threads/sealed-batch.ts), in one transaction; on failure
+   * nothing of it is kept.
+   */
+  apply(input: WriteInput): WriteOutcome {
     try {
-      return this.#applyTx(batch);
+      return this.#applyTx(batchOf(input, this.#stages.merge));
     } catch (error) {
       // A rolled-back transaction may have inserted rows these caches now point to.
       this.forget();

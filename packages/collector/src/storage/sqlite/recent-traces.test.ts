@@ -7,6 +7,7 @@ import { callSpan } from '../../../test/conformance/spans.js';
 import { createLoopDetection } from '../../detection/index.js';
 import { processBatch } from '../../process/batch.js';
 import { batchLinks } from '../../process/links.js';
+import { mergeBatches } from '../../process/merge.js';
 import { batchRows } from '../../process/rows.js';
 import { BlockWriter } from './block-writer.js';
 import { migrate } from './schema.js';
@@ -15,7 +16,12 @@ describe('a writer that keeps two recent traces', () => {
   it('stores spans sent again after their trace was let go once, and adds new ones to its row', () => {
     const db = new Database(':memory:');
     migrate(db);
-    const stages = { links: batchLinks, rows: batchRows, loops: createLoopDetection() };
+    const stages = {
+      links: batchLinks,
+      rows: batchRows,
+      merge: mergeBatches,
+      loops: createLoopDetection(),
+    };
     const writer = new BlockWriter(db, stages, 2);
     const first = [callSpan({ trace: 1, span: 1 }), callSpan({ trace: 1, span: 2 })];
     expect(writer.apply(processBatch(first))).toMatchObject({ inserted: 2, duplicates: 0 });

@@ -6,6 +6,7 @@ import { callSpan } from '../../../test/conformance/spans.js';
 import { createLoopDetection } from '../../detection/index.js';
 import { processBatch } from '../../process/batch.js';
 import { batchLinks } from '../../process/links.js';
+import { mergeBatches } from '../../process/merge.js';
 import { batchRows } from '../../process/rows.js';
 import type { LoopDetection } from '../contract.js';
 import { BlockWriter } from './block-writer.js';
@@ -24,7 +25,12 @@ describe('the rollup rows a writer keeps', () => {
         return real.forBatch(calls);
       },
     };
-    const writer = new BlockWriter(db, { links: batchLinks, rows: batchRows, loops });
+    const writer = new BlockWriter(db, {
+      links: batchLinks,
+      rows: batchRows,
+      merge: mergeBatches,
+      loops,
+    });
     const minuteCalls = () =>
       db.prepare("SELECT SUM(calls) FROM tool_minutes WHERE side = 'server'").pluck().get();
     writer.apply(processBatch([callSpan({ trace: 1, span: 1 }), callSpan({ trace: 1, span: 2 })]));

@@ -3,14 +3,15 @@
 import type { WriteStagesSource } from '../batch-rows.js';
 import type { WriteOutcome } from '../contract.js';
 import { type PostedBatch, postedBatch } from '../threads/posted-batch.js';
+import { isSealed, transferable, type WriteInput } from '../threads/sealed-batch.js';
 import { startStorageWorker } from '../threads/storage-worker.js';
 import { ThreadClient } from '../threads/thread-client.js';
 import { writerLimits } from '../threads/writer-memory.js';
-import type { WriteBatch } from '../write-batch.js';
 import type { SqliteMemory } from './memory-shares.js';
 
 export type WriterBody =
   | { type: 'write'; batch: PostedBatch }
+  | { type: 'write-sealed'; sealed: readonly Uint8Array[] }
   | { type: 'delete'; cutoffNs: bigint; maxTraces: number }
   | { type: 'close' };
 
@@ -34,7 +35,12 @@ export class WriterThread {
     );
   }
 
-  write(batch: WriteBatch): Promise<WriteOutcome> {
+  write(batch: WriteInput): Promise<WriteOutcome> {
+    if (isSealed(batch))
+      return this.#client.send(
+        { type: 'write-sealed', sealed: batch.sealed },
+        transferable(batch),
+      ) as Promise<WriteOutcome>;
     return this.#client.send({ type: 'write', batch: postedBatch(batch) }) as Promise<WriteOutcome>;
   }
 

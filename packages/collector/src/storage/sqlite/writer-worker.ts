@@ -43,6 +43,9 @@ port.on('message', (request: WorkerRequest) => {
       case 'write':
         reply = { id: request.id, ok: true, value: writer.apply(receivedBatch(request.batch)) };
         break;
+      case 'write-sealed':
+        reply = { id: request.id, ok: true, value: writer.apply({ sealed: request.sealed }) };
+        break;
       case 'delete':
         reply = {
           id: request.id,

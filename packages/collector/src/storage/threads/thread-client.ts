@@ -47,12 +47,13 @@ export class ThreadClient<Body extends object> {
     this.#running ??= this.#open();
   }
 
-  send(body: Body): Promise<unknown> {
+  /** `transfer`: buffers of `body` the thread takes over, gone from this one (postMessage's transfer list). */
+  send(body: Body, transfer: readonly ArrayBuffer[] = []): Promise<unknown> {
     const running = this.#running ?? this.#open();
     const id = this.#nextId++;
     return new Promise((resolve, reject) => {
       running.waiting.set(id, { resolve, reject });
-      running.worker.postMessage({ id, ...body });
+      running.worker.postMessage({ id, ...body }, transfer);
     });
   }
 
