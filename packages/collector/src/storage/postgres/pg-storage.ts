@@ -110,9 +110,11 @@ export async function openPostgresStorage(url: string, options: PostgresOptions)
     health.fault(error);
   };
   const pool = createPool(url, bounds, fault);
-  // The writer thread's heap and write size under a memory limit, as SQLite's (threads/writer-memory.ts). The
-  // thread starts with the first write, or once the schema is migrated when this process merges.
-  const memory = writerMemory(options.memoryLimitBytes);
+  // The writer thread's heap and write size under a memory limit, as SQLite's (threads/writer-memory.ts), with a
+  // quarter of the limit for its old generation (50 MiB at 200): its live set after a full collection was
+  // 16-18 MB under bench:ingest, and at 32 MiB it ran a mark-compact every 100 ms (decision 0075). The thread
+  // starts with the first write, or once the schema is migrated when this process merges.
+  const memory = writerMemory(options.memoryLimitBytes, 1 / 4);
   const writer = new PgWriterThread(
     {
       url,

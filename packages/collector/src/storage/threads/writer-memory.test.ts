@@ -20,6 +20,13 @@ describe('writerMemory', () => {
     expect(sqliteMemory(200 * MiB)).toMatchObject(writerMemory(200 * MiB));
   });
 
+  it('gives the old generation the share asked for, never under 32 MiB', () => {
+    expect(writerMemory(200 * MiB).oldMb).toBe(32);
+    expect(writerMemory(200 * MiB, 1 / 4).oldMb).toBe(50);
+    expect(writerMemory(1024 * MiB, 1 / 4).oldMb).toBe(256);
+    expect(writerMemory(undefined, 1 / 4).oldMb).toBeUndefined();
+  });
+
   it('starts the semi-spaces at a fiftieth of the limit, as a power of two between 1 and 16 MiB', () => {
     expect(
       [64, 200, 400, 1024, 16 * 1024].map((mib) => writerMemory(mib * MiB).semiSpaceMb),

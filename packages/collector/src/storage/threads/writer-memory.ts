@@ -29,7 +29,11 @@ const YOUNG_GENERATION_MB = 64;
 const clamp = (n: number, low: number, high: number) =>
   Math.round(Math.min(high, Math.max(low, n)));
 
-export function writerMemory(limitBytes: number | undefined): WriterMemory {
+/**
+ * A writer's share of `limitBytes`. `oldShare`: the fraction of the limit its old generation may take (SQLite's
+ * writer an eighth; PostgreSQL's a quarter, pg-storage.ts says why).
+ */
+export function writerMemory(limitBytes: number | undefined, oldShare = 1 / 8): WriterMemory {
   if (!limitBytes)
     return {
       youngMb: YOUNG_GENERATION_MB,
@@ -46,9 +50,9 @@ export function writerMemory(limitBytes: number | undefined): WriterMemory {
   return {
     youngMb: 3 * semiSpaceMb,
     semiSpaceMb,
-    // A 32 MiB old generation at 200; the SQLite writer's live set under a flood was 11-21 MiB
+    // At 200 an eighth is 25 MiB, so 32 MiB; the SQLite writer's live set under a flood was 11-21 MiB
     // (decision 0040).
-    oldMb: clamp(mib / 8, 32, 4096),
+    oldMb: clamp(mib * oldShare, 32, 4096),
     // About 5 spans per MiB as a power of two, 512-8,192: 1,024 at 200. Joined from eight to sixteen requests,
     // writes outgrew the SQLite writer's young generation under `pnpm flood` (peaks over the limit, 2,877 spans/s
     // against 15,513 at 1,024; decision 0063); the PostgreSQL writer thread at 8,192 peaked at 1.06 of the limit
