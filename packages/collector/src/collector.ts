@@ -124,7 +124,7 @@ export async function startCollector(options: CollectorOptions): Promise<Collect
   let lastWriteFailed: string | undefined;
   const queue = new WriteQueue(storage, {
     // The process stage, run on each request's spans as it is queued, each batch sealed while it waits.
-    stages: queueStages,
+    stages: queueStages(storage),
     maxPendingSpans: options.maxPendingSpans ?? bounds.pendingSpans,
     maxBatchSpans: options.maxBatchSpans ?? storage.writeSpans ?? 8192,
     maxInFlight: storage.concurrentWrites,

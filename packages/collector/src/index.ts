@@ -25,6 +25,7 @@ export type {
   ExceptionCount,
   FlagReader,
   RecordedCall,
+  SealedBatches,
   SearchHit,
   Series,
   SpanReader,
@@ -38,6 +39,7 @@ export type {
   ToolSources,
   TraceReader,
   WriteBatch,
+  WriteInput,
   WriteOutcome,
 } from './storage/contract.js';
 export { COLLECTOR_VERSION } from './version.js';

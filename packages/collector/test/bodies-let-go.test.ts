@@ -68,7 +68,7 @@ async function heldCollector() {
     },
   };
   const queue = new WriteQueue(gated, {
-    stages: queueStages,
+    stages: queueStages(storage),
     maxPendingSpans: 100_000,
     maxBatchSpans: 8192,
   });

@@ -24,7 +24,7 @@ async function limitedCollector() {
   const memory = { rss: 10 * MiB };
   const storage = await openStorage(':memory:');
   const queue = new WriteQueue(storage, {
-    stages: queueStages,
+    stages: queueStages(storage),
     maxPendingSpans: 100_000,
     maxBatchSpans: 8192,
   });

@@ -1,12 +1,11 @@
 // The single writer: a request's spans go through the process stage as they are queued, so only their compact
-// batch waits (the decoded spans are let go with the request's turn); each write takes every batch queued
-// meanwhile (up to a span cap), joined, as one transaction, so batches grow by themselves under load. Writes
-// in flight are bounded (storage says how many are worth it: one committing while the next is copied to the
-// writer thread, or several connections); each request learns when its spans are committed. The queue is
+// batch waits (the decoded spans are let go with the request's turn; sealed outside the heap for a store that
+// takes it, queue-stages.ts); each write takes every batch queued meanwhile (up to a span cap), joined, as one
+// transaction, so batches grow by themselves under load. Writes in flight are bounded (storage says how many
+// are worth it: one committing while the next goes to the writer thread, or several connections); each request learns when its spans are committed. The queue is
 // bounded: overload becomes a 429 with Retry-After instead of unbounded memory.
 import type { NormalizedSpan } from '../otlp/model.js';
-import type { WriteOutcome } from '../storage/contract.js';
-import type { SealedBatches } from '../storage/threads/sealed-batch.js';
+import type { WriteInput, WriteOutcome } from '../storage/contract.js';
 
 export type Enqueued =
   | { ok: true; committed: Promise<void> }
@@ -49,7 +48,7 @@ export type WriteQueueOptions<B> = {
   observer?: WriteObserver;
 };
 
-export class WriteQueue<B = SealedBatches> {
+export class WriteQueue<B = WriteInput> {
   readonly #sink: BatchSink<B>;
   readonly #opts: WriteQueueOptions<B>;
   #pending: Pending<B>[] = [];

@@ -32,7 +32,7 @@ const setKept = () => {
  *
  * `semiSpaceMb`: the size the new thread's semi-spaces start at, in MiB. The growth factor the HTTP thread's cap
  * sets (ingest/young-generation.ts) is V8's, so the process's: at 1 every other thread's young generation stays
- * at the 1-2 MiB semi-spaces V8 starts it with, whatever its resource limits allow (measured: the SQLite writer,
+ * at the size V8 starts it at (2 MiB semi-spaces on Node 20), whatever its resource limits allow (measured: the SQLite writer,
  * allowed 4 MiB of young generation, scavenged every 1.1 MiB and promoted most of each write;
  * docs/decisions/0074-writer-young-generation-from-its-start.md). `--min-semi-space-size` is read once, when a
  * heap is made, so it is set for this start only. A user's own heap flags win: then it is not set (nor put back).
@@ -45,7 +45,14 @@ export function startKeepingFlags(
   const sized =
     semiSpaceMb !== undefined && !userShapesHeap(process.execArgv, process.env.NODE_OPTIONS ?? '');
   if (sized) setFlagsFromString(`--min-semi-space-size=${semiSpaceMb}`);
-  const worker = start(started);
+  let worker: Worker;
+  try {
+    worker = start(started);
+  } catch (error) {
+    // A thread that did not start must not leave its size to the ones started after it.
+    if (sized) setFlagsFromString('--min-semi-space-size=0');
+    throw error;
+  }
   if (kept.size === 0 && !sized) return worker;
   Atomics.wait(started, 0, 0, START_WAIT_MS);
   // V8's default (0: its own starting size) for the threads started after; one slower than the wait gets it too.

@@ -26,6 +26,7 @@ export type {
   ToolReader,
   TraceReader,
 } from './span-reader.js';
+export type { SealedBatches, WriteInput } from './threads/sealed-batch.js';
 export type * from './write-batch.js';
 
 /** What a write did: spans stored, spans already stored (exporter retries), tool calls among the stored. */
@@ -113,9 +114,9 @@ export type ContractSummary = {
 /** The writer side: what ingest and retention call. */
 export interface SpanWriter {
   /**
-   * Commits a processed batch (process/batch.ts), or batches sealed as they were queued
-   * (threads/sealed-batch.ts), before resolving (durable as the backend defines it); spans already stored are
-   * ignored. In the same transaction the write stages (batch-rows.ts) turn it into rows
+   * Commits a processed batch (process/batch.ts), or, for a store that takes them (Storage.takesSealed),
+   * batches sealed as they were queued (threads/sealed-batch.ts), before resolving (durable as the backend
+   * defines it); spans already stored are ignored. In the same transaction the write stages (batch-rows.ts) turn it into rows
    * against what is stored, and re-evaluate the loop flags of the traces and conversations it touched from
    * stored calls, so any collector writing to the same store finds them.
    */
@@ -148,6 +149,12 @@ export interface Storage extends SpanWriter, SpanReader, RecoveryReader {
    * before the limiter sees it.
    */
   readonly pendingSpansPerMiB?: number;
+  /**
+   * Whether write() takes batches sealed as they were queued (SealedBatches) besides processed ones: the
+   * collector's write queue seals its batches only for a store that says so (both built-in backends), and
+   * gives any other store processed batches (WriteBatch), as before decision 0075.
+   */
+  readonly takesSealed?: boolean;
   /** Whether the store is reachable, migrated and writable (GET /readyz); never throws. */
   ready(): Promise<{ ok: true } | { ok: false; reason: string }>;
   /** Bytes the store takes on disk (for /metrics). */

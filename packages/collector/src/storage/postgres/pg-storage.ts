@@ -190,6 +190,7 @@ export async function openPostgresStorage(url: string, options: PostgresOptions)
     location: redactDbUrl(url),
     // The writer thread's connections: reads have the others, so they always find one.
     concurrentWrites: writers,
+    takesSealed: true,
     ...(memory.writeSpans ? { writeSpans: memory.writeSpans } : {}),
     // Under 20 s floods at 200 MiB its resident set peaked at 168-180 MiB with 80 spans pending per MiB, and it
     // acknowledged 10-31 % more than with the default 48 (docs/decisions/0072-malloc-keeps-the-flood.md).

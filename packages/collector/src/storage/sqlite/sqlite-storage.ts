@@ -90,6 +90,7 @@ export function openSqliteStorage(path: string, options: SqliteOptions): Storage
     backend: 'sqlite',
     location: memory ? ':memory:' : path,
     concurrentWrites: 2,
+    takesSealed: true,
     ...(shares.writeSpans ? { writeSpans: shares.writeSpans } : {}),
     write: async (batch) => {
       if (thread) return thread.write(batch);

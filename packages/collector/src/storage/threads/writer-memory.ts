@@ -44,7 +44,8 @@ export function writerMemory(limitBytes: number | undefined, oldShare = 1 / 8): 
   const mib = limitBytes / 1024 / 1024;
   // At the default 200 MiB: 4 MiB semi-spaces, from the start (ops/heap-flags.ts says why they would not grow),
   // so that most of a 1,024-span write (about 2.5 MiB allocated on the SQLite writer) dies in the young
-  // generation; in the 1 MiB semi-spaces it had before, it was copied and promoted, and collected again by mark-compacts. V8's
+  // generation; in the semi-spaces V8 starts a thread with, where it scavenged every 1.1-1.3 MB, it was copied
+  // and promoted, and collected again by mark-compacts. V8's
   // young generation is three semi-spaces' worth (two and the new large-object space).
   const semiSpaceMb = clamp(2 ** Math.floor(Math.log2(Math.max(1, mib / 50))), 1, 16);
   return {
