@@ -63,18 +63,23 @@ const clientText = (what: string, max: number) =>
     .min(1, `expected the client's ${what}`)
     .max(max, `a client's ${what} is stored cut to ${max} characters`);
 
+/** One MCP client's calls, on `/api/tools` and `/api/calls`: its name, and one of its versions. */
+const clientParams = {
+  client: clientText('name', CLIENT_NAME_MAX).optional(),
+  clientVersion: clientText('version', CLIENT_VERSION_MAX).optional(),
+};
+const versionNeedsClient: [
+  (q: { client?: string | undefined; clientVersion?: string | undefined }) => boolean,
+  { message: string; path: string[] },
+] = [
+  (q) => q.clientVersion === undefined || q.client !== undefined,
+  { message: 'needs client: a version names one version of a client', path: ['clientVersion'] },
+];
+
 export const toolsQuerySchema = rangeQuerySchema
-  .extend({
-    tool: text.optional(),
-    side: sideParam,
-    client: clientText('name', CLIENT_NAME_MAX).optional(),
-    clientVersion: clientText('version', CLIENT_VERSION_MAX).optional(),
-  })
+  .extend({ tool: text.optional(), side: sideParam, ...clientParams })
   .strict()
-  .refine((q) => q.clientVersion === undefined || q.client !== undefined, {
-    message: 'needs client: a version names one version of a client',
-    path: ['clientVersion'],
-  });
+  .refine(...versionNeedsClient);
 
 export const cursorParam = z
   .string()
@@ -111,8 +116,10 @@ export const callsQuerySchema = rangeQuerySchema
     limit: z.coerce.number().int().min(1).max(1000).default(100),
     cursor: cursorParam.optional(),
     side: sideParam,
+    ...clientParams,
   })
-  .strict();
+  .strict()
+  .refine(...versionNeedsClient);
 
 export const traceIdParams = z.object({
   traceId: z

@@ -57,8 +57,14 @@ export function registerQueryRoutes(
     const q = parseRange(callsQuerySchema, request.query);
     if (!q.ok) return badRequest(reply, q.message);
     const { range } = q;
-    const { since: _s, until: _u, ...filters } = q.data;
-    const body: CallsResponse = callsOut(await storage.calls({ ...filters, ...range }));
+    const { since: _s, until: _u, client, clientVersion, ...filters } = q.data;
+    const body: CallsResponse = callsOut(
+      await storage.calls({
+        ...filters,
+        ...range,
+        ...(client === undefined ? {} : { client: { name: client, version: clientVersion } }),
+      }),
+    );
     return body;
   });
 

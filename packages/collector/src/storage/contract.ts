@@ -9,6 +9,7 @@
 import type { RecordedCall } from '../calls/call-record.js';
 import type { CallSide } from '../calls/sides.js';
 import type { NormalizedSpan } from '../otlp/model.js';
+import type { ClientFilter } from './read-records.js';
 import type { RecoveryReader } from './recovery-reader.js';
 import type { SpanReader } from './span-reader.js';
 import type { WriteInput } from './threads/sealed-batch.js';
@@ -43,6 +44,8 @@ export type CallFilter = {
   errors?: boolean | undefined;
   /** Which rows: `any` (default) each call once, `server` or `client` one side's rows (call-side.ts). */
   side?: CallSide | undefined;
+  /** One MCP client's calls: its name, and one of its versions when given. */
+  client?: ClientFilter | undefined;
   sinceNs: bigint;
   untilNs: bigint;
   limit: number;

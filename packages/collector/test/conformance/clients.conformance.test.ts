@@ -2,7 +2,8 @@
 // instrumented server, whose spans (and one client's own) reach a collector through the real OTLP protobuf
 // exporter; calls made outside MCP name no client. `/api/tools?client=` counts one client's calls only, the
 // tool page breaks a tool's calls down by client and version, each call counted once, and both agree whether
-// the range is read from the rollups or, at its edges, from raw calls.
+// the range is read from the rollups or, at its edges, from raw calls; `/api/calls?client=` lists one client's
+// calls.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
@@ -215,6 +216,42 @@ for (const backend of BACKENDS) {
         'cursor@1.2.3',
         'null@null',
       ]);
+
+      // `/api/calls?client=`: one client's calls, each once (cursor's are client and server rows), and one
+      // version's; a version of none, or a client that made no call, none.
+      const byClient = async (query: string) => {
+        const res = await getJson<{
+          calls: {
+            tool: string;
+            code: string | null;
+            clientName: string | null;
+            clientVersion: string | null;
+          }[];
+        }>(`${url}/api/calls?since=1h&limit=50&${query}`);
+        expect(res.status, query).toBe(200);
+        return res.body.calls;
+      };
+      const cursor = await byClient('client=cursor');
+      expect(cursor).toHaveLength(5);
+      expect(new Set(cursor.map((c) => `${c.clientName}@${c.clientVersion}`))).toEqual(
+        new Set(['cursor@1.2.3']),
+      );
+      expect(cursor.filter((c) => c.code === 'REJECTED')).toHaveLength(2);
+      expect(await byClient('client=cursor&side=client')).toHaveLength(5);
+      expect((await byClient('client=claude-desktop')).map((c) => c.tool).sort()).toEqual([
+        'get_order',
+        'get_order',
+        'get_order',
+        'get_order',
+        'get_order',
+        'search_docs',
+      ]);
+      const newer = await byClient('client=claude-desktop&clientVersion=0.10.0');
+      expect(newer.map((c) => c.tool).sort()).toEqual(['get_order', 'get_order', 'search_docs']);
+      expect(newer.every((c) => c.clientVersion === '0.10.0')).toBe(true);
+      expect(await byClient('client=claude-desktop&clientVersion=9.9.9')).toEqual([]);
+      expect(await byClient('client=nobody')).toEqual([]);
+      expect(await byClient('client=cursor&tool=search_docs')).toEqual([]);
     });
 
     it('refuses a client query it cannot answer with 400 and a message naming the parameter', async () => {
@@ -225,12 +262,14 @@ for (const backend of BACKENDS) {
         [`client=${'x'.repeat(129)}`, /client: a client's name is stored cut to 128 characters/],
         [`client=a&clientVersion=${'1'.repeat(65)}`, /clientVersion: .*64 characters/],
       ] as const) {
-        const res = await getJson<{ error: { code: string; message: string } }>(
-          `${collector.url}/api/tools?${query}`,
-        );
-        expect(res.status, query).toBe(400);
-        expect(res.body.error.code).toBe('INVALID_PARAMETER');
-        expect(res.body.error.message, query).toMatch(message);
+        for (const route of ['tools', 'calls']) {
+          const res = await getJson<{ error: { code: string; message: string } }>(
+            `${collector.url}/api/${route}?${query}`,
+          );
+          expect(res.status, `${route} ${query}`).toBe(400);
+          expect(res.body.error.code).toBe('INVALID_PARAMETER');
+          expect(res.body.error.message, `${route} ${query}`).toMatch(message);
+        }
       }
     });
   });

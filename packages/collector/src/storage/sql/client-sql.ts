@@ -33,3 +33,9 @@ export function clientWhere(client: ClientFilter | undefined): {
     params: [client.name, client.version],
   };
 }
+
+/** The condition of one client's calls on tool_calls alone (no leading AND), and its parameters. */
+export function clientCallsWhere(client: ClientFilter): { sql: string; params: string[] } {
+  const { calls, params } = clientWhere(client);
+  return { sql: calls.slice(' AND '.length), params };
+}

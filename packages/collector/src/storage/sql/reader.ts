@@ -33,6 +33,7 @@ import type {
   TraceReader,
   VersionCalls,
 } from '../contract.js';
+import { clientCallsWhere } from './client-sql.js';
 import { toolClients } from './client-stats.js';
 import { CODE_KEY_SQL } from './code-sql.js';
 import { readContractSchemas, readContractSummaries, readContracts } from './contract-reader.js';
@@ -93,6 +94,10 @@ export class SqlReader implements SpanReader {
         f.callId,
       );
     if (f.errors !== undefined) add(f.errors ? 'is_error = 1' : 'is_error = 0');
+    if (f.client !== undefined) {
+      const client = clientCallsWhere(f.client);
+      add(client.sql, ...client.params);
+    }
     if (f.traceId !== undefined)
       add('trace_seq = (SELECT seq FROM traces WHERE trace_id = ?)', f.traceId);
     if (f.conversationId !== undefined)
