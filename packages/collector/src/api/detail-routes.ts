@@ -49,6 +49,9 @@ export function registerDetailRoutes(app: FastifyInstance, storage: Storage): vo
         q.data.tool,
         q.data.side,
         q.data.byTool,
+        q.data.client === undefined
+          ? undefined
+          : { name: q.data.client, version: q.data.clientVersion },
       ),
     );
     return body;

@@ -210,7 +210,9 @@ export const timeseriesQuerySchema = rangeQuerySchema
         return ms;
       })
       .optional(),
+    ...clientParams,
   })
-  .strict();
+  .strict()
+  .refine(...versionNeedsClient);
 
 export const searchQuerySchema = z.object({ q: z.string().max(256) }).strict();

@@ -93,7 +93,10 @@ export interface ToolReader {
     side?: CallSide,
     client?: ClientFilter,
   ): Promise<ExceptionCount[]>;
-  /** Calls and errors (split by code) per step, of all tools or one; with `byTool`, also per tool. */
+  /**
+   * Calls and errors (split by code) per step, of all tools or one; with `byTool`, also per tool; with
+   * `client`, of that MCP client's calls only (from the client rollups).
+   */
   timeseries(
     sinceNs: bigint,
     untilNs: bigint,
@@ -101,6 +104,7 @@ export interface ToolReader {
     tool?: string,
     side?: CallSide,
     byTool?: boolean,
+    client?: ClientFilter,
   ): Promise<Series>;
   /** Calls per tool and code over the window (from the rollups). */
   toolCounts(sinceNs: bigint, untilNs: bigint, tool?: string): Promise<ToolCallCounts[]>;

@@ -3,7 +3,7 @@
 // exporter; calls made outside MCP name no client. `/api/tools?client=` counts one client's calls only, the
 // tool page breaks a tool's calls down by client and version, each call counted once, and both agree whether
 // the range is read from the rollups or, at its edges, from raw calls; `/api/calls?client=` lists one client's
-// calls.
+// calls, and `/api/timeseries?client=` the same calls over time.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
@@ -252,6 +252,29 @@ for (const backend of BACKENDS) {
       expect(await byClient('client=claude-desktop&clientVersion=9.9.9')).toEqual([]);
       expect(await byClient('client=nobody')).toEqual([]);
       expect(await byClient('client=cursor&tool=search_docs')).toEqual([]);
+
+      // `/api/timeseries?client=`: the same calls over time, from the client rollups.
+      const overTime = async (query: string) => {
+        const res = await getJson<{ points: { calls: number; errors: number }[] }>(
+          `${url}/api/timeseries?since=1h&step=1m&${query}`,
+        );
+        expect(res.status, query).toBe(200);
+        const sum = (k: 'calls' | 'errors') => res.body.points.reduce((n, p) => n + p[k], 0);
+        return { calls: sum('calls'), errors: sum('errors') };
+      };
+      expect(await overTime('client=cursor')).toEqual({ calls: 5, errors: 3 });
+      expect(await overTime('client=claude-desktop')).toEqual({ calls: 6, errors: 1 });
+      expect(await overTime('client=claude-desktop&clientVersion=0.10.0')).toEqual({
+        calls: 3,
+        errors: 0,
+      });
+      expect(await overTime('client=claude-desktop&tool=get_order')).toEqual({
+        calls: 5,
+        errors: 1,
+      });
+      expect(await overTime('client=nobody')).toEqual({ calls: 0, errors: 0 });
+      // Every call once without a client: the two clients' and the two that named none.
+      expect(await overTime('tool=get_order')).toEqual({ calls: 12, errors: 5 });
     });
 
     it('refuses a client query it cannot answer with 400 and a message naming the parameter', async () => {
@@ -262,7 +285,7 @@ for (const backend of BACKENDS) {
         [`client=${'x'.repeat(129)}`, /client: a client's name is stored cut to 128 characters/],
         [`client=a&clientVersion=${'1'.repeat(65)}`, /clientVersion: .*64 characters/],
       ] as const) {
-        for (const route of ['tools', 'calls']) {
+        for (const route of ['tools', 'calls', 'timeseries']) {
           const res = await getJson<{ error: { code: string; message: string } }>(
             `${collector.url}/api/${route}?${query}`,
           );

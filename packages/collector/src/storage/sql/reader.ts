@@ -12,6 +12,7 @@ import { sideWhere } from '../call-side.js';
 import type {
   CallFilter,
   CallPage,
+  ClientFilter,
   ContractSchema,
   ContractSummary,
   ConversationSpans,
@@ -155,8 +156,9 @@ export class SqlReader implements SpanReader {
     tool?: string,
     side?: CallSide,
     byTool?: boolean,
+    client?: ClientFilter,
   ): Promise<Series> {
-    return timeseries(this.#db, sinceNs, untilNs, stepMs, tool, side, byTool);
+    return timeseries(this.#db, sinceNs, untilNs, stepMs, tool, side, byTool, client);
   }
 
   search(query: string, sinceNs: bigint): Promise<SearchHit[]> {

@@ -4,6 +4,8 @@
 import type { CallSide } from '../../calls/sides.js';
 import { rollupSides } from '../call-side.js';
 import type { Series } from '../contract.js';
+import type { ClientFilter } from '../read-records.js';
+import { CLIENT_TABLE, clientWhere } from './client-sql.js';
 import { big, NS_PER_HOUR, NS_PER_MINUTE, num, type ReadDb, text } from './db.js';
 import { ceilTo, floorTo, sideList } from './tool-stats.js';
 
@@ -22,6 +24,7 @@ export async function timeseries(
   tool?: string,
   side: CallSide = 'any',
   byTool = false,
+  client?: ClientFilter,
 ): Promise<Series> {
   const rangeMs = Number((untilNs - sinceNs) / 1_000_000n);
   let step = Math.max(60_000, Math.ceil(stepMs / 60_000) * 60_000);
@@ -38,7 +41,10 @@ export async function timeseries(
     errorsByCode: {},
   }));
   const perTool = new Map<string, { calls: number[]; errors: number[] }>();
-  const table = hourly ? 'tool_hours' : 'tool_minutes';
+  const toolTable = hourly ? 'tool_hours' : 'tool_minutes';
+  // One client's calls are in the client rollups beside the tool rollups, keyed the same with its name.
+  const table = client ? CLIENT_TABLE[toolTable] : toolTable;
+  const byClient = clientWhere(client);
   const col = hourly ? 'hour' : 'minute';
   const sides = rollupSides(side);
   const subtracted = new Set<string>(sides.subtract);
@@ -46,11 +52,9 @@ export async function timeseries(
     `SELECT ${col} AS at, side, code${byTool ? ', tool' : ''}, SUM(calls) AS calls, SUM(errors) AS errors
        FROM ${table}
       WHERE ${col} >= ? AND ${col} < ? AND side IN (${sideList([...sides.add, ...sides.subtract])})
-        ${tool ? ' AND tool = ?' : ''}
+        ${tool ? ' AND tool = ?' : ''}${byClient.rollups}
       GROUP BY ${col}, side, code${byTool ? ', tool' : ''}`,
-    tool
-      ? [first / unit, ceilTo(untilNs, unit) / unit, tool]
-      : [first / unit, ceilTo(untilNs, unit) / unit],
+    [first / unit, ceilTo(untilNs, unit) / unit, ...(tool ? [tool] : []), ...byClient.params],
   );
   for (const r of rows) {
     const i = Number((big(r.at) * unit - first) / stepNs);
