@@ -143,6 +143,15 @@ await timeIt('GET /api/timeseries (24 h, 60 steps)', '/api/timeseries?since=24h'
 await timeIt('GET /api/tools/get_order (24 h)', '/api/tools/get_order?since=24h', 21, 100);
 await timeIt('GET /api/tools?client=cursor (24 h)', '/api/tools?since=24h&client=cursor', 21, 100);
 await timeIt(
+  'GET /api/timeseries?client=cursor (24 h)',
+  '/api/timeseries?since=24h&client=cursor',
+  21,
+  100,
+);
+// One client's calls: read newest first until the page is full, so a client that made none reads the range.
+await timeIt('GET /api/calls?client=cursor&limit=100', '/api/calls?client=cursor&limit=100', 21);
+await timeIt('GET /api/calls?client=nobody (24 h)', '/api/calls?since=24h&client=nobody', 5);
+await timeIt(
   'GET /api/calls?errors=true&tool=get_order',
   '/api/calls?errors=true&tool=get_order&limit=20',
   21,
