@@ -208,6 +208,8 @@ export type ToolCallSpec = {
   output?: { bytes: number; tokens: number };
   /** toolscope.output.hash: the result's keyed hash. */
   outputHash?: string;
+  /** toolscope.mcp.client.name and .version: the MCP client that made the call. */
+  client?: { name: string; version?: string };
   atMs: number;
 };
 
@@ -256,6 +258,9 @@ export function otlpToolCalls(calls: ToolCallSpec[]) {
               if (call.issues)
                 attrs.push(str('toolscope.validation.issues', JSON.stringify(call.issues)));
               if (call.outputHash) attrs.push(str('toolscope.output.hash', call.outputHash));
+              if (call.client) attrs.push(str('toolscope.mcp.client.name', call.client.name));
+              if (call.client?.version)
+                attrs.push(str('toolscope.mcp.client.version', call.client.version));
               const start = BigInt(call.atMs) * 1_000_000n;
               return {
                 traceId: hex(call.trace, 32),

@@ -44,6 +44,8 @@ const flagSchema = z.object({
 });
 const contractSchema = z.object({ name: z.string(), version: z.string(), schemaHash: z.string() });
 const reportSchema = z.object({
+  // Absent from reports older than --client, which counted every call.
+  client: z.object({ name: z.string(), version: z.string().optional() }).nullable().optional(),
   tools: z.array(toolSchema),
   flags: z.array(flagSchema),
   // Absent from reports older than the contract catalog: then contract changes cannot be told.
@@ -59,6 +61,8 @@ type BaselineFlag = z.infer<typeof flagSchema>;
 export type Baseline = {
   file: string;
   formatVersion: number;
+  /** The MCP client whose calls the baseline's tools count (--client), or null for every call. */
+  client: { name: string; version?: string | undefined } | null;
   tools: BaselineTool[];
   flags: BaselineFlag[];
   /** null when the report predates contracts. */
@@ -109,6 +113,7 @@ export function parseBaseline(text: string, file: string): BaselineRead {
     baseline: {
       file,
       formatVersion: version,
+      client: r.client ?? null,
       tools: r.tools,
       flags: r.flags,
       contracts: r.contracts ?? null,

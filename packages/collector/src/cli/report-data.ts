@@ -20,7 +20,7 @@ import { diffContracts, type SchemaChange } from '../contracts/schema-diff.js';
 import { flagsOf } from '../detection/read-flags.js';
 import { type Flag, flagsResponseSchema } from '../detectors/flag.js';
 import { openStorage } from '../pipeline.js';
-import type { Storage } from '../storage/contract.js';
+import type { ClientFilter, Storage } from '../storage/contract.js';
 import { isPostgresUrl, redactDbUrl } from '../storage/open.js';
 import type { ContractSchemas } from './baseline.js';
 import { apiRecovery, type ReportRecovery, storeRecovery } from './report-recovery.js';
@@ -45,7 +45,8 @@ export type Source =
 
 /** What a report reads; errors are thrown and turned into the exit code 2 by the caller. */
 export type ReportReader = {
-  load(sinceMs: number): Promise<ReportData>;
+  /** `client`: the tools' numbers over that MCP client's calls only (flags, contracts and recovery stay all). */
+  load(sinceMs: number, client?: ClientFilter): Promise<ReportData>;
   /** What changed between two contracts of a tool, or null when the catalog lacks either's schemas. */
   contractDiff(tool: string, from: string, to: string): Promise<SchemaChange[] | null>;
   close(): Promise<void>;
@@ -82,12 +83,12 @@ async function schemasOf(
 
 function storageReader(storage: Storage, close: () => Promise<void>): ReportReader {
   return {
-    async load(sinceMs) {
+    async load(sinceMs, client) {
       const { sinceNs, untilNs } = window(sinceMs);
       const summaries = await storage.contractSummaries();
       const contracts = contractWeights(summaries);
       return {
-        tools: await toolStats(storage, sinceNs, untilNs),
+        tools: await toolStats(storage, sinceNs, untilNs, undefined, 'any', client),
         flags: await flagsOf(storage, sinceNs, untilNs, {}),
         servers: serverWeights(summaries),
         contracts,
@@ -131,10 +132,15 @@ function apiReader(url: string, token: string | undefined): ReportReader {
     return parsed.data.contracts;
   };
   return {
-    async load(sinceMs) {
+    async load(sinceMs, client) {
       const since = `${Math.max(1, Math.round(sinceMs / 1000))}s`;
+      const byClient = new URLSearchParams({
+        since,
+        ...(client ? { client: client.name } : {}),
+        ...(client?.version !== undefined ? { clientVersion: client.version } : {}),
+      });
       const [tools, flags] = await Promise.all([
-        get(`/api/tools?since=${since}`),
+        get(`/api/tools?${byClient}`),
         get(`/api/flags?since=${since}`),
       ]);
       const t = toolsResponseSchema.safeParse(tools);

@@ -2,6 +2,7 @@
 // schema that checks them, so a bad value is a usage error that names the flag.
 import { z } from 'zod';
 import { parseDurationMs } from '../api/params.js';
+import { CLIENT_NAME_MAX, CLIENT_VERSION_MAX } from '../calls/tool-call.js';
 import { FLAG_KINDS } from '../detectors/flag.js';
 
 /** parseArgs' option table of `report` (and, without `--url`, of `ci`). */
@@ -21,6 +22,8 @@ export const REPORT_OPTIONS = {
   'max-result-tokens-increase': { type: 'string' },
   'fail-on-new': { type: 'string', multiple: true },
   'fail-on-contract-change': { type: 'boolean' },
+  client: { type: 'string' },
+  'client-version': { type: 'string' },
 } as const;
 
 const REPORT_FORMATS = ['markdown', 'json', 'junit', 'sarif'] as const;
@@ -68,8 +71,14 @@ export const reportFlagsSchema = z
     'max-result-tokens-increase': ratio,
     'fail-on-new': kinds,
     'fail-on-contract-change': z.boolean().default(false),
+    client: z.string().min(1).max(CLIENT_NAME_MAX).optional(),
+    'client-version': z.string().min(1).max(CLIENT_VERSION_MAX).optional(),
   })
   .refine((f) => !(f.db && f.url), { message: 'use --db or --url, not both', path: ['db'] })
+  .refine((f) => f['client-version'] === undefined || f.client !== undefined, {
+    message: 'needs --client: a version names one version of a client',
+    path: ['client-version'],
+  })
   .superRefine((f, ctx) => {
     if (f.baseline) return;
     const given = [
@@ -101,4 +110,12 @@ export function parseReportFlags(
     ok: false,
     message: `--${issue?.path.join('.') ?? '?'}: ${issue?.message ?? 'invalid'}`,
   };
+}
+
+/** The MCP client `--client` (and `--client-version`) name, or undefined for every call. */
+export function clientOf(flags: ReportFlags): { name: string; version?: string } | undefined {
+  if (flags.client === undefined) return undefined;
+  return flags['client-version'] === undefined
+    ? { name: flags.client }
+    : { name: flags.client, version: flags['client-version'] };
 }

@@ -14,6 +14,8 @@ import type { Breach, DeltaLimits } from './thresholds.js';
 
 /** What a report decided, every rendering's input. */
 export type Verdict = {
+  /** The MCP client whose calls the tools count (--client), or null for every call. */
+  client: { name: string; version?: string | undefined } | null;
   tools: ToolStats[];
   /** What each server's tools/list weighs (contracts/weights.ts). */
   servers: ServerWeight[];
@@ -47,6 +49,12 @@ export function markdown(v: Verdict, sinceLabel: string): string {
     `## Toolscope report (last ${sinceLabel}): ${v.passed ? '✅ within thresholds' : '❌ thresholds crossed'}`,
   );
   lines.push('');
+  // The client's name is the agent's own text: in a code span, where Markdown reads nothing.
+  if (v.client)
+    lines.push(
+      `Tools counted over the calls of MCP client \`${cell(v.client.name)}\`${v.client.version === undefined ? '' : ` version \`${cell(v.client.version)}\``} only; flags, contracts and recovery are every client's.`,
+      '',
+    );
   if (v.tools.length === 0) lines.push('No tool calls were recorded.');
   else {
     lines.push('| tool | calls | errors | error rate | p95 | codes |');
@@ -162,6 +170,7 @@ export function json(v: Verdict): string {
   const l = v.limits;
   const body = {
     formatVersion: REPORT_FORMAT_VERSION,
+    client: v.client,
     tools: v.tools,
     servers: v.servers,
     contracts: v.contracts,

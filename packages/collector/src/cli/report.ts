@@ -9,7 +9,7 @@ import type { CliIo } from './io.js';
 import { junit } from './junit.js';
 import { openReader, type ReportReader, type Source } from './report-data.js';
 import { compare, onlyTools } from './report-delta.js';
-import { parseReportFlags, REPORT_OPTIONS, type ReportFlags } from './report-flags.js';
+import { clientOf, parseReportFlags, REPORT_OPTIONS, type ReportFlags } from './report-flags.js';
 import { json, markdown, type Verdict } from './report-format.js';
 import { recoveryOfTools } from './report-recovery.js';
 import { sarif } from './sarif.js';
@@ -29,6 +29,9 @@ Options:
   --max-error-rate R     fail when a tool's error rate is over R (0..1, e.g. 0.05)
   --tool NAME            report only this tool (repeatable)
   --fail-on KIND         fail when a flag of this kind is present (repeatable): ${FLAG_KINDS.join(', ')}
+  --client NAME          count the tools over this MCP client's calls only (clientInfo.name); flags,
+                         contracts and recovery stay the deployment's
+  --client-version V     and over this version of it (needs --client)
 
 Against a baseline (an earlier --format json report; input hashes match across runs only with one
 TOOLSCOPE_HASH_KEY):
@@ -63,7 +66,8 @@ async function decide(
   reader: ReportReader,
   baseline: Baseline | undefined,
 ): Promise<Verdict> {
-  const data = await reader.load(flags.since.ms);
+  const client = clientOf(flags);
+  const data = await reader.load(flags.since.ms, client);
   const only = new Set(flags.tool);
   const keep = (name: string) => only.size === 0 || only.has(name);
   const tools = data.tools.filter((t) => keep(t.name));
@@ -82,6 +86,7 @@ async function decide(
     : null;
   const breaches = delta && limits ? breachesOf(delta, limits) : [];
   return {
+    client: client ?? null,
     tools,
     servers: data.servers,
     contracts: data.contracts,
@@ -98,6 +103,12 @@ async function decide(
     passed: overThreshold.length === 0 && failingFlags.length === 0 && breaches.length === 0,
   };
 }
+
+type ReportClient = { name: string; version?: string | undefined } | null;
+const sameClient = (a: ReportClient, b: ReportClient) =>
+  a?.name === b?.name && a?.version === b?.version;
+const clientLabel = (c: ReportClient) =>
+  c ? `client ${c.name}${c.version === undefined ? '' : ` ${c.version}`}'s calls` : 'every call';
 
 const message = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
@@ -119,6 +130,14 @@ export async function runReport(
       return 2;
     }
     baseline = read.baseline;
+  }
+  // A report of one client's calls compares with a report of the same calls only.
+  const client = clientOf(flags) ?? null;
+  if (baseline && !sameClient(baseline.client, client)) {
+    io.err(
+      `toolscope report: ${baseline.file} counts ${clientLabel(baseline.client)}, this run ${clientLabel(client)}: compare reports of the same calls\n`,
+    );
+    return 2;
   }
   const opened = await openReader(source);
   if (!opened.ok) {
