@@ -398,7 +398,11 @@ describe('baselines of other formats', () => {
   });
 
   it.each([
-    [{ formatVersion: 3, tools: [], flags: [], passed: true }, 'is report format 3, newer than'],
+    [{ formatVersion: 4, tools: [], flags: [], passed: true }, 'is report format 4, newer than'],
+    [
+      { formatVersion: 3, tools: [], flags: [], passed: true },
+      'is report format 3 but names no client',
+    ],
     [{ formatVersion: 'two', tools: [] }, 'formatVersion "two" is not a report format'],
     [[1, 2], 'is not a toolscope JSON report'],
     [

@@ -1,7 +1,7 @@
 // `toolscope report --client`: the tools counted over one MCP client's calls (and one version's), read from a
 // store or a running collector alike; the JSON report says whose calls it counts, and a baseline counting
 // other calls is refused rather than compared.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -102,16 +102,103 @@ describe('toolscope report --client', () => {
       ),
     ).toBe(2);
     expect(mismatch.stderr).toContain(
-      "counts every call, this run client cursor's calls: compare reports of the same calls",
+      'counts every call, this run the calls of client "cursor": compare reports of the same calls',
     );
-    // The same client's baseline compares.
+    // The same client's baseline compares; one version of it is other calls.
     const cursor = join(dir, 'cursor.json');
     writeFileSync(cursor, JSON.stringify(await jsonReport(['--url', c.url, '--client', 'cursor'])));
+    const same = io();
     expect(
       await runCli(
         ['report', '--url', c.url, '--since', '1h', '--client', 'cursor', '--baseline', cursor],
-        io(),
+        same,
       ),
     ).toBe(0);
+    expect(same.stdout).toContain('### Against the baseline');
+    const oneVersion = io();
+    expect(
+      await runCli(
+        [
+          'report',
+          '--url',
+          c.url,
+          '--client',
+          'cursor',
+          '--client-version',
+          '1.2',
+          '--baseline',
+          cursor,
+        ],
+        oneVersion,
+      ),
+    ).toBe(2);
+    expect(oneVersion.stderr).toContain(
+      'counts the calls of client "cursor", this run the calls of client "cursor" version "1.2"',
+    );
+    // A report from before --client (format 2, no client field) counts every call.
+    const old = join(dir, 'old.json');
+    const { client: _client, ...before } = (await jsonReport(['--url', c.url])) as JsonReport & {
+      formatVersion: number;
+    };
+    writeFileSync(old, JSON.stringify(before));
+    expect(await runCli(['report', '--url', c.url, '--baseline', old], io())).toBe(0);
+    expect(await runCli(['report', '--url', c.url, '--client', 'x', '--baseline', old], io())).toBe(
+      2,
+    );
+  });
+
+  it('writes format 3 for one client’s calls, 2 for every call, so an older reader refuses the first', async () => {
+    const every = (await jsonReport(['--url', c.url])) as JsonReport & { formatVersion: number };
+    const one = (await jsonReport(['--url', c.url, '--client', 'claude'])) as JsonReport & {
+      formatVersion: number;
+    };
+    expect([every.formatVersion, one.formatVersion]).toEqual([2, 3]);
+  });
+
+  it('shows a hostile client name as code, on one line, and quotes a baseline’s in its refusal', async () => {
+    const o = io();
+    const name = 'evil`</b>|\n# x';
+    expect(await runCli(['report', '--url', c.url, '--client', name], o)).toBe(0);
+    expect(o.stdout).toContain("client `evil'</b>| # x` only");
+    const hostile = join(dir, 'hostile.json');
+    const base = await jsonReport(['--url', c.url]);
+    writeFileSync(
+      hostile,
+      JSON.stringify({
+        ...base,
+        formatVersion: 3,
+        client: { name: `a\u001b[31m${'x'.repeat(300)}` },
+      }),
+    );
+    const refused = io();
+    expect(await runCli(['report', '--url', c.url, '--baseline', hostile], refused)).toBe(2);
+    expect(refused.stderr).toContain('the calls of client "a\\u001b[31mxxx');
+    expect(refused.stderr).not.toContain('\u001b');
+    expect(refused.stderr).toContain('…"');
+  });
+
+  it('ci refuses a baseline of other calls before it runs the command', async () => {
+    const marker = join(dir, 'ran');
+    const every = join(dir, 'every-ci.json');
+    writeFileSync(every, JSON.stringify(await jsonReport(['--url', c.url])));
+    const o = io();
+    const code = await runCli(
+      [
+        'ci',
+        '--client',
+        'cursor',
+        '--baseline',
+        every,
+        '--',
+        process.execPath,
+        '-e',
+        `require('node:fs').writeFileSync(${JSON.stringify(marker)}, '1')`,
+      ],
+      o,
+    );
+    expect(code).toBe(2);
+    expect(o.stderr).toContain('toolscope ci: ');
+    expect(o.stderr).toContain('compare reports of the same calls');
+    expect(existsSync(marker)).toBe(false);
   });
 });

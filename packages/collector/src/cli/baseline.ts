@@ -3,8 +3,14 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 
-/** The `formatVersion` of the JSON report this code writes; reports without the field are format 1. */
-export const REPORT_FORMAT_VERSION = 2;
+/**
+ * The newest `formatVersion` of the JSON report this code writes and reads; reports without the field are
+ * format 1. Format 3 is a report of one MCP client's calls (`--client`): its tools count other calls than a
+ * format 2 report's, so a toolscope that reads only 2 refuses it instead of comparing it (decision 0018).
+ */
+export const REPORT_FORMAT_VERSION = 3;
+/** The format of a report of every call: what toolscopes reading format 2 compare as before. */
+export const EVERY_CALL_FORMAT_VERSION = 2;
 
 /** A contract's schemas as the JSON report carries them (format 2), so a later run can diff against them. */
 const contractSchemasSchema = z.object({
@@ -62,7 +68,7 @@ export type Baseline = {
   file: string;
   formatVersion: number;
   /** The MCP client whose calls the baseline's tools count (--client), or null for every call. */
-  client: { name: string; version?: string | undefined } | null;
+  client: ReportClient;
   tools: BaselineTool[];
   flags: BaselineFlag[];
   /** null when the report predates contracts. */
@@ -107,6 +113,8 @@ export function parseBaseline(text: string, file: string): BaselineRead {
       message: `${file} does not read as a toolscope JSON report of format ${version}: ${issue?.path.join('.') || '(top)'}: ${issue?.message ?? 'invalid'}`,
     };
   }
+  if (version >= 3 && !parsed.data.client)
+    return { ok: false, message: `${file} is report format 3 but names no client` };
   const r = parsed.data;
   return {
     ok: true,
@@ -138,4 +146,21 @@ export function readBaseline(file: string): BaselineRead {
     };
   }
   return parseBaseline(text, file);
+}
+
+/** The MCP client a report's tools count (`--client`), or null for every call. */
+export type ReportClient = { name: string; version?: string | undefined } | null;
+
+/** Why `baseline` cannot be compared with a run counting `client`'s calls, or undefined when it can. */
+export function clientMismatch(baseline: Baseline, client: ReportClient): string | undefined {
+  const a = baseline.client;
+  if (a?.name === client?.name && a?.version === client?.version) return undefined;
+  return `${baseline.file} counts ${clientLabel(a)}, this run ${clientLabel(client)}: compare reports of the same calls`;
+}
+
+/** A client as a message names it: quoted, escaped and cut, since a baseline file's text is anyone's. */
+function clientLabel(c: ReportClient): string {
+  if (!c) return 'every call';
+  const quoted = (s: string) => JSON.stringify(s.length > 128 ? `${s.slice(0, 128)}…` : s);
+  return `the calls of client ${quoted(c.name)}${c.version === undefined ? '' : ` version ${quoted(c.version)}`}`;
 }

@@ -6,10 +6,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { startCollector } from '../collector.js';
-import { type Baseline, readBaseline } from './baseline.js';
+import { type Baseline, clientMismatch, readBaseline } from './baseline.js';
 import type { CliIo } from './io.js';
 import { runReport } from './report.js';
-import { parseReportFlags, REPORT_OPTIONS } from './report-flags.js';
+import { clientOf, parseReportFlags, REPORT_OPTIONS } from './report-flags.js';
 
 export const CI_USAGE = `Usage: toolscope ci [--db PATH|URL] [report options] -- <command> [args…]
 
@@ -66,6 +66,12 @@ export async function ci(argv: string[], io: CliIo): Promise<number> {
       return 2;
     }
     baseline = read.baseline;
+    // Before the command runs: a baseline of other calls could never be compared.
+    const mismatch = clientMismatch(baseline, clientOf(parsed.flags) ?? null);
+    if (mismatch) {
+      io.err(`toolscope ci: ${mismatch}\n`);
+      return 2;
+    }
   }
   const dir = mkdtempSync(join(tmpdir(), 'toolscope-ci-'));
   const db = parsed.flags.db ?? join(dir, 'ci.db');

@@ -5,7 +5,12 @@ import type { ToolStats } from '../api/schemas.js';
 import type { ContractWeight, ServerWeight } from '../api/tool-weights.js';
 import { type Flag, type TotalWasted, totalWasted } from '../detectors/flag.js';
 import { formatBytes, formatCount, formatMs, formatPercent } from '../format.js';
-import { type ContractSchemas, REPORT_FORMAT_VERSION } from './baseline.js';
+import {
+  type ContractSchemas,
+  EVERY_CALL_FORMAT_VERSION,
+  REPORT_FORMAT_VERSION,
+  type ReportClient,
+} from './baseline.js';
 import { deltaMarkdown } from './delta-markdown.js';
 import { cell } from './markdown-cell.js';
 import type { Delta } from './report-delta.js';
@@ -15,7 +20,7 @@ import type { Breach, DeltaLimits } from './thresholds.js';
 /** What a report decided, every rendering's input. */
 export type Verdict = {
   /** The MCP client whose calls the tools count (--client), or null for every call. */
-  client: { name: string; version?: string | undefined } | null;
+  client: ReportClient;
   tools: ToolStats[];
   /** What each server's tools/list weighs (contracts/weights.ts). */
   servers: ServerWeight[];
@@ -39,6 +44,13 @@ export type Verdict = {
   passed: boolean;
 };
 
+/**
+ * The agent's own text as a code span, where Markdown reads nothing but the span's end: backticks become
+ * quotes, line breaks and other control characters spaces (escaping as in a table cell would show literally).
+ */
+const codeSpan = (text: string) =>
+  `\`${text.replace(/`/g, "'").replace(/[\u0000-\u001f\u007f]/g, ' ')}\``;
+
 const pct = formatPercent;
 const ms = formatMs;
 
@@ -49,10 +61,9 @@ export function markdown(v: Verdict, sinceLabel: string): string {
     `## Toolscope report (last ${sinceLabel}): ${v.passed ? '✅ within thresholds' : '❌ thresholds crossed'}`,
   );
   lines.push('');
-  // The client's name is the agent's own text: in a code span, where Markdown reads nothing.
   if (v.client)
     lines.push(
-      `Tools counted over the calls of MCP client \`${cell(v.client.name)}\`${v.client.version === undefined ? '' : ` version \`${cell(v.client.version)}\``} only; flags, contracts and recovery are every client's.`,
+      `Tools counted over the calls of MCP client ${codeSpan(v.client.name)}${v.client.version === undefined ? '' : ` version ${codeSpan(v.client.version)}`} only; flags, contracts and recovery are every client's.`,
       '',
     );
   if (v.tools.length === 0) lines.push('No tool calls were recorded.');
@@ -169,7 +180,7 @@ export function wastedLine(w: TotalWasted): string {
 export function json(v: Verdict): string {
   const l = v.limits;
   const body = {
-    formatVersion: REPORT_FORMAT_VERSION,
+    formatVersion: v.client ? REPORT_FORMAT_VERSION : EVERY_CALL_FORMAT_VERSION,
     client: v.client,
     tools: v.tools,
     servers: v.servers,

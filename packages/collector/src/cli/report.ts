@@ -4,7 +4,7 @@
 import { appendFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { FLAG_KINDS } from '../detectors/flag.js';
-import { type Baseline, readBaseline } from './baseline.js';
+import { type Baseline, clientMismatch, readBaseline } from './baseline.js';
 import type { CliIo } from './io.js';
 import { junit } from './junit.js';
 import { openReader, type ReportReader, type Source } from './report-data.js';
@@ -104,12 +104,6 @@ async function decide(
   };
 }
 
-type ReportClient = { name: string; version?: string | undefined } | null;
-const sameClient = (a: ReportClient, b: ReportClient) =>
-  a?.name === b?.name && a?.version === b?.version;
-const clientLabel = (c: ReportClient) =>
-  c ? `client ${c.name}${c.version === undefined ? '' : ` ${c.version}`}'s calls` : 'every call';
-
 const message = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 /**
@@ -131,12 +125,10 @@ export async function runReport(
     }
     baseline = read.baseline;
   }
-  // A report of one client's calls compares with a report of the same calls only.
-  const client = clientOf(flags) ?? null;
-  if (baseline && !sameClient(baseline.client, client)) {
-    io.err(
-      `toolscope report: ${baseline.file} counts ${clientLabel(baseline.client)}, this run ${clientLabel(client)}: compare reports of the same calls\n`,
-    );
+  // A report of one client's calls compares with a report of the same calls only (`ci` checked already).
+  const mismatch = baseline && clientMismatch(baseline, clientOf(flags) ?? null);
+  if (mismatch) {
+    io.err(`toolscope report: ${mismatch}\n`);
     return 2;
   }
   const opened = await openReader(source);

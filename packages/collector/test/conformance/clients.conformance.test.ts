@@ -254,15 +254,21 @@ for (const backend of BACKENDS) {
       expect(await byClient('client=cursor&tool=search_docs')).toEqual([]);
 
       // `/api/timeseries?client=`: the same calls over time, from the client rollups.
-      const overTime = async (query: string) => {
+      const overTime = async (query: string, step = '1m') => {
         const res = await getJson<{ points: { calls: number; errors: number }[] }>(
-          `${url}/api/timeseries?since=1h&step=1m&${query}`,
+          `${url}/api/timeseries?since=1h&step=${step}&${query}`,
         );
         expect(res.status, query).toBe(200);
         const sum = (k: 'calls' | 'errors') => res.body.points.reduce((n, p) => n + p[k], 0);
         return { calls: sum('calls'), errors: sum('errors') };
       };
       expect(await overTime('client=cursor')).toEqual({ calls: 5, errors: 3 });
+      // Steps of an hour read the hour rollups.
+      expect(await overTime('client=cursor', '1h')).toEqual({ calls: 5, errors: 3 });
+      expect(await overTime('client=claude-desktop&clientVersion=0.9.1', '1h')).toEqual({
+        calls: 3,
+        errors: 1,
+      });
       expect(await overTime('client=claude-desktop')).toEqual({ calls: 6, errors: 1 });
       expect(await overTime('client=claude-desktop&clientVersion=0.10.0')).toEqual({
         calls: 3,
