@@ -48,8 +48,14 @@ export type Verdict = {
  * The agent's own text as a code span, where Markdown reads nothing but the span's end: backticks become
  * quotes, line breaks and other control characters spaces (escaping as in a table cell would show literally).
  */
-const codeSpan = (text: string) =>
-  `\`${text.replace(/`/g, "'").replace(/[\u0000-\u001f\u007f]/g, ' ')}\``;
+const codeSpan = (text: string) => {
+  let out = '';
+  for (const c of text) {
+    const code = c.charCodeAt(0);
+    out += c === '`' ? "'" : code < 0x20 || code === 0x7f ? ' ' : c;
+  }
+  return `\`${out}\``;
+};
 
 const pct = formatPercent;
 const ms = formatMs;
