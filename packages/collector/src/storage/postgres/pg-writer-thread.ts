@@ -8,17 +8,12 @@
 // (a serving collector, once the schema is its own).
 import type { WriteStagesSource } from '../batch-rows.js';
 import type { WriteOutcome } from '../contract.js';
-import { type PostedBatch, postedBatch } from '../threads/posted-batch.js';
-import { isSealed, transferable, type WriteInput } from '../threads/sealed-batch.js';
+import { type SealedWrite, sealedWrite, type WriteInput } from '../threads/sealed-batch.js';
 import { startStorageWorker, type ThreadHeap } from '../threads/storage-worker.js';
 import { ThreadClient, type ThreadNotice } from '../threads/thread-client.js';
 import type { PoolBounds } from './pg-db.js';
 
-export type PgWriterBody =
-  | { type: 'write'; batch: PostedBatch }
-  | { type: 'write-sealed'; sealed: readonly Uint8Array[] }
-  | { type: 'merge' }
-  | { type: 'close' };
+export type PgWriterBody = SealedWrite | { type: 'merge' } | { type: 'close' };
 
 /** What the thread starts from: the database, its pool's bounds, the stages it runs, how often it merges. */
 export type PgWriterInit = {
@@ -74,12 +69,8 @@ export class PgWriterThread {
   write(batch: WriteInput): Promise<WriteOutcome> {
     // A write after close would start a thread nobody closes.
     if (this.#closed) return Promise.reject(new Error('the PostgreSQL writer thread is closed'));
-    if (isSealed(batch))
-      return this.#client.send(
-        { type: 'write-sealed', sealed: batch.sealed },
-        transferable(batch),
-      ) as Promise<WriteOutcome>;
-    return this.#client.send({ type: 'write', batch: postedBatch(batch) }) as Promise<WriteOutcome>;
+    const { body, transfer } = sealedWrite(batch);
+    return this.#client.send(body, transfer) as Promise<WriteOutcome>;
   }
 
   /**

@@ -6,7 +6,6 @@
 // server not answering, a connection fault like any other.
 import { parentPort, workerData } from 'node:worker_threads';
 import { loadWriteStages } from '../batch-rows.js';
-import { receivedBatch } from '../threads/posted-batch.js';
 import { failureReply, type ThreadReply } from '../threads/thread-client.js';
 import { createPool } from './pg-db.js';
 import { isConnectionFault } from './pg-health.js';
@@ -78,12 +77,6 @@ port.on('message', (request: WorkerRequest) => {
   switch (request.type) {
     case 'write':
       // A batch that is not whole fails its own write, not the thread.
-      Promise.resolve(request.batch)
-        .then(receivedBatch)
-        .then((batch) => writer.write(batch))
-        .then(done, fail);
-      return;
-    case 'write-sealed':
       Promise.resolve({ sealed: request.sealed })
         .then((sealed) => writer.write(sealed))
         .then(done, fail);

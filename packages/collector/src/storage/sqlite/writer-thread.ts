@@ -2,16 +2,14 @@
 // order; a thread that dies fails what was in flight (the ingest route answers 503) and starts again.
 import type { WriteStagesSource } from '../batch-rows.js';
 import type { WriteOutcome } from '../contract.js';
-import { type PostedBatch, postedBatch } from '../threads/posted-batch.js';
-import { isSealed, transferable, type WriteInput } from '../threads/sealed-batch.js';
+import { type SealedWrite, sealedWrite, type WriteInput } from '../threads/sealed-batch.js';
 import { startStorageWorker } from '../threads/storage-worker.js';
 import { ThreadClient } from '../threads/thread-client.js';
 import { writerLimits } from '../threads/writer-memory.js';
 import type { SqliteMemory } from './memory-shares.js';
 
 export type WriterBody =
-  | { type: 'write'; batch: PostedBatch }
-  | { type: 'write-sealed'; sealed: readonly Uint8Array[] }
+  | SealedWrite
   | { type: 'delete'; cutoffNs: bigint; maxTraces: number }
   | { type: 'close' };
 
@@ -36,12 +34,8 @@ export class WriterThread {
   }
 
   write(batch: WriteInput): Promise<WriteOutcome> {
-    if (isSealed(batch))
-      return this.#client.send(
-        { type: 'write-sealed', sealed: batch.sealed },
-        transferable(batch),
-      ) as Promise<WriteOutcome>;
-    return this.#client.send({ type: 'write', batch: postedBatch(batch) }) as Promise<WriteOutcome>;
+    const { body, transfer } = sealedWrite(batch);
+    return this.#client.send(body, transfer) as Promise<WriteOutcome>;
   }
 
   deleteBefore(cutoffNs: bigint, maxTraces: number): Promise<number> {

@@ -3,7 +3,6 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import { loadWriteStages, type WriteStagesSource } from '../batch-rows.js';
-import { receivedBatch } from '../threads/posted-batch.js';
 import { failureReply, type ThreadReply } from '../threads/thread-client.js';
 import { BlockWriter } from './block-writer.js';
 import { WRITER_AUTOCHECKPOINT_PAGES } from './checkpointer.js';
@@ -41,9 +40,6 @@ port.on('message', (request: WorkerRequest) => {
   try {
     switch (request.type) {
       case 'write':
-        reply = { id: request.id, ok: true, value: writer.apply(receivedBatch(request.batch)) };
-        break;
-      case 'write-sealed':
         reply = { id: request.id, ok: true, value: writer.apply({ sealed: request.sealed }) };
         break;
       case 'delete':

@@ -45,6 +45,16 @@ export function batchOf(
 }
 
 /**
+ * A write as a writer thread receives it, on either backend: its batches sealed (a processed batch is sealed
+ * here), with their buffers to move along with the message (postMessage's transfer list).
+ */
+export type SealedWrite = { type: 'write'; sealed: readonly Uint8Array[] };
+export function sealedWrite(input: WriteInput): { body: SealedWrite; transfer: ArrayBuffer[] } {
+  const sealed = isSealed(input) ? input : sealBatch(input);
+  return { body: { type: 'write', sealed: sealed.sealed }, transfer: transferable(sealed) };
+}
+
+/**
  * The memory of each sealed batch a thread may take over (moved, not copied): every one whose bytes fill their
  * own buffer, as `serialize` makes them. Once posted they are gone from this thread.
  */
