@@ -177,6 +177,57 @@ describe('toolscope report --client', () => {
     expect(refused.stderr).toContain('…"');
   });
 
+  it('names the client in SARIF (its own automation category) and in JUnit (its own suite)', async () => {
+    type Sarif = {
+      runs: {
+        automationDetails?: { id: string };
+        properties?: { client: unknown };
+        results: { ruleId: string; message: { text: string }; partialFingerprints: object }[];
+      }[];
+    };
+    const sarifOf = async (args: string[]) => {
+      const o = io();
+      const code = await runCli(
+        ['report', '--url', c.url, '--max-error-rate', '0.2', '--format', 'sarif', ...args],
+        o,
+      );
+      return { code, log: JSON.parse(o.stdout) as Sarif };
+    };
+    // get_order fails 1 of 6 calls in all, 1 of 2 of cursor 1.2's: over 0.2 for cursor only.
+    const every = await sarifOf([]);
+    expect(every.code).toBe(0);
+    expect(every.log.runs[0]?.automationDetails).toBeUndefined();
+    const name = 'cursor';
+    const one = await sarifOf(['--client', name, '--client-version', '1.2']);
+    expect(one.code).toBe(1);
+    const run = one.log.runs[0];
+    expect(run?.automationDetails?.id).toBe('toolscope/client:cursor@1.2/');
+    expect(run?.properties?.client).toEqual({ name: 'cursor', version: '1.2' });
+    const breach = run?.results.find((r) => r.ruleId === 'max-error-rate');
+    expect(breach?.message.text).toContain('(the calls of client "cursor" version "1.2")');
+    // A name with a slash stays inside the category (the id up to its last slash).
+    const slashed = await sarifOf(['--client', 'a/b c']);
+    expect(slashed.log.runs[0]?.automationDetails?.id).toBe('toolscope/client:a%2Fb%20c/');
+
+    const junitOf = async (args: string[]) => {
+      const o = io();
+      await runCli(['report', '--url', c.url, '--format', 'junit', ...args], o);
+      return o.stdout;
+    };
+    expect(await junitOf([])).toContain('<testsuite name="toolscope" ');
+    expect(await junitOf([])).not.toContain('<properties>');
+    const xml = await junitOf(['--client', 'cursor', '--client-version', '1.2']);
+    expect(xml).toContain(
+      '<testsuite name="toolscope the calls of client &quot;cursor&quot; version &quot;1.2&quot;" ',
+    );
+    expect(xml).toContain('<property name="toolscope.client" value="cursor"/>');
+    expect(xml).toContain('<property name="toolscope.clientVersion" value="1.2"/>');
+    const hostile = await junitOf(['--client', 'x"/><evil a="\u0007']);
+    expect(hostile).toContain('value="x&quot;/&gt;&lt;evil a=&quot;"/>');
+    expect(hostile).not.toContain('<evil');
+    expect(hostile).not.toContain('\u0007');
+  });
+
   it('ci refuses a baseline of other calls before it runs the command', async () => {
     const marker = join(dir, 'ran');
     const every = join(dir, 'every-ci.json');

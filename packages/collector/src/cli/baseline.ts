@@ -158,8 +158,11 @@ export function clientMismatch(baseline: Baseline, client: ReportClient): string
   return `${baseline.file} counts ${clientLabel(a)}, this run ${clientLabel(client)}: compare reports of the same calls`;
 }
 
-/** A client as a message names it: quoted, escaped and cut, since a baseline file's text is anyone's. */
-function clientLabel(c: ReportClient): string {
+/**
+ * A client as a message names it: quoted, escaped and cut, since a baseline file's text (and a client's name,
+ * which the agent's MCP client chose) is anyone's.
+ */
+export function clientLabel(c: ReportClient): string {
   if (!c) return 'every call';
   const quoted = (s: string) => JSON.stringify(s.length > 128 ? `${s.slice(0, 128)}…` : s);
   return `the calls of client ${quoted(c.name)}${c.version === undefined ? '' : ` version ${quoted(c.version)}`}`;

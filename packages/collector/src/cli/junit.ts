@@ -3,6 +3,7 @@
 
 import { type Flag, totalWasted } from '../detectors/flag.js';
 import { formatMs, formatPercent as pct } from '../format.js';
+import { clientLabel } from './baseline.js';
 import type { Verdict } from './report-format.js';
 import type { Breach, DeltaThreshold } from './thresholds.js';
 
@@ -129,10 +130,24 @@ export function junit(v: Verdict): string {
       );
   }
   const failures = cases.filter((c) => c.failure).length;
+  // A report of one client's calls is a suite of its own name, its client in the suite's properties: test
+  // reporters that merge suites by name keep it apart from every call's.
+  const suite = v.client ? `toolscope ${clientLabel(v.client)}` : 'toolscope';
+  const properties = v.client
+    ? [
+        '    <properties>',
+        `      <property name="toolscope.client" value="${xml(v.client.name)}"/>`,
+        ...(v.client.version === undefined
+          ? []
+          : [`      <property name="toolscope.clientVersion" value="${xml(v.client.version)}"/>`]),
+        '    </properties>',
+      ]
+    : [];
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',
     `<testsuites name="toolscope" tests="${cases.length}" failures="${failures}">`,
-    `  <testsuite name="toolscope" tests="${cases.length}" failures="${failures}" errors="0">`,
+    `  <testsuite name="${xml(suite)}" tests="${cases.length}" failures="${failures}" errors="0">`,
+    ...properties,
     ...cases.map(render),
     '  </testsuite>',
     '</testsuites>',

@@ -4,6 +4,7 @@ import { createHash } from 'node:crypto';
 import type { Flag } from '../detectors/flag.js';
 import { formatPercent } from '../format.js';
 import { COLLECTOR_VERSION } from '../version.js';
+import { clientLabel, type ReportClient } from './baseline.js';
 import { flagKey } from './flag-match.js';
 import type { Verdict } from './report-format.js';
 import { traceOf } from './thresholds.js';
@@ -91,16 +92,20 @@ export function sarif(v: Verdict, env: NodeJS.ProcessEnv): string {
     })),
     ...v.breaches.filter((b) => !b.flag),
   ];
+  // Thresholds count the tools over one client's calls under --client (flags are every client's): the result
+  // says so, and its fingerprint is that client's, so it is not taken for every call's result of the same name.
+  const whose = v.client ? ` (${clientLabel(v.client)})` : '';
+  const clientKey = v.client ? `\u0000${v.client.name}\u0000${v.client.version ?? ''}` : '';
   for (const b of thresholds)
     results.push({
       ruleId: b.threshold,
       level: 'error',
-      message: { text: b.message },
+      message: { text: `${b.message}${whose}` },
       locations: locationOf(b.tool, env),
       partialFingerprints: {
-        'toolscopeThreshold/v1': fingerprint(`${b.threshold}\u0000${b.tool}`),
+        'toolscopeThreshold/v1': fingerprint(`${b.threshold}\u0000${b.tool}${clientKey}`),
       },
-      properties: { tool: b.tool },
+      properties: { tool: b.tool, ...(v.client ? { client: v.client } : {}) },
     });
   const ids = [...new Set(results.map((r) => r.ruleId))].sort();
   const rules = ids.map((id) => ({
@@ -114,9 +119,29 @@ export function sarif(v: Verdict, env: NodeJS.ProcessEnv): string {
     runs: [
       {
         tool: { driver: { name: 'toolscope', version: COLLECTOR_VERSION, rules } },
+        ...(v.client ? clientRun(v.client) : {}),
         results: results.map((r) => ({ ...r, ruleIndex: ids.indexOf(r.ruleId) })),
       },
     ],
   };
   return `${JSON.stringify(log, null, 2)}\n`;
+}
+
+/**
+ * What a run of one client's calls adds: its own automation category (SARIF's runAutomationDetails; GitHub code
+ * scanning keeps the alerts of each category apart, so uploading one client's report does not close another's
+ * or every call's alerts) and the client itself. The name is percent-encoded in the id: the category is the id
+ * up to its last slash.
+ */
+function clientRun(client: NonNullable<ReportClient>): object {
+  const version = client.version === undefined ? '' : `@${encodeURIComponent(client.version)}`;
+  return {
+    automationDetails: {
+      id: `toolscope/client:${encodeURIComponent(client.name)}${version}/`,
+      description: {
+        text: `Thresholds counted over ${clientLabel(client)}; flags are every client's.`,
+      },
+    },
+    properties: { client },
+  };
 }
