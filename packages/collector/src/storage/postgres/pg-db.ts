@@ -5,6 +5,7 @@
 import pg from 'pg';
 import type { ReadDb, Row, SqlValue } from '../sql/db.js';
 import { inRows } from '../sql/in-rows.js';
+import { type ArrayItem, pgArray } from './pg-array.js';
 import { isConnectionFault, isTimeout, unavailable } from './pg-health.js';
 
 export type PoolBounds = {
@@ -134,7 +135,16 @@ export function pgReadDb(
  * prepared; `name` must be unique to `text`.
  */
 export function prepared(name: string, text: string, values: unknown[]): pg.QueryConfig {
-  return { name, text, values };
+  return { name, text, values: arrayParams(values) };
+}
+
+/**
+ * Parameters with each array written as an array literal by pgArray, not by node-postgres: its arrayString made a
+ * string per element and joined them, which was the PostgreSQL writer thread's largest single allocation under
+ * `pnpm bench:ingest` (docs/decisions/0076-pg-writer-garbage.md). Other values pass as they are.
+ */
+export function arrayParams(values: readonly unknown[]): unknown[] {
+  return values.map((v) => (Array.isArray(v) ? pgArray(v as ArrayItem[]) : v));
 }
 
 /** node-postgres sends a bigint through toString(); numbers and strings as they are. */

@@ -12,7 +12,7 @@ import {
   contractServiceConflictSql,
   contractValuesOf,
 } from '../sql/contracts-migration.js';
-import { prepared } from './pg-db.js';
+import { arrayParams, prepared } from './pg-db.js';
 import { ROLLUP_INSERTS, rollupArgs } from './pg-rollups.js';
 
 const byKey = <T>(entries: Iterable<[string, T]>) =>
@@ -45,19 +45,19 @@ async function saveContracts(client: pg.PoolClient, reports: ContractValues[]): 
     `INSERT INTO tool_contracts AS c (${CONTRACT_COLUMNS})
      SELECT * FROM unnest(${types.map((type, i) => `$${i + 1}::${type}[]`).join(', ')})
      ${contractConflictSql('LEAST', 'GREATEST', 'c')}`,
-    types.map((_, i) => columns.map((row) => pgValue(row[i] ?? null))),
+    arrayParams(types.map((_, i) => columns.map((row) => pgValue(row[i] ?? null)))),
   );
   await client.query(
     `INSERT INTO tool_contract_services AS s (tool, schema_hash, service, first_ns, last_ns)
      SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::bigint[])
      ${contractServiceConflictSql('LEAST', 'GREATEST', 's')}`,
-    [
+    arrayParams([
       services.map((s) => s.tool),
       services.map((s) => s.hash),
       services.map((s) => s.service),
       services.map((s) => str(s.firstNs)),
       services.map((s) => str(s.lastNs)),
-    ],
+    ]),
   );
 }
 

@@ -25,7 +25,7 @@ import { batchOf, type WriteInput } from '../threads/sealed-batch.js';
 import type { WriteBatch } from '../write-batch.js';
 import { type Cell, CopyText, sendCopy } from './pg-copy.js';
 import { BLOCK_COLUMNS, blockRowsCopy } from './pg-copy-binary.js';
-import { inTransaction, param, prepared, toDollars } from './pg-db.js';
+import { arrayParams, inTransaction, param, prepared, toDollars } from './pg-db.js';
 import { lockedLinkedCalls } from './pg-links.js';
 import { evaluateLoops } from './pg-rows.js';
 import { saveTallies } from './pg-tallies.js';
@@ -91,7 +91,7 @@ export class PgWriter {
     if (existing.length > 0) {
       const blocks = await client.query<{ trace_seq: string; span_ids: string }>(
         'SELECT trace_seq, span_ids FROM span_blocks WHERE trace_seq = ANY($1::bigint[])',
-        [existing],
+        arrayParams([existing]),
       );
       for (const b of blocks.rows) {
         const set = stored.get(Number(b.trace_seq)) ?? new Set<string>();
@@ -108,7 +108,7 @@ export class PgWriter {
     if (callTraces.length > 0) {
       const rows = await client.query(
         `SELECT ${STORED_CALL_COLUMNS} FROM tool_calls WHERE trace_seq = ANY($1::bigint[])`,
-        [callTraces.map((id) => seqs.get(id))],
+        arrayParams([callTraces.map((id) => seqs.get(id))]),
       );
       for (const r of rows.rows as Row[]) {
         const seq = Number(r.trace_seq);
@@ -183,9 +183,10 @@ export class PgWriter {
     // Nothing below reads the calls: they need not live through the loops' reads and the commit.
     a.calls.length = 0;
     if (a.pairedIds.length > 0)
-      await client.query('UPDATE tool_call_rows SET paired = 1 WHERE id = ANY($1::bigint[])', [
-        a.pairedIds,
-      ]);
+      await client.query(
+        'UPDATE tool_call_rows SET paired = 1 WHERE id = ANY($1::bigint[])',
+        arrayParams([a.pairedIds]),
+      );
     // Parts of logical calls: few batches have any (process/join.ts).
     for (const j of a.joined)
       await client.query(
@@ -243,11 +244,11 @@ export class PgWriter {
       await client.query(
         `INSERT INTO strings (value) SELECT v FROM unnest($1::text[]) AS s(v) ORDER BY v
          ON CONFLICT (value) DO NOTHING`,
-        [missing],
+        arrayParams([missing]),
       );
       const rows = await client.query<{ id: number; value: string }>(
         'SELECT id, value FROM strings WHERE value = ANY($1::text[])',
-        [missing],
+        arrayParams([missing]),
       );
       for (const r of rows.rows) found.set(r.value, r.id);
       for (const [v, id] of found) learned.strings.set(v, id);
@@ -275,11 +276,11 @@ export class PgWriter {
       await client.query(
         `INSERT INTO resources (digest, attributes) SELECT * FROM unnest($1::text[], $2::text[])
          ON CONFLICT (digest) DO NOTHING`,
-        [missing.map((m) => m.digest), missing.map((m) => m.json)],
+        arrayParams([missing.map((m) => m.digest), missing.map((m) => m.json)]),
       );
       const found = await client.query<{ id: string; digest: string }>(
         'SELECT id, digest FROM resources WHERE digest = ANY($1::text[])',
-        [missing.map((m) => m.digest)],
+        arrayParams([missing.map((m) => m.digest)]),
       );
       for (const r of found.rows) learned.resources.set(r.digest, Number(r.id));
     }
