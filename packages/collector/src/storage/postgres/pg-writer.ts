@@ -23,6 +23,7 @@ import type { Row, SqlValue } from '../sql/db.js';
 import { STORED_CALL_COLUMNS, storedCallOf } from '../stored-calls.js';
 import { batchOf, type WriteInput } from '../threads/sealed-batch.js';
 import type { WriteBatch } from '../write-batch.js';
+import { lockedConversationFilters } from './pg-conversations.js';
 import { type Cell, CopyText, sendCopy } from './pg-copy.js';
 import { BLOCK_COLUMNS, blockRowsCopy } from './pg-copy-binary.js';
 import { arrayParams, inTransaction, param, prepared, toDollars } from './pg-db.js';
@@ -143,31 +144,7 @@ export class PgWriter {
     for (const c of a.counted) if (c.conversationId) conversations.add(c.conversationId);
     // The stage keeps what it needs of them: their objects need not outlive the waits below.
     a.counted = [];
-    const conversationIds = [...conversations].sort();
-    const filters = new Map<string, unknown>();
-    if (conversationIds.length > 0) {
-      // A conflict's DO UPDATE whose WHERE is false locks the row without writing a new version of it: the
-      // filters step writes each conversation's row once per batch, not twice (its filter, 0.5–16 KB, and WAL).
-      await client.query(
-        prepared(
-          'toolscope_conversation_locks',
-          `INSERT INTO conversations (conversation_id, keys)
-           SELECT id, '\\x'::bytea FROM unnest($1::text[]) AS c(id) ORDER BY id
-           ON CONFLICT (conversation_id) DO UPDATE SET keys = excluded.keys WHERE false`,
-          [conversationIds],
-        ),
-      );
-      // Read once the locks are held, in a statement of its own: its snapshot is taken now, so it has the last
-      // filter another collector committed before the lock was granted.
-      const locked = await client.query<{ conversation_id: string; keys: Buffer }>(
-        prepared(
-          'toolscope_conversation_filters',
-          'SELECT conversation_id, keys FROM conversations WHERE conversation_id = ANY($1::text[])',
-          [conversationIds],
-        ),
-      );
-      for (const r of locked.rows) filters.set(r.conversation_id, r.keys);
-    }
+    const filters = await lockedConversationFilters(client, [...conversations].sort());
 
     await sendCopy(client, 'span_blocks', BLOCK_COLUMNS, blockRowsCopy(a.blocks), 'binary');
     const interned = new Set<string>();

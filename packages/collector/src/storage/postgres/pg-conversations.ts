@@ -1,0 +1,39 @@
+// The conversations a PostgreSQL batch counts calls of, locked in id order (after its traces and link hashes,
+// before its detector rows: pg-writer.ts has the lock order), with the key filters the loop stage reads and
+// writes back (pg-rows.ts).
+import type pg from 'pg';
+import { prepared } from './pg-db.js';
+
+/** The conversations' rows locked (made when new) and their filters as committed when the locks were granted. */
+export async function lockedConversationFilters(
+  client: pg.PoolClient,
+  conversationIds: readonly string[],
+): Promise<Map<string, unknown>> {
+  const filters = new Map<string, unknown>();
+  if (conversationIds.length === 0) return filters;
+  // A conflict's DO UPDATE whose WHERE is false locks the row without writing a new version of it: the
+  // filters step writes each conversation's row once per batch, not twice (its filter, 0.5–16 KB, and WAL).
+  await client.query(
+    prepared(
+      'toolscope_conversation_locks',
+      `INSERT INTO conversations (conversation_id, keys)
+       SELECT id, '\\x'::bytea FROM unnest($1::text[]) AS c(id) ORDER BY id
+       ON CONFLICT (conversation_id) DO UPDATE SET keys = excluded.keys WHERE false`,
+      [conversationIds],
+    ),
+  );
+  // Read once the locks are held, in a statement of its own: its snapshot is taken now, so it has the last
+  // filter another collector committed before the lock was granted. In base64, a third over the filter's
+  // size, decoded natively: as bytea's hex text it was twice the size, and copied again to be decoded.
+  const locked = await client.query<{ conversation_id: string; keys: string | null }>(
+    prepared(
+      'toolscope_conversation_filters_b64',
+      `SELECT conversation_id, encode(keys, 'base64') AS keys FROM conversations
+       WHERE conversation_id = ANY($1::text[])`,
+      [conversationIds],
+    ),
+  );
+  for (const r of locked.rows)
+    filters.set(r.conversation_id, r.keys === null ? null : Buffer.from(r.keys, 'base64'));
+  return filters;
+}
