@@ -3,7 +3,8 @@
 // HTTP thread's young generation under bench:ingest and stayed, dead, until a full collection: the memory limit
 // was met on garbage and a third of the requests refused (docs/decisions/0073-bodies-let-go-before-the-commit.md).
 // Here the commits are held: eight 4 MiB requests wait at once on each protocol (protobuf, gzipped, and JSON on
-// HTTP), and after a full collection the thread's array buffers hold none of the 32 MiB of bodies. Their spans
+// HTTP), and after a full collection the thread's array buffers hold none of the 32 MiB of bodies, nor does the
+// in-flight budget count them. Their spans
 // carry one long, repetitive attribute, so what the queue keeps of them (packed, deflated) is a small fraction.
 import { Worker } from 'node:worker_threads';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -79,7 +80,13 @@ async function heldCollector() {
     await queue.close();
     await storage.close();
   });
-  return { url: receivers.url, grpcPort: receivers.grpcPort, queue, release };
+  return {
+    url: receivers.url,
+    grpcPort: receivers.grpcPort,
+    queue,
+    release,
+    budget: receivers.budget,
+  };
 }
 
 /** Waits until `count` spans are queued, for as long as more keep arriving. */
@@ -198,6 +205,8 @@ describe('bodies let go before the commit', () => {
       const answers = send(target, c, bodies);
       await queued(collector.queue, REQUESTS * SPANS);
       const held = (await buffersAfterGc()) - before;
+      // Nor are they counted in flight while they wait (--max-inflight-mb): only bodies being read or decoded are.
+      expect(collector.budget.stats.usedBytes).toBe(0);
       collector.release();
       expect(await answers).toEqual(bodies.map(() => (c.protocol === 'http' ? '200' : '0')));
       // Measured: 2.0 MiB (HTTP) and 0.05 MiB (gRPC) with the bodies let go, against 32–34 MiB when each request

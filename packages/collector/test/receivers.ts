@@ -18,6 +18,8 @@ export type Receivers = {
   grpcPort: number;
   app: FastifyInstance;
   metrics: CollectorMetrics;
+  /** The request bodies both receivers hold (--max-inflight-mb). */
+  budget: BodyBudget;
   /** Stops both receivers (not the queue or the storage, which are the test's). */
   close: () => Promise<void>;
 };
@@ -58,6 +60,7 @@ export async function startReceivers(o: {
     grpcPort: grpcReceiver.port,
     app,
     metrics,
+    budget,
     close: async () => {
       await grpcReceiver.close();
       await app.close();

@@ -190,6 +190,59 @@ describe('bodies in flight', () => {
   });
 });
 
+describe('bodies waiting for their commit', () => {
+  it('hold no in-flight bytes: a body leaves the budget once decoded, not when its commit is answered', async () => {
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => {
+      open = resolve;
+    });
+    let writes = 0;
+    const owner = await startTestCollector();
+    const real = owner.storage;
+    const gated: Storage = {
+      ...real,
+      write: async (spans) => {
+        writes++;
+        await gate;
+        return real.write(spans);
+      },
+    };
+    const c = await startTestCollector({
+      storage: gated,
+      maxInflightBytes: 256 * 1024,
+      maxBodyBytes: 1024 * 1024,
+    });
+    const inFlight = async () =>
+      ((await (await fetch(`${c.url}/api/health`)).json()) as { bodyBytesInFlight: number })
+        .bodyBytesInFlight;
+    // JSON bodies led by spaces: 200 KiB, then 100 KiB, more than the 256 KiB budget together.
+    const padded = (kib: number, seed: number) =>
+      Buffer.concat([
+        Buffer.alloc(kib * 1024, 0x20),
+        Buffer.from(JSON.stringify(jsonBody(seed, 1))),
+      ]);
+    const post = (body: Buffer) =>
+      fetch(`${c.url}/v1/traces`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body,
+      });
+    const first = post(padded(200, 320));
+    const deadline = Date.now() + 10_000;
+    while (writes === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    expect(writes).toBe(1);
+    // Its spans wait in the store's write; its body is no longer held, nor counted.
+    expect(await inFlight()).toBe(0);
+    const second = post(padded(100, 321));
+    open();
+    expect((await first).status).toBe(200);
+    expect((await second).status).toBe(200);
+    expect(c.bodyBudget.stats.peakBytes).toBeLessThan(256 * 1024);
+    await c.stop();
+    await owner.stop();
+  });
+});
+
 describe('storage faults', () => {
   it('503 with Retry-After when the storage cannot write, and 200 again once it can', async () => {
     let broken = true;

@@ -222,8 +222,10 @@ async function receiveMessage(
     }
     body = inflated.body;
   }
-  // The caller waits holding only what the answer needs, not the decoded batch (intake.ts).
+  // The caller waits holding only what the answer needs, not the decoded batch (intake.ts), and so the message's
+  // bytes leave the in-flight budget here, not when the call is answered after the commit.
   const taken = takeInDecoded(decodeProtobuf(body), { protocol: 'grpc', encoding: 'protobuf' }, o);
+  o.budget.release(key);
   if (!taken.ok) {
     answerStatus(stream, GRPC_STATUS.INVALID_ARGUMENT, taken.message);
     return undefined;

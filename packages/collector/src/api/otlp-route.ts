@@ -179,6 +179,9 @@ export function registerOtlpRoute(app: FastifyInstance, opts: OtlpRouteOptions):
         );
       }
       const taken = await receive(request, encoding, opts);
+      // The body died with receive: what waits for the commit is counted as pending spans, not as bytes in
+      // flight, which would refuse other requests for bodies no longer held (--max-inflight-mb).
+      budget.release(request.raw);
       if (!taken.ok) {
         if (taken.error === 'BODIES_IN_FLIGHT') {
           refused('bodies_in_flight');
