@@ -226,6 +226,11 @@ describe('toolscope report --client', () => {
     expect(hostile).toContain('value="x&quot;/&gt;&lt;evil a=&quot;"/>');
     expect(hostile).not.toContain('<evil');
     expect(hostile).not.toContain('\u0007');
+    // Newlines and tabs kept as character references (a parser reads them as spaces in an attribute), and what
+    // XML 1.0 cannot carry at all dropped: a strict parser would reject the whole report for it.
+    const spaced = await junitOf(['--client', 'a\nb\tc\uffff\ud800d']);
+    expect(spaced).toContain('<property name="toolscope.client" value="a&#10;b&#9;cd"/>');
+    expect(spaced).not.toMatch(/[\uffff\ud800]/);
   });
 
   it('ci refuses a baseline of other calls before it runs the command', async () => {

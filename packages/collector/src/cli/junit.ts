@@ -7,33 +7,38 @@ import { clientLabel } from './baseline.js';
 import type { Verdict } from './report-format.js';
 import type { Breach, DeltaThreshold } from './thresholds.js';
 
-/** XML text: escaped, and without the control characters XML 1.0 cannot carry at all. */
-export function xml(text: string): string {
+/**
+ * A value for an XML attribute (or, with `inText`, for an element's text): escaped, and without what XML 1.0
+ * cannot carry at all (C0 controls but tab, newline and carriage return; U+FFFE, U+FFFF; a lone surrogate), which
+ * a strict parser would reject the whole document for. In an attribute a tab, newline or carriage return is
+ * written as a character reference: a parser reads a literal one there as a space, and a client's name would
+ * come back changed.
+ */
+export function xml(text: string, inText = false): string {
   let out = '';
   for (const ch of text) {
-    const code = ch.charCodeAt(0);
-    if (code < 0x20 && code !== 0x09 && code !== 0x0a && code !== 0x0d) continue;
-    out +=
-      ch === '<'
-        ? '&lt;'
-        : ch === '>'
-          ? '&gt;'
-          : ch === '&'
-            ? '&amp;'
-            : ch === '"'
-              ? '&quot;'
-              : ch === "'"
-                ? '&apos;'
-                : ch;
+    const code = ch.codePointAt(0) ?? 0;
+    const whitespace = code === 0x09 || code === 0x0a || code === 0x0d;
+    if (code < 0x20 && !whitespace) continue;
+    if ((code >= 0xd800 && code <= 0xdfff) || code === 0xfffe || code === 0xffff) continue;
+    out += whitespace && !inText ? `&#${code};` : (ESCAPES[ch] ?? ch);
   }
   return out;
 }
+
+const ESCAPES: Record<string, string> = {
+  '<': '&lt;',
+  '>': '&gt;',
+  '&': '&amp;',
+  '"': '&quot;',
+  "'": '&apos;',
+};
 
 type Case = { classname: string; name: string; failure?: { message: string; body: string } };
 
 function render(c: Case): string {
   const body = c.failure
-    ? `<failure message="${xml(c.failure.message)}">${xml(c.failure.body)}</failure>`
+    ? `<failure message="${xml(c.failure.message)}">${xml(c.failure.body, true)}</failure>`
     : '';
   return `    <testcase classname="${xml(c.classname)}" name="${xml(c.name)}" time="0">${body}</testcase>`;
 }

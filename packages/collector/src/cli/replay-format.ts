@@ -87,7 +87,7 @@ export function junit(r: ReplayReport): string {
       return `${head}><skipped message="${xml(`${c.result.kind}: ${c.result.reason}`)}"/></testcase>`;
     if (c.result.meets) return `${head}></testcase>`;
     const message = `recorded ${describeExpected(c.expected)}, now ${describeObserved(c.result.observed)}: ${c.result.outcome} (--expect ${r.expect})`;
-    return `${head}><failure message="${xml(message)}">${xml(c.result.said)}</failure></testcase>`;
+    return `${head}><failure message="${xml(message)}">${xml(c.result.said, true)}</failure></testcase>`;
   });
   const failures = r.cases.filter(failing).length;
   const skipped = r.cases.filter((c) => c.result.kind !== 'replayed').length;
