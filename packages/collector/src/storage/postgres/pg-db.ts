@@ -134,18 +134,23 @@ export function pgReadDb(
  * one statement of a dozen data-modifying WITHs. node-postgres remembers which names each connection has
  * prepared; `name` must be unique to `text`.
  */
-export function prepared(name: string, text: string, values: unknown[]): pg.QueryConfig {
+export function prepared(name: string, text: string, values: readonly PgParam[]): pg.QueryConfig {
   return { name, text, values: arrayParams(values) };
 }
+
+/** A parameter of the write path: a value, bytes, or an array of values (an array literal, pgArray). */
+export type PgParam = ArrayItem | Uint8Array | readonly ArrayItem[];
 
 /**
  * Parameters with each array written as an array literal by pgArray, not by node-postgres: its arrayString made a
  * string per element and joined them, which was the PostgreSQL writer thread's largest single allocation under
  * `pnpm bench:ingest` (docs/decisions/0076-pg-writer-garbage.md). Other values pass as they are.
  */
-export function arrayParams(values: readonly unknown[]): unknown[] {
-  return values.map((v) => (Array.isArray(v) ? pgArray(v as ArrayItem[]) : v));
+export function arrayParams(values: readonly PgParam[]): (ArrayItem | Uint8Array)[] {
+  return values.map((v) => (isArray(v) ? pgArray(v) : v));
 }
+
+const isArray = (v: PgParam): v is readonly ArrayItem[] => Array.isArray(v);
 
 /** node-postgres sends a bigint through toString(); numbers and strings as they are. */
 export function param(v: SqlValue): string | number | null {

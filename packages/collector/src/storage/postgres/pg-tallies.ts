@@ -12,7 +12,7 @@ import {
   contractServiceConflictSql,
   contractValuesOf,
 } from '../sql/contracts-migration.js';
-import { arrayParams, prepared } from './pg-db.js';
+import { arrayParams, type PgParam, prepared } from './pg-db.js';
 import { ROLLUP_INSERTS, rollupArgs } from './pg-rollups.js';
 
 const byKey = <T>(entries: Iterable<[string, T]>) =>
@@ -64,7 +64,7 @@ async function saveContracts(client: pg.PoolClient, reports: ContractValues[]): 
 const pgValue = (v: string | number | bigint | null) => (typeof v === 'bigint' ? str(v) : v);
 
 /** A statement and its arguments. */
-export type Write = { sql: string; args: unknown[] };
+export type Write = { sql: string; args: PgParam[] };
 
 /**
  * Writes as one statement, each but the last a data-modifying WITH: one round trip instead of one each
@@ -137,7 +137,7 @@ export function tallyStatement(t: Tallies, rollups: Rollup[]): Write | null {
   return { sql: TALLIES_SQL, args: [...detectorArgs(t), ...rollupArgs(rollups)] };
 }
 
-function detectorArgs(t: Tallies): unknown[] {
+function detectorArgs(t: Tallies): PgParam[] {
   const schemas = byKey(t.schemas.entries());
   const shapes = byKey(t.shapes.entries());
   const sources = byKey(t.sources.entries());
