@@ -108,6 +108,28 @@ async function api<T>(b: Backend, path: string): Promise<T> {
   return (await res.json()) as T;
 }
 
+/** The calls of the last hour as stored, one line each: start, tool, code, side, conversation, trace, span. */
+async function storedCalls(b: Backend): Promise<string> {
+  type Call = {
+    startTime: string;
+    tool: string;
+    code: string | null;
+    side: string;
+    paired: boolean;
+    conversationId: string | null;
+    traceId: string;
+    spanId: string;
+  };
+  const { calls } = await api<{ calls: Call[] }>(b, '/api/calls?since=1h&limit=200');
+  return calls
+    .map(
+      (c) =>
+        `${c.startTime} ${c.tool} ${c.code ?? 'ok'} ${c.side}${c.paired ? ' paired' : ''} ${c.conversationId ?? '-'} ${c.traceId} ${c.spanId}`,
+    )
+    .sort()
+    .join('\n');
+}
+
 const outcomesByCode = (r: { byCode: { code: string; outcomes: object }[] }) =>
   Object.fromEntries(r.byCode.map((c) => [c.code, c.outcomes]));
 
@@ -129,7 +151,9 @@ describe.each(['sqlite', 'postgres'].filter((n) => n === 'sqlite' || PG_URL))(
         b(),
         '/api/tools/get_order/recovery?since=1h',
       );
-      expect(outcomesByCode(getOrder)).toEqual(EXPECTED_RECOVERY.get_order);
+      // On a mismatch the message lists the calls this backend stored, in start order, to tell a call stored
+      // otherwise (its scope, order or side) from one read otherwise.
+      expect(outcomesByCode(getOrder), await storedCalls(b())).toEqual(EXPECTED_RECOVERY.get_order);
       expect(getOrder).toMatchObject({
         failures: 8,
         recovered: 2,
