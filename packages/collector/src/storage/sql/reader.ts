@@ -6,9 +6,6 @@
 import type { RecordedCall } from '../../calls/call-record.js';
 import { logicalFromJson } from '../../calls/logical-call.js';
 import type { CallSide } from '../../calls/sides.js';
-import { blocksSince, blockWhere } from '../call-block.js';
-import { TOOL_IS } from '../call-row.js';
-import { sideWhere } from '../call-side.js';
 import type {
   CallFilter,
   CallPage,
@@ -34,20 +31,10 @@ import type {
   TraceReader,
   VersionCalls,
 } from '../contract.js';
-import { clientCallsWhere } from './client-sql.js';
+import { callPage } from './call-page.js';
 import { toolClients } from './client-stats.js';
-import { CODE_KEY_SQL } from './code-sql.js';
 import { readContractSchemas, readContractSummaries, readContracts } from './contract-reader.js';
-import {
-  big,
-  num,
-  numOrNull,
-  type ReadDb,
-  type Row,
-  type SqlValue,
-  text,
-  textOrNull,
-} from './db.js';
+import { big, num, numOrNull, type ReadDb, type Row, text, textOrNull } from './db.js';
 import { exceptionTypes } from './exception-reader.js';
 import { logicalCalls } from './logical-reader.js';
 import { search } from './search-reader.js';
@@ -73,58 +60,8 @@ export class SqlReader implements SpanReader {
   readonly exceptionTypes: ToolReader['exceptionTypes'] = (...a) => exceptionTypes(this.#db, ...a);
   readonly toolClients: ToolReader['toolClients'] = (...a) => toolClients(this.#db, ...a);
 
-  async calls(f: CallFilter): Promise<CallPage> {
-    // With a call id, the (block, call_id) index must lead: against a bare start_ns range SQLite takes the time
-    // index once the IN list passes about 200 blocks (a million calls) and reads every call of the window.
-    const start = f.callId !== undefined ? '+start_ns' : 'start_ns';
-    const where: string[] = [`${start} >= ?`, `${start} < ?`, sideWhere(f.side ?? 'any')];
-    const args: SqlValue[] = [f.sinceNs, f.untilNs];
-    const add = (clause: string, ...values: SqlValue[]) => {
-      where.push(clause);
-      args.push(...values);
-    };
-    if (f.tool !== undefined) add(TOOL_IS, f.tool);
-    if (f.version !== undefined) add('version = ?', f.version);
-    if (f.code !== undefined) {
-      if (f.code === 'OK') add('is_error = 0');
-      else add(`${CODE_KEY_SQL} = ?`, f.code);
-    }
-    if (f.callId !== undefined)
-      add(
-        `${blockWhere(await blocksSince(this.#db, f.sinceNs))} AND ${this.#db.byteOrder('call_id')} = ? AND call_id IS NOT NULL`,
-        f.callId,
-      );
-    if (f.errors !== undefined) add(f.errors ? 'is_error = 1' : 'is_error = 0');
-    if (f.client !== undefined) {
-      const client = clientCallsWhere(f.client);
-      add(client.sql, ...client.params);
-    }
-    if (f.traceId !== undefined)
-      add('trace_seq = (SELECT seq FROM traces WHERE trace_id = ?)', f.traceId);
-    if (f.conversationId !== undefined)
-      add(
-        `${this.#db.inRows('trace_seq', 'SELECT trace_seq FROM conversation_traces WHERE conversation_id = ?')} AND conversation_id = ?`,
-        f.conversationId,
-        f.conversationId,
-      );
-    if (f.cursor)
-      add(
-        '(start_ns < ? OR (start_ns = ? AND id < ?))',
-        f.cursor.startNs,
-        f.cursor.startNs,
-        f.cursor.id,
-      );
-    const rows = await this.#db.all(
-      `SELECT * FROM tool_calls WHERE ${where.join(' AND ')} ORDER BY start_ns DESC, id DESC LIMIT ?`,
-      [...args, f.limit + 1],
-    );
-    const page = rows.slice(0, f.limit);
-    const last = page.at(-1);
-    const nextCursor =
-      rows.length > f.limit && last
-        ? Buffer.from(`${big(last.start_ns)}:${big(last.id)}`).toString('base64url')
-        : null;
-    return { calls: page.map(callOf), nextCursor };
+  calls(f: CallFilter): Promise<CallPage> {
+    return callPage(this.#db, f, callOf);
   }
 
   trace(traceId: string): Promise<StoredSpan[] | null> {
