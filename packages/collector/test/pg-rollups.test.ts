@@ -7,7 +7,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deserialize } from '../src/aggregation/histogram.js';
 import {
-  accumulate,
+  MinuteRollups,
   type Rollup,
   type RollupInput,
   withHours,
@@ -26,7 +26,7 @@ const T = 1_764_590_000_000_000_000n;
 
 /** The rollups of calls of one tool in one minute, with the given durations (ms) and result sizes. */
 function rollupsOf(durations: number[], bytes: number): Rollup[] {
-  const minutes = new Map<string, Rollup>();
+  const minutes = new MinuteRollups();
   for (const ms of durations) {
     const call: RollupInput = {
       tool: 'get',
@@ -41,7 +41,7 @@ function rollupsOf(durations: number[], bytes: number): Rollup[] {
       clientName: 'cursor',
       clientVersion: '1.2.3',
     };
-    accumulate(minutes, call, 'server');
+    minutes.add(call, 'server');
   }
   return withHours(minutes);
 }

@@ -35,6 +35,16 @@ export function addSize(into: SizeAgg, bytes: number | null, tokens: number | nu
   }
 }
 
+/** A copy of `s` to add to: its histograms copied. */
+export function copySizes(s: SizeAgg): SizeAgg {
+  return {
+    bytes: new Map(s.bytes),
+    tokens: new Map(s.tokens),
+    maxBytes: s.maxBytes,
+    maxTokens: s.maxTokens,
+  };
+}
+
 export function mergeSizes(into: SizeAgg, from: SizeAgg): void {
   mergeInto(into.bytes, from.bytes);
   mergeInto(into.tokens, from.tokens);

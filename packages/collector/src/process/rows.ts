@@ -5,7 +5,7 @@
 // tallies the backend stores made. Backend-neutral.
 
 import type { RollupInput, RollupSide } from '../aggregation/rollups.js';
-import { accumulate, type Rollup, withHours } from '../aggregation/rollups.js';
+import { MinuteRollups, withHours } from '../aggregation/rollups.js';
 import { newTallies, tallyCall, tallySource } from '../aggregation/tallies.js';
 import { callAt } from '../calls/call-columns.js';
 import { pairTrace, type StoredCall } from '../calls/pairing.js';
@@ -39,7 +39,7 @@ export function batchRows(batch: WriteBatch, stored: StoredState): BatchRows {
   // function allocated.
   const blocks = new Map<number, NewBlock>();
   const blockOrder: NewBlock[] = [];
-  const minutes = new Map<string, Rollup>();
+  const minutes = new MinuteRollups();
   const pairs = new Map<string, { conversationId: string; seq: number }>();
   const calls: BatchRows['calls'] = [];
   const existed = new Map<number, boolean>();
@@ -132,7 +132,7 @@ export function batchRows(batch: WriteBatch, stored: StoredState): BatchRows {
       const now = joins.now.get(s.row.id);
       if (now === null || (now === undefined && s.row.part !== CALL_PART.whole)) continue;
       pairedIds.push(s.row.id);
-      accumulate(minutes, now ?? s.row, pairedSide(s.kind));
+      minutes.add(now ?? s.row, pairedSide(s.kind));
     }
   }
   // Indexed: this runs once per batch, unoptimized, where for-of allocated a result per call.
@@ -141,8 +141,8 @@ export function batchRows(batch: WriteBatch, stored: StoredState): BatchRows {
     const { call, paired } = c;
     // A part counts in its call's row, and a `tasks/get` part waiting for its call nowhere yet.
     if (c.part !== CALL_PART.whole) continue;
-    accumulate(minutes, call, sideOfKind(call.kind));
-    if (paired) accumulate(minutes, call, pairedSide(call.kind));
+    minutes.add(call, sideOfKind(call.kind));
+    if (paired) minutes.add(call, pairedSide(call.kind));
     // The detectors see each call once: the rows no other row of the call pairs (storage/call-side.ts).
     if (!paired) {
       // A call whose earlier part was counted was tallied then.
@@ -203,7 +203,7 @@ type Joins = {
 function applyJoin(
   join: BatchJoin,
   rows: NewRow[],
-  minutes: Map<string, Rollup>,
+  minutes: MinuteRollups,
   counted: BatchRows['counted'],
   joins: Joins,
 ): void {
@@ -225,7 +225,7 @@ function applyJoin(
     const logical = s.row.logical;
     if (logical) joins.joined.push({ id: s.row.id, logical: { ...logical, joinedTo: holder } });
     joins.now.set(s.row.id, null);
-    if (counts(s)) accumulate(minutes, s.row, 'joined');
+    if (counts(s)) minutes.add(s.row, 'joined');
   }
   for (const { stored: s, traceId, call } of join.extended) {
     joins.extended.push({ id: s.row.id, call });
@@ -237,8 +237,8 @@ function applyJoin(
     };
     joins.now.set(s.row.id, now);
     if (counts(s)) {
-      accumulate(minutes, s.row, 'joined');
-      accumulate(minutes, now, sideOfKind(s.kind));
+      minutes.add(s.row, 'joined');
+      minutes.add(now, sideOfKind(s.kind));
     }
     counted.push({ call: storedSequenceCall(traceId, s, call), conversationId: null });
   }

@@ -2,7 +2,7 @@
 // argument, each table written once, and no statement for a batch without tallies. The statement's effect on
 // a real server is what the conformance and scale-out suites check, and pg-rollups.test.ts for the rollups.
 import { describe, expect, it } from 'vitest';
-import { accumulate, withHours } from '../../aggregation/rollups.js';
+import { MinuteRollups, withHours } from '../../aggregation/rollups.js';
 import { newTallies } from '../../aggregation/tallies.js';
 import { rollupArgs } from './pg-rollups.js';
 import { tallyStatement } from './pg-tallies.js';
@@ -12,9 +12,8 @@ const PATH = { tool: 'get', code: 'INVALID_INPUT', path: 'q', minute: 1n, count:
 
 /** One call's rollups: a row in each of the four tables. */
 function oneCallRollups() {
-  const minutes = new Map();
-  accumulate(
-    minutes,
+  const minutes = new MinuteRollups();
+  minutes.add(
     {
       tool: 'get',
       version: '1',
