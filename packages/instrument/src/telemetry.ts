@@ -15,6 +15,7 @@ import {
   trace,
 } from '@opentelemetry/api';
 import { INSTRUMENTATION_SCOPE } from './semconv.js';
+import { anchorAt } from './span-clock.js';
 import { PACKAGE_VERSION } from './version.js';
 
 let warned = false;
@@ -38,10 +39,13 @@ export type SpanSpec = {
 export class SafeSpan {
   readonly #span: Span | undefined;
   readonly #parent: Context;
+  /** The wall-clock time of performance.now()'s zero its start was read with (span-clock.ts). */
+  readonly #anchorMs: number;
 
-  constructor(span: Span | undefined, parent: Context) {
+  constructor(span: Span | undefined, parent: Context, anchorMs = 0) {
     this.#span = span;
     this.#parent = parent;
+    this.#anchorMs = anchorMs;
   }
 
   /**
@@ -90,7 +94,7 @@ export class SafeSpan {
   addEvent(name: string, attributes: Attributes): void {
     if (!this.#span) return;
     try {
-      this.#span.addEvent(name, attributes);
+      this.#span.addEvent(name, attributes, this.#anchorMs + performance.now());
     } catch (error) {
       reportOnce(error);
     }
@@ -101,7 +105,8 @@ export class SafeSpan {
     if (!this.#span) return;
     try {
       if (error !== undefined) this.#span.setStatus({ code: SpanStatusCode.ERROR, message: error });
-      this.#span.end(endTime);
+      // Always a time of the start's clock: given a start, the SDK would take Date.now() (whole milliseconds).
+      this.#span.end(this.#anchorMs + (endTime ?? performance.now()));
     } catch (caught) {
       reportOnce(caught);
     }
@@ -138,9 +143,14 @@ export function startSafeSpanOf(
   const ctx = parent ?? context.active();
   try {
     const tracer = tracerOf(provider ?? trace.getTracerProvider());
+    const now = performance.now();
+    const anchorMs = anchorAt(now);
+    const startTime = anchorMs + now;
     const options: SpanOptions =
-      links === undefined ? { kind, attributes } : { kind, attributes, links };
-    return new SafeSpan(tracer.startSpan(name, options, ctx), ctx);
+      links === undefined
+        ? { kind, attributes, startTime }
+        : { kind, attributes, links, startTime };
+    return new SafeSpan(tracer.startSpan(name, options, ctx), ctx, anchorMs);
   } catch (error) {
     reportOnce(error);
     return new SafeSpan(undefined, ctx);
