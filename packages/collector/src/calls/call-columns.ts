@@ -27,12 +27,15 @@ type SpanIds = { traceId: string; spanId: string; parentSpanId: string | null };
 // (docs/decisions/0069-the-load-generator-and-the-merge.md).
 
 /**
- * `items` mapped by `f` into an array appended to in order, so packed (dense) in every tier of V8, whatever
- * optimized `map` would have made.
+ * `items` mapped by `f` into a packed (dense) array in every tier of V8, whatever optimized `map` would have
+ * made. Made at its length by spreading a holey array (the spread fills the holes, so the result is packed) and
+ * then assigned in place: appended value by value, each column grew through about twice its size in garbage,
+ * and the columns were 30 % of what the HTTP thread allocated (a sampling heap profile of bench:ingest).
  */
 export function dense<T, U>(items: readonly T[], f: (item: T) => U): U[] {
-  const out: U[] = [];
-  for (let i = 0; i < items.length; i++) out.push(f(items[i] as T));
+  const n = items.length;
+  const out = [...new Array<U>(n)];
+  for (let i = 0; i < n; i++) out[i] = f(items[i] as T);
   return out;
 }
 
