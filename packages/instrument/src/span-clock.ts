@@ -1,20 +1,21 @@
-// Span times to the microsecond. The OpenTelemetry SDK takes a span's start from Date.now(), whole milliseconds,
-// when none is given, so the calls an agent makes within one millisecond (a warm process makes several) start
-// at the same time and a store cannot tell their order: recovery's "what the agent did next"
-// (docs/recovery.md) then depended on which of two concurrent writes a PostgreSQL collector committed first.
-// A start here is the monotonic clock (performance.now()) plus an anchor, the wall-clock time of its zero.
-// The anchor is taken once and again whenever the two clocks part by more than a millisecond (the wall clock
-// stepped, the machine slept), so a start stays within about a millisecond of Date.now() and follows the order
-// of the calls between such steps. A span keeps the anchor its start used for its end and events, so its
-// duration is the monotonic clock's.
+// Span starts in the order the spans start. The OpenTelemetry SDK takes a span's start from Date.now(), a whole
+// millisecond, when none is given, and a warm agent makes several calls in one millisecond: their spans started
+// at the same time, and a store could not tell their order (recovery's "what the agent did next",
+// docs/recovery.md, then followed which of two concurrent writes a PostgreSQL collector committed first).
+//
+// A start here is Date.now(), as the SDK's, or one microsecond after the last start this process made when
+// that is later: spans started within one millisecond keep their order, each still within its millisecond
+// unless a thousand start in it. Not the monotonic clock anchored to the wall clock: an anchor read at any
+// moment but a tick of Date.now() is up to a millisecond early, which put a span before a parent the SDK started
+// a moment earlier, and reading it at a tick means waiting up to a millisecond, on a call's path when the
+// clocks part. A span's end and events are its start plus the monotonic clock's time since (telemetry.ts).
 
-let anchorMs = Date.now() - performance.now();
+let lastMs = 0;
 
-/** The anchor for a time read from performance.now() as `now`, moved first if the clocks have parted. */
-export function anchorAt(now: number): number {
+/** The start of a span starting now, in milliseconds since the epoch. */
+export function spanStartMs(): number {
   const wall = Date.now();
-  const t = anchorMs + now;
-  // Date.now() is the millisecond under the true time: a start of the right anchor is within one of it.
-  if (t < wall - 1 || t > wall + 1) anchorMs = wall - now;
-  return anchorMs;
+  // A wall clock stepped back by more than a millisecond starts over from it rather than run on from the past.
+  lastMs = wall > lastMs || wall < lastMs - 1 ? wall : lastMs + 0.001;
+  return lastMs;
 }

@@ -15,7 +15,7 @@ import {
   trace,
 } from '@opentelemetry/api';
 import { INSTRUMENTATION_SCOPE } from './semconv.js';
-import { anchorAt } from './span-clock.js';
+import { spanStartMs } from './span-clock.js';
 import { PACKAGE_VERSION } from './version.js';
 
 let warned = false;
@@ -39,13 +39,20 @@ export type SpanSpec = {
 export class SafeSpan {
   readonly #span: Span | undefined;
   readonly #parent: Context;
-  /** The wall-clock time of performance.now()'s zero its start was read with (span-clock.ts). */
-  readonly #anchorMs: number;
+  /** Its start (span-clock.ts), and performance.now() then: its end and events are that start plus the time since. */
+  readonly #startMs: number;
+  readonly #startedAt: number;
 
-  constructor(span: Span | undefined, parent: Context, anchorMs = 0) {
+  constructor(span: Span | undefined, parent: Context, startMs = 0, startedAt = 0) {
     this.#span = span;
     this.#parent = parent;
-    this.#anchorMs = anchorMs;
+    this.#startMs = startMs;
+    this.#startedAt = startedAt;
+  }
+
+  /** A time of this span's clock: `at`, a performance.now() reading, in milliseconds since the epoch. */
+  #timeOf(at: number): number {
+    return this.#startMs + (at - this.#startedAt);
   }
 
   /**
@@ -94,7 +101,7 @@ export class SafeSpan {
   addEvent(name: string, attributes: Attributes): void {
     if (!this.#span) return;
     try {
-      this.#span.addEvent(name, attributes, this.#anchorMs + performance.now());
+      this.#span.addEvent(name, attributes, this.#timeOf(performance.now()));
     } catch (error) {
       reportOnce(error);
     }
@@ -106,7 +113,7 @@ export class SafeSpan {
     try {
       if (error !== undefined) this.#span.setStatus({ code: SpanStatusCode.ERROR, message: error });
       // Always a time of the start's clock: given a start, the SDK would take Date.now() (whole milliseconds).
-      this.#span.end(this.#anchorMs + (endTime ?? performance.now()));
+      this.#span.end(this.#timeOf(endTime ?? performance.now()));
     } catch (caught) {
       reportOnce(caught);
     }
@@ -143,14 +150,13 @@ export function startSafeSpanOf(
   const ctx = parent ?? context.active();
   try {
     const tracer = tracerOf(provider ?? trace.getTracerProvider());
-    const now = performance.now();
-    const anchorMs = anchorAt(now);
-    const startTime = anchorMs + now;
+    const startedAt = performance.now();
+    const startTime = spanStartMs();
     const options: SpanOptions =
       links === undefined
         ? { kind, attributes, startTime }
         : { kind, attributes, links, startTime };
-    return new SafeSpan(tracer.startSpan(name, options, ctx), ctx, anchorMs);
+    return new SafeSpan(tracer.startSpan(name, options, ctx), ctx, startTime, startedAt);
   } catch (error) {
     reportOnce(error);
     return new SafeSpan(undefined, ctx);

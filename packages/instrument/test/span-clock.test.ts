@@ -1,10 +1,10 @@
-// Span times to the microsecond (src/span-clock.ts), through the real OTel SDK: calls made one after the other
-// within a millisecond start in that order, not at one whole millisecond; a span's duration is the monotonic
-// clock's; an event falls inside its span; and a start stays within a millisecond or so of Date.now().
-import { describe, expect, it } from 'vitest';
+// Span starts in the order the spans start (src/span-clock.ts), through the real OTel SDK: calls made one after
+// the other within a millisecond start in that order, not at one whole millisecond; a span's duration is the
+// monotonic clock's; an event falls inside its span; and a start stays within a millisecond of Date.now().
+import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { defineTool } from '../src/index.js';
-import { anchorAt } from '../src/span-clock.js';
+import { spanStartMs } from '../src/span-clock.js';
 import { createTracing } from './tracing.js';
 
 /** A tool; with `busy`, its first attempt fails with a 503 and is tried again (an event on the span). */
@@ -65,16 +65,20 @@ describe('span times', () => {
     }
   });
 
-  it('moves its anchor when the clocks part by more than a millisecond, and only then', () => {
-    const now = performance.now();
-    const anchor = anchorAt(now);
-    expect(Math.abs(anchor + now - Date.now())).toBeLessThanOrEqual(1);
-    // The same reading again: the same anchor.
-    expect(anchorAt(now)).toBe(anchor);
-    // A reading that claims 5 ms more of the monotonic clock than the wall clock saw: re-anchored to the wall.
-    const moved = anchorAt(now + 5);
-    expect(moved).not.toBe(anchor);
-    expect(Math.abs(moved + now + 5 - Date.now())).toBeLessThanOrEqual(1);
-    anchorAt(performance.now());
+  it('starts at Date.now(), a microsecond after the last start within a millisecond, over again after a step back', () => {
+    const a = spanStartMs();
+    const b = spanStartMs();
+    expect(b).toBeGreaterThan(a);
+    expect(b).toBeGreaterThanOrEqual(Date.now() - 1);
+    const real = Date.now.bind(Date);
+    // The wall clock a second ahead: starts follow it at once.
+    const ahead = vi.spyOn(Date, 'now').mockImplementation(() => real() + 1000);
+    try {
+      expect(spanStartMs()).toBe(Date.now());
+    } finally {
+      ahead.mockRestore();
+    }
+    // Back to the real time, a second earlier: starts follow it again rather than run on from the second ahead.
+    expect(Math.floor(spanStartMs())).toBeLessThanOrEqual(Date.now());
   });
 });
