@@ -12,10 +12,17 @@
 
 let lastMs = 0;
 
+/**
+ * How far the wall clock must step back for starts to follow it at once. Smaller steps are run on from the last
+ * start, a microsecond a span, until the wall clock passes it; a smaller bound would also be reached by a
+ * thousand starts in one millisecond, and start the next one back at the wall clock, out of order.
+ */
+const STEP_BACK_MS = 1000;
+
 /** The start of a span starting now, in milliseconds since the epoch. */
 export function spanStartMs(): number {
   const wall = Date.now();
-  // A wall clock stepped back by more than a millisecond starts over from it rather than run on from the past.
-  lastMs = wall > lastMs || wall < lastMs - 1 ? wall : lastMs + 0.001;
+  // 0.001 ms is 4 ulps of a double near 1.8e12 (976.6 ns apart): distinct and in order.
+  lastMs = wall > lastMs || wall < lastMs - STEP_BACK_MS ? wall : lastMs + 0.001;
   return lastMs;
 }

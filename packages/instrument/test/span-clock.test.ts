@@ -65,20 +65,31 @@ describe('span times', () => {
     }
   });
 
-  it('starts at Date.now(), a microsecond after the last start within a millisecond, over again after a step back', () => {
+  it('starts at Date.now() or a microsecond after the last start, and follows the wall clock back past a second', () => {
     const a = spanStartMs();
     const b = spanStartMs();
     expect(b).toBeGreaterThan(a);
     expect(b).toBeGreaterThanOrEqual(Date.now() - 1);
     const real = Date.now.bind(Date);
-    // The wall clock a second ahead: starts follow it at once.
-    const ahead = vi.spyOn(Date, 'now').mockImplementation(() => real() + 1000);
-    try {
-      expect(spanStartMs()).toBe(Date.now());
-    } finally {
-      ahead.mockRestore();
+    const stepped = (aheadMs: number) =>
+      vi.spyOn(Date, 'now').mockImplementation(() => real() + aheadMs);
+    // The wall clock 10 ms ahead, then back: starts run on from the last, a microsecond each, in order.
+    let clock = stepped(10);
+    const ahead = spanStartMs();
+    expect(ahead).toBe(Date.now());
+    clock.mockRestore();
+    expect(spanStartMs()).toBeCloseTo(ahead + 0.001, 6);
+    // Two thousand starts in a row, more than a millisecond's worth of microseconds: still in order.
+    let last = spanStartMs();
+    for (let i = 0; i < 2000; i++) {
+      const next = spanStartMs();
+      expect(next).toBeGreaterThan(last);
+      last = next;
     }
-    // Back to the real time, a second earlier: starts follow it again rather than run on from the second ahead.
+    // The wall clock five seconds ahead, then back: past a second, starts follow it back at once.
+    clock = stepped(5000);
+    expect(spanStartMs()).toBe(Date.now());
+    clock.mockRestore();
     expect(Math.floor(spanStartMs())).toBeLessThanOrEqual(Date.now());
   });
 });

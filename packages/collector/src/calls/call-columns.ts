@@ -34,7 +34,8 @@ type SpanIds = { traceId: string; spanId: string; parentSpanId: string | null };
  */
 export function dense<T, U>(items: readonly T[], f: (item: T) => U): U[] {
   const n = items.length;
-  const out = [...new Array<U>(n)];
+  // An empty spread gives a holey empty array: harmless, but not what this promises.
+  const out: U[] = n === 0 ? [] : [...new Array<U>(n)];
   for (let i = 0; i < n; i++) out[i] = f(items[i] as T);
   return out;
 }

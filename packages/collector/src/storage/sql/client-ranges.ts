@@ -33,11 +33,13 @@ export async function clientRanges(
   if (untilNs <= sinceNs) return [];
   const table = CLIENT_TABLE.tool_hours;
   const filter = clientWhere(client);
-  const [oldest] = await db.all(`SELECT MIN(hour) AS hour FROM ${table}`);
   const hours = await db.all(
     `SELECT DISTINCT hour FROM ${table} WHERE hour >= ? AND hour <= ?${filter.rollups} ORDER BY hour DESC`,
     [sinceNs / NS_PER_HOUR, (untilNs - 1n) / NS_PER_HOUR, ...filter.params],
   );
+  // Read after the hours, in a statement of its own: a retention step between the two deletes hours, which
+  // then lie below the oldest left and are read the plain way (read first, they would be read by neither).
+  const [oldest] = await db.all(`SELECT MIN(hour) AS hour FROM ${table}`);
   const ranges: TimeRange[] = [];
   for (const r of hours) {
     const hour = big(r.hour);
