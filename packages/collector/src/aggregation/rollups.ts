@@ -90,10 +90,6 @@ export class MinuteRollups {
   #minute = 0n;
   #ordinal = 0;
 
-  get size(): number {
-    return this.#rows.size;
-  }
-
   values(): IterableIterator<Rollup> {
     return this.#rows.values();
   }
@@ -209,16 +205,8 @@ export function withHours(minutes: MinuteRollups): Rollup[] {
     const key = `${table}\u0000${bucket}\u0000${m.tool}\u0000${m.version}\u0000${m.code}\u0000${m.side}\u0000${m.clientName}\u0000${m.clientVersion}`;
     const h = hours.get(key);
     if (!h) {
-      const r = { table, bucket, tool: m.tool, version: m.version, code: m.code, side: m.side };
-      const client = { clientName: m.clientName, clientVersion: m.clientVersion };
-      const hour = {
-        ...r,
-        ...client,
-        calls: m.calls,
-        errors: m.errors,
-        hist: m.hist,
-        sizes: m.sizes,
-      };
+      // The minute's row in its hour: its counts, and its histograms shared until a second minute joins.
+      const hour: Rollup = { ...m, table, bucket };
       hours.set(key, hour);
       sharing.add(hour);
       continue;
