@@ -147,4 +147,26 @@ describe('the collector masks secrets in every span it stores', () => {
     });
     expect(stored.statusMessage).toBe('refused [REDACTED:api_key]');
   });
+
+  it('scans a value once per batch, and still masks it under a secret name and every repeat of a secret', () => {
+    const { exporter, tracerProvider } = provider();
+    const tracer = tracerProvider.getTracer('other-producer');
+    for (const [name, attributes] of [
+      ['first', { note: 'opaque-shared-value', cmd: 'login password=opaque-repeat' }],
+      ['second', { 'service.api_key': 'opaque-shared-value', cmd: 'login password=opaque-repeat' }],
+      ['third', { note: 'opaque-shared-value' }],
+    ] as const)
+      tracer.startSpan(name, { attributes }).end();
+    const spans = decoded(exporter.getFinishedSpans());
+    const clean = new Set<string>();
+    for (const span of spans) applyContentPolicy(span, defaultContentPolicy(), clean);
+    expect(spans.map((s) => s.attributes)).toEqual([
+      { note: 'opaque-shared-value', cmd: 'login password=[REDACTED:secret]' },
+      { 'service.api_key': '[REDACTED]', cmd: 'login password=[REDACTED:secret]' },
+      { note: 'opaque-shared-value' },
+    ]);
+    // What the batch remembers holds no secret: the clean value, never one the rules changed.
+    expect(clean.has('opaque-shared-value')).toBe(true);
+    expect([...clean].some((v) => v.includes('opaque-repeat'))).toBe(false);
+  });
 });

@@ -96,13 +96,20 @@ function hashResult(span: NormalizedSpan, key: string | undefined, hasher: Hashe
   setAttr(a, sc.ATTR_TOOLSCOPE_OUTPUT_HASH, mcp ? mcpOutputHash(v, hasher) : outputHash(v, hasher));
 }
 
-/** Applies the rules to one span in place: a foreign tool call's first, then the secrets of every span. */
-export function applyContentPolicy(span: NormalizedSpan, policy: ContentPolicy): void {
+/**
+ * Applies the rules to one span in place: a foreign tool call's first, then the secrets of every span. `clean`:
+ * the values of the span's batch already found to hold no secret (takeIn makes one per batch).
+ */
+export function applyContentPolicy(
+  span: NormalizedSpan,
+  policy: ContentPolicy,
+  clean: CleanValues = new Set(),
+): void {
   const dialect = dialectOf(span);
   // The instrument package already applied its own capture rules to its calls' arguments and results.
   const call = dialect && dialect.source !== 'toolscope' ? recogniseCall(span, dialect) : null;
   if (call) applyForeignCallRules(span, call, policy);
-  scrubSpan(span);
+  scrubSpan(span, clean);
 }
 
 /** Hashes and measures a foreign call's content, then keeps it redacted (capture on) or drops it. */
@@ -151,26 +158,45 @@ function applyForeignCallRules(
 /** Resources already scrubbed: the spans of one resource share its map. */
 const scrubbedResources = new WeakSet<AttrMap>();
 
+/**
+ * String values of one batch that the secret rules left as they were. A batch's spans repeat most of their values
+ * (operation and tool names, schema hashes, input shapes, a trace's conversation id), and a value is looked up
+ * for less than the scan costs; whether a value holds a secret depends on the value alone (a secret key's value
+ * is redacted before this is asked). It lives for one batch, as the decoder's string table does.
+ */
+export type CleanValues = Set<string>;
+/** What a batch's CleanValues holds at most, and the longest value it holds (a hash lookup reads it all). */
+const CLEAN_MAX = 4096;
+const CLEAN_MAX_CHARS = 4096;
+
 /** Masks the secrets of a span in place: all its attributes, its events', links' and resource's, its status. */
-export function scrubSpan(span: NormalizedSpan): void {
-  scrubAttributes(span.attributes);
-  for (const event of span.events) scrubAttributes(event.attributes);
-  for (const link of span.links) scrubAttributes(link.attributes);
+export function scrubSpan(span: NormalizedSpan, clean: CleanValues = new Set()): void {
+  scrubAttributes(span.attributes, clean);
+  for (const event of span.events) scrubAttributes(event.attributes, clean);
+  for (const link of span.links) scrubAttributes(link.attributes, clean);
   if (!scrubbedResources.has(span.resource)) {
-    scrubAttributes(span.resource);
+    scrubAttributes(span.resource, clean);
     scrubbedResources.add(span.resource);
   }
   if (span.statusMessage !== '') span.statusMessage = scrubSecrets(span.statusMessage) as string;
 }
 
-function scrubAttributes(map: AttrMap): void {
+function scrubAttributes(map: AttrMap, clean: CleanValues): void {
   for (const key in map) {
     if (!Object.hasOwn(map, key)) continue;
     const value = map[key];
-    const next =
-      isSecretAttributeName(key) && !keptUnderSecretKey(key, value)
-        ? REDACTED
-        : (scrubSecrets(value) as AttrValue);
+    if (isSecretAttributeName(key) && !keptUnderSecretKey(key, value)) {
+      if (value !== REDACTED) setAttr(map, key, REDACTED);
+      continue;
+    }
+    if (typeof value === 'string') {
+      if (clean.has(value)) continue;
+      const next = scrubSecrets(value) as string;
+      if (next !== value) setAttr(map, key, next);
+      else if (value.length <= CLEAN_MAX_CHARS && clean.size < CLEAN_MAX) clean.add(value);
+      continue;
+    }
+    const next = scrubSecrets(value) as AttrValue;
     if (next !== value) setAttr(map, key, next);
   }
 }

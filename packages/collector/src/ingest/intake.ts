@@ -4,7 +4,7 @@
 
 import type { CollectorMetrics } from '../ops/metrics.js';
 import type { DecodedBatch, DecodeResult } from '../otlp/model.js';
-import { applyContentPolicy, type ContentPolicy } from './content-policy.js';
+import { applyContentPolicy, type CleanValues, type ContentPolicy } from './content-policy.js';
 import type { WriteQueue } from './write-queue.js';
 
 export type IntakeOptions = {
@@ -33,7 +33,8 @@ export function takeIn(
   o.metrics.spansReceived.inc(labels, spans.length + rejected);
   if (rejected > 0) o.metrics.spansRejected.inc({ ...labels, reason: 'invalid' }, rejected);
   if (spans.length === 0) return Promise.resolve({ ok: true });
-  for (const span of spans) applyContentPolicy(span, o.content);
+  const clean: CleanValues = new Set();
+  for (const span of spans) applyContentPolicy(span, o.content, clean);
   const queuedAt = process.hrtime.bigint();
   const queued = o.queue.enqueue(spans);
   if (!queued.ok) {
