@@ -3,7 +3,7 @@
 // model calls read. What needs the database (row numbers, duplicates, pairing, rollups) is its second half
 // (rows.ts), which the writer runs inside the batch's transaction.
 import { SPAN_NAME_TOOL_CONTRACT_PREFIX } from '@toolscope/instrument/semconv';
-import { columnsOf, dense } from '../calls/call-columns.js';
+import { blankOf, columnsOf, dense } from '../calls/call-columns.js';
 import { modelCallOf } from '../calls/model-call.js';
 import { type ToolCall, toolCallOf } from '../calls/tool-call.js';
 import { contractOf } from '../contracts/contract-span.js';
@@ -20,16 +20,17 @@ const CONTRACT_SPAN_PREFIX = `${SPAN_NAME_TOOL_CONTRACT_PREFIX} `;
  */
 export function processBatch(spans: readonly NormalizedSpan[], pack = true): WriteBatch {
   const n = spans.length;
+  const blank = blankOf(n);
   // The calls' columns are made once the batch's calls are known (columnsOf), so the batch takes them last.
   const spanPart: Omit<WriteBatch, 'calls'> = {
     resources: [],
     // Dense (call-columns.ts): the structured clone to the writer thread sends a holey array in its slower form.
-    traceIds: dense(spans, (s) => s.traceId),
-    spanIds: dense(spans, (s) => s.spanId),
+    traceIds: dense(spans, (s) => s.traceId, blank),
+    spanIds: dense(spans, (s) => s.spanId, blank),
     startNs: new BigInt64Array(n),
     resource: new Uint32Array(n),
     // Written straight into the packed blocks when packed, as a string per span for the writer to pack when not.
-    json: pack ? [] : dense(spans, encodeSpan),
+    json: pack ? [] : dense(spans, encodeSpan, blank),
     call: new Int32Array(n),
     contracts: [],
     modelCalls: [],
