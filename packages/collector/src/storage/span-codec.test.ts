@@ -69,9 +69,11 @@ const attrs: fc.Arbitrary<AttrMap> = fc
       });
     return map;
   });
-// The edges of writeSpan's decimal times (10^9 steps, 32-bit halves) beside any time.
+// The edges of writeSpan's decimal times (10^9 steps, 32-bit halves) beside any time, and times of two seconds
+// that follow each other, as a batch's spans have (writeSpan keeps the last second's digits).
 const nanos = fc.oneof(
   fc.bigInt({ min: 0n, max: 9_223_372_036_854_775_807n }),
+  fc.bigInt({ min: 1_796_252_177_000_000_000n, max: 1_796_252_178_999_999_999n }),
   fc.constantFrom(
     0n,
     999_999_999n,
