@@ -10,7 +10,8 @@ import { fixed64, RepeatedHex, type Wire } from './proto-values.js';
 
 const reader = (bytes: Uint8Array) => ProtoReader.create(Buffer.from(bytes)) as Wire;
 
-// Few distinct strings, so that most are repeats, beside any string at all.
+// Few distinct strings, so that most are repeats, beside any string at all; some alike in the bytes their slot
+// is hashed from (the length, the first four and last four), ASCII or not, so they share a slot.
 const pool = fc.constantFrom(
   '',
   'a',
@@ -19,6 +20,10 @@ const pool = fc.constantFrom(
   'é',
   'x'.repeat(48),
   'y'.repeat(49),
+  'abcd-middle-1-wxyz',
+  'abcd-middle-2-wxyz',
+  'abcdXYZwxyz',
+  'abcdé_wxyz',
 );
 const strings = fc.array(
   fc.oneof(pool, fc.string(), fc.string({ unit: 'binary', maxLength: 80 })),

@@ -10,6 +10,8 @@ import type { Wire } from './proto-values.js';
 const TABLE = 1024;
 /** ...up to this many bytes: keys and enum-like values, not texts. */
 const MAX_KEPT = 48;
+/** How many of a string's bytes its slot is hashed from (with its length). */
+const SAMPLED = 8;
 const kept = new Array<string>(TABLE).fill('');
 
 /**
@@ -26,24 +28,33 @@ export function stringOf(r: Wire): string {
     return r.string();
   }
   const buf = r.buf;
-  // FNV-1a over the bytes, which must all be ASCII: a byte is then a UTF-16 unit of the string.
+  // FNV-1a over the length and at most SAMPLED bytes, the first and the last half of them: a request's keys that
+  // share a prefix (`gen_ai.`, `toolscope.`) differ in length or end, and ids are random throughout. Hashing
+  // every byte took a tenth more of the decode (2.65 against 2.40 µs per span of the bench's batches); strings
+  // alike in the sampled bytes only share a slot, the one read last made anew. The compare reads every byte.
   let hash = 0x811c9dc5 ^ length;
-  for (let i = start; i < end; i++) {
-    const b = buf[i] as number;
-    if (b >= 0x80) {
+  const head = length <= SAMPLED ? end : start + SAMPLED / 2;
+  for (let i = start; i < head; i++) hash = Math.imul(hash ^ (buf[i] as number), 0x01000193);
+  for (let i = Math.max(head, end - SAMPLED / 2); i < end; i++)
+    hash = Math.imul(hash ^ (buf[i] as number), 0x01000193);
+  const slot = (hash ^ (hash >>> 16)) & (TABLE - 1);
+  const known = kept[slot] as string;
+  if (known.length === length) {
+    let i = 0;
+    // A kept string is ASCII: a byte of 0x80 or more never equals one of its units.
+    while (i < length && known.charCodeAt(i) === buf[start + i]) i++;
+    if (i === length) {
+      r.pos = end;
+      return known;
+    }
+  }
+  // Only ASCII strings are kept: a byte is then a UTF-16 unit of the string, as latin1 reads it.
+  for (let i = start; i < end; i++)
+    if ((buf[i] as number) >= 0x80) {
       r.pos = field;
       return r.string();
     }
-    hash = Math.imul(hash ^ b, 0x01000193);
-  }
-  const slot = (hash ^ (hash >>> 16)) & (TABLE - 1);
-  const known = kept[slot] as string;
   r.pos = end;
-  if (known.length === length) {
-    let i = 0;
-    while (i < length && known.charCodeAt(i) === buf[start + i]) i++;
-    if (i === length) return known;
-  }
   const s = buf.toString('latin1', start, end);
   kept[slot] = s;
   return s;
