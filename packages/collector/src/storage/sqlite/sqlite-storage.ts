@@ -89,7 +89,11 @@ export function openSqliteStorage(path: string, options: SqliteOptions): Storage
   return {
     backend: 'sqlite',
     location: memory ? ':memory:' : path,
-    concurrentWrites: 2,
+    // One committing and two waiting on the writer thread: the HTTP thread hands the next write over only
+    // between requests it decodes (5–6 ms each for 512 spans), and with one waiting the writer ran out of work
+    // meanwhile. Six alternating bench:ingest pairs, 2 against 3: 62.8–66.8 against 65.2–70.9 thousand spans/s,
+    // 1.62–1.71 cores busy against 1.71–1.76 (docs/decisions/0079-the-http-threads-per-span-work.md).
+    concurrentWrites: 3,
     takesSealed: true,
     ...(shares.writeSpans ? { writeSpans: shares.writeSpans } : {}),
     write: async (batch) => {
