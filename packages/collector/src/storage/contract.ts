@@ -135,8 +135,8 @@ export interface Storage extends SpanWriter, SpanReader, RecoveryReader {
   /** Where the data lives, without credentials (for logs and the start-up banner). */
   readonly location: string;
   /**
-   * How many write() calls are worth running at once: SQLite has one writer thread, so 3 (one committing, two
-   * waiting on the thread, sqlite-storage.ts says why not 2); PostgreSQL commits batches of different traces in
+   * How many write() calls are worth running at once: SQLite has one writer thread, and 4 (one committing, three
+   * waiting on the thread, sqlite-storage.ts says why); PostgreSQL commits batches of different traces in
    * parallel on separate connections.
    */
   readonly concurrentWrites: number;

@@ -89,11 +89,12 @@ export function openSqliteStorage(path: string, options: SqliteOptions): Storage
   return {
     backend: 'sqlite',
     location: memory ? ':memory:' : path,
-    // One committing and two waiting on the writer thread: the HTTP thread hands the next write over only
-    // between requests it decodes (5–6 ms each for 512 spans), and with one waiting the writer ran out of work
-    // meanwhile. Six alternating bench:ingest pairs, 2 against 3: 62.8–66.8 against 65.2–70.9 thousand spans/s,
-    // 1.62–1.71 cores busy against 1.71–1.76 (docs/decisions/0079-the-http-threads-per-span-work.md).
-    concurrentWrites: 3,
+    // One committing and three waiting on the writer thread: the HTTP thread hands the next write over only
+    // between requests it decodes (5–6 ms each for 512 spans), so with fewer waiting the writer can run out of
+    // work meanwhile. Alternating bench:ingest pairs: 2 against 3, 62.8–66.8 against 65.2–70.9 thousand spans/s
+    // and 1.62–1.71 cores busy against 1.71–1.76 (six pairs); 3 against 4, 63.8–69.6 against 68.0–70.2 (four); 8 wrote smaller joins, 65.9–68.2 against
+    // 70.4–71.6 for 4 (three) (docs/decisions/0079-the-http-threads-per-span-work.md).
+    concurrentWrites: 4,
     takesSealed: true,
     ...(shares.writeSpans ? { writeSpans: shares.writeSpans } : {}),
     write: async (batch) => {
