@@ -148,13 +148,14 @@ describe('the collector masks secrets in every span it stores', () => {
     expect(stored.statusMessage).toBe('refused [REDACTED:api_key]');
   });
 
-  it('scans a value once per batch, and still masks it under a secret name and every repeat of a secret', () => {
+  it('scans a value once per batch, still masks it under a secret name, and masks every repeat of a secret', () => {
     const { exporter, tracerProvider } = provider();
     const tracer = tracerProvider.getTracer('other-producer');
     for (const [name, attributes] of [
       ['first', { note: 'opaque-shared-value', cmd: 'login password=opaque-repeat' }],
       ['second', { 'service.api_key': 'opaque-shared-value', cmd: 'login password=opaque-repeat' }],
-      ['third', { note: 'opaque-shared-value' }],
+      ['third', { note: 'opaque-shared-value', 'db.password': 'opaque-named-first' }],
+      ['fourth', { note: 'opaque-named-first' }],
     ] as const)
       tracer.startSpan(name, { attributes }).end();
     const spans = decoded(exporter.getFinishedSpans());
@@ -163,10 +164,13 @@ describe('the collector masks secrets in every span it stores', () => {
     expect(spans.map((s) => s.attributes)).toEqual([
       { note: 'opaque-shared-value', cmd: 'login password=[REDACTED:secret]' },
       { 'service.api_key': '[REDACTED]', cmd: 'login password=[REDACTED:secret]' },
-      { note: 'opaque-shared-value' },
+      { note: 'opaque-shared-value', 'db.password': '[REDACTED]' },
+      // Redacted under a secret name, a value is not remembered as clean: under an ordinary key it is scanned.
+      { note: 'opaque-named-first' },
     ]);
     // What the batch remembers holds no secret: the clean value, never one the rules changed.
     expect(clean.has('opaque-shared-value')).toBe(true);
+    expect(clean.has('opaque-named-first')).toBe(true);
     expect([...clean].some((v) => v.includes('opaque-repeat'))).toBe(false);
   });
 });

@@ -39,6 +39,7 @@ export function dense<T, U>(
   blank: readonly undefined[] = blankOf(items.length),
 ): U[] {
   const n = items.length;
+  if (blank.length !== n) throw new RangeError(`a blank of ${blank.length} for ${n} items`);
   // An empty spread gives a holey empty array: harmless, but not what this promises.
   const out = n === 0 ? [] : ([...blank] as U[]);
   for (let i = 0; i < n; i++) out[i] = f(items[i] as T);

@@ -2,7 +2,7 @@
 // batch waits (the decoded spans are let go with the request's turn; sealed outside the heap for a store that
 // takes it, queue-stages.ts); each write takes every batch queued meanwhile (up to a span cap), joined, as one
 // transaction, so batches grow by themselves under load. Writes in flight are bounded (storage says how many
-// are worth it: one committing while the next goes to the writer thread, or several connections); each
+// are worth it: one committing while the next ones wait on the writer thread, or several connections); each
 // request learns when its spans are committed. The queue is bounded: overload becomes a 429 with Retry-After
 // instead of unbounded memory.
 import type { NormalizedSpan } from '../otlp/model.js';
