@@ -128,7 +128,7 @@ describe('MemoryLimiter', () => {
     const held = Array.from({ length: 32 }, () => Buffer.alloc(MiB, 1));
     // The reading less the heap read just after it: the live buffers, all 32 MiB of them (a collection between
     // the two readings only lowers the heap). A growth from a reading taken before the buffers was asked here
-    // once, and a collection the buffers set off freed as much other garbage from the heap in 2 of 4 runs.
+    // once, and a collection the buffers set off freed as much other garbage from the heap in 2 of 3 runs.
     const reading = heapAndBuffers();
     expect(reading - process.memoryUsage().heapUsed).toBeGreaterThan(31 * MiB);
     expect(held).toHaveLength(32);
