@@ -4,9 +4,9 @@
 // folder beside it (dependencies from the npm registry or its cache), `npx toolscope serve` run from the compiled
 // JavaScript, and the README's tool example run there against it. Two things differ from a user's shell, both
 // outside the commands: the pack folder (/tmp/toolscope) is one of the test's own, and install scripts are
-// skipped (npm_config_ignore_scripts): better-sqlite3's would compile SQLite for minutes here, so its binary is
-// copied from the workspace's build of the same version. The collector runs in a network namespace of its own,
-// on the README's real port 4318. Cost: 60–90 s of CPU, most of it npm's (docs/decisions/0062).
+// skipped (npm_config_ignore_scripts): better-sqlite3's would compile SQLite for minutes here, so its binary (and
+// zstd-napi's) is copied from the workspace's build of the same version. The collector runs in a network
+// namespace of its own, on the README's real port 4318. Cost: 60–90 s of CPU, most of it npm's (docs/decisions/0062).
 import { type ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_process';
 import {
   cpSync,
@@ -123,19 +123,23 @@ export function packInstallTests(work: string): void {
       if (process.versions.node.startsWith('20.'))
         expect([...new Set(engines)]).toEqual(['cookie@2.0.2']);
 
-      const compiled = dirname(
-        realpathSync(
-          createRequire(join(ROOT, 'packages/collector/package.json')).resolve(
-            'better-sqlite3/package.json',
+      // The collector's native modules, each built in the workspace at the same version: its binary copied.
+      for (const [name, binary] of [
+        ['better-sqlite3', 'build/Release/better_sqlite3.node'],
+        ['zstd-napi', 'build/Release/binding.node'],
+      ] as const) {
+        const compiled = dirname(
+          realpathSync(
+            createRequire(join(ROOT, 'packages/collector/package.json')).resolve(
+              `${name}/package.json`,
+            ),
           ),
-        ),
-      );
-      const sqlite = join(project, 'node_modules/better-sqlite3');
-      expect(version(sqlite)).toBe(version(compiled));
-      cpSync(
-        join(compiled, 'build/Release/better_sqlite3.node'),
-        join(sqlite, 'build/Release/better_sqlite3.node'),
-      );
+        );
+        const installedAt = join(project, 'node_modules', name);
+        expect(version(installedAt)).toBe(version(compiled));
+        mkdirSync(dirname(join(installedAt, binary)), { recursive: true });
+        cpSync(join(compiled, binary), join(installedAt, binary));
+      }
 
       // The README's tool example, as written, and a look at what a running collector has loaded.
       const tool = blocks(section('A tool')).find((b) => b.lang === 'ts')?.body ?? '';

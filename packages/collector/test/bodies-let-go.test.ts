@@ -5,7 +5,7 @@
 // Here the commits are held: eight 4 MiB requests wait at once on each protocol (protobuf, gzipped, and JSON on
 // HTTP), and after a full collection the thread's array buffers hold none of the 32 MiB of bodies, nor does the
 // in-flight budget count them. Their spans
-// carry one long, repetitive attribute, so what the queue keeps of them (packed, deflated) is a small fraction.
+// carry one long, repetitive attribute, so what the queue keeps of them (packed, compressed) is a small fraction.
 import { Worker } from 'node:worker_threads';
 import { afterAll, describe, expect, it } from 'vitest';
 import { TRACE_EXPORT_PATH } from '../src/api/grpc-receiver.js';

@@ -50,7 +50,7 @@ describe('durability', () => {
     // Let the schema's pages reach the file first, so only the batch below can grow it.
     await until(() => sizeOf() > 0);
     const before = sizeOf();
-    // Random text: span blocks are deflated on SQLite (block-packing.ts), and a repeated letter would vanish.
+    // Random text: span blocks are compressed on SQLite (block-packing.ts), and a repeated letter would vanish.
     const big = () => ({
       attributes: [
         { key: 'payload', value: { stringValue: randomBytes(2250).toString('base64') } },

@@ -66,9 +66,9 @@ export function packGroups(plan: WriteBatch, spans: readonly NormalizedSpan[]): 
       jsonBytes[i] = sink.at - at;
     }
     packedIds[g] = ids.buf.toString('latin1', 0, ids.at);
-    const deflated = finishBlock(sink);
-    parts.push(CODEC_BYTE, deflated);
-    end += CODEC_BYTE.length + deflated.length;
+    const compressed = finishBlock(sink);
+    parts.push(CODEC_BYTE, compressed);
+    end += CODEC_BYTE.length + compressed.length;
     ends[g] = end;
   }
   plan.group = group;

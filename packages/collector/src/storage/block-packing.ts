@@ -1,34 +1,24 @@
-// How a span block's JSON (span-codec.ts) is kept, on both backends (decision 0011): deflated with a preset
-// dictionary, as bytes whose first one names the codec, in `span_blocks.packed`. Rows written before hold JSON
-// text in `spans` and are read as they are.
+// How a span block's JSON (span-codec.ts) is kept, on both backends (decision 0011): compressed with a preset
+// dictionary, as bytes whose first one names the codec, in `span_blocks.packed`. Blocks are written as codec 2
+// (zstd, decision 0080); codec-1 blocks (deflate) written before stay readable, and rows written before packing
+// hold JSON text in `spans` and are read as they are.
 import { inflateRawSync } from 'node:zlib';
-import { BlockDeflater } from './block-deflater.js';
+import { unzstdBlock, zstdBlock } from './block-zstd.js';
 import { ByteSink } from './byte-sink.js';
 import { SPAN_DICTIONARY_V1 } from './span-dictionary.js';
 
-/** Codec 1: raw deflate, preset dictionary v1 (written at level 6 until decision 0038, at 3 since). */
-const CODEC_DEFLATE_V1 = 1;
-/** A packed block's first byte: its codec. */
-export const CODEC_BYTE = Buffer.from([CODEC_DEFLATE_V1]);
 /**
- * The dictionary is the codec; the level and the output chunk are not (inflate needs neither). Level 3: 6.0
- * against 8.4 µs per span at level 6 on the bench's blocks, for 84 against 76 bytes (decision 0038). zlib's
- * default chunk (16 KiB) is allocated for each block and kept under the packed bytes, whose usual size is under
- * 1 KiB: 2 KiB measured 1.5–2.3 µs faster per 8-span block (of 50–55), with 21–40 % less GC time; it is
- * the chunk only where a block is deflated on its own (block-deflater.ts).
+ * Codec 1: raw deflate, preset dictionary v1 (written at level 6 until decision 0038, at 3 until 0080). The
+ * level is not part of the format: inflate needs only the dictionary.
  */
-const DEFLATE_OPTIONS = { level: 3, dictionary: SPAN_DICTIONARY_V1, chunkSize: 2048 };
-/** This thread's deflater, made with its first block (a thread that only reads never makes one). */
-let deflater: BlockDeflater | undefined;
-
-/** This thread's deflater: whether it reuses one zlib state is for tests to see (decision 0071). */
-export function blockDeflater(): BlockDeflater {
-  deflater ??= new BlockDeflater(DEFLATE_OPTIONS);
-  return deflater;
-}
+const CODEC_DEFLATE_V1 = 1;
+/** Codec 2: one zstd frame over the same dictionary v1, given as raw content (block-zstd.ts). */
+const CODEC_ZSTD_V1 = 2;
+/** A packed block's first byte: the codec it is written with. */
+export const CODEC_BYTE = Buffer.from([CODEC_ZSTD_V1]);
 
 /**
- * The block whose spans' JSON is `spans` (span-codec.ts), packed: the codec byte, then the deflated text of
+ * The block whose spans' JSON is `spans` (span-codec.ts), packed: the codec byte, then the compressed text of
  * `[${spans.join(',')}]`.
  */
 export function packSpans(spans: readonly string[]): Buffer {
@@ -44,7 +34,7 @@ const OPEN = 0x5b; // [
 const COMMA = 0x2c;
 const CLOSE = 0x5d; // ]
 /**
- * Where a block's array is written as UTF-8 before it is deflated, reused from block to block: the joined text
+ * Where a block's array is written as UTF-8 before it is compressed, reused from block to block: the joined text
  * and its UTF-8 copy were a sixth of what the decoding thread allocated per span, and every allocation there is
  * scavenger work.
  */
@@ -60,11 +50,11 @@ export function startBlock(): ByteSink {
   return scratch;
 }
 
-/** The block written into `sink` since startBlock, closed and deflated (without its codec byte, CODEC_BYTE). */
+/** The block written into `sink` since startBlock, closed and compressed (without its codec byte, CODEC_BYTE). */
 export function finishBlock(sink: ByteSink): Buffer {
   sink.byte(CLOSE);
-  // Synchronous: zlib has read the bytes before the scratch is written again.
-  return blockDeflater().deflate(sink.bytes());
+  // Synchronous: zstd has read the bytes before the scratch is written again.
+  return zstdBlock(sink.bytes());
 }
 
 /**
@@ -86,14 +76,17 @@ export function unpackBlockBytes(
     onDamage?.('a span block is neither text nor a packed block');
     return null;
   }
-  if (stored[0] !== CODEC_DEFLATE_V1) {
-    onDamage?.(`a span block has an unknown codec (${stored[0]})`);
+  const codec = stored[0];
+  if (codec !== CODEC_ZSTD_V1 && codec !== CODEC_DEFLATE_V1) {
+    onDamage?.(`a span block has an unknown codec (${codec})`);
     return null;
   }
   try {
-    return inflateRawSync(stored.subarray(1), { dictionary: SPAN_DICTIONARY_V1 });
+    return codec === CODEC_ZSTD_V1
+      ? unzstdBlock(stored.subarray(1))
+      : inflateRawSync(stored.subarray(1), { dictionary: SPAN_DICTIONARY_V1 });
   } catch {
-    onDamage?.('a packed span block does not inflate');
+    onDamage?.(`a packed span block (codec ${codec}) does not unpack`);
     return null;
   }
 }

@@ -1,5 +1,5 @@
 // Bytes written one after another into a buffer that grows as needed: where a span block's JSON is written as
-// UTF-8 (span-bytes.ts) before it is deflated (block-packing.ts), so no string is made per span to be copied
+// UTF-8 (span-bytes.ts) before it is compressed (block-packing.ts), so no string is made per span to be copied
 // into it. Reused from block to block: each allocation on the decoding thread is scavenger work.
 
 /** A sink keeps a buffer up to this size between blocks; one grown past it is dropped when the next starts. */

@@ -277,7 +277,8 @@ for (const backend of BACKENDS) {
       const seqOf = (t: number) => `(SELECT seq FROM traces WHERE trace_id = '${traceIdOf(t)}')`;
       // Trace 80 as an older release stored it (JSON text), damaged; trace 82 packed, damaged.
       const pg = place.db.startsWith('postgres');
-      const garbage = pg ? "decode('01ff0012', 'hex')" : "unhex('01ff0012')";
+      // Codec 2's byte and zstd's magic, then a frame header cut short.
+      const garbage = pg ? "decode('0228b52ffd2000', 'hex')" : "unhex('0228b52ffd2000')";
       // Trace 83 stored with no blocks left; trace 84's block with neither form (PostgreSQL's `spans` may be
       // NULL since v6; SQLite's may not, so there it is damaged as trace 80's is).
       const empty = pg ? 'NULL' : "'not json'";
@@ -309,7 +310,7 @@ for (const backend of BACKENDS) {
         damage.some(
           (d) =>
             d ===
-            `a packed span block does not inflate in trace ${traceIdOf(82)}; its spans are left out`,
+            `a packed span block (codec 2) does not unpack in trace ${traceIdOf(82)}; its spans are left out`,
         ),
       ).toBe(true);
       expect(damage.some((d) => /^tool_(minutes|hours): .*malformed bucket/.test(d))).toBe(true);
