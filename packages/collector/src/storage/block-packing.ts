@@ -12,10 +12,10 @@ import { SPAN_DICTIONARY_V1 } from './span-dictionary.js';
  * level is not part of the format: inflate needs only the dictionary.
  */
 const CODEC_DEFLATE_V1 = 1;
-/** Codec 2: one zstd frame over the same dictionary v1, given as raw content (block-zstd.ts). */
-const CODEC_ZSTD_V1 = 2;
+/** Codec 2: one zstd frame over dictionary v2, v1's content with zstd's entropy tables (block-zstd.ts). */
+const CODEC_ZSTD_V2 = 2;
 /** A packed block's first byte: the codec it is written with. */
-export const CODEC_BYTE = Buffer.from([CODEC_ZSTD_V1]);
+export const CODEC_BYTE = Buffer.from([CODEC_ZSTD_V2]);
 
 /**
  * The block whose spans' JSON is `spans` (span-codec.ts), packed: the codec byte, then the compressed text of
@@ -77,12 +77,12 @@ export function unpackBlockBytes(
     return null;
   }
   const codec = stored[0];
-  if (codec !== CODEC_ZSTD_V1 && codec !== CODEC_DEFLATE_V1) {
+  if (codec !== CODEC_ZSTD_V2 && codec !== CODEC_DEFLATE_V1) {
     onDamage?.(`a span block has an unknown codec (${codec})`);
     return null;
   }
   try {
-    return codec === CODEC_ZSTD_V1
+    return codec === CODEC_ZSTD_V2
       ? unzstdBlock(stored.subarray(1))
       : inflateRawSync(stored.subarray(1), { dictionary: SPAN_DICTIONARY_V1 });
   } catch {
