@@ -70,11 +70,15 @@ describe('span times', () => {
     const b = spanStartMs();
     expect(b).toBeGreaterThan(a);
     expect(b).toBeGreaterThanOrEqual(Date.now() - 1);
-    const real = Date.now.bind(Date);
-    const stepped = (aheadMs: number) =>
-      vi.spyOn(Date, 'now').mockImplementation(() => real() + aheadMs);
-    // The wall clock 10 ms ahead, then back: starts run on from the last, a microsecond each, in order.
-    let clock = stepped(10);
+    // The wall clock stepped ahead and held there, so that reading it twice gives one time however busy the
+    // machine (a clock that kept running ticked between the start and the read in one loaded run).
+    const stepped = (aheadMs: number) => {
+      const at = Date.now() + aheadMs;
+      return vi.spyOn(Date, 'now').mockImplementation(() => at);
+    };
+    // The wall clock half a second ahead, then back: starts run on from the last, a microsecond each, in order
+    // (unless this thread stalled for half a second between the two).
+    let clock = stepped(500);
     const ahead = spanStartMs();
     expect(ahead).toBe(Date.now());
     clock.mockRestore();
