@@ -1,7 +1,7 @@
 # Two images from one build. `collector` (the default, last stage) holds only the collector's compiled JS, its
 # dashboard and its production dependencies, made by `pnpm deploy --prod`; `demo` holds the whole workspace
 # for the example MCP server and the scripted agent, which run from TypeScript with tsx.
-# better-sqlite3 compiles from source when no prebuilt binary can be downloaded, hence the build tools.
+# better-sqlite3 and zstd-napi compile from source when no prebuilt binary can be downloaded, hence the build tools.
 FROM node:20-bookworm-slim AS build
 RUN apt-get update \
  && apt-get install -y --no-install-recommends python3 make g++ \
