@@ -9,7 +9,7 @@
 import { parseArgs } from 'node:util';
 import { deflateRawSync } from 'node:zlib';
 import Database from 'better-sqlite3';
-import { unpackBlockBytes } from '../src/storage/block-packing.js';
+import { CODEC_BYTE, unpackBlockBytes } from '../src/storage/block-packing.js';
 import { zstdBlock } from '../src/storage/block-zstd.js';
 import { SPAN_DICTIONARY_V1 } from '../src/storage/span-dictionary.js';
 import { benchTraces, spanBlocks } from './span-blocks.js';
@@ -73,7 +73,7 @@ for (const [label, blocks] of sets) {
   const raw = blocks.reduce((a, b) => a + b.length, 0) / blocks.length;
   // The blocks read back whole before anything is timed.
   for (const b of blocks.slice(0, 50))
-    if (!unpackBlockBytes(Buffer.concat([Buffer.from([2]), codec2(b)]))?.equals(b))
+    if (!unpackBlockBytes(Buffer.concat([CODEC_BYTE, codec2(b)]))?.equals(b))
       throw new Error('a codec-2 block did not read back');
   const [us1, bytes1] = measure(blocks, codec1);
   const [us2, bytes2] = measure(blocks, codec2);

@@ -16,10 +16,9 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import zstd from 'zstd-napi/binding.js';
 import { benchTraces, spanBlocks } from '../bench/span-blocks.js';
+import { BLOCK_LEVEL } from '../src/storage/block-zstd.js';
 import { SPAN_DICTIONARY_V1 } from '../src/storage/span-dictionary.js';
 
-/** The level the collector writes at (storage/block-zstd.ts). */
-const LEVEL = 3;
 /** Past zstd's reserved low range (1–32,767), in two bytes of a frame's header: 32,768 + the version. */
 const DICT_ID = 32_770;
 const TRACES = 3_000;
@@ -39,7 +38,7 @@ try {
   execFileSync('gcc', ['-O2', join(here, 'finalize-dictionary.c'), '-o', tool, '-lzstd']);
   execFileSync(tool, [
     ...['content', 'samples', 'sizes', 'out'].map((f) => join(dir, f)),
-    String(LEVEL),
+    String(BLOCK_LEVEL),
     String(DICT_ID),
   ]);
   dictionary = readFileSync(join(dir, 'out'));

@@ -170,7 +170,7 @@ describe('packed span blocks', () => {
     },
   );
 
-  it('stores a trace packed on SQLite, and still reads a block an older release stored as text', async () => {
+  it('stores a trace packed on SQLite, and still reads blocks older releases stored as text and deflated', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'toolscope-packed-'));
     const path = join(dir, 'packed.db');
     try {
@@ -178,14 +178,21 @@ describe('packed span blocks', () => {
       await writeSpans(s, [callSpan({ trace: 1, span: 1, tool: 'packed_tool' })]);
       await s.close();
       const db = new Database(path);
-      const stored = db.prepare('SELECT packed FROM span_blocks').pluck().get();
+      const stored = db.prepare('SELECT packed FROM span_blocks').pluck().get() as Buffer;
       expect(Buffer.isBuffer(stored)).toBe(true);
+      expect(stored[0]).toBe(2);
       // A block as the previous release wrote it: the JSON text of its spans, for a second trace.
       const old = [{ s: 'ab'.repeat(8), p: null, n: 'execute_tool old', k: 1, st: '1', en: '2' }];
       db.prepare('INSERT INTO traces (trace_id, first_ns) VALUES (?, 1)').run(traceIdOf(2));
       db.prepare(
         'INSERT INTO span_blocks (trace_seq, resource_id, span_ids, spans) SELECT seq, 1, ?, ? FROM traces WHERE trace_id = ?',
       ).run('ab'.repeat(8), JSON.stringify(old), traceIdOf(2));
+      // And as releases before decision 0080 packed it: codec 1, deflated, for a third.
+      const deflated = [{ ...old[0], s: 'cd'.repeat(8), n: 'execute_tool deflated' }];
+      db.prepare('INSERT INTO traces (trace_id, first_ns) VALUES (?, 1)').run(traceIdOf(3));
+      db.prepare(
+        "INSERT INTO span_blocks (trace_seq, resource_id, span_ids, spans, packed) SELECT seq, 1, ?, '', ? FROM traces WHERE trace_id = ?",
+      ).run('cd'.repeat(8), codecV1(JSON.stringify(deflated)), traceIdOf(3));
       db.close();
       s = await openStorage(path);
       try {
@@ -194,6 +201,8 @@ describe('packed span blocks', () => {
         expect(packed?.[0]?.attributes['gen_ai.tool.name']).toBe('packed_tool');
         const text = await s.trace(traceIdOf(2));
         expect(text?.map((x) => x.name)).toEqual(['execute_tool old']);
+        const v1 = await s.trace(traceIdOf(3));
+        expect(v1?.map((x) => x.name)).toEqual(['execute_tool deflated']);
       } finally {
         await s.close();
       }

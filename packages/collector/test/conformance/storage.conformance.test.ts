@@ -277,7 +277,7 @@ for (const backend of BACKENDS) {
       const seqOf = (t: number) => `(SELECT seq FROM traces WHERE trace_id = '${traceIdOf(t)}')`;
       // Trace 80 as an older release stored it (JSON text), damaged; trace 82 packed, damaged.
       const pg = place.db.startsWith('postgres');
-      // Codec 2's byte and zstd's magic, then a frame header cut short.
+      // Codec 2's byte and zstd's magic, then a frame header claiming no content and no block after it.
       const garbage = pg ? "decode('0228b52ffd2000', 'hex')" : "unhex('0228b52ffd2000')";
       // Trace 83 stored with no blocks left; trace 84's block with neither form (PostgreSQL's `spans` may be
       // NULL since v6; SQLite's may not, so there it is damaged as trace 80's is).
