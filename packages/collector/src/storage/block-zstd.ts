@@ -1,7 +1,8 @@
 // Span blocks as zstd frames over the preset dictionary v2: codec 2 (docs/decisions/0080). Deflate over
 // dictionary v1 (codec 1) was a quarter of the decoding thread's time. Dictionary v2 is v1's content with
 // entropy tables in zstd's format, so a frame carries no tables of its own: on the bench's 8-span blocks (4.6 KB
-// of JSON) 617 bytes in 7.6 µs where deflate made 671 in 26, and one-span blocks smaller than deflate's too.
+// of JSON) 616 bytes in 6.9 µs where deflate made 677 in 32 (bench/block-codecs.bench.ts), one-span blocks
+// smaller than deflate's too, and the demo's blocks as small as deflate's.
 // Each frame holds its content size, which the reader allocates from, and the dictionary's id (two bytes). One
 // compression and one decompression context per thread, made with the thread's first block: zstd-napi is a
 // Node-API module, so each worker thread loads its own.
