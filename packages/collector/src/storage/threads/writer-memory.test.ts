@@ -31,6 +31,14 @@ describe('writerMemory', () => {
     expect(
       [64, 200, 400, 1024, 16 * 1024].map((mib) => writerMemory(mib * MiB).semiSpaceMb),
     ).toEqual([1, 4, 8, 16, 16]);
+    // PostgreSQL's writer asks for a twenty-fifth: 8 MiB at the default limit, the young generation 24.
+    expect(
+      [64, 200, 400, 1024].map((mib) => writerMemory(mib * MiB, 1 / 4, 1 / 25).semiSpaceMb),
+    ).toEqual([2, 8, 16, 16]);
+    expect(writerLimits(writerMemory(200 * MiB, 1 / 4, 1 / 25))).toEqual({
+      resourceLimits: { maxYoungGenerationSizeMb: 24, maxOldGenerationSizeMb: 50 },
+      semiSpaceMb: 8,
+    });
   });
 
   it('bounds a write to 1,024 spans at the default 200 MiB, and not at all without a limit', () => {

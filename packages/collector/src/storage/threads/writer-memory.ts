@@ -31,9 +31,14 @@ const clamp = (n: number, low: number, high: number) =>
 
 /**
  * A writer's share of `limitBytes`. `oldShare`: the fraction of the limit its old generation may take (SQLite's
- * writer an eighth; PostgreSQL's a quarter, pg-storage.ts says why).
+ * writer an eighth; PostgreSQL's a quarter, pg-storage.ts says why). `semiSpaceShare`: the fraction its
+ * semi-spaces start at, as a power of two (SQLite's a fiftieth; PostgreSQL's a twenty-fifth, pg-storage.ts).
  */
-export function writerMemory(limitBytes: number | undefined, oldShare = 1 / 8): WriterMemory {
+export function writerMemory(
+  limitBytes: number | undefined,
+  oldShare = 1 / 8,
+  semiSpaceShare = 1 / 50,
+): WriterMemory {
   if (!limitBytes)
     return {
       youngMb: YOUNG_GENERATION_MB,
@@ -47,7 +52,7 @@ export function writerMemory(limitBytes: number | undefined, oldShare = 1 / 8): 
   // generation; in the semi-spaces V8 starts a thread with, where it scavenged every 1.1-1.3 MB, it was copied
   // and promoted, and collected again by mark-compacts. V8's
   // young generation is three semi-spaces' worth (two and the new large-object space).
-  const semiSpaceMb = clamp(2 ** Math.floor(Math.log2(Math.max(1, mib / 50))), 1, 16);
+  const semiSpaceMb = clamp(2 ** Math.floor(Math.log2(Math.max(1, mib * semiSpaceShare))), 1, 16);
   return {
     youngMb: 3 * semiSpaceMb,
     semiSpaceMb,
