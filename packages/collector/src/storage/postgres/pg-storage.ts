@@ -113,10 +113,10 @@ export async function openPostgresStorage(url: string, options: PostgresOptions)
   // The writer thread's heap and write size under a memory limit, as SQLite's (threads/writer-memory.ts), with a
   // quarter of the limit for its old generation (50 MiB at 200): its live set after a full collection was
   // 16-18 MB under bench:ingest, and at 32 MiB it ran a mark-compact every 100 ms (decision 0075). Its
-  // semi-spaces start at twice SQLite's (8 MiB at 200): its writes wait on round trips while others allocate,
-  // and what a scavenge copies is what survives; three pairs made 0.3-10.7 % more spans/s at 6-9 MiB more peak
-  // RSS, and a 30 s flood peaked at 161 MiB against 149 (decision 0081). The thread starts with the first write,
-  // or once the schema is migrated when this process merges.
+  // semi-spaces start at twice SQLite's (8 MiB at 200; the same under 50 MiB and from 800): its writes wait on
+  // round trips while others allocate, and what a scavenge copies is what survives; five pairs made 0.3-10.7 %
+  // more spans/s at 6-10 MiB more peak RSS, and a 30 s flood peaked at 161 MiB against 149 (decision 0081). The
+  // thread starts with the first write, or once the schema is migrated when this process merges.
   const memory = writerMemory(options.memoryLimitBytes, 1 / 4, 1 / 25);
   const writer = new PgWriterThread(
     {

@@ -27,7 +27,7 @@ describe('writerMemory', () => {
     expect(writerMemory(undefined, 1 / 4).oldMb).toBeUndefined();
   });
 
-  it('starts the semi-spaces at a fiftieth of the limit, as a power of two between 1 and 16 MiB', () => {
+  it('starts the semi-spaces at the share asked for (a fiftieth unless told), a power of two from 1 to 16 MiB', () => {
     expect(
       [64, 200, 400, 1024, 16 * 1024].map((mib) => writerMemory(mib * MiB).semiSpaceMb),
     ).toEqual([1, 4, 8, 16, 16]);

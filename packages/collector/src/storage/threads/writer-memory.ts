@@ -47,7 +47,7 @@ export function writerMemory(
       writeSpans: undefined,
     };
   const mib = limitBytes / 1024 / 1024;
-  // At the default 200 MiB: 4 MiB semi-spaces, from the start (ops/heap-flags.ts says why they would not grow),
+  // At the default 200 MiB: 4 MiB semi-spaces on SQLite (8 on PostgreSQL, pg-storage.ts), from the start (ops/heap-flags.ts says why they would not grow),
   // so that most of a 1,024-span write (about 2.5 MiB allocated on the SQLite writer) dies in the young
   // generation; in the semi-spaces V8 starts a thread with, where it scavenged every 1.1-1.3 MB, it was copied
   // and promoted, and collected again by mark-compacts. V8's
