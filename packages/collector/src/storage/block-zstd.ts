@@ -7,6 +7,7 @@
 // compression and one decompression context per thread, made with the thread's first block: zstd-napi is a
 // Node-API module, so each worker thread loads its own.
 import zstd from 'zstd-napi/binding.js';
+import { ByteSink } from './byte-sink.js';
 import { SPAN_DICTIONARY_V2 } from './span-dictionary-v2.js';
 
 /**
@@ -14,14 +15,12 @@ import { SPAN_DICTIONARY_V2 } from './span-dictionary-v2.js';
  * fewer bytes (decision 0080).
  */
 export const BLOCK_LEVEL = 3;
-/** The output scratch's first size, and the most it keeps after a larger block (as ByteSink keeps its own). */
-const OUT_BYTES = 16 * 1024;
-const KEEP = 1 << 20;
 
 interface Packer {
   cctx: zstd.CCtx;
   cdict: zstd.CDict;
-  out: Buffer;
+  /** The output scratch, sized for each block's bound; a sink's own rule drops it once grown past 1 MiB. */
+  out: ByteSink;
 }
 interface Unpacker {
   dctx: zstd.DCtx;
@@ -35,15 +34,13 @@ export function zstdBlock(input: Uint8Array): Buffer {
   packer ??= {
     cctx: new zstd.CCtx(),
     cdict: new zstd.CDict(SPAN_DICTIONARY_V2, BLOCK_LEVEL),
-    out: Buffer.allocUnsafe(OUT_BYTES),
+    out: new ByteSink(16 * 1024),
   };
-  const bound = zstd.compressBound(input.length);
-  if (packer.out.length < bound) packer.out = Buffer.allocUnsafe(bound);
-  const length = packer.cctx.compressUsingCDict(packer.out, input, packer.cdict);
-  const bytes = Buffer.from(packer.out.subarray(0, length));
-  // One incompressible block of a large request must not pin its size for the thread's life.
-  if (packer.out.length > KEEP) packer.out = Buffer.allocUnsafe(OUT_BYTES);
-  return bytes;
+  const { out } = packer;
+  out.reset();
+  out.ensure(zstd.compressBound(input.length));
+  const length = packer.cctx.compressUsingCDict(out.buf, input, packer.cdict);
+  return Buffer.from(out.buf.subarray(0, length));
 }
 
 /**
