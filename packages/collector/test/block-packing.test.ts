@@ -108,19 +108,24 @@ describe('packed span blocks', () => {
     }
   });
 
-  it("packs eight calls' spans smaller than deflate, and one within a frame's header of it", () => {
-    const spans = Array.from({ length: 8 }, (_, i) =>
-      encodeSpan(callSpan({ trace: 5, span: i + 1, tool: `tool_${i}`, code: 'INVALID_INPUT' })),
-    );
+  it("packs eight calls' spans smaller than deflate, and one at most 20 bytes over it", () => {
+    // Fixed times: a span's digits move its size by a few bytes either way, and callSpan starts at Date.now().
+    const T0 = 1_796_000_000_000_000_000n;
+    const spans = Array.from({ length: 8 }, (_, i) => {
+      const s = callSpan({ trace: 5, span: i + 1, tool: `tool_${i}`, code: 'INVALID_INPUT' });
+      const startNs = T0 + BigInt(i) * 1_234_567n;
+      return encodeSpan({ ...s, startNs, endNs: startNs + 5_000_000n });
+    });
     const size = (block: string[]) => [
       packSpans(block).length,
       codecV1(`[${block.join(',')}]`).length,
     ];
     const [eight, eightDeflated] = size(spans);
     expect(eight).toBeLessThan(eightDeflated as number);
-    // A frame's header (magic, descriptor, dictionary id, size, block header) is 11-12 bytes raw deflate has not.
+    // A frame has a header raw deflate has not (11-12 bytes). Over 2,000 start times this span came out 1-17
+    // bytes over deflate's, 6 at the median (decision 0080); over a raw-content dictionary, 38 here.
     const [one, oneDeflated] = size(spans.slice(0, 1));
-    expect(one).toBeLessThanOrEqual((oneDeflated as number) + 12);
+    expect(one).toBeLessThanOrEqual((oneDeflated as number) + 20);
   });
 
   it('stores the rest of a re-sent batch whose first span was already stored, unchanged', async () => {
