@@ -15,7 +15,8 @@ export type TracedCall = ToolCall & {
  * array per field copies faster than an object per call and no slower than a positional tuple (v8 serialize
  * plus deserialize of 6,000 calls: 1.6–2.2 µs per call as columns, 2.0–2.3 as tuples, 3.1–5.8 as objects).
  */
-export type CallColumns = { [K in keyof TracedCall]: TracedCall[K][] } & { length: number };
+export type CallColumns = Columns & { length: number };
+type Columns = { [K in keyof TracedCall]: TracedCall[K][] };
 
 type SpanIds = { traceId: string; spanId: string; parentSpanId: string | null };
 
@@ -142,15 +143,71 @@ export function concatColumns(parts: readonly CallColumns[]): CallColumns {
   if (!first || rest.length === 0) return first ?? emptyColumns();
   let length = 0;
   for (const part of parts) length += part.length;
-  const out: Record<string, unknown> = { length };
-  for (const field of Object.keys(first)) {
-    if (field === 'length') continue;
-    const column = (part: CallColumns) =>
-      (part as unknown as Record<string, unknown[]>)[field] as unknown[];
-    out[field] = column(first).concat(...rest.map(column));
-  }
-  // Every field of the parts' columns, each as long as `length`: a CallColumns.
-  return out as unknown as CallColumns;
+  return columnsFrom(length, (field) => joinedColumn(first, rest, field));
+}
+
+function joinedColumn<K extends keyof TracedCall>(
+  first: CallColumns,
+  rest: readonly CallColumns[],
+  field: K,
+): TracedCall[K][] {
+  const column = (part: Columns): TracedCall[K][] => part[field];
+  return column(first).concat(...rest.map(column));
+}
+
+/** A column of each field, as `column` gives it. */
+type ColumnOf = <K extends keyof TracedCall>(field: K) => TracedCall[K][];
+
+/**
+ * Columns made by `column`, field by field, in columnsOf's order: one shape (V8 map) for every CallColumns the
+ * writer thread reads, whether one batch's or several joined. Set by name in a loop, the object became a
+ * dictionary past a dozen fields, and the writer's optimized code, made for the one shape, was thrown away and
+ * made again when it met the other (`--trace-deopt`: "wrong map").
+ */
+export function columnsFrom(length: number, column: ColumnOf): CallColumns {
+  return {
+    length,
+    traceId: column('traceId'),
+    spanId: column('spanId'),
+    parentSpanId: column('parentSpanId'),
+    tool: column('tool'),
+    version: column('version'),
+    schemaHash: column('schemaHash'),
+    attempt: column('attempt'),
+    code: column('code'),
+    errorType: column('errorType'),
+    reason: column('reason'),
+    retryable: column('retryable'),
+    partialEffect: column('partialEffect'),
+    effect: column('effect'),
+    durationMs: column('durationMs'),
+    startNs: column('startNs'),
+    issues: column('issues'),
+    inputHash: column('inputHash'),
+    inputShape: column('inputShape'),
+    outputHash: column('outputHash'),
+    proxy: column('proxy'),
+    idempotencyKeyHash: column('idempotencyKeyHash'),
+    conversationId: column('conversationId'),
+    callId: column('callId'),
+    kind: column('kind'),
+    service: column('service'),
+    isError: column('isError'),
+    source: column('source'),
+    clientName: column('clientName'),
+    clientVersion: column('clientVersion'),
+    resultBytes: column('resultBytes'),
+    resultTokens: column('resultTokens'),
+    logical: column('logical'),
+    exceptionType: column('exceptionType'),
+    exceptionMessage: column('exceptionMessage'),
+  };
+}
+
+/** The same columns in the one shape columnsFrom makes (those of a structured clone, a spread, are another). */
+export function shapedColumns(c: CallColumns): CallColumns {
+  const columns: Columns = c;
+  return columnsFrom(c.length, (field) => columns[field]);
 }
 
 /** No calls: every column empty. */

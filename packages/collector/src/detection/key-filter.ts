@@ -94,8 +94,11 @@ const layersBytes = (n: number) => BLOOM_BYTES * (2 ** n - 1);
  * takes the stored bytes over: its layers are views of them, changed in place (a copy of each conversation's
  * bits per batch was a tenth of the stage's time), so the caller must not use them again.
  */
-export function filterOf(stored: unknown): KeyFilter {
-  if (stored instanceof Uint8Array) {
+export function filterOf(read: unknown): KeyFilter {
+  if (read instanceof Uint8Array) {
+    // A plain Uint8Array over a Buffer's bytes (both drivers read bytes as Buffers): layers of two kinds made the
+    // optimized code of every function that reads them meet a second map and be made again.
+    const stored = new Uint8Array(read.buffer, read.byteOffset, read.byteLength);
     const n = stored[1] ?? 0;
     if (stored[0] === FORMAT && n >= 1 && n <= MAX_LAYERS && stored.length >= 2 + layersBytes(n)) {
       const layers: Uint8Array[] = [];

@@ -6,6 +6,7 @@ import { callSpan } from '../../test/conformance/spans.js';
 import { callAt } from '../calls/call-columns.js';
 import { toolCallOf } from '../calls/tool-call.js';
 import { encodeSpan } from '../storage/span-codec.js';
+import { sealBatch, unsealed } from '../storage/threads/sealed-batch.js';
 import { processBatch } from './batch.js';
 import { mergeBatches } from './merge.js';
 import { spanJsonOf } from './packing.js';
@@ -68,6 +69,20 @@ describe('mergeBatches', () => {
     const unpacked = mergeBatches([processBatch(first, false), processBatch(second, false)]);
     expect(unpacked.json).toEqual(whole.json);
     expect(unpacked.calls).toEqual(whole.calls);
+  });
+
+  it('gives the writer one shape of batch and of call columns, joined or opened from its clone', () => {
+    // V8 gives objects whose fields were added in the same order the same hidden class: the writer's optimized
+    // code then meets one shape, not one per way a batch was made (docs/decisions/0082).
+    const a = processBatch([callSpan({ trace: 1, span: 1 })]);
+    const b = processBatch([callSpan({ trace: 2, span: 1, code: 'FAILED' })]);
+    const [opened] = unsealed(sealBatch(a));
+    const merged = mergeBatches([a, b]);
+    if (!opened) throw new Error('nothing opened');
+    expect(Object.keys(opened)).toEqual(Object.keys(merged));
+    expect(Object.keys(opened.calls)).toEqual(Object.keys(merged.calls));
+    // The order columnsOf makes on the HTTP thread, so the three agree.
+    expect(Object.keys(merged.calls)).toEqual(Object.keys(a.calls));
   });
 
   it('sends the writer thread dense arrays, in every tier of V8', () => {

@@ -2,7 +2,7 @@
 // and each request's spans were processed when it arrived (batch.ts), so their batches are joined here, with
 // every index into resources, calls, spans and packed groups moved along.
 import { concatColumns } from '../calls/call-columns.js';
-import type { WriteBatch } from '../storage/write-batch.js';
+import { type WriteBatch, writeBatch } from '../storage/write-batch.js';
 
 /** One batch of `batches`' spans in their order (the batch itself when there is one). */
 export function mergeBatches(batches: readonly WriteBatch[]): WriteBatch {
@@ -74,7 +74,7 @@ export function mergeBatches(batches: readonly WriteBatch[]): WriteBatch {
       ends: Uint32Array.from(ends),
     };
   }
-  return out;
+  return writeBatch(out);
 }
 
 /** The arrays end to end, in their order. */

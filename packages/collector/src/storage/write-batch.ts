@@ -49,3 +49,29 @@ export type PlannedModelCall = {
   inputTokens: number | null;
   outputTokens: number | null;
 };
+
+/**
+ * `b` as one object of the one shape (V8 map) every batch a writer reads has, its fields in this order: a batch
+ * opened from its structured clone and one merged from several were two shapes, and the writer's optimized code,
+ * made for one, was thrown away and made again when it met the other (`--trace-deopt`: "wrong map").
+ */
+export function writeBatch(b: WriteBatch): WriteBatch {
+  const out: WriteBatch = {
+    resources: b.resources,
+    traceIds: b.traceIds,
+    spanIds: b.spanIds,
+    startNs: b.startNs,
+    resource: b.resource,
+    json: b.json,
+    call: b.call,
+    calls: b.calls,
+    contracts: b.contracts,
+    modelCalls: b.modelCalls,
+  };
+  // Every batch of a running collector is packed or none is (process/batch.ts), so these keep it one shape.
+  if (b.group !== undefined) out.group = b.group;
+  if (b.packedIds !== undefined) out.packedIds = b.packedIds;
+  if (b.packed !== undefined) out.packed = b.packed;
+  if (b.jsonBytes !== undefined) out.jsonBytes = b.jsonBytes;
+  return out;
+}

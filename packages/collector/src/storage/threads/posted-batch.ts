@@ -6,8 +6,8 @@
 // - the spans' trace ids and the call columns whose values repeat go as their distinct values once each, with
 //   each row's index into them (coded). A column of values that mostly differ (hashes, call ids) goes as it is.
 // docs/decisions/0069-the-load-generator-and-the-merge.md has the measurement.
-import type { CallColumns } from '../../calls/call-columns.js';
-import type { WriteBatch } from '../write-batch.js';
+import { type CallColumns, shapedColumns } from '../../calls/call-columns.js';
+import { type WriteBatch, writeBatch } from '../write-batch.js';
 
 /** A column as its distinct values, each once, and each row's index into them. */
 export type CodedColumn<T> = { values: T[]; at: Int32Array };
@@ -105,8 +105,8 @@ export function receivedBatch(posted: PostedBatch): WriteBatch {
     spanId,
   };
   for (const field of CODED_CALLS) setColumn(calls, field, decoded(posted.calls[field]));
-  // Every coded column is decoded now: the call columns are whole.
-  return { ...posted, traceIds, calls: calls as CallColumns };
+  // Every coded column is decoded now: the call columns are whole, made in the shape every batch's are.
+  return writeBatch({ ...posted, traceIds, calls: shapedColumns(calls as CallColumns) });
 }
 
 /** Sets one column of `calls` (a helper so that each field keeps its own value type). */
