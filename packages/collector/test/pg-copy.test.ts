@@ -4,6 +4,7 @@ import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { type Cell, CopyText, copyBytes, sendCopy } from '../src/storage/postgres/pg-copy.js';
 import { BinaryCopy, blockRowsCopy } from '../src/storage/postgres/pg-copy-binary.js';
+import { CopyIn } from '../src/storage/postgres/pg-copy-in.js';
 
 const copyText = (rows: Cell[][]) => copyBytes(rows).toString('utf8');
 
@@ -53,7 +54,62 @@ describe('COPY text', () => {
   });
 });
 
+describe('CopyIn', () => {
+  it('sends the statement, its data and the end of the data in one write, before any answer', () => {
+    // A stand-in for node-postgres's connection that records what is written between a cork and its uncork.
+    const written: string[] = [];
+    let corked = false;
+    const stream = {
+      cork: () => {
+        corked = true;
+      },
+      uncork: () => {
+        corked = false;
+        written.push('uncork');
+      },
+      write: (b: Uint8Array) => {
+        written.push(`${corked ? 'corked' : 'loose'} ${Buffer.from(b).toString('latin1')}`);
+        return true;
+      },
+    };
+    const connection = {
+      stream,
+      query: (text: string) => stream.write(Buffer.from(`Q${text}`, 'latin1')),
+    } as unknown as pg.Connection;
+    new CopyIn('COPY t (a) FROM STDIN', Buffer.from('x\n')).submit(connection);
+    expect(written).toEqual([
+      'corked QCOPY t (a) FROM STDIN',
+      `corked d${Buffer.from([0, 0, 0, 6]).toString('latin1')}`,
+      'corked x\n',
+      `corked c${Buffer.from([0, 0, 0, 4]).toString('latin1')}`,
+      'uncork',
+    ]);
+  });
+});
+
 describe.skipIf(!PG_URL)('COPY into PostgreSQL', () => {
+  it('fails a COPY the server refuses with its error, and the connection goes on: the data sent with it is dropped', async () => {
+    const client = new pg.Client(await freshPgDatabase());
+    await client.connect();
+    try {
+      // The data is a statement's text: were it read as one, the table would exist after.
+      const data = Buffer.from('CREATE TABLE leaked (a int)\n');
+      await expect(
+        sendCopy(client as unknown as pg.PoolClient, 'missing', 'a', data),
+      ).rejects.toThrow(/"missing" does not exist/);
+      const after = await client.query<{ t: string | null }>(
+        "SELECT to_regclass('leaked')::text AS t",
+      );
+      expect(after.rows).toEqual([{ t: null }]);
+      await client.query('CREATE TABLE t (a int)');
+      await sendCopy(client as unknown as pg.PoolClient, 't', 'a', Buffer.from('1\n2\n'));
+      const count = await client.query<{ n: string }>('SELECT count(*)::text AS n FROM t');
+      expect(count.rows[0]?.n).toBe('2');
+    } finally {
+      await client.end();
+    }
+  });
+
   it('stores every value as it was given, and a bad row fails the COPY with the server error', async () => {
     const client = new pg.Client(await freshPgDatabase());
     await client.connect();

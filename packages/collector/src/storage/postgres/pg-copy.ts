@@ -2,10 +2,9 @@
 // written here, span_blocks in its binary format (pg-copy-binary.ts). Measured 1.3–1.6× the rate of a multi-row
 // INSERT … SELECT unnest(…) of the same rows (docs/decisions/0007). A batch's few model calls go as parameters instead, as a COPY costs a second round trip
 // (docs/decisions/0031). Rows are plain appends under the batch's trace locks, so nothing needs ON CONFLICT.
-import { finished } from 'node:stream/promises';
 import type pg from 'pg';
-import { from as copyFrom } from 'pg-copy-streams';
 import { ByteSink } from '../byte-sink.js';
+import { copyIn } from './pg-copy-in.js';
 
 export type Cell = string | number | bigint | Uint8Array | null | undefined;
 
@@ -109,8 +108,8 @@ export function copyBytes(rows: readonly (readonly Cell[])[]): Buffer {
 }
 
 /**
- * COPY data already written, in text (CopyText) or binary (pg-copy-binary.ts) format, sent as one write and the
- * end of the COPY.
+ * COPY data already written, in text (CopyText) or binary (pg-copy-binary.ts) format, sent with its statement in
+ * one write (pg-copy-in.ts).
  */
 export async function sendCopy(
   client: pg.PoolClient,
@@ -120,9 +119,6 @@ export async function sendCopy(
   format: 'text' | 'binary' = 'text',
 ): Promise<void> {
   if (data.length === 0) return;
-  // Without a Readable and a pipeline around it: the rows are already one buffer.
   const options = format === 'binary' ? ' (FORMAT binary)' : '';
-  const stream = client.query(copyFrom(`COPY ${table} (${columns}) FROM STDIN${options}`));
-  stream.end(data);
-  await finished(stream);
+  await copyIn(client, `COPY ${table} (${columns}) FROM STDIN${options}`, data);
 }
