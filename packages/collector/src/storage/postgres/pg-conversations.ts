@@ -2,28 +2,31 @@
 // before its detector rows: pg-writer.ts has the lock order), with the key filters the loop stage reads and
 // writes back (pg-rows.ts).
 import type pg from 'pg';
-import { prepared } from './pg-db.js';
+import { type Later, prepared } from './pg-db.js';
 
 /** The conversations' rows locked (made when new) and their filters as committed when the locks were granted. */
 export async function lockedConversationFilters(
   client: pg.PoolClient,
+  later: Later,
   conversationIds: readonly string[],
 ): Promise<Map<string, unknown>> {
   const filters = new Map<string, unknown>();
   if (conversationIds.length === 0) return filters;
   // A conflict's DO UPDATE whose WHERE is false locks the row without writing a new version of it: the
   // filters step writes each conversation's row once per batch, not twice (its filter, 0.5–16 KB, and WAL).
-  await client.query(
-    prepared(
-      'toolscope_conversation_locks',
-      `INSERT INTO conversations (conversation_id, keys)
+  later(
+    client.query(
+      prepared(
+        'toolscope_conversation_locks',
+        `INSERT INTO conversations (conversation_id, keys)
        SELECT id, '\\x'::bytea FROM unnest($1::text[]) AS c(id) ORDER BY id
        ON CONFLICT (conversation_id) DO UPDATE SET keys = excluded.keys WHERE false`,
-      [conversationIds],
+        [conversationIds],
+      ),
     ),
   );
-  // Read once the locks are held, in a statement of its own: its snapshot is taken now, so it has the last
-  // filter another collector committed before the lock was granted. In base64, a third over the filter's
+  // Read once the locks are held, in a statement of its own (written with the lock, run after it): its snapshot
+  // is taken then, so it has the last filter another collector committed before the lock was granted. In base64, a third over the filter's
   // size, decoded natively: as bytea's hex text it was twice the size, and copied again to be decoded.
   const locked = await client.query<{ conversation_id: string; keys: string | null }>(
     prepared(

@@ -1,11 +1,11 @@
-// COPY … FROM STDIN as node-postgres's submittable query, its data sent with the statement: one round trip.
+// COPY … FROM STDIN as a node-postgres query, its data sent with the statement: one round trip.
 // pg-copy-streams, used before, held the data until the server's CopyInResponse came back, so each COPY cost two
 // round trips, and a batch's transaction makes two COPYs (docs/decisions/0082). The protocol allows the data to
 // follow at once: a COPY the server refuses before it reads its data (a missing table, a lock timeout) ends in
 // an ErrorResponse, and the CopyData and CopyDone messages after it are dropped ("any subsequent CopyData,
 // CopyDone, or CopyFail messages issued by the frontend will simply be dropped", PostgreSQL's protocol chapter,
 // COPY operations); the server's main loop accepts and ignores them outside a COPY.
-import type pg from 'pg';
+import pg from 'pg';
 
 const COPY_DATA = 0x64; // 'd'
 const COPY_DONE = 0x63; // 'c'
@@ -19,24 +19,30 @@ function frames(data: Uint8Array): { head: Buffer; done: Buffer } {
   return { head, done };
 }
 
-/** node-postgres calls `submit`, then a handler for each message the server answers with. */
-export class CopyIn implements pg.Submittable {
+/**
+ * node-postgres calls `submit`, then a handler for each message the server answers with. A Query of its own
+ * kind: a pipelined connection (the writer's, pg-writer.ts) takes no other submittable, since a query that keeps
+ * a portal open across round trips would take the answers of the queries written behind it. A COPY FROM keeps
+ * none: the server answers it whole before it reads what follows.
+ */
+export class CopyIn extends pg.Query {
   readonly text: string;
   readonly #data: Uint8Array;
   #error: Error | undefined;
   #settled = false;
   /** Rows the server reported copied. */
   rowCount = 0;
-  /** Set by `run`; node-postgres wraps it with its read timeout (query_timeout), which is why it is a field. */
+  /** Set by `copyIn`; node-postgres wraps it with its read timeout (query_timeout), which is why it is a field. */
   callback: (error: Error | null) => void = () => {};
 
   constructor(text: string, data: Uint8Array) {
+    super(text);
     this.text = text;
     this.#data = data;
   }
 
   /** Sends the statement, the data and the end of the data in one write. */
-  submit(connection: pg.Connection): void {
+  override submit = (connection: pg.Connection): void => {
     const { head, done } = frames(this.#data);
     connection.stream.cork();
     connection.query(this.text);
@@ -44,7 +50,7 @@ export class CopyIn implements pg.Submittable {
     connection.stream.write(this.#data);
     connection.stream.write(done);
     connection.stream.uncork();
-  }
+  };
 
   handleCopyInResponse(): void {
     // The data went with the statement.

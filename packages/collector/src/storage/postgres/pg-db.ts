@@ -37,9 +37,13 @@ export function createPool(
   url: string,
   bounds: PoolBounds,
   onFault: (error: Error) => void,
+  pipeline = false,
 ): pg.Pool {
   const pool = new pg.Pool({
     ...connectionConfig(url, bounds.connectTimeoutMs),
+    // `pipeline`: each statement is written at once, not after the one before it is answered; the writer's
+    // transactions send what they need no answer to without waiting (inPipelinedTransaction).
+    pipeline,
     max: bounds.max,
     statement_timeout: bounds.statementTimeoutMs,
     // A server that stops answering (a stalled host) cannot enforce statement_timeout: the client does, a
@@ -161,18 +165,81 @@ export function param(v: SqlValue): string | number | null {
 const RETRYABLE = new Set(['40P01', '40001']);
 const ATTEMPTS = 5;
 
-export async function inTransaction<T>(
+export function inTransaction<T>(
   pool: pg.Pool,
   run: (client: pg.PoolClient) => Promise<T>,
+): Promise<T> {
+  return attempts(pool, async (client) => {
+    await client.query('BEGIN');
+    const value = await run(client);
+    await client.query('COMMIT');
+    return value;
+  });
+}
+
+/** Registers a statement whose answer the transaction does not wait for: its failure still fails the commit. */
+export type Later = (statement: Promise<unknown>) => void;
+
+/**
+ * A transaction on a pipelined connection (createPool's `pipeline`): BEGIN goes out with the first statement, the
+ * statements `run` hands to `later` go out without waiting for their answers, and COMMIT right behind the last.
+ * The server runs them in order and answers each; each answer is then awaited in that order, so the first
+ * failure is the one reported (the statements after it fail only because the transaction was aborted), and a
+ * COMMIT of an aborted transaction, which the server answers as a ROLLBACK and not as an error, is never taken
+ * for a commit. Measured against a round trip per statement: docs/decisions/0082.
+ */
+export function inPipelinedTransaction<T>(
+  pool: pg.Pool,
+  run: (client: pg.PoolClient, later: Later) => Promise<T>,
+): Promise<T> {
+  return attempts(pool, async (client) => {
+    const sent: Promise<unknown>[] = [];
+    const later: Later = (statement) => {
+      // Awaited below, in order; until then a rejection must not count as unhandled.
+      statement.catch(() => undefined);
+      sent.push(statement);
+    };
+    later(client.query('BEGIN'));
+    let value: T;
+    try {
+      value = await run(client, later);
+    } catch (error) {
+      // Whatever run left unanswered is settled before the connection is rolled back or handed on.
+      throw rootFailure(error, await Promise.allSettled(sent));
+    }
+    later(client.query('COMMIT'));
+    for (const statement of sent) await statement;
+    return value;
+  });
+}
+
+/** The SQLSTATE of every statement after the first failure in a transaction (in_failed_sql_transaction). */
+const ABORTED = '25P02';
+const codeOf = (error: unknown): string =>
+  typeof error === 'object' && error !== null ? String(Reflect.get(error, 'code') ?? '') : '';
+
+/**
+ * What failed a pipelined transaction first: `thrown` (a statement run waited for), unless it failed only because
+ * an earlier statement sent without waiting had aborted the transaction; then that statement's failure, which
+ * decides whether the transaction is run again (a deadlock) or reported.
+ */
+function rootFailure(thrown: unknown, sent: PromiseSettledResult<unknown>[]): unknown {
+  if (codeOf(thrown) !== ABORTED) return thrown;
+  for (const s of sent)
+    if (s.status === 'rejected' && codeOf(s.reason) !== ABORTED) return s.reason;
+  return thrown;
+}
+
+/** Runs `transaction` on a connection of the pool, again after a deadlock or a serialization failure. */
+async function attempts<T>(
+  pool: pg.Pool,
+  transaction: (client: pg.PoolClient) => Promise<T>,
 ): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     const client = await pool.connect();
     let broken: Error | undefined;
     try {
-      await client.query('BEGIN');
-      const value = await run(client);
-      await client.query('COMMIT');
-      return value;
+      return await transaction(client);
     } catch (error) {
       if (isConnectionFault(error)) {
         // Gone, or stuck behind a query the client gave up on: a ROLLBACK would wait behind it. The server
@@ -183,8 +250,7 @@ export async function inTransaction<T>(
       await client.query('ROLLBACK').catch((rollback: unknown) => {
         broken = rollback instanceof Error ? rollback : new Error(String(rollback));
       });
-      const code = typeof error === 'object' && error !== null ? Reflect.get(error, 'code') : '';
-      if (!RETRYABLE.has(String(code)) || attempt >= ATTEMPTS) throw error;
+      if (!RETRYABLE.has(codeOf(error)) || attempt >= ATTEMPTS) throw error;
       await new Promise((resolve) => setTimeout(resolve, 5 * attempt + Math.random() * 20));
     } finally {
       // A connection that failed is destroyed, not handed to the next batch.

@@ -17,7 +17,7 @@ import {
   scopeModelCallsSql,
   sequenceOf,
 } from '../sql/scope-sql.js';
-import { param, prepared, toDollars } from './pg-db.js';
+import { type Later, param, prepared, toDollars } from './pg-db.js';
 
 type Rows = (sql: string, args: SqlValue[]) => Promise<Row[]>;
 
@@ -46,6 +46,7 @@ async function readContext(
  */
 export async function evaluateLoops(
   client: pg.PoolClient,
+  later: Later,
   batch: BatchLoopDetection,
   created: Set<string>,
   seqs: Map<string, number>,
@@ -54,12 +55,16 @@ export async function evaluateLoops(
   const rows: Rows = async (sql, args) =>
     (await client.query(toDollars(sql), args.map(param))).rows;
   for (const step of batch.steps((traceId) => !created.has(traceId), filters))
-    await take(client, rows, step, seqs);
+    await take(client, later, rows, step, seqs);
 }
 
-/** One step of the detection stage's loop work, answered or made in the batch's transaction. */
+/**
+ * One step of the detection stage's loop work, answered or made in the batch's transaction: a read is awaited,
+ * a write goes to `later` (nothing after it in the batch needs its answer, and it runs before whatever follows).
+ */
 async function take(
   client: pg.PoolClient,
+  later: Later,
   rows: Rows,
   step: LoopStep,
   seqs: Map<string, number>,
@@ -78,12 +83,14 @@ async function take(
       step.answer = await readContext(rows, step.check, seq, modelCallsFrom(step.sequence));
       return;
     case 'flags':
-      await client.query(
-        toDollars(deleteScopeFlagsSql(step.check)),
-        deleteScopeFlagsArgs(step.check, step.fromNs).map(param),
+      later(
+        client.query(
+          toDollars(deleteScopeFlagsSql(step.check)),
+          deleteScopeFlagsArgs(step.check, step.fromNs).map(param),
+        ),
       );
       for (const f of step.flags)
-        await client.query(toDollars(INSERT_FLAG_SQL), flagRowOf(step.check, f).map(param));
+        later(client.query(toDollars(INSERT_FLAG_SQL), flagRowOf(step.check, f).map(param)));
       return;
     case 'filters': {
       // The filters as one bytea, cut apart by the server: a Buffer parameter goes in binary, while a bytea[]
@@ -95,13 +102,20 @@ async function take(
         starts.push(at);
         at += f.length;
       }
-      await client.query(
-        prepared(
-          'toolscope_conversation_keys',
-          `UPDATE conversations SET keys = substring($2::bytea FROM d.start FOR d.length)
+      later(
+        client.query(
+          prepared(
+            'toolscope_conversation_keys',
+            `UPDATE conversations SET keys = substring($2::bytea FROM d.start FOR d.length)
             FROM unnest($1::text[], $3::int[], $4::int[]) AS d(id, start, length)
             WHERE conversation_id = d.id`,
-          [[...step.filters.keys()], Buffer.concat(filters), starts, filters.map((f) => f.length)],
+            [
+              [...step.filters.keys()],
+              Buffer.concat(filters),
+              starts,
+              filters.map((f) => f.length),
+            ],
+          ),
         ),
       );
       return;

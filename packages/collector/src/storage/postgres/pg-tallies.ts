@@ -12,7 +12,7 @@ import {
   contractServiceConflictSql,
   contractValuesOf,
 } from '../sql/contracts-migration.js';
-import { arrayParams, type PgParam, prepared } from './pg-db.js';
+import { arrayParams, type Later, type PgParam, prepared } from './pg-db.js';
 import { ROLLUP_INSERTS, rollupArgs } from './pg-rollups.js';
 
 const byKey = <T>(entries: Iterable<[string, T]>) =>
@@ -20,7 +20,7 @@ const byKey = <T>(entries: Iterable<[string, T]>) =>
 const str = (v: bigint) => v.toString();
 
 /** The batch's contract reports: catalog rows and the services that served them. */
-async function saveContracts(client: pg.PoolClient, reports: ContractValues[]): Promise<void> {
+function saveContracts(client: pg.PoolClient, later: Later, reports: ContractValues[]): void {
   if (reports.length === 0) return;
   const { contracts, services } = contractRows(reports);
   const columns = contracts.map(contractValuesOf);
@@ -41,23 +41,27 @@ async function saveContracts(client: pg.PoolClient, reports: ContractValues[]): 
     'bigint',
     'bigint',
   ];
-  await client.query(
-    `INSERT INTO tool_contracts AS c (${CONTRACT_COLUMNS})
+  later(
+    client.query(
+      `INSERT INTO tool_contracts AS c (${CONTRACT_COLUMNS})
      SELECT * FROM unnest(${types.map((type, i) => `$${i + 1}::${type}[]`).join(', ')})
      ${contractConflictSql('LEAST', 'GREATEST', 'c')}`,
-    arrayParams(types.map((_, i) => columns.map((row) => pgValue(row[i] ?? null)))),
+      arrayParams(types.map((_, i) => columns.map((row) => pgValue(row[i] ?? null)))),
+    ),
   );
-  await client.query(
-    `INSERT INTO tool_contract_services AS s (tool, schema_hash, service, first_ns, last_ns)
+  later(
+    client.query(
+      `INSERT INTO tool_contract_services AS s (tool, schema_hash, service, first_ns, last_ns)
      SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::bigint[])
      ${contractServiceConflictSql('LEAST', 'GREATEST', 's')}`,
-    arrayParams([
-      services.map((s) => s.tool),
-      services.map((s) => s.hash),
-      services.map((s) => s.service),
-      services.map((s) => str(s.firstNs)),
-      services.map((s) => str(s.lastNs)),
-    ]),
+      arrayParams([
+        services.map((s) => s.tool),
+        services.map((s) => s.hash),
+        services.map((s) => s.service),
+        services.map((s) => str(s.firstNs)),
+        services.map((s) => str(s.lastNs)),
+      ]),
+    ),
   );
 }
 
@@ -117,17 +121,18 @@ const TALLIES_SQL = oneStatement([
 /**
  * The batch's additions to the contract catalog, the per-tool detector tables and the rollups: after the
  * contracts, one statement whose text never changes, every detector table written with its rows in key order
- * (empty arrays add nothing).
+ * (empty arrays add nothing). Written without waiting for the answers (`later`): nothing after them needs one.
  */
-export async function saveTallies(
+export function saveTallies(
   client: pg.PoolClient,
+  later: Later,
   t: Tallies,
   rollups: Rollup[],
   contracts: ContractValues[],
-): Promise<void> {
-  await saveContracts(client, contracts);
+): void {
+  saveContracts(client, later, contracts);
   const statement = tallyStatement(t, rollups);
-  if (statement) await client.query(prepared('toolscope_tallies', statement.sql, statement.args));
+  if (statement) later(client.query(prepared('toolscope_tallies', statement.sql, statement.args)));
 }
 
 /** The one statement of the batch's detector tallies and rollup rows, or null when it has neither. */

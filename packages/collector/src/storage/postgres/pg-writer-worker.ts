@@ -23,8 +23,12 @@ const codeOf = (error: Error) => {
   const code = Reflect.get(error, 'code');
   return typeof code === 'string' ? code : undefined;
 };
-const pool = createPool(init.url, init.bounds, (error) =>
-  port.postMessage({ notice: 'fault', message: error.message, code: codeOf(error) }),
+// Pipelined: a write sends the statements it needs no answer to without waiting (pg-writer.ts).
+const pool = createPool(
+  init.url,
+  init.bounds,
+  (error) => port.postMessage({ notice: 'fault', message: error.message, code: codeOf(error) }),
+  true,
 );
 // The stages the composition root named, built in this thread (batch-rows.ts): messages wait until then.
 const writer = new PgWriter(pool, await loadWriteStages(init.stages));

@@ -26,7 +26,14 @@ import type { WriteBatch } from '../write-batch.js';
 import { lockedConversationFilters } from './pg-conversations.js';
 import { type Cell, CopyText, sendCopy } from './pg-copy.js';
 import { BLOCK_COLUMNS, blockRowsCopy } from './pg-copy-binary.js';
-import { arrayParams, inTransaction, param, prepared, toDollars } from './pg-db.js';
+import {
+  arrayParams,
+  inPipelinedTransaction,
+  type Later,
+  param,
+  prepared,
+  toDollars,
+} from './pg-db.js';
 import { lockedLinkedCalls } from './pg-links.js';
 import { evaluateLoops } from './pg-rows.js';
 import { saveTallies } from './pg-tallies.js';
@@ -53,16 +60,26 @@ export class PgWriter {
     // deadlock must not take the ids of rows its rolled-back predecessor inserted (nothing would point at a
     // stored string or resource then).
     let learned = newLearned();
-    const outcome = await inTransaction(this.#pool, (client) => {
+    const outcome = await inPipelinedTransaction(this.#pool, (client, later) => {
       learned = newLearned();
-      return this.#apply(client, plan, learned);
+      return this.#apply(client, later, plan, learned);
     });
     remember(this.#stringIds, learned.strings);
     remember(this.#resourceIds, learned.resources);
     return outcome;
   }
 
-  async #apply(client: pg.PoolClient, plan: WriteBatch, learned: Learned): Promise<WriteOutcome> {
+  /**
+   * The batch's statements. Those whose answers it needs are awaited; the rest go to `later`, written at once
+   * behind them and answered before the commit counts (inPipelinedTransaction): on the bench's batches a write is
+   * three round trips (its traces, its conversations' locks and filters, then everything else with COMMIT).
+   */
+  async #apply(
+    client: pg.PoolClient,
+    later: Later,
+    plan: WriteBatch,
+    learned: Learned,
+  ): Promise<WriteOutcome> {
     const firstNs = new Map<string, bigint>();
     plan.traceIds.forEach((id, i) => {
       const ns = plan.startNs[i] as bigint;
@@ -132,7 +149,7 @@ export class PgWriter {
         }
         return set;
       },
-      resourceIds: await this.#resourceIdsOf(client, plan.resources, learned),
+      resourceIds: await this.#resourceIdsOf(client, later, plan.resources, learned),
     });
 
     // The stage's work that needs no database runs before the lock.
@@ -144,43 +161,49 @@ export class PgWriter {
     for (const c of a.counted) if (c.conversationId) conversations.add(c.conversationId);
     // The stage keeps what it needs of them: their objects need not outlive the waits below.
     a.counted = [];
-    const filters = await lockedConversationFilters(client, [...conversations].sort());
+    const filters = await lockedConversationFilters(client, later, [...conversations].sort());
 
-    await sendCopy(client, 'span_blocks', BLOCK_COLUMNS, blockRowsCopy(a.blocks), 'binary');
+    later(sendCopy(client, 'span_blocks', BLOCK_COLUMNS, blockRowsCopy(a.blocks), 'binary'));
     const interned = new Set<string>();
     for (const c of a.calls) for (const v of internedOf(c.call)) if (v !== null) interned.add(v);
-    const strings = await this.#stringIdsOf(client, interned, learned);
+    const strings = await this.#stringIdsOf(client, later, interned, learned);
     const encoding: RowEncoding = { key: (v) => v, id: (v) => strings.get(v) as number };
     // Each call's row written into one array, its text appended before the next: no array per call.
     const text = new CopyText(a.calls.length * ROW_BYTES);
     const row = new Array<Cell>(CALL_ROW_LENGTH);
     for (const c of a.calls)
       text.row(callRow(c.seq, c.call, c.paired, c.part, encoding, row) as Cell[]);
-    await sendCopy(client, 'tool_call_rows', CALL_ROW_COLUMNS, text.bytes());
+    later(sendCopy(client, 'tool_call_rows', CALL_ROW_COLUMNS, text.bytes()));
     // Nothing below reads the calls: they need not live through the loops' reads and the commit.
     a.calls.length = 0;
     if (a.pairedIds.length > 0)
-      await client.query(
-        'UPDATE tool_call_rows SET paired = 1 WHERE id = ANY($1::bigint[])',
-        arrayParams([a.pairedIds]),
+      later(
+        client.query(
+          'UPDATE tool_call_rows SET paired = 1 WHERE id = ANY($1::bigint[])',
+          arrayParams([a.pairedIds]),
+        ),
       );
     // Parts of logical calls: few batches have any (process/join.ts).
     for (const j of a.joined)
-      await client.query(
-        toDollars(JOIN_ROW_SQL),
-        joinedRow(j).map((v) => param(v as SqlValue)),
+      later(
+        client.query(
+          toDollars(JOIN_ROW_SQL),
+          joinedRow(j).map((v) => param(v as SqlValue)),
+        ),
       );
     for (const x of a.extended)
-      await client.query(
-        toDollars(EXTEND_ROW_SQL),
-        extendedRow(x.id, x.call, encoding).map((v) => param(v as SqlValue)),
+      later(
+        client.query(
+          toDollars(EXTEND_ROW_SQL),
+          extendedRow(x.id, x.call, encoding).map((v) => param(v as SqlValue)),
+        ),
       );
-    // The batch's conversation links and model calls in one statement: a COPY costs two round trips, and a
-    // batch's few dozen model calls are cheaper as parameters (docs/decisions/0031). model_calls has no unique
+    // The batch's conversation links and model calls in one statement: a batch's few dozen model calls are
+    // cheaper as parameters than as a COPY of their own (docs/decisions/0031). model_calls has no unique
     // index, so its insert waits on no other writer and adds nothing to the lock order.
     if (a.conversationPairs.length > 0 || a.modelCalls.length > 0) {
       const m = a.modelCalls;
-      await client.query(
+      const models = client.query(
         prepared(
           'toolscope_models',
           `WITH models AS (
@@ -200,9 +223,10 @@ export class PgWriter {
           ],
         ),
       );
+      later(models);
     }
-    await evaluateLoops(client, loops, created, seqs, filters);
-    await saveTallies(client, a.tallies, a.rollups, a.contracts);
+    await evaluateLoops(client, later, loops, created, seqs, filters);
+    saveTallies(client, later, a.tallies, a.rollups, a.contracts);
     return { inserted: a.inserted, duplicates: a.duplicates, toolCalls: a.toolCalls };
   }
 
@@ -212,16 +236,19 @@ export class PgWriter {
    */
   async #stringIdsOf(
     client: pg.PoolClient,
+    later: Later,
     wanted: Set<string>,
     learned: Learned,
   ): Promise<Map<string, number>> {
     const missing = [...wanted].filter((v) => !this.#stringIds.has(v)).sort();
     const found = new Map<string, number>();
     if (missing.length > 0) {
-      await client.query(
-        `INSERT INTO strings (value) SELECT v FROM unnest($1::text[]) AS s(v) ORDER BY v
-         ON CONFLICT (value) DO NOTHING`,
-        arrayParams([missing]),
+      later(
+        client.query(
+          `INSERT INTO strings (value) SELECT v FROM unnest($1::text[]) AS s(v) ORDER BY v
+           ON CONFLICT (value) DO NOTHING`,
+          arrayParams([missing]),
+        ),
       );
       const rows = await client.query<{ id: number; value: string }>(
         'SELECT id, value FROM strings WHERE value = ANY($1::text[])',
@@ -241,6 +268,7 @@ export class PgWriter {
 
   async #resourceIdsOf(
     client: pg.PoolClient,
+    later: Later,
     resources: string[],
     learned: Learned,
   ): Promise<number[]> {
@@ -250,10 +278,12 @@ export class PgWriter {
     );
     if (missing.length > 0) {
       // DO NOTHING takes no lock on an existing row: every collector shares the same few resources.
-      await client.query(
-        `INSERT INTO resources (digest, attributes) SELECT * FROM unnest($1::text[], $2::text[])
-         ON CONFLICT (digest) DO NOTHING`,
-        arrayParams([missing.map((m) => m.digest), missing.map((m) => m.json)]),
+      later(
+        client.query(
+          `INSERT INTO resources (digest, attributes) SELECT * FROM unnest($1::text[], $2::text[])
+           ON CONFLICT (digest) DO NOTHING`,
+          arrayParams([missing.map((m) => m.digest), missing.map((m) => m.json)]),
+        ),
       );
       const found = await client.query<{ id: string; digest: string }>(
         'SELECT id, digest FROM resources WHERE digest = ANY($1::text[])',
