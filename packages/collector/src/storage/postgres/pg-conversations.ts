@@ -2,7 +2,20 @@
 // before its detector rows: pg-writer.ts has the lock order), with the key filters the loop stage reads and
 // writes back (pg-rows.ts).
 import type pg from 'pg';
+import type { CallColumns } from '../../calls/call-columns.js';
 import { type Later, prepared } from './pg-db.js';
+
+/**
+ * The conversations a batch locks: those of all its calls, in id order. A superset of those the loop stage counts
+ * calls of (a duplicate's, a joined part's, a paired client row's are the same conversation's in practice), known
+ * before the batch's rows are made, so the locks can be written with the batch's first statement (pg-writer.ts).
+ * Locking one more conversation is one more row the batch waits for, never a deadlock: the order is the same.
+ */
+export function conversationsOf(calls: CallColumns): string[] {
+  const ids = new Set<string>();
+  for (const id of calls.conversationId) if (id) ids.add(id);
+  return [...ids].sort();
+}
 
 /** The conversations' rows locked (made when new) and their filters as committed when the locks were granted. */
 export async function lockedConversationFilters(

@@ -181,6 +181,15 @@ export function inTransaction<T>(
 export type Later = (statement: Promise<unknown>) => void;
 
 /**
+ * A statement sent now whose answer is awaited further on: its failure is not an unhandled rejection meanwhile
+ * (the transaction may fail first on a statement before it, which is then the failure reported).
+ */
+export function sent<T>(statement: Promise<T>): Promise<T> {
+  statement.catch(() => undefined);
+  return statement;
+}
+
+/**
  * A transaction on a pipelined connection (createPool's `pipeline`): BEGIN goes out with the first statement, the
  * statements `run` hands to `later` go out without waiting for their answers, and COMMIT right behind the last.
  * The server runs them in order and answers each; each answer is then awaited in that order, so the first
@@ -193,22 +202,19 @@ export function inPipelinedTransaction<T>(
   run: (client: pg.PoolClient, later: Later) => Promise<T>,
 ): Promise<T> {
   return attempts(pool, async (client) => {
-    const sent: Promise<unknown>[] = [];
-    const later: Later = (statement) => {
-      // Awaited below, in order; until then a rejection must not count as unhandled.
-      statement.catch(() => undefined);
-      sent.push(statement);
-    };
+    const pending: Promise<unknown>[] = [];
+    // Awaited below, in order.
+    const later: Later = (statement) => void pending.push(sent(statement));
     later(client.query('BEGIN'));
     let value: T;
     try {
       value = await run(client, later);
     } catch (error) {
       // Whatever run left unanswered is settled before the connection is rolled back or handed on.
-      throw rootFailure(error, await Promise.allSettled(sent));
+      throw rootFailure(error, await Promise.allSettled(pending));
     }
     later(client.query('COMMIT'));
-    for (const statement of sent) await statement;
+    for (const statement of pending) await statement;
     return value;
   });
 }

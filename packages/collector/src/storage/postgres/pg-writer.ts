@@ -3,7 +3,6 @@
 // parts of logical calls, then its conversations, then the detector rows by key; rollup rows are appended and
 // lock nothing, pg-rollups.ts), so concurrent batches of one trace, call or conversation run one after the other
 // and never deadlock among themselves; each then sees the other's calls when it re-evaluates loops.
-import { createHash } from 'node:crypto';
 import type pg from 'pg';
 import type { StoredCall } from '../../calls/pairing.js';
 import type { StoredCallRow, WriteStages } from '../batch-rows.js';
@@ -23,7 +22,7 @@ import type { Row, SqlValue } from '../sql/db.js';
 import { STORED_CALL_COLUMNS, storedCallOf } from '../stored-calls.js';
 import { batchOf, type WriteInput } from '../threads/sealed-batch.js';
 import type { WriteBatch } from '../write-batch.js';
-import { lockedConversationFilters } from './pg-conversations.js';
+import { conversationsOf, lockedConversationFilters } from './pg-conversations.js';
 import { type Cell, CopyText, sendCopy } from './pg-copy.js';
 import { BLOCK_COLUMNS, blockRowsCopy } from './pg-copy-binary.js';
 import {
@@ -32,8 +31,10 @@ import {
   type Later,
   param,
   prepared,
+  sent,
   toDollars,
 } from './pg-db.js';
+import { InternedIds, type Learned, newLearned } from './pg-interned.js';
 import { lockedLinkedCalls } from './pg-links.js';
 import { evaluateLoops } from './pg-rows.js';
 import { saveTallies } from './pg-tallies.js';
@@ -44,10 +45,7 @@ const ROW_BYTES = 256;
 export class PgWriter {
   readonly #pool: pg.Pool;
   readonly #stages: WriteStages;
-  /** Resource rows never change or go away once written, so their ids can be remembered. */
-  readonly #resourceIds = new Map<string, number>();
-  /** Ids of `strings` (call-row.ts), never deleted either. */
-  readonly #stringIds = new Map<string, number>();
+  readonly #ids = new InternedIds();
   constructor(pool: pg.Pool, stages: WriteStages) {
     this.#pool = pool;
     this.#stages = stages;
@@ -64,15 +62,14 @@ export class PgWriter {
       learned = newLearned();
       return this.#apply(client, later, plan, learned);
     });
-    remember(this.#stringIds, learned.strings);
-    remember(this.#resourceIds, learned.resources);
+    this.#ids.remember(learned);
     return outcome;
   }
 
   /**
    * The batch's statements. Those whose answers it needs are awaited; the rest go to `later`, written at once
    * behind them and answered before the commit counts (inPipelinedTransaction): on the bench's batches a write is
-   * three round trips (its traces, its conversations' locks and filters, then everything else with COMMIT).
+   * two round trips (its traces with its conversations' locks and filters, then everything else with COMMIT).
    */
   async #apply(
     client: pg.PoolClient,
@@ -88,7 +85,7 @@ export class PgWriter {
     });
     const ids = [...firstNs.keys()].sort();
     // Locks the batch's traces in id order; xmax = 0 marks rows this statement inserted.
-    const traces = await client.query<{ seq: string; trace_id: string; created: boolean }>(
+    const tracesSent = client.query<{ seq: string; trace_id: string; created: boolean }>(
       prepared(
         'toolscope_traces',
         `INSERT INTO traces (trace_id, first_ns)
@@ -98,6 +95,14 @@ export class PgWriter {
         [ids, ids.map((id) => String(firstNs.get(id)))],
       ),
     );
+    // Conversations next in the lock order, when no link hashes come between (pg-conversations.ts).
+    const links = this.#stages.links(plan);
+    const conversations = conversationsOf(plan.calls);
+    const early =
+      links.locks.length === 0
+        ? sent(lockedConversationFilters(client, later, conversations))
+        : null;
+    const traces = await tracesSent;
     const seqs = new Map<string, number>();
     const created = new Set<string>();
     for (const r of traces.rows) {
@@ -136,7 +141,7 @@ export class PgWriter {
       }
     }
     // Stored parts of the batch's logical calls in any trace, their link hashes locked (pg-links.ts).
-    const linked = await lockedLinkedCalls(client, this.#stages.links(plan), seqs);
+    const linked = await lockedLinkedCalls(client, links, seqs);
     const a = this.#stages.rows(plan, {
       storedCalls: (seq) => storedCalls.get(seq) ?? [],
       linkedCalls: () => linked,
@@ -149,24 +154,18 @@ export class PgWriter {
         }
         return set;
       },
-      resourceIds: await this.#resourceIdsOf(client, later, plan.resources, learned),
+      resourceIds: await this.#ids.resourceIdsOf(client, later, plan.resources, learned),
     });
 
-    // The stage's work that needs no database runs before the lock.
     const loops = this.#stages.loops.forBatch(a.counted);
-    // Conversations with counted calls, locked in id order; their key filters come back with the lock. Taken
-    // here, before the batch's writes, not just before its loops are evaluated: measured both ways
-    // (docs/decisions/0028), the late lock was no faster with one collector and slower with two.
-    const conversations = new Set<string>();
-    for (const c of a.counted) if (c.conversationId) conversations.add(c.conversationId);
     // The stage keeps what it needs of them: their objects need not outlive the waits below.
     a.counted = [];
-    const filters = await lockedConversationFilters(client, later, [...conversations].sort());
+    const filters = await (early ?? lockedConversationFilters(client, later, conversations));
 
     later(sendCopy(client, 'span_blocks', BLOCK_COLUMNS, blockRowsCopy(a.blocks), 'binary'));
     const interned = new Set<string>();
     for (const c of a.calls) for (const v of internedOf(c.call)) if (v !== null) interned.add(v);
-    const strings = await this.#stringIdsOf(client, later, interned, learned);
+    const strings = await this.#ids.stringIdsOf(client, later, interned, learned);
     const encoding: RowEncoding = { key: (v) => v, id: (v) => strings.get(v) as number };
     // Each call's row written into one array, its text appended before the next: no array per call.
     const text = new CopyText(a.calls.length * ROW_BYTES);
@@ -229,78 +228,4 @@ export class PgWriter {
     saveTallies(client, later, a.tallies, a.rollups, a.contracts);
     return { inserted: a.inserted, duplicates: a.duplicates, toolCalls: a.toolCalls };
   }
-
-  /**
-   * Ids of the batch's interned strings, inserted when new. In value order, so two batches that insert the same
-   * new strings wait for each other instead of deadlocking.
-   */
-  async #stringIdsOf(
-    client: pg.PoolClient,
-    later: Later,
-    wanted: Set<string>,
-    learned: Learned,
-  ): Promise<Map<string, number>> {
-    const missing = [...wanted].filter((v) => !this.#stringIds.has(v)).sort();
-    const found = new Map<string, number>();
-    if (missing.length > 0) {
-      later(
-        client.query(
-          `INSERT INTO strings (value) SELECT v FROM unnest($1::text[]) AS s(v) ORDER BY v
-           ON CONFLICT (value) DO NOTHING`,
-          arrayParams([missing]),
-        ),
-      );
-      const rows = await client.query<{ id: number; value: string }>(
-        'SELECT id, value FROM strings WHERE value = ANY($1::text[])',
-        arrayParams([missing]),
-      );
-      for (const r of rows.rows) found.set(r.value, r.id);
-      for (const [v, id] of found) learned.strings.set(v, id);
-    }
-    const ids = new Map<string, number>();
-    for (const v of wanted) {
-      const id = found.get(v) ?? this.#stringIds.get(v);
-      if (id === undefined) throw new Error('an interned string of a tool call has no id');
-      ids.set(v, id);
-    }
-    return ids;
-  }
-
-  async #resourceIdsOf(
-    client: pg.PoolClient,
-    later: Later,
-    resources: string[],
-    learned: Learned,
-  ): Promise<number[]> {
-    const digests = resources.map((json) => createHash('sha1').update(json).digest('base64'));
-    const missing = digests.flatMap((d, i) =>
-      this.#resourceIds.has(d) ? [] : [{ digest: d, json: resources[i] as string }],
-    );
-    if (missing.length > 0) {
-      // DO NOTHING takes no lock on an existing row: every collector shares the same few resources.
-      later(
-        client.query(
-          `INSERT INTO resources (digest, attributes) SELECT * FROM unnest($1::text[], $2::text[])
-           ON CONFLICT (digest) DO NOTHING`,
-          arrayParams([missing.map((m) => m.digest), missing.map((m) => m.json)]),
-        ),
-      );
-      const found = await client.query<{ id: string; digest: string }>(
-        'SELECT id, digest FROM resources WHERE digest = ANY($1::text[])',
-        arrayParams([missing.map((m) => m.digest)]),
-      );
-      for (const r of found.rows) learned.resources.set(r.digest, Number(r.id));
-    }
-    return digests.map((d) => this.#resourceIds.get(d) ?? learned.resources.get(d) ?? 0);
-  }
-}
-
-/** Ids one attempt of a batch read or inserted: strings by value, resources by digest. */
-type Learned = { strings: Map<string, number>; resources: Map<string, number> };
-const newLearned = (): Learned => ({ strings: new Map(), resources: new Map() });
-
-/** Adds a committed attempt's ids to a cache, which stays bounded (it is emptied past 10,000 ids). */
-function remember(cache: Map<string, number>, ids: Map<string, number>): void {
-  if (cache.size + ids.size > 10_000) cache.clear();
-  for (const [key, id] of ids) cache.set(key, id);
 }
