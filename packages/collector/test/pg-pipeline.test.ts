@@ -72,6 +72,24 @@ describe.skipIf(!PG_URL)('a pipelined transaction', () => {
     ).toEqual([{ x: 1 }]);
   });
 
+  it('commits nothing when node-postgres refuses a statement before the server sees it', async () => {
+    await pool.query('TRUNCATE t');
+    // A parameter node-postgres cannot write: it rejects the statement at once, and the server, which never saw
+    // it, would commit the rest.
+    const unwritable = {
+      toPostgres: () => {
+        throw new Error('unwritable parameter');
+      },
+    };
+    const attempt = inPipelinedTransaction(pool, async (client, later) => {
+      later(client.query('INSERT INTO t VALUES (8)'));
+      later(client.query('INSERT INTO t VALUES ($1)', [unwritable]));
+      later(client.query('INSERT INTO t VALUES (9)'));
+    });
+    await expect(attempt).rejects.toThrow(/unwritable parameter/);
+    expect(await rows()).toEqual([]);
+  });
+
   it('runs the whole transaction again when a statement sent without waiting loses a deadlock', async () => {
     await pool.query('TRUNCATE t');
     let attempts = 0;

@@ -1,7 +1,7 @@
 // The PostgreSQL writer: one transaction per batch, safe with any number of collectors writing at once. Rows a
 // batch shares with other writers are locked in one global order (its traces by id, then the link hashes of its
-// parts of logical calls, then its conversations, then the detector rows by key; rollup rows are appended and
-// lock nothing, pg-rollups.ts), so concurrent batches of one trace, call or conversation run one after the other
+// parts of logical calls, then its conversations, then its new resources and strings, then the detector rows by
+// key; rollup rows are appended and lock nothing, pg-rollups.ts), so concurrent batches of one trace, call or conversation run one after the other
 // and never deadlock among themselves; each then sees the other's calls when it re-evaluates loops.
 import type pg from 'pg';
 import type { StoredCall } from '../../calls/pairing.js';
@@ -85,23 +85,25 @@ export class PgWriter {
     });
     const ids = [...firstNs.keys()].sort();
     // Locks the batch's traces in id order; xmax = 0 marks rows this statement inserted.
-    const tracesSent = client.query<{ seq: string; trace_id: string; created: boolean }>(
-      prepared(
-        'toolscope_traces',
-        `INSERT INTO traces (trace_id, first_ns)
+    const tracesSent = sent(
+      client.query<{ seq: string; trace_id: string; created: boolean }>(
+        prepared(
+          'toolscope_traces',
+          `INSERT INTO traces (trace_id, first_ns)
        SELECT * FROM unnest($1::text[], $2::bigint[]) AS t(trace_id, first_ns) ORDER BY trace_id
        ON CONFLICT (trace_id) DO UPDATE SET first_ns = LEAST(traces.first_ns, excluded.first_ns)
        RETURNING seq, trace_id, (xmax = 0) AS created`,
-        [ids, ids.map((id) => String(firstNs.get(id)))],
+          [ids, ids.map((id) => String(firstNs.get(id)))],
+        ),
       ),
     );
-    // Conversations next in the lock order, when no link hashes come between (pg-conversations.ts).
+    // Conversations next in the lock order, written with the traces when no link hashes come between
+    // (pg-conversations.ts); in either case before the batch's new resources and strings are inserted, so that
+    // every batch takes those after its conversations.
     const links = this.#stages.links(plan);
     const conversations = conversationsOf(plan.calls);
-    const early =
-      links.locks.length === 0
-        ? sent(lockedConversationFilters(client, later, conversations))
-        : null;
+    const lockFilters = () => sent(lockedConversationFilters(client, later, conversations));
+    let filtersRead = links.locks.length === 0 ? lockFilters() : null;
     const traces = await tracesSent;
     const seqs = new Map<string, number>();
     const created = new Set<string>();
@@ -142,6 +144,7 @@ export class PgWriter {
     }
     // Stored parts of the batch's logical calls in any trace, their link hashes locked (pg-links.ts).
     const linked = await lockedLinkedCalls(client, links, seqs);
+    filtersRead ??= lockFilters();
     const a = this.#stages.rows(plan, {
       storedCalls: (seq) => storedCalls.get(seq) ?? [],
       linkedCalls: () => linked,
@@ -160,7 +163,7 @@ export class PgWriter {
     const loops = this.#stages.loops.forBatch(a.counted);
     // The stage keeps what it needs of them: their objects need not outlive the waits below.
     a.counted = [];
-    const filters = await (early ?? lockedConversationFilters(client, later, conversations));
+    const filters = await filtersRead;
 
     later(sendCopy(client, 'span_blocks', BLOCK_COLUMNS, blockRowsCopy(a.blocks), 'binary'));
     const interned = new Set<string>();
