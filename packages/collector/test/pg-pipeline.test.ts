@@ -5,7 +5,8 @@
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { copyIn } from '../src/storage/postgres/pg-copy-in.js';
-import { createPool, inPipelinedTransaction } from '../src/storage/postgres/pg-db.js';
+import { createPool } from '../src/storage/postgres/pg-db.js';
+import { inPipelinedTransaction } from '../src/storage/postgres/pg-transaction.js';
 import { freshPgDatabase, PG_URL } from './backends.js';
 
 const bounds = { max: 2, statementTimeoutMs: 10_000, connectTimeoutMs: 5_000 };
@@ -88,6 +89,27 @@ describe.skipIf(!PG_URL)('a pipelined transaction', () => {
     });
     await expect(attempt).rejects.toThrow(/unwritable parameter/);
     expect(await rows()).toEqual([]);
+  });
+
+  it('bounds a stall by the time since the last answer, not since a statement was sent', async () => {
+    // Each statement within the server's 1 s timeout, the three together past the 2 s a connection may go
+    // unanswered: node-postgres's read timeout, counted from the sending, failed the third.
+    const short = createPool(
+      await freshPgDatabase(),
+      { ...bounds, statementTimeoutMs: 1_000 },
+      (e) => faults.push(e),
+      true,
+    );
+    try {
+      const slept = await inPipelinedTransaction(short, async (client, later) => {
+        later(client.query('SELECT pg_sleep(0.8)'));
+        later(client.query('SELECT pg_sleep(0.8)'));
+        return (await client.query<{ n: number }>('SELECT pg_sleep(0.8), 1 AS n')).rows[0]?.n;
+      });
+      expect(slept).toBe(1);
+    } finally {
+      await short.end();
+    }
   });
 
   it('runs the whole transaction again when a statement sent without waiting loses a deadlock', async () => {

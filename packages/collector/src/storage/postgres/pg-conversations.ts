@@ -3,7 +3,8 @@
 // writes back (pg-rows.ts).
 import type pg from 'pg';
 import type { CallColumns } from '../../calls/call-columns.js';
-import { type Later, prepared } from './pg-db.js';
+import { prepared } from './pg-db.js';
+import type { Later } from './pg-transaction.js';
 
 /**
  * The conversations a batch locks: those of all its calls, in id order. A superset of those the loop stage counts

@@ -3,7 +3,8 @@
 // only once it has committed (pg-writer.ts says why).
 import { createHash } from 'node:crypto';
 import type pg from 'pg';
-import { arrayParams, type Later } from './pg-db.js';
+import { arrayParams } from './pg-db.js';
+import type { Later } from './pg-transaction.js';
 
 /** Ids one attempt of a batch read or inserted: strings by value, resources by digest. */
 export type Learned = { strings: Map<string, number>; resources: Map<string, number> };

@@ -3,9 +3,9 @@
 // advisory lock the others skip); a step that meets a fault rolls back whole and the next interval retries it.
 import type pg from 'pg';
 import { NS_PER_HOUR, NS_PER_MINUTE } from '../sql/db.js';
-import { inTransaction } from './pg-db.js';
 import { MERGE_LOCK } from './pg-rollup-merge.js';
 import { ROLLUP_TABLES } from './pg-rollups.js';
+import { inTransaction } from './pg-transaction.js';
 
 /** pg_try_advisory_xact_lock key of retention: one collector deletes while the others skip the step. */
 const RETENTION_LOCK = 8_390_047_142_397_570_929n;

@@ -15,8 +15,8 @@ import type pg from 'pg';
 import { addSerialized } from '../../aggregation/histogram.js';
 import type { Rollup, RollupSide, RollupTable } from '../../aggregation/rollups.js';
 import { PG_MIGRATIONS } from './migrations.js';
-import { inTransaction } from './pg-db.js';
 import { columnsOf, columnTypes, keyColumns, keysOf, ROLLUP_TABLES, unnest } from './pg-rollups.js';
+import { inTransaction } from './pg-transaction.js';
 
 /** pg_try_advisory_xact_lock key of the merge step (and of retention's deletes of rollup rows). */
 export const MERGE_LOCK = 8_390_047_142_397_570_930n;

@@ -17,7 +17,8 @@ import {
   scopeModelCallsSql,
   sequenceOf,
 } from '../sql/scope-sql.js';
-import { type Later, param, prepared, toDollars } from './pg-db.js';
+import { param, prepared, toDollars } from './pg-db.js';
+import type { Later } from './pg-transaction.js';
 
 type Rows = (sql: string, args: SqlValue[]) => Promise<Row[]>;
 

@@ -12,8 +12,9 @@ import {
   contractServiceConflictSql,
   contractValuesOf,
 } from '../sql/contracts-migration.js';
-import { arrayParams, type Later, type PgParam, prepared } from './pg-db.js';
+import { arrayParams, type PgParam, prepared } from './pg-db.js';
 import { ROLLUP_INSERTS, rollupArgs } from './pg-rollups.js';
+import type { Later } from './pg-transaction.js';
 
 const byKey = <T>(entries: Iterable<[string, T]>) =>
   [...entries].sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0)).map(([, v]) => v);

@@ -25,19 +25,12 @@ import type { WriteBatch } from '../write-batch.js';
 import { conversationsOf, lockedConversationFilters } from './pg-conversations.js';
 import { type Cell, CopyText, sendCopy } from './pg-copy.js';
 import { BLOCK_COLUMNS, blockRowsCopy } from './pg-copy-binary.js';
-import {
-  arrayParams,
-  inPipelinedTransaction,
-  type Later,
-  param,
-  prepared,
-  sent,
-  toDollars,
-} from './pg-db.js';
+import { arrayParams, param, prepared, toDollars } from './pg-db.js';
 import { InternedIds, type Learned, newLearned } from './pg-interned.js';
 import { lockedLinkedCalls } from './pg-links.js';
 import { evaluateLoops } from './pg-rows.js';
 import { saveTallies } from './pg-tallies.js';
+import { inPipelinedTransaction, type Later, sent } from './pg-transaction.js';
 
 /** About the COPY text of one call row (221 bytes in bench:ingest): its buffer's first size per row. */
 const ROW_BYTES = 256;
