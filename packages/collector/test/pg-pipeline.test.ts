@@ -1,4 +1,4 @@
-// The writer's pipelined transactions (pg-db.ts inPipelinedTransaction) on a real server: statements sent without
+// The writer's pipelined transactions (pg-transaction.ts inPipelinedTransaction) on a real server: statements sent without
 // waiting fail the transaction as awaited ones do, the failure reported is the first one (not the "transaction is
 // aborted" of the statements behind it), a deadlock among them runs the transaction again, and a COMMIT the
 // server answers as a ROLLBACK is never taken for a commit.

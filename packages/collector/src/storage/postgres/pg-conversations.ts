@@ -40,8 +40,9 @@ export async function lockedConversationFilters(
     ),
   );
   // Read once the locks are held, in a statement of its own (written with the lock, run after it): its snapshot
-  // is taken then, so it has the last filter another collector committed before the lock was granted. In base64, a third over the filter's
-  // size, decoded natively: as bytea's hex text it was twice the size, and copied again to be decoded.
+  // is taken then, so it has the last filter another collector committed before the lock was granted. In
+  // base64, a third over the filter's size, decoded natively: as bytea's hex text it was twice the size, and
+  // copied again to be decoded.
   const read = client.query<{ conversation_id: string; keys: string | null }>(
     prepared(
       'toolscope_conversation_filters_b64',
@@ -51,7 +52,7 @@ export async function lockedConversationFilters(
     ),
   );
   // Also among the transaction's statements in the order sent: should it fail first, its failure is the one
-  // reported (pg-db.ts rootFailure), not that of a read awaited before it.
+  // reported (pg-transaction.ts rootFailure), not that of a read awaited before it.
   later(read);
   const locked = await read;
   for (const r of locked.rows)

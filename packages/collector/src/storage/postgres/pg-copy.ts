@@ -1,7 +1,8 @@
 // COPY … FROM STDIN for the tables every batch appends many rows to: tool_call_rows in PostgreSQL's text format,
 // written here, span_blocks in its binary format (pg-copy-binary.ts). Measured 1.3–1.6× the rate of a multi-row
-// INSERT … SELECT unnest(…) of the same rows (docs/decisions/0007). A batch's few model calls go as parameters instead, as a COPY costs a second round trip
-// (docs/decisions/0031). Rows are plain appends under the batch's trace locks, so nothing needs ON CONFLICT.
+// INSERT … SELECT unnest(…) of the same rows (docs/decisions/0007). A batch's few model calls go as parameters
+// instead, cheaper than a COPY of their own (docs/decisions/0031). Rows are plain appends under the batch's trace
+// locks, so nothing needs ON CONFLICT.
 import type pg from 'pg';
 import { ByteSink } from '../byte-sink.js';
 import { copyIn } from './pg-copy-in.js';

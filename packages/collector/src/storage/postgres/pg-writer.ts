@@ -1,8 +1,9 @@
 // The PostgreSQL writer: one transaction per batch, safe with any number of collectors writing at once. Rows a
 // batch shares with other writers are locked in one global order (its traces by id, then the link hashes of its
 // parts of logical calls, then its conversations, then its new resources and strings, then the detector rows by
-// key; rollup rows are appended and lock nothing, pg-rollups.ts), so concurrent batches of one trace, call or conversation run one after the other
-// and never deadlock among themselves; each then sees the other's calls when it re-evaluates loops.
+// key; rollup rows are appended and lock nothing, pg-rollups.ts), so concurrent batches of one trace, call or
+// conversation run one after the other and never deadlock among themselves; each then sees the other's calls
+// when it re-evaluates loops.
 import type pg from 'pg';
 import type { StoredCall } from '../../calls/pairing.js';
 import type { StoredCallRow, WriteStages } from '../batch-rows.js';
@@ -92,7 +93,9 @@ export class PgWriter {
     );
     // Conversations next in the lock order, written with the traces when no link hashes come between
     // (pg-conversations.ts); in either case before the batch's new resources and strings are inserted, so that
-    // every batch takes those after its conversations.
+    // every batch takes those after its conversations. Early rather than just before the loops are evaluated:
+    // measured both ways (docs/decisions/0028), the late lock was no faster with one collector and slower with
+    // two.
     const links = this.#stages.links(plan);
     const conversations = conversationsOf(plan.calls);
     const lockFilters = () => sent(lockedConversationFilters(client, later, conversations));
@@ -198,27 +201,28 @@ export class PgWriter {
     // index, so its insert waits on no other writer and adds nothing to the lock order.
     if (a.conversationPairs.length > 0 || a.modelCalls.length > 0) {
       const m = a.modelCalls;
-      const models = client.query(
-        prepared(
-          'toolscope_models',
-          `WITH models AS (
+      later(
+        client.query(
+          prepared(
+            'toolscope_models',
+            `WITH models AS (
            INSERT INTO model_calls (trace_seq, start_ns, end_ns, input_tokens, output_tokens)
            SELECT * FROM unnest($3::bigint[], $4::bigint[], $5::bigint[], $6::bigint[], $7::bigint[])
          )
          INSERT INTO conversation_traces (conversation_id, trace_seq)
          SELECT * FROM unnest($1::text[], $2::bigint[]) ON CONFLICT DO NOTHING`,
-          [
-            a.conversationPairs.map((p) => p.conversationId),
-            a.conversationPairs.map((p) => p.seq),
-            m.map((c) => c.seq),
-            m.map((c) => String(c.startNs)),
-            m.map((c) => String(c.endNs)),
-            m.map((c) => c.inputTokens),
-            m.map((c) => c.outputTokens),
-          ],
+            [
+              a.conversationPairs.map((p) => p.conversationId),
+              a.conversationPairs.map((p) => p.seq),
+              m.map((c) => c.seq),
+              m.map((c) => String(c.startNs)),
+              m.map((c) => String(c.endNs)),
+              m.map((c) => c.inputTokens),
+              m.map((c) => c.outputTokens),
+            ],
+          ),
         ),
       );
-      later(models);
     }
     await evaluateLoops(client, later, loops, created, seqs, filters);
     saveTallies(client, later, a.tallies, a.rollups, a.contracts);
