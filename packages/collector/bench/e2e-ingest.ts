@@ -7,10 +7,10 @@ import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
-import pg from 'pg';
 import { decodeProtobuf } from '../src/otlp/decode-proto.js';
 import type { NormalizedSpan } from '../src/otlp/model.js';
 import { LoadGenerator } from './load-generator.js';
+import { autovacuumRuns, settleAfterCollectors } from './pg-phases.js';
 import { postmasterOf, serverCpuSeconds } from './pg-server-cpu.js';
 import { postgresReference, refRows, sqliteReference } from './reference.js';
 
@@ -50,7 +50,15 @@ export type IngestResult = {
    * A local PostgreSQL server's CPU per span (µs, all its processes) while the collectors ran, and while the COPY
    * reference ran beside the reference's own client CPU (pg-server-cpu.ts).
    */
-  server?: { collectorRun: number; copy: number; copyClient: number };
+  server?: {
+    collectorRun: number;
+    copy: number;
+    copyClient: number;
+    /** Tables autovacuum vacuumed or analyzed during the collectors' run (pg-phases.ts). */
+    autovacuums: number;
+    /** The server's CPU per span for the VACUUM ANALYZE and checkpoint after that run, not in its time. */
+    settle: number;
+  };
   /**
    * This process's CPU per span while it sent the batches: the load generator's cost, which shares the machine's
    * cores with the collector and the server as the reference's own client does.
@@ -160,6 +168,7 @@ export async function runIngest(o: IngestOptions): Promise<IngestResult> {
   let next = warm;
   const postmaster = isPg(o.db) ? await postmasterOf(o.db) : undefined;
   const serverCpu = () => (postmaster === undefined ? Number.NaN : serverCpuSeconds(postmaster));
+  const autovacuumsBefore = postmaster === undefined ? 0 : await autovacuumRuns(o.db);
   const serverStart = serverCpu();
   const cpuStart = servers.map((s) => cpuSeconds(s.pid));
   const firstPid = servers[0]?.pid ?? 0;
@@ -178,6 +187,8 @@ export async function runIngest(o: IngestOptions): Promise<IngestResult> {
   const load = loadavg()[0] as number;
   const cpu = servers.reduce((n, s, i) => n + cpuSeconds(s.pid) - (cpuStart[i] ?? 0), 0);
   const serverRun = serverCpu() - serverStart;
+  const autovacuums =
+    postmaster === undefined ? 0 : (await autovacuumRuns(o.db)) - autovacuumsBefore;
   const spans = (batches.length - warm) * o.batchSize;
   // Per thread of the first collector, busiest first: which of the HTTP thread and the storage threads is the
   // bottleneck (threads are not named on Node 20; the main thread's id is the process's).
@@ -201,9 +212,10 @@ export async function runIngest(o: IngestOptions): Promise<IngestResult> {
   // writeback of them does not slow the reference down. Without this, references run after a 4.5x larger store
   // were 6 % slower on average (decision 0014).
   execFileSync('sync');
-  // On PostgreSQL, the same for the server's own dirty buffers: a checkpoint now, not one that lands on the
-  // reference's writes (the reference after a faster collector's run came out slower, decision 0031).
-  if (isPg(o.db)) await checkpoint(o.db);
+  // On PostgreSQL, the same for the server's dirty buffers and the collectors' autovacuum (pg-phases.ts).
+  const settleStart = serverCpu();
+  if (isPg(o.db)) await settleAfterCollectors(o.db);
+  const settle = serverCpu() - settleStart;
 
   // The reference: the same rows, decoded beforehand, plain INSERTs (or COPY) into a minimal table set.
   const decoded: NormalizedSpan[][] = batches.map((b) => {
@@ -251,6 +263,8 @@ export async function runIngest(o: IngestOptions): Promise<IngestResult> {
             collectorRun: (serverRun * 1e6) / spans,
             copy: (refServer * 1e6) / refSpans,
             copyClient: (refClientUs.user + refClientUs.system) / refSpans,
+            autovacuums,
+            settle: (settle * 1e6) / spans,
           },
         }),
     senderUs: (senderCpu.user + senderCpu.system) / spans,
@@ -263,41 +277,4 @@ export async function runIngest(o: IngestOptions): Promise<IngestResult> {
           ? 'none'
           : `${o.memoryLimitMib} MiB`,
   };
-}
-
-const fmt = (n: number) => Math.round(n).toLocaleString('en-US').padStart(9);
-
-/** The lines bench:ingest has always printed for a run. */
-export function ingestLines(r: IngestResult, concurrency: number): string[] {
-  return [
-    `  end to end (HTTP, protobuf, ${concurrency} concurrent, acked)  ${fmt(r.rate)} spans/s`,
-    `  reference: ${r.reference.label} of the same rows into minimal tables  ${fmt(r.reference.rate)} spans/s`,
-    ...(r.insertRate === undefined
-      ? []
-      : [`  (multi-row INSERT of the same rows, for comparison  ${fmt(r.insertRate)} spans/s)`]),
-    `  ratio end to end / reference                 ${(r.rate / r.reference.rate).toFixed(2).padStart(9)}`,
-    `  collector peak RSS                           ${r.rssMiB
-      .map((x) => x.toFixed(0))
-      .join(', ')
-      .padStart(9)} MiB`,
-    `  collector CPU per span, all threads          ${r.cpuPerSpanUs.toFixed(1).padStart(9)} µs  (${r.cores.toFixed(2)} of 2 cores)`,
-    `  by thread, busiest first (µs per span)      ${r.threadUs.map((t) => `${t.main ? 'HTTP ' : ''}${t.us.toFixed(1)}`).join(', ')}`,
-    ...(r.server === undefined
-      ? []
-      : [
-          `  PostgreSQL server CPU per span, all processes ${r.server.collectorRun.toFixed(1).padStart(8)} µs  (COPY reference: server ${r.server.copy.toFixed(1)} µs, its client ${r.server.copyClient.toFixed(1)} µs)`,
-        ]),
-    `  load generator (this process) CPU per span  ${r.senderUs.toFixed(1).padStart(9)} µs`,
-    `  memory limit ${r.memoryLimit}; requests refused and sent again ${r.refused}; load average ${r.load.toFixed(2)}`,
-  ];
-}
-
-async function checkpoint(url: string): Promise<void> {
-  const client = new pg.Client(url);
-  await client.connect();
-  try {
-    await client.query('CHECKPOINT');
-  } finally {
-    await client.end();
-  }
 }

@@ -7,7 +7,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { ingestLines, runIngest } from './e2e-ingest.js';
+import { runIngest } from './e2e-ingest.js';
+import { ingestLines } from './ingest-lines.js';
 import { makeSpans, protobufBatches } from './spans.js';
 
 const { values: args } = parseArgs({

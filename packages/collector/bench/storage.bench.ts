@@ -13,7 +13,8 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import Database from 'better-sqlite3';
 import pg from 'pg';
-import { ingestLines, runIngest } from './e2e-ingest.js';
+import { runIngest } from './e2e-ingest.js';
+import { ingestLines } from './ingest-lines.js';
 import { makeSpans, protobufBatches } from './spans.js';
 
 const { values: args } = parseArgs({
