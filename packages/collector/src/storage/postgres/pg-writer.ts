@@ -47,14 +47,17 @@ export class PgWriter {
 
   /** Commits a batch, or sealed batches joined as one (threads/sealed-batch.ts), in one transaction. */
   async write(input: WriteInput): Promise<WriteOutcome> {
-    const plan = batchOf(input, this.#stages.merge);
     // The ids an attempt learns join the caches only once it has committed: an attempt run again after a
     // deadlock must not take the ids of rows its rolled-back predecessor inserted (nothing would point at a
     // stored string or resource then).
     let learned = newLearned();
     const outcome = await inPipelinedTransaction(this.#pool, (client, later) => {
       learned = newLearned();
-      return this.#apply(client, later, plan, learned);
+      // Each attempt opens the sealed batches itself (one run again after a deadlock opens them again), so that
+      // nothing holds the opened batch once #apply has sent its statements: it is garbage while the write waits
+      // for their answers and the commit, not copied by every young-generation collection meanwhile and
+      // promoted (docs/decisions/0083).
+      return this.#apply(client, later, batchOf(input, this.#stages.merge), learned);
     });
     this.#ids.remember(learned);
     return outcome;
@@ -71,26 +74,7 @@ export class PgWriter {
     plan: WriteBatch,
     learned: Learned,
   ): Promise<WriteOutcome> {
-    const firstNs = new Map<string, bigint>();
-    plan.traceIds.forEach((id, i) => {
-      const ns = plan.startNs[i] as bigint;
-      const seen = firstNs.get(id);
-      if (seen === undefined || ns < seen) firstNs.set(id, ns);
-    });
-    const ids = [...firstNs.keys()].sort();
-    // Locks the batch's traces in id order; xmax = 0 marks rows this statement inserted.
-    const tracesSent = sent(
-      client.query<{ seq: string; trace_id: string; created: boolean }>(
-        prepared(
-          'toolscope_traces',
-          `INSERT INTO traces (trace_id, first_ns)
-       SELECT * FROM unnest($1::text[], $2::bigint[]) AS t(trace_id, first_ns) ORDER BY trace_id
-       ON CONFLICT (trace_id) DO UPDATE SET first_ns = LEAST(traces.first_ns, excluded.first_ns)
-       RETURNING seq, trace_id, (xmax = 0) AS created`,
-          [ids, ids.map((id) => String(firstNs.get(id)))],
-        ),
-      ),
-    );
+    const tracesSent = lockTraces(client, plan);
     // Conversations next in the lock order, written with the traces when no link hashes come between
     // (pg-conversations.ts); in either case before the batch's new resources and strings are inserted, so that
     // every batch takes those after its conversations. Early rather than just before the loops are evaluated:
@@ -100,15 +84,8 @@ export class PgWriter {
     const conversations = conversationsOf(plan.calls);
     const lockFilters = () => sent(lockedConversationFilters(client, later, conversations));
     let filtersRead = links.locks.length === 0 ? lockFilters() : null;
-    const traces = await tracesSent;
-    const seqs = new Map<string, number>();
-    const created = new Set<string>();
-    for (const r of traces.rows) {
-      seqs.set(r.trace_id, Number(r.seq));
-      if (r.created) created.add(r.trace_id);
-    }
+    const { seqs, created, existing } = await tracesSent;
     const stored = new Map<number, Set<string>>();
-    const existing = traces.rows.filter((r) => !r.created).map((r) => r.seq);
     if (existing.length > 0) {
       const blocks = await client.query<{ trace_seq: string; span_ids: string }>(
         'SELECT trace_seq, span_ids FROM span_blocks WHERE trace_seq = ANY($1::bigint[])',
@@ -228,4 +205,42 @@ export class PgWriter {
     saveTallies(client, later, a.tallies, a.rollups, a.contracts);
     return { inserted: a.inserted, duplicates: a.duplicates, toolCalls: a.toolCalls };
   }
+}
+
+/** The batch's traces as locked: each one's row number, those this write made, and the row numbers of the rest. */
+type LockedTraces = { seqs: Map<string, number>; created: Set<string>; existing: string[] };
+
+/**
+ * Locks the batch's traces in id order, making those that are new (xmax = 0 marks them), sent now and answered
+ * later. The answer's rows are read here, so that they are garbage once read and not kept through the write.
+ */
+function lockTraces(client: pg.PoolClient, plan: WriteBatch): Promise<LockedTraces> {
+  const firstNs = new Map<string, bigint>();
+  plan.traceIds.forEach((id, i) => {
+    const ns = plan.startNs[i] as bigint;
+    const seen = firstNs.get(id);
+    if (seen === undefined || ns < seen) firstNs.set(id, ns);
+  });
+  const ids = [...firstNs.keys()].sort();
+  const answer = client.query<{ seq: string; trace_id: string; created: boolean }>(
+    prepared(
+      'toolscope_traces',
+      `INSERT INTO traces (trace_id, first_ns)
+       SELECT * FROM unnest($1::text[], $2::bigint[]) AS t(trace_id, first_ns) ORDER BY trace_id
+       ON CONFLICT (trace_id) DO UPDATE SET first_ns = LEAST(traces.first_ns, excluded.first_ns)
+       RETURNING seq, trace_id, (xmax = 0) AS created`,
+      [ids, ids.map((id) => String(firstNs.get(id)))],
+    ),
+  );
+  return sent(
+    answer.then(({ rows }) => {
+      const locked: LockedTraces = { seqs: new Map(), created: new Set(), existing: [] };
+      for (const r of rows) {
+        locked.seqs.set(r.trace_id, Number(r.seq));
+        if (r.created) locked.created.add(r.trace_id);
+        else locked.existing.push(r.seq);
+      }
+      return locked;
+    }),
+  );
 }
