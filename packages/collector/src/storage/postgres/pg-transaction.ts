@@ -53,10 +53,7 @@ export function inPipelinedTransaction<T>(
       statement.catch(() => {
         failed = true;
       });
-      // What is kept until the commit is the statement's outcome, not its answer: a read whose rows the write
-      // has taken (its conversations' filters) would otherwise live as long as the transaction, and every
-      // young-generation collection meanwhile copied them (docs/decisions/0083).
-      pending.push(sent(statement.then(() => undefined)));
+      pending.push(statement);
     };
     later(client.query('BEGIN'));
     let value: T;
