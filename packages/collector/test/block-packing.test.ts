@@ -1,6 +1,7 @@
-// Packed span blocks (decisions 0011, 0080): the dictionaries are frozen, a block round-trips as a zstd frame over
-// dictionary v2 (codec 2), a deflated block (codec 1) and a text block written before are read as they are, and
-// a damaged or unknown block is reported and left out rather than failing a read;
+// Packed span blocks (decisions 0011, 0080, 0084): the dictionaries are frozen, a block round-trips as a zstd frame
+// over dictionary v2 (codec 2) with its content's checksum, a deflated block (codec 1), a frame without a checksum
+// and a text block written before are read as they are, and a damaged or unknown block is reported and left out
+// rather than failing a read;
 // through a SQLite file: a trace written now reads back whole, beside a block stored as text by an older release.
 import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -10,6 +11,7 @@ import { deflateRawSync } from 'node:zlib';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { Decompressor } from 'zstd-napi';
+import zstd from 'zstd-napi/binding.js';
 import { openStorage } from '../src/index.js';
 import type { NormalizedSpan } from '../src/otlp/model.js';
 import { packSpans, unpackBlock } from '../src/storage/block-packing.js';
@@ -81,6 +83,41 @@ describe('packed span blocks', () => {
     ]);
   });
 
+  it("checks a frame's content against its checksum, and reads frames written without one", () => {
+    const json = `[${JSON.stringify({ s: '1', a: { 'toolscope.input.shape': 'q:string' } })}]`;
+    const packed = packSpans([json.slice(1, -1)]);
+    // The frame header's descriptor (after the 4-byte magic number): bit 2 is Content_Checksum_flag.
+    expect((packed[1 + 4] as number) & 0x04).toBe(0x04);
+    // The content intact and only its checksum changed: a reader that did not check it would return the block.
+    const damage: string[] = [];
+    const badSum = Buffer.from(packed);
+    badSum[badSum.length - 1] = (badSum[badSum.length - 1] as number) ^ 0x01;
+    expect(unpackBlock(badSum, (w) => damage.push(w))).toBeNull();
+    expect(damage).toEqual(['a packed span block (codec 2) does not unpack']);
+    // No single-bit flip past the magic number reads back as other spans: without the checksum about half of
+    // them did (53,755 of 97,152 over 20 of the bench's blocks, decision 0084).
+    let caught = 0;
+    for (let i = 1 + 4; i < packed.length; i++)
+      for (let bit = 0; bit < 8; bit++) {
+        const flipped = Buffer.from(packed);
+        flipped[i] = (flipped[i] as number) ^ (1 << bit);
+        const read = unpackBlock(flipped, () => {});
+        expect(read === null || read === json).toBe(true);
+        if (read === null) caught++;
+      }
+    expect(caught).toBeGreaterThan(0);
+    // A frame as collectors wrote them before decision 0084, with no checksum, reads as it did.
+    const cctx = new zstd.CCtx();
+    const out = Buffer.alloc(zstd.compressBound(json.length));
+    const n = cctx.compressUsingCDict(
+      out,
+      Buffer.from(json),
+      new zstd.CDict(SPAN_DICTIONARY_V2, 3),
+    );
+    expect((out[4] as number) & 0x04).toBe(0);
+    expect(unpackBlock(Buffer.concat([Buffer.from([2]), out.subarray(0, n)]))).toBe(json);
+  });
+
   it('packs spans as codec 2 blocks of their joined JSON, however large the block, and reads codec 1', () => {
     const span = (i: number, text: string) => JSON.stringify({ s: String(i), a: { text } });
     const blocks = [
@@ -98,9 +135,9 @@ describe('packed span blocks', () => {
       // Read back through zstd-napi's own dictionary API, not the collector's contexts.
       expect(packed[0]).toBe(2);
       expect(viaLibrary.decompress(packed.subarray(1)).toString()).toBe(joined);
-      // No larger than a deflated block past a frame's own header (11 bytes of a 30-byte block here): the
-      // tables come from the dictionary (decision 0080 has the sizes).
-      expect(packed.length).toBeLessThanOrEqual(codecV1(joined).length + 20);
+      // No larger than a deflated block past a frame's own header and checksum (11 and 4 bytes of a 30-byte
+      // block here): the tables come from the dictionary (decisions 0080 and 0084 have the sizes).
+      expect(packed.length).toBeLessThanOrEqual(codecV1(joined).length + 24);
       expect(unpackBlock(packed)).toBe(joined);
       expect(unpackBlock(codecV1(joined))).toBe(joined);
       // A block written at level 6, as before decision 0038, reads the same.
@@ -108,7 +145,7 @@ describe('packed span blocks', () => {
     }
   });
 
-  it("packs eight calls' spans smaller than deflate, and one at most 20 bytes over it", () => {
+  it("packs eight calls' spans smaller than deflate, and one at most 24 bytes over it", () => {
     // Fixed times: a span's digits move its size by a few bytes either way, and callSpan starts at Date.now().
     const T0 = 1_796_000_000_000_000_000n;
     const spans = Array.from({ length: 8 }, (_, i) => {
@@ -122,10 +159,11 @@ describe('packed span blocks', () => {
     ];
     const [eight, eightDeflated] = size(spans);
     expect(eight).toBeLessThan(eightDeflated as number);
-    // A frame has a header raw deflate has not (11-12 bytes). Over 2,000 start times this span came out 1-17
-    // bytes over deflate's, 6 at the median (decision 0080); over a raw-content dictionary, 38 here.
+    // A frame has a header raw deflate has not (11-12 bytes) and, since decision 0084, a 4-byte checksum. Over
+    // 2,000 start times this span came out 1-17 bytes over deflate's without the checksum, 6 at the median
+    // (decision 0080); over a raw-content dictionary, 38 without the checksum.
     const [one, oneDeflated] = size(spans.slice(0, 1));
-    expect(one).toBeLessThanOrEqual((oneDeflated as number) + 20);
+    expect(one).toBeLessThanOrEqual((oneDeflated as number) + 24);
   });
 
   it('stores the rest of a re-sent batch whose first span was already stored, unchanged', async () => {
