@@ -10,7 +10,11 @@ export default defineConfig({
     reporters: ['default', './scripts/summary-reporter.ts'],
     // The packages built once per run (packages/collector/test/built.ts), for the storage threads of the
     // collectors tests start in their own process (built-workers.ts, docs/decisions/0058).
-    globalSetup: ['packages/collector/test/built-global.ts'],
+    // PostgreSQL test databases named for the run and dropped at its end (pg-databases-global.ts).
+    globalSetup: [
+      'packages/collector/test/built-global.ts',
+      'packages/collector/test/pg-databases-global.ts',
+    ],
     setupFiles: ['packages/collector/test/built-workers.ts'],
     // Two files at a time on the 2-core machines this runs on (vitest's default keeps one core free, which
     // made the suite take the sum of its files). Three were measured: no faster in clean-clone runs on a

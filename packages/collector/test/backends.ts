@@ -8,6 +8,7 @@ import Database from 'better-sqlite3';
 import pg from 'pg';
 import { type OpenOptions, openStorage, type Storage } from '../src/index.js';
 import { isPostgresUrl } from '../src/storage/open.js';
+import { PREFIX_VARIABLE } from './pg-databases-global.js';
 
 export const PG_URL = process.env.TOOLSCOPE_TEST_PG;
 
@@ -17,10 +18,14 @@ if (!PG_URL && process.env.CI === 'true') {
   );
 }
 
-/** A new, empty database on the test server; its URL. */
+/**
+ * A new, empty database on the test server; its URL. Named with the test run's prefix, so the run drops it at its
+ * end (pg-databases-global.ts); a bench, outside a test run, names it by its process.
+ */
 export async function freshPgDatabase(): Promise<string> {
   if (!PG_URL) throw new Error('no PostgreSQL server (TOOLSCOPE_TEST_PG)');
-  const name = `toolscope_${process.pid}_${Math.random().toString(36).slice(2, 10)}`;
+  const prefix = process.env[PREFIX_VARIABLE] ?? `toolscope_${process.pid}_`;
+  const name = `${prefix}${Math.random().toString(36).slice(2, 10)}`;
   const admin = new pg.Client(PG_URL);
   await admin.connect();
   try {
