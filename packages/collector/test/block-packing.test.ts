@@ -36,6 +36,9 @@ const codecV1 = (json: string, level = 3) =>
     deflateRawSync(json, { level, dictionary: SPAN_DICTIONARY_V1 }),
   ]);
 
+/** Dictionary v2's id, as its header holds it (little-endian after the 4-byte magic number). */
+const V2_ID = SPAN_DICTIONARY_V2.readUInt32LE(4);
+
 const viaLibrary = new Decompressor();
 viaLibrary.loadDictionary(SPAN_DICTIONARY_V2);
 
@@ -132,8 +135,10 @@ describe('packed span blocks', () => {
     for (const spans of blocks) {
       const joined = `[${spans.join(',')}]`;
       const packed = packSpans(spans);
-      // Read back through zstd-napi's own dictionary API, not the collector's contexts.
+      // Read back through zstd-napi's own dictionary API, not the collector's contexts; the frame names
+      // dictionary v2 (a frame over no dictionary would decode there too).
       expect(packed[0]).toBe(2);
+      expect(zstd.getDictIDFromFrame(packed.subarray(1))).toBe(V2_ID);
       expect(viaLibrary.decompress(packed.subarray(1)).toString()).toBe(joined);
       // No larger than a deflated block past a frame's own header and checksum (11 and 4 bytes of a 30-byte
       // block here): the tables come from the dictionary (decisions 0080 and 0084 have the sizes).

@@ -38,9 +38,10 @@ let unpacker: Unpacker | undefined;
  */
 function checksummingContext(): zstd.CCtx {
   const cctx = new zstd.CCtx();
-  cctx.loadDictionary(SPAN_DICTIONARY_V2);
+  // Parameters before the dictionary, the order zstd.h asks for: the dictionary is digested for them.
   cctx.setParameter(zstd.CParameter.compressionLevel, BLOCK_LEVEL);
   cctx.setParameter(zstd.CParameter.checksumFlag, 1);
+  cctx.loadDictionary(SPAN_DICTIONARY_V2);
   return cctx;
 }
 
