@@ -10,7 +10,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { MALLOC_ENV } from '../src/ingest/malloc-tuning.js';
-import { freshPgDatabase, PG_URL } from '../test/backends.js';
+import { dropPgDatabase, freshPgDatabase, PG_URL } from '../test/backends.js';
 import { FloodBatches, type FloodCounts, floodGrpc, floodHttp } from './flood-load.js';
 import { sampleRss, statusMiB } from './process-memory.js';
 
@@ -169,12 +169,29 @@ if (!existsSync(built)) {
 const scratch = mkdtempSync(join(tmpdir(), 'toolscope-flood-'));
 // FLOOD_BACKENDS=postgres (or sqlite) floods one backend alone.
 const only = process.env.FLOOD_BACKENDS?.toLowerCase();
-const backends: { name: string; db: () => Promise<string> }[] = [
+// Each backend's databases are dropped once its floods are printed (SQLite's go with the scratch folder).
+const made: string[] = [];
+const backends: { name: string; db: () => Promise<string>; drop: () => Promise<void> }[] = [
   {
     name: 'SQLite',
     db: async () => join(scratch, `flood-${Math.random().toString(36).slice(2)}.db`),
+    drop: async () => {},
   },
-  ...(PG_URL ? [{ name: 'PostgreSQL', db: () => freshPgDatabase() }] : []),
+  ...(PG_URL
+    ? [
+        {
+          name: 'PostgreSQL',
+          db: async () => {
+            const db = await freshPgDatabase();
+            made.push(db);
+            return db;
+          },
+          drop: async () => {
+            for (const db of made.splice(0)) await dropPgDatabase(db);
+          },
+        },
+      ]
+    : []),
 ].filter((b) => !only || b.name.toLowerCase().startsWith(only));
 if (!PG_URL)
   process.stdout.write('(no PostgreSQL: run through scripts/with-postgres.sh for both backends)\n');
@@ -189,6 +206,7 @@ try {
       process.env.FLOOD_REFERENCE === '0'
         ? undefined
         : await floodOnce(await backend.db(), ['--memory-limit-mib', '0'], port + 1);
+    await backend.drop();
     print(backend.name, limited, reference);
     if (reference) print(backend.name, { ...reference, limitMiB: undefined }, undefined);
   }

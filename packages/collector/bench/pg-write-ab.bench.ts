@@ -10,7 +10,7 @@
 import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import type { Storage } from '../src/storage/contract.js';
-import { freshPgDatabase } from '../test/backends.js';
+import { dropPgDatabase, freshPgDatabase } from '../test/backends.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -59,10 +59,14 @@ const here = new URL('../../..', import.meta.url).pathname.replace(/\/$/, '');
 const trees = { this: await tree(here), base: await tree(args.base) };
 const { makeSpans, protobufBatches } = await import('./spans.js');
 
+/** The databases of the round's stores, dropped once they are closed. */
+const made: string[] = [];
 async function freshStore(t: Tree): Promise<Storage> {
+  const db = await freshPgDatabase();
+  made.push(db);
   // At least 3: one writes, one merges rollup rows, one reads (pg-storage.ts). Merging as a serving collector
   // does, so its cost is in the figures (trees before it ignore the option).
-  return t.open(await freshPgDatabase(), { poolSize: Math.max(3, IN_FLIGHT), mergeRollups: true });
+  return t.open(db, { poolSize: Math.max(3, IN_FLIGHT), mergeRollups: true });
 }
 
 const cpuUs = () => {
@@ -93,6 +97,7 @@ for (let round = 0; round < ROUNDS; round++) {
     }
   }
   for (const side of sides) await stores[side].close();
+  for (const db of made.splice(0)) await dropPgDatabase(db);
 }
 const spans = TRACES * 8 * ROUNDS;
 const per = (us: number) => (us / spans).toFixed(2);

@@ -38,6 +38,19 @@ export async function freshPgDatabase(): Promise<string> {
   return url.toString();
 }
 
+/** Drops a database freshPgDatabase made (a bench's, which no test run's teardown drops). */
+export async function dropPgDatabase(db: string): Promise<void> {
+  const admin = new pg.Client(PG_URL);
+  await admin.connect();
+  try {
+    await admin.query(
+      `DROP DATABASE IF EXISTS ${admin.escapeIdentifier(new URL(db).pathname.slice(1))} WITH (FORCE)`,
+    );
+  } finally {
+    await admin.end();
+  }
+}
+
 /** A place to keep a store: `db` opens it (again, after a restart); `drop` removes it. */
 export type StoreLocation = { db: string; drop(): Promise<void> };
 
@@ -64,20 +77,7 @@ export const BACKENDS: Backend[] = [
     available: PG_URL !== undefined,
     location: async () => {
       const db = await freshPgDatabase();
-      return {
-        db,
-        drop: async () => {
-          const admin = new pg.Client(PG_URL);
-          await admin.connect();
-          try {
-            await admin.query(
-              `DROP DATABASE IF EXISTS ${new URL(db).pathname.slice(1)} WITH (FORCE)`,
-            );
-          } finally {
-            await admin.end();
-          }
-        },
-      };
+      return { db, drop: () => dropPgDatabase(db) };
     },
   },
 ];

@@ -29,8 +29,11 @@ export default function setup(): () => Promise<void> {
         'SELECT datname FROM pg_database WHERE starts_with(datname, $1)',
         [prefix],
       );
-      // The names are the prefix's characters and freshPgDatabase's: letters, digits and underscores.
-      for (const r of rows) await admin.query(`DROP DATABASE IF EXISTS ${r.datname} WITH (FORCE)`);
+      // Each tried whatever became of the one before; a name is quoted as the server read it.
+      for (const r of rows)
+        await admin
+          .query(`DROP DATABASE IF EXISTS ${admin.escapeIdentifier(r.datname)} WITH (FORCE)`)
+          .catch(failed);
     } catch (error) {
       failed(error);
     } finally {
