@@ -128,6 +128,7 @@ export async function startCollector(options: CollectorOptions): Promise<Collect
     maxPendingSpans: options.maxPendingSpans ?? bounds.pendingSpans,
     maxBatchSpans: options.maxBatchSpans ?? storage.writeSpans ?? 8192,
     maxInFlight: storage.concurrentWrites,
+    fillFirst: storage.fillsWritesFirst === true,
     observer: {
       committed: (outcome, seconds) => {
         if (lastWriteFailed) log.info('storage writes again');

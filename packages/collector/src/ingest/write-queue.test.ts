@@ -43,11 +43,12 @@ function gatedStorage() {
 }
 
 /** A queue writing to `g`'s storage, with `maxInFlight` writes out at once when given (default 2). */
-const queueOn = (g: ReturnType<typeof gatedStorage>, maxInFlight?: number) =>
+const queueOn = (g: ReturnType<typeof gatedStorage>, maxInFlight?: number, fillFirst = false) =>
   new WriteQueue(g.storage, {
     stages: counting,
     maxPendingSpans: 10_000,
     maxBatchSpans: 1_000,
+    fillFirst,
     ...(maxInFlight === undefined ? {} : { maxInFlight }),
   });
 
@@ -97,6 +98,50 @@ describe('WriteQueue', () => {
     g.started[0]?.finish();
     await job;
     expect(g.events).toEqual(['start 1', 'start 2', 'end 2', 'end 1', 'retention']);
+  });
+
+  it('filling writes first, starts one beside another only with a whole write queued', async () => {
+    const g = gatedStorage();
+    const queue = queueOn(g, 2, true);
+    const first = queue.enqueue(spans(1));
+    await tick();
+    const rest = [queue.enqueue(spans(2)), queue.enqueue(spans(3))];
+    await tick();
+    // 5 spans queued beside a write in flight: they wait for its commit, and go out together.
+    expect(g.started.map((s) => s.spans)).toEqual([1]);
+    g.started[0]?.finish();
+    await tick();
+    expect(g.started.map((s) => s.spans)).toEqual([1, 5]);
+    // A whole write's spans (1,000) go out beside it at once; past two in flight, the rest waits.
+    rest.push(queue.enqueue(spans(600)), queue.enqueue(spans(400)));
+    await tick();
+    expect(g.started.map((s) => s.spans)).toEqual([1, 5, 1_000]);
+    rest.push(queue.enqueue(spans(1_000)));
+    await tick();
+    expect(g.started.map((s) => s.spans)).toEqual([1, 5, 1_000]);
+    g.started[1]?.finish();
+    await tick();
+    expect(g.started.map((s) => s.spans)).toEqual([1, 5, 1_000, 1_000]);
+    // A retention step does not wait to fill a write: it waits for those in flight, then the rest goes out.
+    rest.push(queue.enqueue(spans(7)));
+    const job = queue.exclusive(() => {
+      g.events.push('retention');
+    });
+    await tick();
+    expect(g.started.map((s) => s.spans)).toEqual([1, 5, 1_000, 1_000]);
+    g.started[2]?.finish();
+    g.started[3]?.finish();
+    await job;
+    await tick();
+    expect(g.started.map((s) => s.spans)).toEqual([1, 5, 1_000, 1_000, 7]);
+    g.started[4]?.finish();
+    for (const e of [first, ...rest]) {
+      expect(e.ok).toBe(true);
+      if (e.ok) await e.committed;
+    }
+    expect(g.maxOutstanding()).toBe(2);
+    expect(queue.pendingSpans).toBe(0);
+    expect(g.events.indexOf('retention')).toBeLessThan(g.events.indexOf('start 7'));
   });
 
   it('fails only the requests of a failed write, and close waits for the rest', async () => {

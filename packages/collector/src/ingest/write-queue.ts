@@ -2,7 +2,8 @@
 // batch waits (the decoded spans are let go with the request's turn; sealed outside the heap for a store that
 // takes it, queue-stages.ts); each write takes every batch queued meanwhile (up to a span cap), joined, as one
 // transaction, so batches grow by themselves under load. Writes in flight are bounded (storage says how many
-// are worth it: one committing while the next ones wait on the writer thread, or several connections); each
+// are worth it: one committing while the next ones wait on the writer thread, or several connections, and
+// whether one more should wait until it is a whole write); each
 // request learns when its spans are committed. The queue is bounded: overload becomes a 429 with Retry-After
 // instead of unbounded memory.
 import type { NormalizedSpan } from '../otlp/model.js';
@@ -46,6 +47,11 @@ export type WriteQueueOptions<B> = {
   maxBatchSpans: number;
   /** Writes handed to storage and not yet committed (default 2: one committing, one being prepared). */
   maxInFlight?: number;
+  /**
+   * Beside a write in flight, start another only once a whole write's spans (maxBatchSpans) are queued; fewer
+   * wait for the next commit and go out with it (Storage.fillsWritesFirst says for which stores).
+   */
+  fillFirst?: boolean;
   observer?: WriteObserver;
 };
 
@@ -55,10 +61,15 @@ export class WriteQueue<B = WriteInput> {
   #pending: Pending<B>[] = [];
   #jobs: Job[] = [];
   #pendingSpans = 0;
+  /** Of those, the spans not yet handed to storage. */
+  #queuedSpans = 0;
   #running = false;
   #closed = false;
   #idle: (() => void)[] = [];
-  /** Wakes a drain that waits on a commit with nothing queued, so new spans can go out as the second write. */
+  /**
+   * Wakes a drain that waits on a commit with nothing queued (or, filling writes first, less than a whole write),
+   * so new spans can go out as another write.
+   */
   #wake: (() => void) | undefined;
 
   constructor(sink: BatchSink<NoInfer<B>>, opts: WriteQueueOptions<B>) {
@@ -87,6 +98,7 @@ export class WriteQueue<B = WriteInput> {
     }
     const batch = this.#opts.stages.process(spans);
     this.#pendingSpans += count;
+    this.#queuedSpans += count;
     const committed = new Promise<void>((resolve, reject) => {
       this.#pending.push({ batch, spans: count, resolve, reject });
     });
@@ -125,7 +137,14 @@ export class WriteQueue<B = WriteInput> {
     const inFlight = new Set<Promise<void>>();
     const maxInFlight = Math.max(1, this.#opts.maxInFlight ?? 2);
     for (;;) {
-      if (this.#pending.length === 0 && this.#jobs.length === 0) {
+      // Filling writes first (a store's choice, decision 0086): what is queued waits for a commit unless it is
+      // a whole write. A retention step does not wait on it: it waits for every write in flight anyway.
+      const toFill =
+        this.#opts.fillFirst === true &&
+        inFlight.size > 0 &&
+        this.#jobs.length === 0 &&
+        this.#queuedSpans < this.#opts.maxBatchSpans;
+      if ((this.#pending.length === 0 && this.#jobs.length === 0) || toFill) {
         if (inFlight.size === 0) break;
         const woken = new Promise<void>((resolve) => {
           this.#wake = resolve;
@@ -155,6 +174,7 @@ export class WriteQueue<B = WriteInput> {
         batch.push(next);
         count += next.spans;
       }
+      this.#queuedSpans -= count;
       if (batch.length === 0) continue;
       const write = this.#start(batch, count).finally(() => inFlight.delete(write));
       inFlight.add(write);

@@ -148,6 +148,15 @@ export interface Storage extends SpanWriter, SpanReader, RecoveryReader {
    */
   readonly writeSpans?: number;
   /**
+   * Whether a write beside others in flight should wait until a whole write's spans are queued (writeSpans, or
+   * the queue's own cap), rather than start with what came meanwhile (ingest/write-queue.ts, decision 0086).
+   * PostgreSQL says yes: its writes are transactions on connections of their own, and started with each request
+   * as it came they split the queue into more, smaller transactions, each paying the server's work per
+   * transaction. SQLite says no: its writes queue on its one writer thread, where a larger write costs that
+   * thread's young generation more than a write less saves.
+   */
+  readonly fillsWritesFirst?: boolean;
+  /**
    * Spans per MiB of the memory limit the write queue may hold for this store, when it has a figure of its own
    * (ingest/memory-limit.ts has the default): under a limit the queue's bound is what caps a wave of requests
    * before the limiter sees it.

@@ -193,6 +193,8 @@ export async function openPostgresStorage(url: string, options: PostgresOptions)
     location: redactDbUrl(url),
     // The writer thread's connections: reads have the others, so they always find one.
     concurrentWrites: writers,
+    // Fuller transactions: the server's work per span fell by a fifth without a limit (decision 0086).
+    fillsWritesFirst: true,
     takesSealed: true,
     ...(memory.writeSpans ? { writeSpans: memory.writeSpans } : {}),
     // Under 20 s floods at 200 MiB its resident set peaked at 168-180 MiB with 80 spans pending per MiB, and it
