@@ -142,9 +142,9 @@ export interface Storage extends SpanWriter, SpanReader, RecoveryReader {
   readonly concurrentWrites: number;
   /**
    * The most spans one write() should hold, when the store has a bound (the write queue joins what queued
-   * meanwhile up to it, else up to 8,192): under a memory limit SQLite's writer thread keeps a write's spans in
-   * its small young generation until the commit (memory-shares.ts); PostgreSQL writes larger batches faster and
-   * has none.
+   * meanwhile up to it, else up to 8,192): under a memory limit a writer thread keeps a write's spans in its
+   * small young generation until the commit (threads/writer-memory.ts: 1,024 spans at 200 MiB on SQLite, 2,048 on
+   * PostgreSQL, whose writes fill first); without a limit neither store sets one.
    */
   readonly writeSpans?: number;
   /**

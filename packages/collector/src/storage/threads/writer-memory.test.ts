@@ -51,4 +51,10 @@ describe('writerMemory', () => {
     expect(sqliteMemory(400 * MiB).writeSpans).toBe(2048);
     expect(sqliteMemory(16 * 1024 * MiB).writeSpans).toBe(8192);
   });
+
+  it("gives PostgreSQL's writer twice the spans a write, within the same bounds", () => {
+    const pg = (mib: number) => writerMemory(mib * MiB, 1 / 4, 1 / 25, 10).writeSpans;
+    expect([32, 100, 200, 400, 16 * 1024].map(pg)).toEqual([512, 1024, 2048, 4096, 8192]);
+    expect(writerMemory(undefined, 1 / 4, 1 / 25, 10).writeSpans).toBeUndefined();
+  });
 });

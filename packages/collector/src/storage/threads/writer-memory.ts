@@ -33,11 +33,14 @@ const clamp = (n: number, low: number, high: number) =>
  * A writer's share of `limitBytes`. `oldShare`: the fraction of the limit its old generation may take (SQLite's
  * writer an eighth; PostgreSQL's a quarter, pg-storage.ts says why). `semiSpaceShare`: the fraction its
  * semi-spaces start at, as a power of two (SQLite's a fiftieth; PostgreSQL's a twenty-fifth, pg-storage.ts).
+ * `spansPerMiB`: how many spans a write holds per MiB of the limit, as a power of two (SQLite's 5; PostgreSQL's
+ * 10, pg-storage.ts).
  */
 export function writerMemory(
   limitBytes: number | undefined,
   oldShare = 1 / 8,
   semiSpaceShare = 1 / 50,
+  spansPerMiB = 5,
 ): WriterMemory {
   if (!limitBytes)
     return {
@@ -63,7 +66,10 @@ export function writerMemory(
     // writes outgrew the SQLite writer's young generation under `pnpm flood` (peaks over the limit, 2,877 spans/s
     // against 15,513 at 1,024; decision 0063); the PostgreSQL writer thread at 8,192 peaked at 1.06 of the limit
     // with 3,561 spans/s acknowledged, at 1,024 at 0.89 with 21,569 (decision 0064).
-    writeSpans: Math.min(8192, Math.max(512, 2 ** Math.round(Math.log2(Math.max(1, mib * 5))))),
+    writeSpans: Math.min(
+      8192,
+      Math.max(512, 2 ** Math.round(Math.log2(Math.max(1, mib * spansPerMiB)))),
+    ),
   };
 }
 
