@@ -144,6 +144,30 @@ describe('WriteQueue', () => {
     expect(g.events.indexOf('retention')).toBeLessThan(g.events.indexOf('start 7'));
   });
 
+  it('filling writes first, starts one beside another once the queue holds all it can', async () => {
+    const g = gatedStorage();
+    // A bound under two writes' worth: beside a write of 1,000 in flight the queue takes 500 at most.
+    const queue = new WriteQueue(g.storage, {
+      stages: counting,
+      maxPendingSpans: 1_500,
+      maxBatchSpans: 1_000,
+      fillFirst: true,
+    });
+    const all = [queue.enqueue(spans(1_000))];
+    await tick();
+    all.push(queue.enqueue(spans(300)));
+    await tick();
+    expect(g.started.map((s) => s.spans)).toEqual([1_000]);
+    all.push(queue.enqueue(spans(200)));
+    await tick();
+    expect(g.started.map((s) => s.spans)).toEqual([1_000, 500]);
+    for (const s of g.started) s.finish();
+    for (const e of all) {
+      expect(e.ok).toBe(true);
+      if (e.ok) await e.committed;
+    }
+  });
+
   it('fails only the requests of a failed write, and close waits for the rest', async () => {
     const g = gatedStorage();
     const queue = queueOn(g, 1);

@@ -138,12 +138,15 @@ export class WriteQueue<B = WriteInput> {
     const maxInFlight = Math.max(1, this.#opts.maxInFlight ?? 2);
     for (;;) {
       // Filling writes first (a store's choice, decision 0086): what is queued waits for a commit unless it is
-      // a whole write. A retention step does not wait on it: it waits for every write in flight anyway.
+      // a whole write, or all the queue can hold beside the writes in flight (a bound set under a write's size
+      // must not keep the others waiting). A retention step does not wait on it: it waits for every write in
+      // flight anyway.
+      const room = this.#opts.maxPendingSpans - (this.#pendingSpans - this.#queuedSpans);
       const toFill =
         this.#opts.fillFirst === true &&
         inFlight.size > 0 &&
         this.#jobs.length === 0 &&
-        this.#queuedSpans < this.#opts.maxBatchSpans;
+        this.#queuedSpans < Math.min(this.#opts.maxBatchSpans, room);
       if ((this.#pending.length === 0 && this.#jobs.length === 0) || toFill) {
         if (inFlight.size === 0) break;
         const woken = new Promise<void>((resolve) => {
