@@ -144,28 +144,38 @@ describe('WriteQueue', () => {
     expect(g.events.indexOf('retention')).toBeLessThan(g.events.indexOf('start 7'));
   });
 
-  it('filling writes first, starts one beside another once the queue holds all it can', async () => {
+  it('filling writes first, a partial write waits only for the partial one in flight', async () => {
     const g = gatedStorage();
-    // A bound under two writes' worth: beside a write of 1,000 in flight the queue takes 500 at most.
-    const queue = new WriteQueue(g.storage, {
-      stages: counting,
-      maxPendingSpans: 1_500,
-      maxBatchSpans: 1_000,
-      fillFirst: true,
-    });
+    const queue = queueOn(g, 3, true);
     const all = [queue.enqueue(spans(1_000))];
     await tick();
-    all.push(queue.enqueue(spans(300)));
+    // A whole write in flight holds nothing back: 10 spans go out beside it at once.
+    all.push(queue.enqueue(spans(10)));
     await tick();
-    expect(g.started.map((s) => s.spans)).toEqual([1_000]);
-    all.push(queue.enqueue(spans(200)));
+    expect(g.started.map((s) => s.spans)).toEqual([1_000, 10]);
+    // Beside the partial write of 10, 20 spans wait: not for the whole write's commit, for the partial one's.
+    all.push(queue.enqueue(spans(20)));
     await tick();
-    expect(g.started.map((s) => s.spans)).toEqual([1_000, 500]);
-    for (const s of g.started) s.finish();
-    for (const e of all) {
-      expect(e.ok).toBe(true);
-      if (e.ok) await e.committed;
-    }
+    g.started[0]?.finish();
+    await tick();
+    expect(g.started.map((s) => s.spans)).toEqual([1_000, 10]);
+    g.started[1]?.finish();
+    await tick();
+    expect(g.started.map((s) => s.spans)).toEqual([1_000, 10, 20]);
+    // A failed partial write lets the next go out, and close waits for it.
+    all.push(queue.enqueue(spans(30)));
+    await tick();
+    const failed = all[2];
+    if (!failed?.ok) throw new Error('enqueue refused');
+    const rejected = expect(failed.committed).rejects.toThrow('disk full');
+    g.started[2]?.finish(new Error('disk full'));
+    await rejected;
+    await tick();
+    expect(g.started.map((s) => s.spans)).toEqual([1_000, 10, 20, 30]);
+    const closed = queue.close();
+    g.started[3]?.finish();
+    await closed;
+    expect(queue.pendingSpans).toBe(0);
   });
 
   it('fails only the requests of a failed write, and close waits for the rest', async () => {

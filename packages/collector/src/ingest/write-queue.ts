@@ -3,7 +3,7 @@
 // takes it, queue-stages.ts); each write takes every batch queued meanwhile (up to a span cap), joined, as one
 // transaction, so batches grow by themselves under load. Writes in flight are bounded (storage says how many
 // are worth it: one committing while the next ones wait on the writer thread, or several connections, and
-// whether one more should wait until it is a whole write); each
+// whether a write less than whole should wait for the one such in flight); each
 // request learns when its spans are committed. The queue is bounded: overload becomes a 429 with Retry-After
 // instead of unbounded memory.
 import type { NormalizedSpan } from '../otlp/model.js';
@@ -48,8 +48,8 @@ export type WriteQueueOptions<B> = {
   /** Writes handed to storage and not yet committed (default 2: one committing, one being prepared). */
   maxInFlight?: number;
   /**
-   * Beside a write in flight, start another only once a whole write's spans (maxBatchSpans) are queued; fewer
-   * wait for the next commit and go out with it (Storage.fillsWritesFirst says for which stores).
+   * At most one write of fewer than maxBatchSpans spans in flight: beside it, what is queued waits until it
+   * commits or a whole write's spans are queued (Storage.fillsWritesFirst says for which stores).
    */
   fillFirst?: boolean;
   observer?: WriteObserver;
@@ -67,8 +67,8 @@ export class WriteQueue<B = WriteInput> {
   #closed = false;
   #idle: (() => void)[] = [];
   /**
-   * Wakes a drain that waits on a commit with nothing queued (or, filling writes first, less than a whole write),
-   * so new spans can go out as another write.
+   * Wakes a drain that waits on a commit with nothing queued (or, filling writes first, less than a whole write
+   * beside a partial one), so new spans can go out as another write.
    */
   #wake: (() => void) | undefined;
 
@@ -135,18 +135,19 @@ export class WriteQueue<B = WriteInput> {
 
   async #drain(): Promise<void> {
     const inFlight = new Set<Promise<void>>();
+    /** Those of the writes in flight that went out with fewer than maxBatchSpans spans. */
+    const partial = new Set<Promise<void>>();
     const maxInFlight = Math.max(1, this.#opts.maxInFlight ?? 2);
     for (;;) {
-      // Filling writes first (a store's choice, decision 0086): what is queued waits for a commit unless it is
-      // a whole write, or all the queue can hold beside the writes in flight (a bound set under a write's size
-      // must not keep the others waiting). A retention step does not wait on it: it waits for every write in
-      // flight anyway.
-      const room = this.#opts.maxPendingSpans - (this.#pendingSpans - this.#queuedSpans);
+      // Filling writes first (a store's choice, decision 0086): beside a write that went out less than whole,
+      // what is queued waits for its commit unless it makes a whole write. Whole writes, and the first partial
+      // one, go out as slots free: light traffic waits on no more than one write, and a slow whole write holds
+      // nothing back. A retention step waits for every write in flight anyway.
       const toFill =
         this.#opts.fillFirst === true &&
-        inFlight.size > 0 &&
+        partial.size > 0 &&
         this.#jobs.length === 0 &&
-        this.#queuedSpans < Math.min(this.#opts.maxBatchSpans, room);
+        this.#queuedSpans < this.#opts.maxBatchSpans;
       if ((this.#pending.length === 0 && this.#jobs.length === 0) || toFill) {
         if (inFlight.size === 0) break;
         const woken = new Promise<void>((resolve) => {
@@ -179,8 +180,12 @@ export class WriteQueue<B = WriteInput> {
       }
       this.#queuedSpans -= count;
       if (batch.length === 0) continue;
-      const write = this.#start(batch, count).finally(() => inFlight.delete(write));
+      const write = this.#start(batch, count).finally(() => {
+        inFlight.delete(write);
+        partial.delete(write);
+      });
       inFlight.add(write);
+      if (count < this.#opts.maxBatchSpans) partial.add(write);
       if (inFlight.size >= maxInFlight) await Promise.race(inFlight);
     }
     this.#running = false;

@@ -148,12 +148,13 @@ export interface Storage extends SpanWriter, SpanReader, RecoveryReader {
    */
   readonly writeSpans?: number;
   /**
-   * Whether a write beside others in flight should wait until a whole write's spans are queued (writeSpans, or
-   * the queue's own cap), rather than start with what came meanwhile (ingest/write-queue.ts, decision 0086).
-   * PostgreSQL says yes: its writes are transactions on connections of their own, and started with each request
-   * as it came they split the queue into more, smaller transactions, each paying the server's work per
-   * transaction. SQLite says no: its writes queue on its one writer thread, where a larger write costs that
-   * thread's young generation more than a write less saves.
+   * Whether at most one write of less than a whole write's spans (writeSpans, or the queue's own cap) should be
+   * in flight, what is queued beside it waiting for its commit unless it makes a whole write, rather than each
+   * request going out as it comes (ingest/write-queue.ts, decision 0086). PostgreSQL says yes: its writes are
+   * transactions on connections of their own, and started with each request as it came they split the queue
+   * into more, smaller transactions, each paying the server's work per transaction. SQLite says no: its writes
+   * queue on its one writer thread, where a larger write costs that thread's young generation more than a write
+   * less saves.
    */
   readonly fillsWritesFirst?: boolean;
   /**

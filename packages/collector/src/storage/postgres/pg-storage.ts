@@ -116,9 +116,9 @@ export async function openPostgresStorage(url: string, options: PostgresOptions)
   // semi-spaces start at twice SQLite's (8 MiB at 200; the same under 50 MiB and from 800): its writes wait on
   // round trips while others allocate, and what a scavenge copies is what survives; five pairs made 0.3-10.7 %
   // more spans/s at 6-10 MiB more peak RSS, and a 30 s flood peaked at 161 MiB against 149 (decision 0081). A
-  // write holds twice SQLite's spans (2,048 at 200 MiB): with writes filled first, three pairs made 9-16 % more
-  // spans/s than at 1,024 at the same peak RSS, and a 30 s flood acknowledged 39 % more, peaking at 158 MiB
-  // (decision 0086; 4,096 was slower, at 173-176 MiB). The thread starts with the first write, or once the schema
+  // write holds twice SQLite's spans (2,048 at 200 MiB): with writes filled first, eight pairs made 0.5-15.9 %
+  // more spans/s than at 1,024 at the same peak RSS, and a 30 s flood acknowledged 39 % more, peaking at 158 MiB
+  // (decision 0086; 4,096 was no faster, at 173-176 MiB). The thread starts with the first write, or once the schema
   // is migrated when this process merges.
   const memory = writerMemory(options.memoryLimitBytes, 1 / 4, 1 / 25, 10);
   const writer = new PgWriterThread(

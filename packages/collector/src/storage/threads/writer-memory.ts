@@ -62,7 +62,8 @@ export function writerMemory(
     // At 200 an eighth is 25 MiB, so 32 MiB; the SQLite writer's live set under a flood was 11-21 MiB
     // (decision 0040).
     oldMb: clamp(mib * oldShare, 32, 4096),
-    // About 5 spans per MiB as a power of two, 512-8,192: 1,024 at 200. Joined from eight to sixteen requests,
+    // `spansPerMiB` as a power of two, 512-8,192: 1,024 at 200 on SQLite (5 per MiB), 2,048 on PostgreSQL (10,
+    // whose writes fill first: pg-storage.ts, decision 0086). Joined from eight to sixteen requests,
     // writes outgrew the SQLite writer's young generation under `pnpm flood` (peaks over the limit, 2,877 spans/s
     // against 15,513 at 1,024; decision 0063); the PostgreSQL writer thread at 8,192 peaked at 1.06 of the limit
     // with 3,561 spans/s acknowledged, at 1,024 at 0.89 with 21,569 (decision 0064).
