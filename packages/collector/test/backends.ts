@@ -8,6 +8,7 @@ import Database from 'better-sqlite3';
 import pg from 'pg';
 import { type OpenOptions, openStorage, type Storage } from '../src/index.js';
 import { isPostgresUrl } from '../src/storage/open.js';
+import { withClient } from '../src/storage/postgres/pg-db.js';
 import { PREFIX_VARIABLE } from './pg-databases-global.js';
 
 export const PG_URL = process.env.TOOLSCOPE_TEST_PG;
@@ -18,6 +19,9 @@ if (!PG_URL && process.env.CI === 'true') {
   );
 }
 
+/** How long the test server has to accept an administrative connection. */
+export const ADMIN_CONNECT_MS = 10_000;
+
 /**
  * A new, empty database on the test server; its URL. Named with the test run's prefix, so the run drops it at its
  * end (pg-databases-global.ts); a bench, outside a test run, names it by its process.
@@ -26,13 +30,7 @@ export async function freshPgDatabase(): Promise<string> {
   if (!PG_URL) throw new Error('no PostgreSQL server (TOOLSCOPE_TEST_PG)');
   const prefix = process.env[PREFIX_VARIABLE] ?? `toolscope_${process.pid}_`;
   const name = `${prefix}${Math.random().toString(36).slice(2, 10)}`;
-  const admin = new pg.Client(PG_URL);
-  await admin.connect();
-  try {
-    await admin.query(`CREATE DATABASE ${name}`);
-  } finally {
-    await admin.end();
-  }
+  await withClient(PG_URL, ADMIN_CONNECT_MS, (admin) => admin.query(`CREATE DATABASE ${name}`));
   const url = new URL(PG_URL);
   url.pathname = `/${name}`;
   return url.toString();
@@ -40,15 +38,11 @@ export async function freshPgDatabase(): Promise<string> {
 
 /** Drops a database freshPgDatabase made (a bench's, which no test run's teardown drops). */
 export async function dropPgDatabase(db: string): Promise<void> {
-  const admin = new pg.Client(PG_URL);
-  await admin.connect();
-  try {
-    await admin.query(
-      `DROP DATABASE IF EXISTS ${admin.escapeIdentifier(new URL(db).pathname.slice(1))} WITH (FORCE)`,
-    );
-  } finally {
-    await admin.end();
-  }
+  if (!PG_URL) throw new Error('no PostgreSQL server (TOOLSCOPE_TEST_PG)');
+  const name = new URL(db).pathname.slice(1);
+  await withClient(PG_URL, ADMIN_CONNECT_MS, (admin) =>
+    admin.query(`DROP DATABASE IF EXISTS ${admin.escapeIdentifier(name)} WITH (FORCE)`),
+  );
 }
 
 /** A place to keep a store: `db` opens it (again, after a restart); `drop` removes it. */

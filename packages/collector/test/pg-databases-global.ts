@@ -3,7 +3,7 @@
 // fails, or keeps its database to reopen it, leaves none behind on a developer's server (CI's is made for the run
 // and stopped after it, scripts/with-postgres.sh). Another run's databases have another prefix, so two runs
 // against one server do not drop each other's.
-import pg from 'pg';
+import { withClient } from '../src/storage/postgres/pg-db.js';
 
 /** The environment variable that hands the prefix to the test files (their processes start after this). */
 export const PREFIX_VARIABLE = 'TOOLSCOPE_TEST_PG_PREFIX';
@@ -14,17 +14,10 @@ export default function setup(): () => Promise<void> {
   return async () => {
     const url = process.env.TOOLSCOPE_TEST_PG;
     if (!url) return;
-    const admin = new pg.Client(url);
     const failed = (error: unknown) =>
       // The tests' results stand; what was not dropped is said, with the cause.
       console.error(`could not drop the test databases named ${prefix}*:`, error);
-    try {
-      await admin.connect();
-    } catch (error) {
-      failed(error);
-      return;
-    }
-    try {
+    await withClient(url, 10_000, async (admin) => {
       const { rows } = await admin.query<{ datname: string }>(
         'SELECT datname FROM pg_database WHERE starts_with(datname, $1)',
         [prefix],
@@ -34,10 +27,6 @@ export default function setup(): () => Promise<void> {
         await admin
           .query(`DROP DATABASE IF EXISTS ${admin.escapeIdentifier(r.datname)} WITH (FORCE)`)
           .catch(failed);
-    } catch (error) {
-      failed(error);
-    } finally {
-      await admin.end();
-    }
+    }).catch(failed);
   };
 }

@@ -142,11 +142,11 @@ export class WriteQueue<B = WriteInput> {
       // Filling writes first (a store's choice, decision 0086): beside a write that went out less than whole,
       // what is queued waits for its commit unless it makes a whole write. Whole writes, and the first partial
       // one, go out as slots free: light traffic waits on no more than one write, and a slow whole write holds
-      // nothing back. A retention step waits for every write in flight anyway.
+      // nothing back. A retention step queued meanwhile runs once every write in flight has committed, so
+      // waiting for the partial one first changes nothing for it.
       const toFill =
         this.#opts.fillFirst === true &&
         partial.size > 0 &&
-        this.#jobs.length === 0 &&
         this.#queuedSpans < this.#opts.maxBatchSpans;
       if ((this.#pending.length === 0 && this.#jobs.length === 0) || toFill) {
         if (inFlight.size === 0) break;
